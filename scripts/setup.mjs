@@ -1,0 +1,28 @@
+// `npm install` runs this (postinstall): the Python virtual environment for container/ and the local
+// D1 database. Safe to run again; no step needs a Cloudflare account, the internet beyond the
+// package registries, or Docker.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { migrateLocal, ROOT, run, VENV, VENV_PYTHON } from "./lib.mjs";
+
+if (process.env.ALLELE_SKIP_SETUP === "1") process.exit(0);
+
+const requirements = ["requirements.txt", "requirements-dev.txt"].map((f) => join(ROOT, "container", f));
+const stamp = join(VENV, ".requirements.sha256");
+const digest = createHash("sha256").update(requirements.map((f) => readFileSync(f, "utf8")).join("\n")).digest("hex");
+
+if (!existsSync(VENV_PYTHON)) {
+  console.log("setup: creating container/.venv");
+  run(process.env.PYTHON ?? "python3", ["-m", "venv", VENV]);
+}
+if (!existsSync(stamp) || readFileSync(stamp, "utf8") !== digest) {
+  console.log("setup: installing the GA worker's Python packages");
+  run(VENV_PYTHON, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", ...requirements.flatMap((f) => ["-r", f])]);
+  writeFileSync(stamp, digest);
+}
+
+mkdirSync(join(ROOT, ".wrangler"), { recursive: true });
+console.log("setup: applying D1 migrations to the local database");
+migrateLocal();
+console.log("setup: done — `npm start` runs Allele locally, `npm test` runs every test");

@@ -1,0 +1,109 @@
+// `npm start`: the whole service locally — the Worker under `wrangler dev` (local D1, Queues, R2,
+// Durable Objects) and the Python GA worker as a process — plus an idempotently seeded demo account.
+// Env: PORT (default 8787), WORKER_PORT (default PORT + 1), ADMIN_TOKEN, ALLELE_DEMO_KEY.
+import { spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LOCAL_STATE, migrateLocal, readJson, ROOT, run, startWorkerProcess, waitFor, WRANGLER_ENV, wranglerBin, writeJson } from "./lib.mjs";
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const base62 = (n) => [...randomBytes(n * 2)].filter((b) => b < 248).slice(0, n).map((b) => BASE62[b % 62]).join("");
+const KEY_PATTERN = /^(alk_[0-9A-Za-z]{8})_[0-9A-Za-z]{40}$/;
+const DEMO_ACCOUNT = "DemoAccount1";
+const ALL_SCOPES = ["submissions:read", "submissions:write", "results:read", "results:write", "webhooks:read", "webhooks:write"];
+
+const port = Number(process.env.PORT ?? 8787);
+const workerPort = Number(process.env.WORKER_PORT ?? port + 1);
+
+mkdirSync(join(ROOT, ".wrangler"), { recursive: true });
+const state = readJson(LOCAL_STATE, {});
+state.adminToken = process.env.ADMIN_TOKEN || state.adminToken || `adm_${base62(32)}`;
+state.runTokenSecret ||= base62(48);
+if (process.env.ALLELE_DEMO_KEY) {
+  if (!KEY_PATTERN.test(process.env.ALLELE_DEMO_KEY)) {
+    console.error("ALLELE_DEMO_KEY must look like alk_XXXXXXXX_ followed by 40 base62 characters");
+    process.exit(2);
+  }
+  state.demoKey = process.env.ALLELE_DEMO_KEY;
+}
+state.demoKey ||= `alk_${base62(8)}_${base62(40)}`;
+writeJson(LOCAL_STATE, state);
+
+// Local database: migrations, then the demo account (premium, 100.00 credits once) and its key.
+migrateLocal();
+const now = new Date().toISOString();
+const prefix = KEY_PATTERN.exec(state.demoKey)[1];
+const hash = createHash("sha256").update(state.demoKey).digest("hex");
+const q = (s) => `'${String(s).replaceAll("'", "''")}'`;
+const seed = `
+INSERT OR IGNORE INTO accounts (id, email, plan, overrides, free_credits_micro, paid_credits_micro, created_at, updated_at)
+  VALUES (${q(DEMO_ACCOUNT)}, 'demo@allele.local', 'premium', '{}', 0, 100000000, ${q(now)}, ${q(now)});
+INSERT OR IGNORE INTO credit_ledger (id, account_id, kind, amount_micro, free_delta_micro, paid_delta_micro, created_at)
+  VALUES ('DemoGrant001', ${q(DEMO_ACCOUNT)}, 'grant', 100000000, 0, 100000000, ${q(now)});
+INSERT OR IGNORE INTO api_keys (id, account_id, prefix, key_hash, name, scopes, created_at)
+  VALUES (${q(base62(12))}, ${q(DEMO_ACCOUNT)}, ${q(prefix)}, ${q(hash)}, 'demo', ${q(JSON.stringify(ALL_SCOPES))}, ${q(now)});
+`;
+const seedFile = join(mkdtempSync(join(tmpdir(), "allele-seed-")), "seed.sql");
+writeFileSync(seedFile, seed);
+run(wranglerBin, ["d1", "execute", "DB", "--local", "--file", seedFile], { stdio: ["ignore", "ignore", "inherit"] });
+
+const children = [];
+function shutdown(code = 0) {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
+  setTimeout(() => process.exit(code), 500).unref();
+}
+process.on("SIGINT", () => shutdown(0));
+process.on("SIGTERM", () => shutdown(0));
+
+const worker = startWorkerProcess(workerPort);
+children.push(worker);
+const base = `http://localhost:${port}`;
+const wrangler = spawn(
+  wranglerBin,
+  [
+    "dev",
+    "--port", String(port),
+    "--ip", "127.0.0.1",
+    "--test-scheduled",
+    "--var", `ADMIN_TOKEN:${state.adminToken}`,
+    "--var", `RUN_TOKEN_SECRET:${state.runTokenSecret}`,
+    "--var", `RUNNER_URL:http://127.0.0.1:${workerPort}`,
+    "--var", `REPORT_BASE_URL:http://127.0.0.1:${port}`,
+    "--var", "WEBHOOK_ALLOW_PRIVATE:true",
+  ],
+  { cwd: ROOT, stdio: "inherit", env: { ...process.env, ...WRANGLER_ENV } },
+);
+children.push(wrangler);
+for (const child of children) {
+  child.on("exit", (code) => {
+    console.error(`${child === worker ? "GA worker" : "wrangler dev"} exited (${code}); stopping`);
+    shutdown(code ?? 1);
+  });
+}
+
+await waitFor(`http://127.0.0.1:${workerPort}/health`, 60_000);
+await waitFor(`${base}/api/v1/health`, 120_000);
+
+// wrangler dev does not fire cron triggers by itself: tick the scheduled handler every minute.
+setInterval(() => fetch(`${base}/__scheduled?cron=*+*+*+*+*`).catch(() => undefined), 60_000).unref();
+
+console.log(`
+Allele is running at ${base} (GA worker on 127.0.0.1:${workerPort})
+
+  Demo API key (premium plan, 100.00 credits): ${state.demoKey}
+  Admin token:                                  ${state.adminToken}
+
+Try it:
+
+  curl -s -X POST ${base}/api/v1/submissions/ \\
+    -H "Authorization: Bearer ${state.demoKey}" -H "Content-Type: application/json" \\
+    -d '{"name": "sphere", "num_generations": 50, "num_parents_mating": 4, "sol_per_pop": 20, "num_genes": 5,
+         "fitness_func": "def fitness(ga, solution, idx):\\n    return -float((solution ** 2).sum())\\n",
+         "fitness_func_entry": "fitness"}'
+
+  curl -s ${base}/api/v1/results/ -H "Authorization: Bearer ${state.demoKey}"
+
+Operator commands: npm run admin -- help
+`);

@@ -1,0 +1,53 @@
+// `npm test`: type checking, the Python worker's tests, then every vitest project (inside workerd,
+// and end to end against `wrangler dev` + the real GA worker). Prints one "N passed, N failed" line.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT, VENV_PYTHON, WRANGLER_ENV } from "./lib.mjs";
+
+const out = join(ROOT, ".wrangler", "test-reports");
+mkdirSync(out, { recursive: true });
+const step = (title, cmd, args) => {
+  console.log(`\n== ${title}`);
+  return spawnSync(cmd, args, { cwd: ROOT, stdio: "inherit", env: { ...process.env, ...WRANGLER_ENV } }).status ?? 1;
+};
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+
+const tsc = step("type check", join(ROOT, "node_modules", ".bin", "tsc"), ["--noEmit"]);
+if (tsc !== 0) failed++;
+
+const pyReport = join(out, "pytest.xml");
+const py = step("Python worker (pytest)", VENV_PYTHON, ["-m", "pytest", "container/tests", "-q", `--junitxml=${pyReport}`]);
+try {
+  const xml = readFileSync(pyReport, "utf8");
+  const attr = (name) => Number(new RegExp(`<testsuite[^>]*\\b${name}="(\\d+)"`).exec(xml)?.[1] ?? 0);
+  const bad = attr("failures") + attr("errors");
+  passed += attr("tests") - bad - attr("skipped");
+  failed += bad;
+  skipped += attr("skipped");
+} catch {
+  failed++;
+}
+
+const vitestReport = join(out, "vitest.json");
+const vt = step("vitest (workers + e2e)", join(ROOT, "node_modules", ".bin", "vitest"), [
+  "run",
+  "--reporter=default",
+  "--reporter=json",
+  `--outputFile.json=${vitestReport}`,
+]);
+try {
+  const report = JSON.parse(readFileSync(vitestReport, "utf8"));
+  passed += report.numPassedTests;
+  failed += report.numFailedTests;
+  skipped += report.numPendingTests + (report.numTodoTests ?? 0);
+  if (vt !== 0 && report.numFailedTests === 0) failed++; // a run error outside any test
+} catch {
+  failed++;
+}
+
+console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(failed === 0 && tsc === 0 && (py === 0 || py === 5) && vt === 0 ? 0 : 1);

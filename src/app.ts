@@ -1,0 +1,46 @@
+// newApp(): the Hono app — middleware order, routes, error handling. Used by index.ts and the tests.
+import { Hono } from "hono";
+import type { AppEnv } from "./env";
+import { methodNotAllowed, onError, onNotFound } from "./http/error-handler";
+import { requireKey } from "./http/middleware/auth";
+import { requestId } from "./http/middleware/request-id";
+import { adminRoutes } from "./http/routes/admin";
+import { internalRunsRoutes } from "./http/routes/internal-runs";
+import { resultsRoutes } from "./http/routes/results";
+import { submissionsRoutes } from "./http/routes/submissions";
+
+/** Paths and the methods they answer; any other method on them is 405 with `Allow`. */
+const METHODS: Record<string, string[]> = {
+  "/api/v1/health": ["GET"],
+  "/api/v1/submissions": ["GET", "POST"],
+  "/api/v1/submissions/:id": ["GET", "DELETE"],
+  "/api/v1/submissions/:id/cancel": ["POST"],
+  "/api/v1/submissions/:id/reexecute": ["POST"],
+  "/api/v1/results": ["GET"],
+  "/api/v1/results/:id": ["GET", "PATCH", "DELETE"],
+  "/api/v1/results/:id/continue": ["POST"],
+  "/api/v1/results/:id/files/:name": ["GET"],
+};
+
+export function newApp() {
+  const app = new Hono<AppEnv>({ strict: false });
+  app.use("*", requestId);
+  app.onError(onError);
+  app.notFound(onNotFound);
+
+  for (const [path, allowed] of Object.entries(METHODS)) {
+    // Answered before authentication: a wrong method reveals nothing. HEAD follows GET.
+    app.on(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].filter((m) => !allowed.includes(m) && !(m === "HEAD" && allowed.includes("GET"))), path, methodNotAllowed(allowed));
+  }
+  app.get("/api/v1/health", (c) => c.json({ status: "ok" }));
+  app.route("/internal/v1/runs", internalRunsRoutes);
+  app.route("/admin/v1", adminRoutes);
+
+  const api = new Hono<AppEnv>({ strict: false });
+  api.use("*", requireKey);
+  api.route("/submissions", submissionsRoutes);
+  api.route("/results", resultsRoutes);
+  app.route("/api/v1", api);
+
+  return app;
+}

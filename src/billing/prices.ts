@@ -1,0 +1,26 @@
+// What a run costs (DECISIONS.md §6): cpu_seconds × CPU_PRICE + peak_memory_GB × wall_seconds × MEMORY_PRICE,
+// in integer micro-units of currency, rounded up.
+import type { Bindings } from "../env";
+
+export interface Usage {
+  cpuSeconds: number;
+  peakMemoryMb: number;
+  wallMs: number;
+}
+
+export const MICRO = 1_000_000;
+
+export function prices(env: Bindings) {
+  return {
+    cpu: Number(env.CPU_PRICE ?? "0.00005"),
+    memory: Number(env.MEMORY_PRICE ?? "0.00001"),
+  };
+}
+
+export function chargeMicro(usage: Usage, price: { cpu: number; memory: number }): { amountMicro: number; gbSeconds: number } {
+  const gbSeconds = (usage.peakMemoryMb / 1024) * (usage.wallMs / 1000);
+  const amount = usage.cpuSeconds * price.cpu + gbSeconds * price.memory;
+  return { amountMicro: Math.ceil(amount * MICRO - 1e-6), gbSeconds };
+}
+
+export const toMicro = (units: number) => Math.round(units * MICRO);

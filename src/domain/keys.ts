@@ -1,0 +1,24 @@
+// API keys: `alk_` + 8 base62 (the public prefix) + `_` + 40 base62 of secret (DECISIONS.md §2).
+import { randomBase62 } from "./ids";
+
+export const SCOPES = [
+  "submissions:read",
+  "submissions:write",
+  "results:read",
+  "results:write",
+  "webhooks:read",
+  "webhooks:write",
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+const KEY_PATTERN = /^(alk_[0-9A-Za-z]{8})_[0-9A-Za-z]{40}$/;
+
+export function generateKey(): { key: string; prefix: string } {
+  const prefix = `alk_${randomBase62(8)}`;
+  return { key: `${prefix}_${randomBase62(40)}`, prefix };
+}
+
+/** The key's public prefix, or null when the string is not a well-formed key. */
+export function keyPrefix(key: string): string | null {
+  return KEY_PATTERN.exec(key)?.[1] ?? null;
+}

@@ -1,0 +1,103 @@
+// A run's way from the queue to a worker: claim (queued → running), start, progress, give back.
+import { and, eq, sql } from "drizzle-orm";
+import type { Bindings } from "../env";
+import { apiRunLimits } from "../gates/limits";
+import { getAccount } from "../storage/accounts";
+import { getDb } from "../storage/db";
+import { runs, submissions } from "../storage/schema";
+import type { RunRow } from "../storage/submissions";
+import { INTERNAL_HOST } from "../runner/container-runner";
+import { getRunner, type StartRequest } from "../runner/runner";
+import { hmacSha256Hex } from "./crypto";
+import { nowIso } from "./ids";
+import { POPULATION_FILE, r2Key } from "./result-files";
+
+/** The per-run token the GA worker presents on its reports; the user's code never sees it. */
+export async function runToken(env: Bindings, runId: string): Promise<string> {
+  if (!env.RUN_TOKEN_SECRET) throw new Error("RUN_TOKEN_SECRET is not configured");
+  return hmacSha256Hex(env.RUN_TOKEN_SECRET, `run:${runId}`);
+}
+
+export function reportUrl(env: Bindings, runId: string): string {
+  const base = env.REPORT_BASE_URL || `http://${INTERNAL_HOST}`;
+  return `${base.replace(/\/$/, "")}/internal/v1/runs/${runId}`;
+}
+
+/** queued → running, only if the run is still queued. Null when a duplicate or late message finds it taken. */
+export async function claimRun(env: Bindings, runId: string): Promise<RunRow | null> {
+  const db = getDb(env.DB);
+  const now = nowIso();
+  const [claimed] = await db.batch([
+    db
+      .update(runs)
+      .set({ status: "running", startedAt: now, heartbeatAt: now, attempts: sql`${runs.attempts} + 1`, updatedAt: now })
+      .where(and(eq(runs.id, runId), eq(runs.status, "queued")))
+      .returning(),
+    db
+      .update(submissions)
+      .set({ status: "running", updatedAt: now })
+      .where(and(eq(submissions.latestRunId, runId), sql`EXISTS (SELECT 1 FROM runs WHERE id = ${runId} AND status = 'running' AND started_at = ${now})`)),
+  ]);
+  return claimed[0] ?? null;
+}
+
+/** running → queued after a failed start, so the queue's retry (or the cron) can hand it out again. */
+export async function unclaimRun(env: Bindings, run: RunRow): Promise<void> {
+  const db = getDb(env.DB);
+  const now = nowIso();
+  await db.batch([
+    db
+      .update(runs)
+      .set({ status: "queued", startedAt: null, heartbeatAt: null, enqueuedAt: now, updatedAt: now })
+      .where(and(eq(runs.id, run.id), eq(runs.status, "running"), eq(runs.attempts, run.attempts))),
+    db
+      .update(submissions)
+      .set({ status: "queued", updatedAt: now })
+      .where(and(eq(submissions.latestRunId, run.id), sql`EXISTS (SELECT 1 FROM runs WHERE id = ${run.id} AND status = 'queued')`)),
+  ]);
+}
+
+export class MissingPopulation extends Error {}
+
+/** Builds the worker's start request for a claimed run and hands it to the runner. */
+export async function startRun(env: Bindings, run: RunRow): Promise<"started" | "already"> {
+  const db = getDb(env.DB);
+  const account = await getAccount(db, run.accountId);
+  if (!account) throw new Error(`account ${run.accountId} of run ${run.id} is gone`);
+  const limits = apiRunLimits(account.plan, account.overrides, Number(env.NEGATIVE_BALANCE_CAP ?? "1"));
+  let initialPopulation: number[][] | null = null;
+  if (run.kind === "continue" && run.parentResultId) {
+    const object = await env.FILES.get(r2Key(run.parentResultId, POPULATION_FILE));
+    if (!object) throw new MissingPopulation(`the population of result ${run.parentResultId} is gone`);
+    initialPopulation = await object.json<number[][]>();
+  }
+  const request: StartRequest = {
+    run_id: run.id,
+    submission_id: run.submissionId,
+    params: run.parameters,
+    initial_population: initialPopulation,
+    caps: { time_seconds: limits.run_time_seconds, memory_mb: limits.run_memory_mb },
+    report: { url: reportUrl(env, run.id), token: await runToken(env, run.id) },
+  };
+  return getRunner(env).start(request);
+}
+
+/** Live progress from the worker; also the run's heartbeat. False when the run is not running. */
+export async function recordProgress(
+  env: Bindings,
+  runId: string,
+  progress: { generations_completed: number; best_solution_fitness: number | null },
+): Promise<boolean> {
+  const db = getDb(env.DB);
+  const updated = await db
+    .update(runs)
+    .set({
+      generationsCompleted: progress.generations_completed,
+      bestSolutionFitness: progress.best_solution_fitness,
+      heartbeatAt: nowIso(),
+    })
+    .where(and(eq(runs.id, runId), eq(runs.status, "running")))
+    .returning({ id: runs.id });
+  return updated.length === 1;
+}
+

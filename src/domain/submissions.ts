@@ -1,0 +1,153 @@
+// Submissions and their runs: create, add a run (reexecute / continue), cancel, delete (DECISIONS.md §5).
+import { and, eq, sql } from "drizzle-orm";
+import type { Bindings } from "../env";
+import { ApiError } from "../errors";
+import { getDb } from "../storage/db";
+import { runs, submissions, type RunKind } from "../storage/schema";
+import { deleteSubmissionRow, getRun, insertSubmissionStatements, type RunRow, type SubmissionRow } from "../storage/submissions";
+import { getRunner, type RunMetrics } from "../runner/runner";
+import { newId, nowIso } from "./ids";
+import { endRun, type EndedRun } from "./transitions";
+
+export const isLive = (status: string) => status === "queued" || status === "running";
+
+async function enqueueOrUndo(env: Bindings, runId: string, undo: () => Promise<unknown>): Promise<void> {
+  try {
+    await env.RUNS_QUEUE.send({ run_id: runId });
+  } catch (err) {
+    console.error("runs queue send failed", runId, err);
+    await undo();
+    throw new ApiError("service_unavailable", "The job queue is unavailable; nothing was created. Try again shortly.");
+  }
+}
+
+export interface CreateInput {
+  name: string;
+  parameters: Record<string, unknown>;
+  source?: "api" | "web";
+}
+
+/** Stores a submission with its first run, queued, and puts the run on the runs queue. */
+export async function createSubmission(env: Bindings, accountId: string, input: CreateInput): Promise<{ id: string; runId: string }> {
+  const db = getDb(env.DB);
+  const now = nowIso();
+  const id = newId();
+  const runId = newId();
+  await db.batch(
+    insertSubmissionStatements(
+      db,
+      {
+        id,
+        accountId,
+        name: input.name,
+        nameLower: input.name.toLowerCase(),
+        source: input.source ?? "api",
+        status: "queued",
+        parameters: input.parameters,
+        latestRunId: runId,
+        createdAt: now,
+        updatedAt: now,
+      },
+      {
+        id: runId,
+        submissionId: id,
+        accountId,
+        kind: "initial",
+        status: "queued",
+        parameters: input.parameters,
+        queuedAt: now,
+        enqueuedAt: now,
+        createdAt: now,
+        updatedAt: now,
+      },
+    ),
+  );
+  await enqueueOrUndo(env, runId, () => deleteSubmissionRow(db, id));
+  return { id, runId };
+}
+
+/**
+ * Adds a run to a submission whose latest run has ended. The submission's latest run changes only if
+ * it is still the one the caller saw and it is not live, so two racing writes cannot both add a run.
+ */
+export async function addRun(
+  env: Bindings,
+  submission: SubmissionRow,
+  kind: Exclude<RunKind, "initial">,
+  parameters: Record<string, unknown>,
+  parentResultId: string | null,
+): Promise<{ id: string; runId: string }> {
+  const db = getDb(env.DB);
+  const now = nowIso();
+  const runId = newId();
+  const [moved] = await db.batch([
+    db
+      .update(submissions)
+      .set({ latestRunId: runId, runCount: sql`${submissions.runCount} + 1`, status: "queued", updatedAt: now })
+      .where(
+        and(
+          eq(submissions.id, submission.id),
+          eq(submissions.latestRunId, submission.latestRunId),
+          sql`${submissions.status} NOT IN ('queued', 'running')`,
+        ),
+      ),
+    db.run(sql`
+      INSERT INTO runs (id, submission_id, account_id, kind, parent_result_id, status, parameters, paid_with_credits, attempts,
+        queued_at, enqueued_at, hit_time_cap, hit_memory_cap, created_at, updated_at)
+      SELECT ${runId}, ${submission.id}, ${submission.accountId}, ${kind}, ${parentResultId}, 'queued', ${JSON.stringify(parameters)}, 1, 0,
+        ${now}, ${now}, 0, 0, ${now}, ${now}
+      WHERE EXISTS (SELECT 1 FROM submissions WHERE id = ${submission.id} AND latest_run_id = ${runId})`),
+  ]);
+  if ((moved as unknown as D1Result).meta.changes !== 1) {
+    throw new ApiError("invalid_state", "A run of this submission is queued or running; wait for it to end.");
+  }
+  await enqueueOrUndo(env, runId, () =>
+    db.batch([
+      db.delete(runs).where(eq(runs.id, runId)),
+      db
+        .update(submissions)
+        .set({ latestRunId: submission.latestRunId, runCount: submission.runCount, status: submission.status, updatedAt: now })
+        .where(and(eq(submissions.id, submission.id), eq(submissions.latestRunId, runId))),
+    ]),
+  );
+  return { id: submission.id, runId };
+}
+
+/** Stops a run's worker process if it has one; its usage so far, or null when it had none. */
+async function stopWorker(env: Bindings, run: RunRow): Promise<RunMetrics | null> {
+  if (run.status !== "running") return null;
+  try {
+    return await getRunner(env).cancel(run.id);
+  } catch (err) {
+    // The worker is unreachable: the run ends anyway; its usage is measured from the clock.
+    console.error("stopping the worker failed", run.id, err);
+    return null;
+  }
+}
+
+/** Cancels the live run of a submission: worker stopped first, partial usage billed. */
+export async function cancelSubmission(env: Bindings, submission: SubmissionRow): Promise<EndedRun> {
+  const db = getDb(env.DB);
+  const run = await getRun(db, submission.latestRunId);
+  if (!run || !isLive(run.status)) throw new ApiError("invalid_state", `The submission has already ${submission.status}; there is nothing to cancel.`);
+  const metrics = await stopWorker(env, run);
+  const ended = await endRun(env, run.id, {
+    status: "cancelled",
+    metrics,
+    error: null,
+  });
+  if (!ended) throw new ApiError("invalid_state", "The run ended before it could be cancelled.");
+  return ended;
+}
+
+/** Deletes a submission and its runs; a live run is stopped and billed first. Its results stay. */
+export async function deleteSubmission(env: Bindings, submission: SubmissionRow): Promise<EndedRun | null> {
+  const db = getDb(env.DB);
+  const run = await getRun(db, submission.latestRunId);
+  let ended: EndedRun | null = null;
+  if (run && isLive(run.status)) {
+    ended = await endRun(env, run.id, { status: "deleted", metrics: await stopWorker(env, run) });
+  }
+  await deleteSubmissionRow(db, submission.id);
+  return ended;
+}

@@ -1,0 +1,39 @@
+// Types of the Worker's bindings and of the per-request context variables.
+import type { AccountGate } from "./do/account-gate";
+import type { GaRunner } from "./runner/container-runner";
+import type { RunMessage } from "./queues/messages";
+
+export interface Bindings {
+  DB: D1Database;
+  FILES: R2Bucket;
+  RUNS_QUEUE: Queue<RunMessage>;
+  DELIVERIES_QUEUE: Queue<{ delivery_id: string }>;
+  ACCOUNT_GATE: DurableObjectNamespace<AccountGate>;
+  GA_RUNNER: DurableObjectNamespace<GaRunner>;
+  ADMIN_TOKEN?: string;
+  RUN_TOKEN_SECRET?: string;
+  RUNNER_URL?: string;
+  REPORT_BASE_URL?: string;
+  CPU_PRICE?: string;
+  MEMORY_PRICE?: string;
+  NEGATIVE_BALANCE_CAP?: string;
+  PLATFORM_QUEUE_CAP?: string;
+  WEBHOOK_ALLOW_PRIVATE?: string;
+}
+
+export interface Caller {
+  accountId: string;
+  keyId: string;
+  keyPrefix: string;
+  scopes: string[];
+}
+
+export interface Variables {
+  requestId: string;
+  caller: Caller;
+}
+
+export interface AppEnv {
+  Bindings: Bindings;
+  Variables: Variables;
+}

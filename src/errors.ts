@@ -1,0 +1,63 @@
+// The closed list of API error codes, their HTTP statuses, and the one error envelope.
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+const STATUS = {
+  malformed_json: 400,
+  validation_failed: 400,
+  unauthorized: 401,
+  insufficient_credits: 402,
+  scope_required: 403,
+  tier_limit_exceeded: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  invalid_state: 409,
+  already_exists: 409,
+  idempotency_in_progress: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  entry_symbol_required: 422,
+  entry_symbol_not_found: 422,
+  idempotency_key_mismatch: 422,
+  invalid_webhook_url: 422,
+  webhook_limit_reached: 422,
+  rate_limited: 429,
+  capacity_exceeded: 429,
+  too_many_active_api_requests: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const satisfies Record<string, ContentfulStatusCode>;
+
+export type ErrorCode = keyof typeof STATUS;
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export class ApiError extends HTTPException {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, details: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+    super(STATUS[code], { message });
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
+  }
+}
+
+export function validationError(fields: FieldError[]): ApiError {
+  const first = fields[0];
+  const message = first ? `${first.field}: ${first.message}` : "The request is not valid.";
+  return new ApiError("validation_failed", message, { fields });
+}
+
+export function notFound(what = "resource"): ApiError {
+  return new ApiError("not_found", `No such ${what}.`);
+}
+
+export function errorBody(err: ApiError, requestId: string) {
+  return { error: { code: err.code, message: err.message, details: err.details, request_id: requestId } };
+}

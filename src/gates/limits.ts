@@ -1,0 +1,65 @@
+// Plan limits, per-user overrides, and the limits that apply to a credit-paid API run (DECISIONS.md §6).
+import type { Overrides, Plan } from "../storage/schema";
+
+export interface Limits {
+  concurrent_submissions: number;
+  inflight_api_runs: number;
+  daily_quota: number;
+  max_num_generations: number;
+  max_num_genes: number;
+  /** Currency units below zero that the free + paid balance may reach before credit runs are refused. */
+  negative_balance_cap: number;
+  run_time_seconds: number;
+  run_memory_mb: number;
+}
+
+export const PLAN_LIMITS: Record<Plan, Limits> = {
+  free: {
+    concurrent_submissions: 2,
+    inflight_api_runs: 5,
+    daily_quota: 5,
+    max_num_generations: 100,
+    max_num_genes: 10,
+    negative_balance_cap: 1,
+    run_time_seconds: 2 * 60,
+    run_memory_mb: 512,
+  },
+  trial: {
+    concurrent_submissions: 5,
+    inflight_api_runs: 5,
+    daily_quota: 200,
+    max_num_generations: 500,
+    max_num_genes: 100,
+    negative_balance_cap: 1,
+    run_time_seconds: 15 * 60,
+    run_memory_mb: 1024,
+  },
+  premium: {
+    concurrent_submissions: 5,
+    inflight_api_runs: 5,
+    daily_quota: 200,
+    max_num_generations: 10_000,
+    max_num_genes: 1000,
+    negative_balance_cap: 1,
+    run_time_seconds: 60 * 60,
+    run_memory_mb: 2048,
+  },
+};
+
+/**
+ * The limits in force for an account's credit-paid API runs: the larger of its plan's and Premium's
+ * (API runs are paid with credits and run with Premium limits unless the plan's are bigger), then the
+ * account's overrides. `negativeBalanceCap` is the deployment's default (NEGATIVE_BALANCE_CAP).
+ */
+export function apiRunLimits(plan: Plan, overrides: Overrides, negativeBalanceCap: number): Limits {
+  const own = PLAN_LIMITS[plan];
+  const premium = PLAN_LIMITS.premium;
+  const merged = Object.fromEntries(
+    Object.keys(own).map((k) => [k, Math.max(own[k as keyof Limits], premium[k as keyof Limits])]),
+  ) as unknown as Limits;
+  merged.negative_balance_cap = negativeBalanceCap;
+  for (const [key, value] of Object.entries(overrides)) {
+    if (typeof value === "number") merged[key as keyof Limits] = value;
+  }
+  return merged;
+}

@@ -1,0 +1,151 @@
+// /admin/v1: the operator's surface (DECISIONS.md §9), guarded by the ADMIN_TOKEN secret.
+// Without a configured token every admin path is 404, as if it did not exist.
+import { Hono } from "hono";
+import { createMiddleware } from "hono/factory";
+import { z } from "zod";
+import type { AppEnv } from "../../env";
+import { ApiError, notFound } from "../../errors";
+import { constantTimeEqual, sha256Hex } from "../../domain/crypto";
+import { newId, nowIso } from "../../domain/ids";
+import { generateKey, SCOPES } from "../../domain/keys";
+import { toMicro } from "../../billing/prices";
+import { limitsFor } from "../../gates/admission";
+import { getDb, type Db } from "../../storage/db";
+import { getAccount, getAccountByEmail, grantCredits, insertAccount, updateAccount, type AccountRow } from "../../storage/accounts";
+import { insertKey, listKeys, revokeKey } from "../../storage/keys";
+import type { Bindings } from "../../env";
+import type { Overrides } from "../../storage/schema";
+import { jsonBody } from "../validation/validate";
+
+const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
+  const token = c.env.ADMIN_TOKEN;
+  if (!token) throw new ApiError("not_found", "No such endpoint.");
+  const presented = /^Bearer\s+(\S+)$/.exec(c.req.header("Authorization") ?? "")?.[1] ?? "";
+  if (!constantTimeEqual(presented, token)) {
+    throw new ApiError("unauthorized", "A valid admin token is required.", {}, { "WWW-Authenticate": 'Bearer realm="allele-admin"' });
+  }
+  await next();
+});
+
+const plan = z.enum(["free", "trial", "premium"]);
+const money = z.number().finite().refine((n) => Math.abs(n) <= 1e9, "is out of range");
+const scopes = z.array(z.enum(SCOPES)).min(1).refine((s) => new Set(s).size === s.length, "must not repeat a scope");
+const future = z.iso.datetime({ offset: true }).refine((s) => Date.parse(s) > Date.now(), "must be in the future");
+
+const overrideValue = z.number().int().min(0).max(1_000_000_000).nullable().optional();
+const overridesBody = z.strictObject({
+  concurrent_submissions: overrideValue,
+  inflight_api_runs: overrideValue,
+  daily_quota: overrideValue,
+  max_num_generations: overrideValue,
+  max_num_genes: overrideValue,
+  negative_balance_cap: money.min(0).nullable().optional(),
+});
+
+async function issueKey(db: Db, accountId: string, name: string, keyScopes: string[], expiresAt: string | null) {
+  const { key, prefix } = generateKey();
+  await insertKey(db, {
+    id: newId(),
+    accountId,
+    prefix,
+    keyHash: await sha256Hex(key),
+    name,
+    scopes: keyScopes,
+    expiresAt,
+    createdAt: nowIso(),
+  });
+  return { key, prefix, name, scopes: keyScopes, expires_at: expiresAt };
+}
+
+function accountView(env: Bindings, a: AccountRow) {
+  return {
+    id: a.id,
+    email: a.email,
+    plan: a.plan,
+    overrides: a.overrides,
+    balances: {
+      free: a.freeCreditsMicro / 1_000_000,
+      paid: a.paidCreditsMicro / 1_000_000,
+      total: (a.freeCreditsMicro + a.paidCreditsMicro) / 1_000_000,
+    },
+    limits: limitsFor(env, a),
+    created_at: a.createdAt,
+    updated_at: a.updatedAt,
+  };
+}
+
+async function ownAccount(db: Db, id: string): Promise<AccountRow> {
+  const account = await getAccount(db, id);
+  if (!account) throw notFound("account");
+  return account;
+}
+
+export const adminRoutes = new Hono<AppEnv>()
+  .use("*", adminAuth)
+  .post("/accounts", jsonBody(z.strictObject({ email: z.email().max(320), plan, credits: money.min(0).default(0) })), async (c) => {
+    const db = getDb(c.env.DB);
+    const body = c.req.valid("json");
+    const email = body.email.toLowerCase();
+    if (await getAccountByEmail(db, email)) throw new ApiError("already_exists", `An account with email ${email} exists.`);
+    const now = nowIso();
+    const id = newId();
+    await insertAccount(db, { id, email, plan: body.plan, overrides: {}, createdAt: now, updatedAt: now });
+    if (body.credits) await grantCredits(db, id, toMicro(body.credits), "paid", newId(), now);
+    const issued = await issueKey(db, id, "default", [...SCOPES], null);
+    return c.json({ account: accountView(c.env, (await getAccount(db, id))!), key: issued.key }, 201);
+  })
+  .get("/accounts/:id", async (c) => {
+    const db = getDb(c.env.DB);
+    const account = await ownAccount(db, c.req.param("id"));
+    const keys = await listKeys(db, account.id);
+    return c.json({
+      account: accountView(c.env, account),
+      keys: keys.map((k) => ({
+        prefix: k.prefix,
+        name: k.name,
+        scopes: k.scopes,
+        expires_at: k.expiresAt,
+        revoked_at: k.revokedAt,
+        last_used_at: k.lastUsedAt,
+        created_at: k.createdAt,
+      })),
+    });
+  })
+  .patch("/accounts/:id", jsonBody(z.strictObject({ plan: plan.optional(), overrides: overridesBody.optional() })), async (c) => {
+    const db = getDb(c.env.DB);
+    const account = await ownAccount(db, c.req.param("id"));
+    const body = c.req.valid("json");
+    let overrides: Overrides | undefined;
+    if (body.overrides) {
+      overrides = { ...account.overrides };
+      for (const [key, value] of Object.entries(body.overrides) as [keyof Overrides, number | null | undefined][]) {
+        if (value === null) delete overrides[key];
+        else if (value !== undefined) overrides[key] = value;
+      }
+    }
+    await updateAccount(db, account.id, { plan: body.plan, overrides }, nowIso());
+    return c.json({ account: accountView(c.env, (await getAccount(db, account.id))!) });
+  })
+  .post("/accounts/:id/credits", jsonBody(z.strictObject({ amount: money, kind: z.enum(["paid", "free"]).default("paid") })), async (c) => {
+    const db = getDb(c.env.DB);
+    const account = await ownAccount(db, c.req.param("id"));
+    const body = c.req.valid("json");
+    await grantCredits(db, account.id, toMicro(body.amount), body.kind, newId(), nowIso());
+    return c.json({ balances: accountView(c.env, (await getAccount(db, account.id))!).balances });
+  })
+  .post(
+    "/accounts/:id/keys",
+    jsonBody(z.strictObject({ name: z.string().min(1).max(100), scopes, expires_at: future.nullable().optional() })),
+    async (c) => {
+      const db = getDb(c.env.DB);
+      const account = await ownAccount(db, c.req.param("id"));
+      const body = c.req.valid("json");
+      const expiresAt = body.expires_at ? new Date(body.expires_at).toISOString() : null;
+      return c.json(await issueKey(db, account.id, body.name, body.scopes, expiresAt), 201);
+    },
+  )
+  .post("/keys/:prefix/revoke", async (c) => {
+    const prefix = c.req.param("prefix");
+    if (!(await revokeKey(getDb(c.env.DB), prefix, nowIso()))) throw notFound("key");
+    return c.json({ prefix, revoked: true });
+  });

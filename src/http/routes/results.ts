@@ -1,0 +1,124 @@
+// /api/v1/results: list, get, patch, delete, files, continue.
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../../env";
+import { ApiError, notFound } from "../../errors";
+import { admitWrite } from "../../gates/admission";
+import { addRun, isLive } from "../../domain/submissions";
+import { POPULATION_FILE } from "../../domain/result-files";
+import { nowIso } from "../../domain/ids";
+import { getDb } from "../../storage/db";
+import {
+  deleteResult,
+  getResult,
+  getResultFile,
+  getResultFiles,
+  listResults,
+  RESULT_ORDERINGS,
+  updateResult,
+  type ResultOrdering,
+} from "../../storage/results";
+import { getSubmission } from "../../storage/submissions";
+import { requireScope } from "../middleware/auth";
+import { bool, cursor, finiteNumber, isoDate, last, linkFor, pageSize } from "../validation/list-query";
+import { continueSchema, mergeParameters } from "../validation/submission";
+import { jsonBody, optionalJsonBody, query } from "../validation/validate";
+import { origin, resultFull, resultListItem, submissionUrls } from "../views";
+
+const listQuery = z.strictObject({
+  page_size: pageSize,
+  cursor,
+  submission_id: last(z.string().min(1).max(64)).optional(),
+  is_shared: bool,
+  min_fitness: finiteNumber,
+  max_fitness: finiteNumber,
+  created_after: isoDate,
+  created_before: isoDate,
+  ordering: last(z.enum(Object.keys(RESULT_ORDERINGS) as [ResultOrdering, ...ResultOrdering[]])).default("-created_at"),
+});
+
+const patchBody = z
+  .strictObject({ name: z.string().max(200).optional(), is_shared: z.boolean().optional() })
+  .refine((b) => b.name !== undefined || b.is_shared !== undefined, { message: "send name and/or is_shared" });
+
+export const resultsRoutes = new Hono<AppEnv>()
+  .get("/", requireScope("results:read"), query(listQuery), async (c) => {
+    const q = c.req.valid("query");
+    const page = await listResults(
+      getDb(c.env.DB),
+      c.get("caller").accountId,
+      {
+        submissionId: q.submission_id,
+        isShared: q.is_shared,
+        minFitness: q.min_fitness,
+        maxFitness: q.max_fitness,
+        createdAfter: q.created_after,
+        createdBefore: q.created_before,
+      },
+      q.ordering,
+      q.page_size,
+      q.cursor,
+    );
+    return c.json({
+      results: page.rows.map(resultListItem),
+      next: linkFor(c.req.url, page.next),
+      previous: linkFor(c.req.url, page.previous),
+    });
+  })
+  .get("/:id", requireScope("results:read"), async (c) => {
+    const db = getDb(c.env.DB);
+    const result = await getResult(db, c.get("caller").accountId, c.req.param("id"));
+    if (!result) throw notFound("result");
+    return c.json(resultFull(origin(c), result, await getResultFiles(db, result.id)));
+  })
+  .patch("/:id", requireScope("results:write"), jsonBody(patchBody), async (c) => {
+    const db = getDb(c.env.DB);
+    const accountId = c.get("caller").accountId;
+    const result = await getResult(db, accountId, c.req.param("id"));
+    if (!result) throw notFound("result");
+    const body = c.req.valid("json");
+    await updateResult(db, result.id, { name: body.name, isShared: body.is_shared }, nowIso());
+    const updated = (await getResult(db, accountId, result.id))!;
+    return c.json(resultFull(origin(c), updated, await getResultFiles(db, result.id)));
+  })
+  .delete("/:id", requireScope("results:write"), async (c) => {
+    const db = getDb(c.env.DB);
+    const result = await getResult(db, c.get("caller").accountId, c.req.param("id"));
+    if (!result) throw notFound("result");
+    const keys = await deleteResult(db, result.id);
+    if (keys.length) await c.env.FILES.delete(keys);
+    return c.body(null, 204);
+  })
+  .get("/:id/files/:name", requireScope("results:read"), async (c) => {
+    const db = getDb(c.env.DB);
+    const result = await getResult(db, c.get("caller").accountId, c.req.param("id"));
+    if (!result) throw notFound("result");
+    const file = await getResultFile(db, result.id, c.req.param("name"));
+    const object = file ? await c.env.FILES.get(file.r2Key) : null;
+    if (!file || !object) throw notFound("file");
+    return new Response(object.body, {
+      headers: {
+        "Content-Type": file.contentType,
+        "Content-Length": String(object.size),
+        "Content-Disposition": `attachment; filename="${file.name}"`,
+        ETag: object.httpEtag,
+        "X-Request-Id": c.get("requestId"),
+      },
+    });
+  })
+  .post("/:id/continue", requireScope("submissions:write"), optionalJsonBody(continueSchema), async (c) => {
+    const db = getDb(c.env.DB);
+    const accountId = c.get("caller").accountId;
+    const result = await getResult(db, accountId, c.req.param("id"));
+    if (!result) throw notFound("result");
+    const submission = await getSubmission(db, accountId, result.submissionId);
+    if (!submission) throw new ApiError("invalid_state", "The submission of this result was deleted; it cannot be continued.");
+    if (isLive(submission.status)) throw new ApiError("invalid_state", "A run of this submission is queued or running; wait for it to end.");
+    if (!(await getResultFile(db, result.id, POPULATION_FILE))) {
+      throw new ApiError("invalid_state", "This result has no stored population to continue from.");
+    }
+    const parameters = mergeParameters(result.parameters, c.req.valid("json"));
+    await admitWrite(c.env, accountId, parameters);
+    const { id } = await addRun(c.env, submission, "continue", parameters, result.id);
+    return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
+  });

@@ -1,0 +1,90 @@
+// /api/v1/submissions: list, create, get, delete, cancel, reexecute.
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../../env";
+import { ApiError, notFound } from "../../errors";
+import { admitWrite } from "../../gates/admission";
+import { addRun, cancelSubmission, createSubmission, deleteSubmission, isLive } from "../../domain/submissions";
+import { getDb } from "../../storage/db";
+import type { RunStatus } from "../../storage/schema";
+import { getSubmission, getSubmissionWithRun, listSubmissions, SUBMISSION_ORDERINGS, type SubmissionOrdering } from "../../storage/submissions";
+import { requireScope } from "../middleware/auth";
+import { cursor, isoDate, last, linkFor, pageSize } from "../validation/list-query";
+import { checkEntrySymbols, createSubmissionSchema, mergeParameters, reexecuteSchema } from "../validation/submission";
+import { jsonBody, optionalJsonBody, query } from "../validation/validate";
+import { origin, submissionFull, submissionListItem, submissionUrls } from "../views";
+
+const STATUSES: RunStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
+
+const listQuery = z.strictObject({
+  page_size: pageSize,
+  cursor,
+  status: last(
+    z
+      .string()
+      .transform((csv) => csv.split(",").map((s) => s.trim()))
+      .refine((list) => list.every((s) => (STATUSES as string[]).includes(s)), `must be a comma-separated list of: ${STATUSES.join(", ")}`)
+      .transform((list) => list as RunStatus[]),
+  ).optional(),
+  source: last(z.enum(["api", "web"])).optional(),
+  created_after: isoDate,
+  created_before: isoDate,
+  name_contains: last(z.string().max(100)).optional(),
+  ordering: last(z.enum(Object.keys(SUBMISSION_ORDERINGS) as [SubmissionOrdering, ...SubmissionOrdering[]])).default("-created_at"),
+});
+
+export const submissionsRoutes = new Hono<AppEnv>()
+  .get("/", requireScope("submissions:read"), query(listQuery), async (c) => {
+    const q = c.req.valid("query");
+    const page = await listSubmissions(
+      getDb(c.env.DB),
+      c.get("caller").accountId,
+      { status: q.status, source: q.source, createdAfter: q.created_after, createdBefore: q.created_before, nameContains: q.name_contains },
+      q.ordering,
+      q.page_size,
+      q.cursor,
+    );
+    return c.json({
+      results: page.rows.map(submissionListItem),
+      next: linkFor(c.req.url, page.next),
+      previous: linkFor(c.req.url, page.previous),
+    });
+  })
+  .post("/", requireScope("submissions:write"), jsonBody(createSubmissionSchema), async (c) => {
+    const { name, ...parameters } = c.req.valid("json");
+    checkEntrySymbols(parameters);
+    const accountId = c.get("caller").accountId;
+    await admitWrite(c.env, accountId, parameters);
+    const { id } = await createSubmission(c.env, accountId, { name, parameters });
+    return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
+  })
+  .get("/:id", requireScope("submissions:read"), async (c) => {
+    const row = await getSubmissionWithRun(getDb(c.env.DB), c.get("caller").accountId, c.req.param("id"));
+    if (!row) throw notFound("submission");
+    return c.json(submissionFull(origin(c), row.submission, row.run));
+  })
+  .delete("/:id", requireScope("submissions:write"), async (c) => {
+    const submission = await getSubmission(getDb(c.env.DB), c.get("caller").accountId, c.req.param("id"));
+    if (!submission) throw notFound("submission");
+    await deleteSubmission(c.env, submission);
+    return c.body(null, 204);
+  })
+  .post("/:id/cancel", requireScope("submissions:write"), async (c) => {
+    const db = getDb(c.env.DB);
+    const accountId = c.get("caller").accountId;
+    const submission = await getSubmission(db, accountId, c.req.param("id"));
+    if (!submission) throw notFound("submission");
+    await cancelSubmission(c.env, submission);
+    const row = await getSubmissionWithRun(db, accountId, submission.id);
+    return c.json(submissionFull(origin(c), row!.submission, row!.run), 202);
+  })
+  .post("/:id/reexecute", requireScope("submissions:write"), optionalJsonBody(reexecuteSchema), async (c) => {
+    const accountId = c.get("caller").accountId;
+    const submission = await getSubmission(getDb(c.env.DB), accountId, c.req.param("id"));
+    if (!submission) throw notFound("submission");
+    if (isLive(submission.status)) throw new ApiError("invalid_state", "A run of this submission is queued or running; wait for it to end.");
+    const parameters = mergeParameters(submission.parameters, c.req.valid("json"));
+    await admitWrite(c.env, accountId, parameters);
+    const { id } = await addRun(c.env, submission, "reexecute", parameters, null);
+    return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
+  });

@@ -1,0 +1,199 @@
+// The creation parameters of a submission (DECISIONS.md §5) and the overrides of reexecute/continue.
+import { z } from "zod";
+import { ApiError, validationError } from "../../errors";
+import { fieldErrors, TOO_LARGE } from "./validate";
+
+export const CODE_FIELDS = [
+  "fitness_func",
+  "gene_constraint",
+  "on_start",
+  "on_fitness",
+  "on_parents",
+  "on_crossover",
+  "on_mutation",
+  "on_generation",
+  "on_stop",
+] as const;
+export type CodeField = (typeof CODE_FIELDS)[number];
+
+export const MAX_CODE_BYTES = 64 * 1024;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const STOP_CRITERION = /^(reach_-?\d+(\.\d+)?|saturate_[1-9]\d*)$/;
+
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+const pair = <T extends z.ZodType>(item: T) => z.tuple([item, item]);
+
+const code = z
+  .string()
+  .min(1)
+  .refine((s) => new TextEncoder().encode(s).byteLength <= MAX_CODE_BYTES, {
+    message: `${TOO_LARGE} a code field may hold at most ${MAX_CODE_BYTES} bytes`,
+  });
+const entry = z.string().regex(IDENTIFIER, "must be a Python identifier");
+
+const range = z.strictObject({ low: z.number(), high: z.number(), step: z.number().positive().optional() });
+const geneSpaceItem = z.union([z.number(), z.array(z.number()).min(1).max(10_000), range, z.null()]);
+const geneSpace = z.union([range, z.array(geneSpaceItem).min(1).max(10_000)]);
+
+const gaShape = {
+  num_generations: int(1, 1_000_000),
+  num_parents_mating: int(1, 5000),
+  sol_per_pop: int(2, 5000),
+  num_genes: int(1, 1_000_000),
+  init_range_low: z.number().default(-4),
+  init_range_high: z.number().default(4),
+  sample_size: int(1, 10_000).default(100),
+  mutation_type: z.enum(["random", "swap", "inversion", "scramble", "adaptive"]).nullable().optional(),
+  mutation_probability: z.union([z.number().min(0).max(1), pair(z.number().min(0).max(1))]).optional(),
+  mutation_percent_genes: z.union([z.literal("default"), z.number().gt(0).max(100), pair(z.number().gt(0).max(100))]).optional(),
+  mutation_num_genes: z.union([int(1, 1_000_000), pair(int(1, 1_000_000))]).optional(),
+  mutation_by_replacement: z.boolean().optional(),
+  random_mutation_min_val: z.number().optional(),
+  random_mutation_max_val: z.number().optional(),
+  crossover_type: z.enum(["single_point", "two_points", "uniform", "scattered"]).nullable().optional(),
+  crossover_probability: z.number().min(0).max(1).optional(),
+  parent_selection_type: z.enum(["sss", "rws", "sus", "rank", "random", "tournament", "nsga2", "tournament_nsga2"]).optional(),
+  K_tournament: int(1, 5000).optional(),
+  keep_parents: int(-1, 5000).optional(),
+  keep_elitism: int(0, 5000).optional(),
+  gene_type: z.enum(["int", "float"]).optional(),
+  gene_space: geneSpace.optional(),
+  allow_duplicate_genes: z.boolean().optional(),
+  stop_criteria: z.union([z.string().regex(STOP_CRITERION), z.array(z.string().regex(STOP_CRITERION)).min(1).max(10)]).optional(),
+  random_seed: int(0, 4_294_967_295).optional(),
+  fitness_batch_size: int(1, 5000).optional(),
+  fitness_func: code,
+  fitness_func_entry: entry.optional(),
+  gene_constraint: code.optional(),
+  gene_constraint_entry: entry.optional(),
+  on_start: code.optional(),
+  on_start_entry: entry.optional(),
+  on_fitness: code.optional(),
+  on_fitness_entry: entry.optional(),
+  on_parents: code.optional(),
+  on_parents_entry: entry.optional(),
+  on_crossover: code.optional(),
+  on_crossover_entry: entry.optional(),
+  on_mutation: code.optional(),
+  on_mutation_entry: entry.optional(),
+  on_generation: code.optional(),
+  on_generation_entry: entry.optional(),
+  on_stop: code.optional(),
+  on_stop_entry: entry.optional(),
+};
+
+type Issue = { path: string[]; message: string };
+
+/** Rules between parameters, checked once every field has its type. */
+function crossFieldIssues(p: GaParameters): Issue[] {
+  const issues: Issue[] = [];
+  const add = (field: string, message: string) => issues.push({ path: [field], message });
+  const upTo = (field: keyof GaParameters, max: number, what: string) => {
+    const v = p[field];
+    if (typeof v === "number" && v > max) add(field, `must be at most ${what} (${max})`);
+  };
+  upTo("num_parents_mating", p.sol_per_pop, "sol_per_pop");
+  upTo("K_tournament", p.sol_per_pop, "sol_per_pop");
+  upTo("keep_elitism", p.sol_per_pop, "sol_per_pop");
+  upTo("keep_parents", p.num_parents_mating, "num_parents_mating");
+  upTo("fitness_batch_size", p.sol_per_pop, "sol_per_pop");
+  if (p.init_range_low >= p.init_range_high) add("init_range_low", "must be less than init_range_high");
+  const { random_mutation_min_val: lo, random_mutation_max_val: hi } = p;
+  if (lo !== undefined && hi !== undefined && lo >= hi) add("random_mutation_min_val", "must be less than random_mutation_max_val");
+  const adaptive = p.mutation_type === "adaptive";
+  for (const field of ["mutation_probability", "mutation_percent_genes", "mutation_num_genes"] as const) {
+    const v = p[field];
+    if (v === undefined || v === "default") continue;
+    if (adaptive !== Array.isArray(v)) {
+      add(field, adaptive ? "must be a pair [low_quality, high_quality] when mutation_type is adaptive" : "must be a single value unless mutation_type is adaptive");
+    }
+  }
+  const numGenes = [p.mutation_num_genes].flat().filter((v) => v !== undefined) as number[];
+  if (numGenes.some((n) => n > p.num_genes)) add("mutation_num_genes", `must be at most num_genes (${p.num_genes})`);
+  if (Array.isArray(p.gene_space) && p.gene_space.some((g) => g === null || typeof g === "object")) {
+    if (p.gene_space.length !== p.num_genes) add("gene_space", `a per-gene space needs exactly num_genes (${p.num_genes}) items`);
+  }
+  const ranges = [p.gene_space, ...(Array.isArray(p.gene_space) ? p.gene_space : [])];
+  for (const r of ranges) {
+    if (r && typeof r === "object" && !Array.isArray(r) && r.low >= r.high) add("gene_space", "a range needs low < high");
+  }
+  return issues;
+}
+
+function withCrossFieldRules<T extends z.ZodType<GaParameters>>(schema: T) {
+  return schema.superRefine((p, ctx) => {
+    for (const issue of crossFieldIssues(p)) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+  });
+}
+
+const gaObject = z.strictObject(gaShape);
+export type GaParameters = z.output<typeof gaObject>;
+
+/** The body of POST /submissions. */
+export const createSubmissionSchema = withCrossFieldRules(
+  z.strictObject({ name: z.string().max(200).default(""), ...gaShape }),
+);
+
+/** Full GA parameters (used to re-check a submission's parameters merged with overrides). */
+export const gaParametersSchema = withCrossFieldRules(gaObject);
+
+/** Overrides accepted by reexecute (any GA parameter) and continue (not num_genes, gene_type, sol_per_pop). */
+export const reexecuteSchema = gaObject.partial();
+export const continueSchema = gaObject.omit({ num_genes: true, gene_type: true, sol_per_pop: true }).partial();
+
+/** Top-level names a Python source defines, by a line scan: `def NAME`, `class NAME`, `NAME =`, `NAME: T =`. */
+export function topLevelNames(source: string): Set<string> {
+  const names = new Set<string>();
+  const patterns = [
+    /^(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(/,
+    /^class\s+([A-Za-z_]\w*)\s*[(:]/,
+    /^([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)/,
+  ];
+  for (const line of source.split(/\r?\n/)) {
+    for (const pattern of patterns) {
+      const name = pattern.exec(line)?.[1];
+      if (name) names.add(name);
+    }
+    // Chained assignment `a = b = ...`: every target before the last `=` is defined.
+    const chained = /^((?:[A-Za-z_]\w*\s*=\s*)+)/.exec(line)?.[1];
+    for (const m of chained?.matchAll(/([A-Za-z_]\w*)\s*=/g) ?? []) names.add(m[1]!);
+  }
+  return names;
+}
+
+/**
+ * Every code field needs its `<field>_entry` (422 entry_symbol_required), and the entry must be a
+ * top-level name of that source (422 entry_symbol_not_found). An entry without its code field is 400.
+ */
+export function checkEntrySymbols(params: Record<string, unknown>): void {
+  for (const field of CODE_FIELDS) {
+    const source = params[field];
+    const entryName = params[`${field}_entry`];
+    if (source === undefined && entryName !== undefined) {
+      throw new ApiError("validation_failed", `${field}_entry was sent without ${field}.`, {
+        fields: [{ field: `${field}_entry`, message: `requires ${field}` }],
+      });
+    }
+    if (typeof source !== "string") continue;
+    if (typeof entryName !== "string") {
+      throw new ApiError("entry_symbol_required", `${field} needs its entry symbol ${field}_entry: the top-level name to call.`, {
+        field: `${field}_entry`,
+      });
+    }
+    if (!topLevelNames(source).has(entryName)) {
+      throw new ApiError("entry_symbol_not_found", `${field}_entry "${entryName}" is not a top-level name defined in ${field}.`, {
+        field: `${field}_entry`,
+        entry: entryName,
+      });
+    }
+  }
+}
+
+/** A submission's stored parameters with a reexecute/continue's `overrides` applied, checked again as a whole. */
+export function mergeParameters(base: Record<string, unknown>, overrides: Record<string, unknown>): GaParameters {
+  const merged = { ...base, ...overrides };
+  checkEntrySymbols(merged);
+  const parsed = gaParametersSchema.safeParse(merged);
+  if (!parsed.success) throw validationError(fieldErrors(parsed.error));
+  return parsed.data;
+}

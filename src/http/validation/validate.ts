@@ -1,0 +1,80 @@
+// Request validation the way Hono documents it (`zValidator`), with our error envelope:
+// 415 for a non-JSON body, 413 past the size limits, 400 malformed_json / validation_failed.
+import { zValidator } from "@hono/zod-validator";
+import { bodyLimit } from "hono/body-limit";
+import { every } from "hono/combine";
+import { createMiddleware } from "hono/factory";
+import type { z } from "zod";
+import type { AppEnv } from "../../env";
+import { ApiError, validationError, type FieldError } from "../../errors";
+
+export const MAX_BODY_BYTES = 256 * 1024;
+
+/** Issues whose message starts with this marker mean "payload too large" (a code field over 64 KiB). */
+export const TOO_LARGE = "payload_too_large:";
+
+type Issues = { issues: z.core.$ZodIssue[] };
+
+export function fieldErrors(error: Issues): FieldError[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.length ? issue.path.join(".") : "body",
+    message: issue.message,
+  }));
+}
+
+function throwFor(error: Issues): never {
+  const tooLarge = error.issues.find((i) => i.message.startsWith(TOO_LARGE));
+  if (tooLarge) {
+    throw new ApiError("payload_too_large", tooLarge.message.slice(TOO_LARGE.length).trim(), { field: tooLarge.path.join(".") });
+  }
+  throw validationError(fieldErrors(error));
+}
+
+const requireJsonContentType = createMiddleware<AppEnv>(async (c, next) => {
+  const mediaType = (c.req.header("Content-Type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (mediaType !== "application/json") {
+    throw new ApiError("unsupported_media_type", "Send the body as JSON with `Content-Type: application/json`.");
+  }
+  await next();
+});
+
+const limitBody = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => {
+    throw new ApiError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+  },
+});
+
+/** A JSON body validated by `schema`; the handler reads it with `c.req.valid("json")`. */
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  const validate = zValidator("json", schema, (result) => {
+    if (!result.success) throwFor(result.error);
+  });
+  // `every` runs them in order; it keeps the validator's input/output types only through this cast.
+  return every(requireJsonContentType, limitBody, validate) as unknown as typeof validate;
+}
+
+/**
+ * An optional JSON body: an empty body (no Content-Length or 0, no Content-Type) counts as `{}`.
+ * Used by writes whose body is optional (reexecute, continue).
+ */
+export function optionalJsonBody<T extends z.ZodType>(schema: T) {
+  const strict = jsonBody(schema);
+  const middleware = createMiddleware<AppEnv>(async (c, next) => {
+    const length = c.req.header("Content-Length");
+    const hasBody = c.req.header("Content-Type") || c.req.header("Transfer-Encoding") || (length && length !== "0");
+    if (hasBody) return strict(c as never, next);
+    const parsed = schema.safeParse({});
+    if (!parsed.success) throwFor(parsed.error);
+    c.req.addValidatedData("json", parsed.data as object);
+    await next();
+  });
+  return middleware as unknown as typeof strict;
+}
+
+/** Query parameters validated by `schema` (repeated parameters: the last one wins). */
+export function query<T extends z.ZodType>(schema: T) {
+  return zValidator("query", schema, (result) => {
+    if (!result.success) throwFor(result.error);
+  });
+}

@@ -1,0 +1,75 @@
+// Response shapes of submissions and results (DECISIONS.md §5).
+import type { Context } from "hono";
+import type { ResultFileRow, ResultRow } from "../storage/results";
+import type { RunRow, SubmissionRow } from "../storage/submissions";
+
+/** The origin absolute URLs in responses are built on: the one the caller used. */
+export const origin = (c: Context) => new URL(c.req.url).origin;
+
+export function submissionUrls(origin: string, id: string) {
+  return {
+    status_url: `${origin}/api/v1/submissions/${id}`,
+    result_url: `${origin}/api/v1/results/?submission_id=${id}`,
+  };
+}
+
+export function submissionListItem(s: SubmissionRow) {
+  return { id: s.id, name: s.name, status: s.status, source: s.source, created_at: s.createdAt };
+}
+
+export function submissionFull(origin: string, s: SubmissionRow, run: RunRow) {
+  return {
+    ...submissionListItem(s),
+    submission_type: s.submissionType,
+    parameters: s.parameters,
+    queued_at: run.queuedAt,
+    started_at: run.startedAt,
+    finished_at: run.finishedAt,
+    execution_duration_ms: run.executionDurationMs,
+    generations_completed: run.generationsCompleted,
+    best_solution_fitness: run.bestSolutionFitness,
+    run_count: s.runCount,
+    latest_run: { id: run.id, kind: run.kind, status: run.status, parent_result_id: run.parentResultId },
+    error: run.errorCode ? { code: run.errorCode, message: run.errorMessage ?? "" } : null,
+    cpu_seconds_used: run.cpuSecondsUsed,
+    peak_memory_mb: run.peakMemoryMb,
+    hit_time_cap: run.hitTimeCap,
+    hit_memory_cap: run.hitMemoryCap,
+    credits_charged: s.creditsChargedMicro / 1_000_000,
+    ...submissionUrls(origin, s.id),
+    updated_at: s.updatedAt,
+  };
+}
+
+export function resultListItem(r: ResultRow) {
+  return {
+    id: r.id,
+    submission_id: r.submissionId,
+    name: r.name,
+    is_shared: r.isShared,
+    best_solution_fitness: r.bestSolutionFitness,
+    generations_completed: r.generationsCompleted,
+    created_at: r.createdAt,
+  };
+}
+
+export const fileUrl = (origin: string, resultId: string, name: string) => `${origin}/api/v1/results/${resultId}/files/${name}`;
+
+export function resultFull(origin: string, r: ResultRow, files: ResultFileRow[]) {
+  return {
+    ...resultListItem(r),
+    run_id: r.runId,
+    best_solution: r.bestSolution,
+    best_solution_generation: r.bestSolutionGeneration,
+    best_solutions_fitness: r.bestSolutionsFitness,
+    stopped_reason: r.stoppedReason,
+    parameters: r.parameters,
+    files: files.map((f) => ({
+      name: f.name,
+      content_type: f.contentType,
+      size_bytes: f.sizeBytes,
+      url: fileUrl(origin, r.id, f.name),
+    })),
+    updated_at: r.updatedAt,
+  };
+}

@@ -1,0 +1,23 @@
+// The Worker's entry points: HTTP, queue consumers, cron. No logic here.
+import { newApp } from "./app";
+import type { Bindings } from "./env";
+import { handleRunBatch } from "./queues/runs";
+import { reconcileRuns } from "./queues/scheduled";
+import type { RunMessage } from "./queues/messages";
+
+export { AccountGate } from "./do/account-gate";
+export { GaRunner } from "./runner/container-runner";
+export { ContainerProxy } from "@cloudflare/containers";
+
+const app = newApp();
+
+export default {
+  fetch: app.fetch,
+  async queue(batch, env) {
+    if (batch.queue.startsWith("allele-runs")) return handleRunBatch(batch as MessageBatch<RunMessage>, env);
+    console.error("message from an unknown queue", batch.queue);
+  },
+  async scheduled(_controller, env, ctx) {
+    ctx.waitUntil(reconcileRuns(env).then(() => undefined));
+  },
+} satisfies ExportedHandler<Bindings>;

@@ -1,0 +1,66 @@
+// The cron handler: nothing stays stuck. Safe to run twice (every change is conditional).
+import { and, eq, lt, or, isNull } from "drizzle-orm";
+import type { Bindings } from "../env";
+import { nowIso } from "../domain/ids";
+import { endRun } from "../domain/transitions";
+import { getDb } from "../storage/db";
+import { runs } from "../storage/schema";
+
+/** A running run whose worker has not reported for this long is lost. */
+export const HEARTBEAT_TIMEOUT_MS = 60_000;
+/** A queued run not taken for this long is put on the queue again (local queues forget messages). */
+export const QUEUED_TIMEOUT_MS = 120_000;
+const BATCH = 100;
+
+export async function reconcileRuns(env: Bindings, now = Date.now()): Promise<{ requeued: number; lost: number }> {
+  const db = getDb(env.DB);
+  let requeued = 0;
+  let lost = 0;
+  const stamp = nowIso();
+
+  const silent = await db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.status, "running"), or(isNull(runs.heartbeatAt), lt(runs.heartbeatAt, new Date(now - HEARTBEAT_TIMEOUT_MS).toISOString()))))
+    .limit(BATCH)
+    .all();
+  for (const run of silent) {
+    if (run.attempts >= 2) {
+      const ended = await endRun(env, run.id, {
+        status: "failed",
+        error: { code: "worker_lost", message: "The worker running this job stopped reporting twice; the run was abandoned." },
+      });
+      if (ended) lost++;
+      continue;
+    }
+    // First loss: give the run back to the queue (a container host may have restarted).
+    const back = await db
+      .update(runs)
+      .set({ status: "queued", heartbeatAt: null, enqueuedAt: stamp, updatedAt: stamp })
+      .where(and(eq(runs.id, run.id), eq(runs.status, "running"), eq(runs.attempts, run.attempts)))
+      .returning({ id: runs.id });
+    if (back.length) {
+      await env.RUNS_QUEUE.send({ run_id: run.id });
+      requeued++;
+    }
+  }
+
+  const waiting = await db
+    .select({ id: runs.id, enqueuedAt: runs.enqueuedAt })
+    .from(runs)
+    .where(and(eq(runs.status, "queued"), lt(runs.enqueuedAt, new Date(now - QUEUED_TIMEOUT_MS).toISOString())))
+    .limit(BATCH)
+    .all();
+  for (const run of waiting) {
+    const again = await db
+      .update(runs)
+      .set({ enqueuedAt: stamp, updatedAt: stamp })
+      .where(and(eq(runs.id, run.id), eq(runs.status, "queued"), eq(runs.enqueuedAt, run.enqueuedAt)))
+      .returning({ id: runs.id });
+    if (again.length) {
+      await env.RUNS_QUEUE.send({ run_id: run.id });
+      requeued++;
+    }
+  }
+  return { requeued, lost };
+}

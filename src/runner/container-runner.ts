@@ -1,0 +1,68 @@
+// Runner on Cloudflare Containers: one GaRunner instance (a container-backed Durable Object) per run.
+import { Container } from "@cloudflare/containers";
+import type { Bindings } from "../env";
+import { readCancel, readStart, RunnerUnavailable, type Runner, type RunMetrics, type StartRequest } from "./runner";
+
+/** The host name the container uses to report back; routed to the Worker by the outbound handler. */
+export const INTERNAL_HOST = "allele.internal";
+
+export class GaRunner extends Container<Bindings> {
+  defaultPort = 8080;
+  sleepAfter = "2m";
+  // User code runs in here: no internet. Reports reach the Worker through the outbound handler only.
+  enableInternet = false;
+
+  static outboundByHost = {
+    [INTERNAL_HOST]: async (req: Request, env: Bindings) => {
+      const { newApp } = await import("../app");
+      return newApp().fetch(req, env);
+    },
+  };
+
+  /** Keep the instance while its run is alive; stop it once the run has ended. */
+  override async onActivityExpired(): Promise<void> {
+    const runId = await this.ctx.storage.get<string>("run_id");
+    if (runId) {
+      const res = await this.containerFetch(`http://container/runs/${runId}`).catch(() => null);
+      const state = res?.ok ? ((await res.json()) as { state?: string }).state : undefined;
+      if (state === "running") return; // renews the activity timer
+    }
+    await this.stop();
+  }
+
+  async startRun(request: StartRequest): Promise<"started" | "already"> {
+    await this.ctx.storage.put("run_id", request.run_id);
+    await this.startAndWaitForPorts();
+    return readStart(
+      await this.containerFetch("http://container/runs", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(request),
+      }),
+    );
+  }
+
+  async cancelRun(runId: string): Promise<RunMetrics | null> {
+    const state = await this.getState();
+    if (state.status !== "running" && state.status !== "healthy") return null;
+    const metrics = await readCancel(await this.containerFetch(`http://container/runs/${runId}/cancel`, { method: "POST" }));
+    await this.destroy();
+    return metrics;
+  }
+}
+
+export class ContainerRunner implements Runner {
+  constructor(private readonly namespace: DurableObjectNamespace<GaRunner>) {}
+
+  async start(request: StartRequest): Promise<"started" | "already"> {
+    try {
+      return await this.namespace.getByName(request.run_id).startRun(request);
+    } catch (err) {
+      throw new RunnerUnavailable(`container for run ${request.run_id} did not start: ${String(err)}`);
+    }
+  }
+
+  async cancel(runId: string): Promise<RunMetrics | null> {
+    return this.namespace.getByName(runId).cancelRun(runId);
+  }
+}

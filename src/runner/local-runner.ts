@@ -1,0 +1,27 @@
+// Runner for a GA worker process reached by URL (RUNNER_URL): `npm start` and the tests.
+import { readCancel, readStart, RunnerUnavailable, type Runner, type RunMetrics, type StartRequest } from "./runner";
+
+export class LocalRunner implements Runner {
+  constructor(private readonly baseUrl: string) {}
+
+  private async call(path: string, body: unknown): Promise<Response> {
+    try {
+      return await fetch(new URL(path, this.baseUrl), {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(30_000),
+      });
+    } catch (err) {
+      throw new RunnerUnavailable(`GA worker at ${this.baseUrl} unreachable: ${String(err)}`);
+    }
+  }
+
+  async start(request: StartRequest): Promise<"started" | "already"> {
+    return readStart(await this.call("/runs", request));
+  }
+
+  async cancel(runId: string): Promise<RunMetrics | null> {
+    return readCancel(await this.call(`/runs/${runId}/cancel`, {}));
+  }
+}

@@ -1,0 +1,259 @@
+// The D1 schema, the single source of the SQL migrations in migrations/ (drizzle-kit generate).
+// Timestamps are ISO 8601 UTC strings with milliseconds ("2026-05-01T12:34:56.123Z"): they sort as text.
+// Money is integer micro-units of currency. JSON columns hold text parsed by drizzle's json mode.
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export type Plan = "free" | "trial" | "premium";
+export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
+export type RunKind = "initial" | "reexecute" | "continue";
+export type Overrides = Partial<{
+  concurrent_submissions: number;
+  inflight_api_runs: number;
+  daily_quota: number;
+  max_num_generations: number;
+  max_num_genes: number;
+  negative_balance_cap: number;
+}>;
+
+export const accounts = sqliteTable("accounts", {
+  id: text("id").primaryKey(),
+  email: text("email").notNull().unique(),
+  plan: text("plan").$type<Plan>().notNull(),
+  overrides: text("overrides", { mode: "json" }).$type<Overrides>().notNull().default(sql`'{}'`),
+  freeCreditsMicro: integer("free_credits_micro").notNull().default(0),
+  paidCreditsMicro: integer("paid_credits_micro").notNull().default(0),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    prefix: text("prefix").notNull(),
+    keyHash: text("key_hash").notNull(),
+    name: text("name").notNull(),
+    scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
+    expiresAt: text("expires_at"),
+    revokedAt: text("revoked_at"),
+    lastUsedAt: text("last_used_at"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("api_keys_prefix_uq").on(t.prefix), index("api_keys_account_idx").on(t.accountId)],
+);
+
+export const submissions = sqliteTable(
+  "submissions",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    // Lower-cased copy of name for the case-insensitive name_contains filter.
+    nameLower: text("name_lower").notNull(),
+    source: text("source").$type<"api" | "web">().notNull(),
+    submissionType: text("submission_type").notNull().default("new"),
+    // Mirrors the latest run's status (the status of a submission is its latest run's).
+    status: text("status").$type<RunStatus>().notNull(),
+    parameters: text("parameters", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    latestRunId: text("latest_run_id").notNull(),
+    runCount: integer("run_count").notNull().default(1),
+    creditsChargedMicro: integer("credits_charged_micro").notNull().default(0),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("submissions_account_created_idx").on(t.accountId, t.createdAt, t.id),
+    index("submissions_account_name_idx").on(t.accountId, t.name, t.id),
+    index("submissions_account_status_idx").on(t.accountId, t.status, t.id),
+    index("submissions_account_source_created_idx").on(t.accountId, t.source, t.createdAt, t.id),
+  ],
+);
+
+export const runs = sqliteTable(
+  "runs",
+  {
+    id: text("id").primaryKey(),
+    submissionId: text("submission_id").notNull().references(() => submissions.id, { onDelete: "cascade" }),
+    accountId: text("account_id").notNull(),
+    kind: text("kind").$type<RunKind>().notNull(),
+    parentResultId: text("parent_result_id"),
+    status: text("status").$type<RunStatus>().notNull(),
+    // Effective GA parameters of this run (the submission's, with reexecute/continue overrides).
+    parameters: text("parameters", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    paidWithCredits: integer("paid_with_credits", { mode: "boolean" }).notNull().default(true),
+    // How many times the run was handed to a worker (a lost worker re-enqueues it once).
+    attempts: integer("attempts").notNull().default(0),
+    queuedAt: text("queued_at").notNull(),
+    enqueuedAt: text("enqueued_at").notNull(),
+    startedAt: text("started_at"),
+    heartbeatAt: text("heartbeat_at"),
+    finishedAt: text("finished_at"),
+    generationsCompleted: integer("generations_completed"),
+    bestSolutionFitness: real("best_solution_fitness"),
+    executionDurationMs: integer("execution_duration_ms"),
+    cpuSecondsUsed: real("cpu_seconds_used"),
+    peakMemoryMb: integer("peak_memory_mb"),
+    hitTimeCap: integer("hit_time_cap", { mode: "boolean" }).notNull().default(false),
+    hitMemoryCap: integer("hit_memory_cap", { mode: "boolean" }).notNull().default(false),
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
+    output: text("output"),
+    engine: text("engine"),
+    creditsChargedMicro: integer("credits_charged_micro"),
+    // Set by the one statement that ends the run (domain/transitions.ts); later statements of that
+    // batch apply only where it is theirs.
+    terminalToken: text("terminal_token"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("runs_submission_idx").on(t.submissionId, t.createdAt),
+    index("runs_status_queued_idx").on(t.status, t.enqueuedAt),
+    index("runs_status_heartbeat_idx").on(t.status, t.heartbeatAt),
+  ],
+);
+
+export const results = sqliteTable(
+  "results",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    // Not a foreign key: results outlive a deleted submission (DECISIONS.md §5).
+    submissionId: text("submission_id").notNull(),
+    runId: text("run_id").notNull(),
+    name: text("name").notNull(),
+    isShared: integer("is_shared", { mode: "boolean" }).notNull().default(false),
+    bestSolution: text("best_solution", { mode: "json" }).$type<number[]>().notNull(),
+    bestSolutionFitness: real("best_solution_fitness"),
+    bestSolutionGeneration: integer("best_solution_generation"),
+    bestSolutionsFitness: text("best_solutions_fitness", { mode: "json" }).$type<(number | null)[]>().notNull(),
+    generationsCompleted: integer("generations_completed").notNull(),
+    stoppedReason: text("stopped_reason").notNull(),
+    parameters: text("parameters", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("results_run_uq").on(t.runId),
+    index("results_account_created_idx").on(t.accountId, t.createdAt, t.id),
+    index("results_account_fitness_idx").on(t.accountId, t.bestSolutionFitness, t.id),
+    index("results_account_submission_created_idx").on(t.accountId, t.submissionId, t.createdAt, t.id),
+    index("results_account_shared_created_idx").on(t.accountId, t.isShared, t.createdAt, t.id),
+  ],
+);
+
+export const resultFiles = sqliteTable(
+  "result_files",
+  {
+    resultId: text("result_id").notNull().references(() => results.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    contentType: text("content_type").notNull(),
+    sizeBytes: integer("size_bytes").notNull(),
+    r2Key: text("r2_key").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.resultId, t.name] })],
+);
+
+export const webhooks = sqliteTable(
+  "webhooks",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    events: text("events", { mode: "json" }).$type<string[]>().notNull(),
+    isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
+    description: text("description").notNull().default(""),
+    secret: text("secret").notNull(),
+    lastDeliveryStatus: text("last_delivery_status").notNull().default(""),
+    lastDeliveryAt: text("last_delivery_at"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("webhooks_account_created_idx").on(t.accountId, t.createdAt, t.id)],
+);
+
+export const events = sqliteTable(
+  "events",
+  {
+    id: text("id").primaryKey(), // UUID v4, the X-Event-Id
+    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    type: text("type").notNull(),
+    data: text("data", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    occurredAt: text("occurred_at").notNull(), // ISO 8601 with microseconds and offset
+    submissionId: text("submission_id"),
+    runId: text("run_id"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("events_account_created_idx").on(t.accountId, t.createdAt), index("events_run_idx").on(t.runId)],
+);
+
+export const deliveries = sqliteTable(
+  "deliveries",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    webhookId: text("webhook_id").notNull().references(() => webhooks.id, { onDelete: "cascade" }),
+    eventId: text("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    eventType: text("event_type").notNull(),
+    // The exact body bytes sent on every attempt.
+    body: text("body").notNull(),
+    status: text("status").$type<"pending" | "succeeded" | "failed">().notNull(),
+    attemptCount: integer("attempt_count").notNull().default(0),
+    nextAttemptAt: text("next_attempt_at"),
+    enqueuedAt: text("enqueued_at"),
+    lastAttemptAt: text("last_attempt_at"),
+    replayOf: text("replay_of"),
+    isTest: integer("is_test", { mode: "boolean" }).notNull().default(false),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("deliveries_status_next_idx").on(t.status, t.nextAttemptAt),
+    index("deliveries_webhook_created_idx").on(t.webhookId, t.createdAt),
+    uniqueIndex("deliveries_event_webhook_uq").on(t.eventId, t.webhookId),
+  ],
+);
+
+export const deliveryAttempts = sqliteTable(
+  "delivery_attempts",
+  {
+    id: text("id").primaryKey(),
+    deliveryId: text("delivery_id").notNull().references(() => deliveries.id, { onDelete: "cascade" }),
+    attemptNo: integer("attempt_no").notNull(),
+    requestUrl: text("request_url").notNull(),
+    requestHeaders: text("request_headers", { mode: "json" }).$type<Record<string, string>>().notNull(),
+    responseStatus: integer("response_status"),
+    responseHeaders: text("response_headers", { mode: "json" }).$type<Record<string, string>>(),
+    responseBody: text("response_body"),
+    durationMs: integer("duration_ms").notNull(),
+    networkError: text("network_error"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("delivery_attempts_delivery_no_uq").on(t.deliveryId, t.attemptNo)],
+);
+
+export const creditLedger = sqliteTable(
+  "credit_ledger",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    kind: text("kind").$type<"run_charge" | "grant">().notNull(),
+    // Not a foreign key: the charge of a deleted submission's run stays on the ledger.
+    runId: text("run_id"),
+    submissionId: text("submission_id"),
+    amountMicro: integer("amount_micro").notNull(), // negative for a charge
+    freeDeltaMicro: integer("free_delta_micro").notNull(),
+    paidDeltaMicro: integer("paid_delta_micro").notNull(),
+    cpuSeconds: real("cpu_seconds"),
+    gbSeconds: real("gb_seconds"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    // One charge per run, however many times the terminal hook runs.
+    uniqueIndex("credit_ledger_run_uq").on(t.runId),
+    index("credit_ledger_account_created_idx").on(t.accountId, t.createdAt),
+  ],
+);

@@ -1,0 +1,91 @@
+// Submission and run rows: the queries of the submissions API and of the run lifecycle.
+import { and, eq, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
+import type { Db } from "./db";
+import { finishPage, planPage, type Ordering, type Page } from "./pagination";
+import { runs, submissions, type RunStatus } from "./schema";
+
+export type SubmissionRow = typeof submissions.$inferSelect;
+export type RunRow = typeof runs.$inferSelect;
+
+export const SUBMISSION_ORDERINGS = {
+  created_at: { key: submissions.createdAt, id: submissions.id, descending: false, valueOf: (r) => r.createdAt as string },
+  "-created_at": { key: submissions.createdAt, id: submissions.id, descending: true, valueOf: (r) => r.createdAt as string },
+  name: { key: submissions.name, id: submissions.id, descending: false, valueOf: (r) => r.name as string },
+  "-name": { key: submissions.name, id: submissions.id, descending: true, valueOf: (r) => r.name as string },
+  status: { key: submissions.status, id: submissions.id, descending: false, valueOf: (r) => r.status as string },
+} satisfies Record<string, Ordering>;
+export type SubmissionOrdering = keyof typeof SUBMISSION_ORDERINGS;
+
+export interface SubmissionFilters {
+  status?: RunStatus[];
+  source?: "api" | "web";
+  createdAfter?: string;
+  createdBefore?: string;
+  nameContains?: string;
+}
+
+/** Case-insensitive substring match on the name, with LIKE's wildcards escaped. */
+function nameContains(needle: string): SQL {
+  const pattern = `%${needle.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+  return sql`${submissions.nameLower} LIKE ${pattern} ESCAPE '\\'`;
+}
+
+export async function listSubmissions(
+  db: Db,
+  accountId: string,
+  filters: SubmissionFilters,
+  ordering: SubmissionOrdering,
+  pageSize: number,
+  cursor?: string,
+): Promise<Page<SubmissionRow>> {
+  const req = { orderingName: ordering, ordering: SUBMISSION_ORDERINGS[ordering], cursor, pageSize };
+  const plan = planPage(req);
+  const conditions: (SQL | undefined)[] = [
+    eq(submissions.accountId, accountId),
+    filters.status ? inArray(submissions.status, filters.status) : undefined,
+    filters.source ? eq(submissions.source, filters.source) : undefined,
+    filters.createdAfter ? gte(submissions.createdAt, filters.createdAfter) : undefined,
+    filters.createdBefore ? lte(submissions.createdAt, filters.createdBefore) : undefined,
+    filters.nameContains ? nameContains(filters.nameContains) : undefined,
+    plan.where,
+  ];
+  const rows = await db
+    .select()
+    .from(submissions)
+    .where(and(...conditions))
+    .orderBy(...plan.orderBy)
+    .limit(plan.limit)
+    .all();
+  return finishPage(req, plan, rows);
+}
+
+export async function getSubmission(db: Db, accountId: string, id: string): Promise<SubmissionRow | undefined> {
+  return db
+    .select()
+    .from(submissions)
+    .where(and(eq(submissions.id, id), eq(submissions.accountId, accountId)))
+    .get();
+}
+
+export async function getRun(db: Db, runId: string): Promise<RunRow | undefined> {
+  return db.select().from(runs).where(eq(runs.id, runId)).get();
+}
+
+/** A submission of the account with its latest run, or undefined (unknown or someone else's). */
+export async function getSubmissionWithRun(db: Db, accountId: string, id: string) {
+  const row = await db
+    .select({ submission: submissions, run: runs })
+    .from(submissions)
+    .innerJoin(runs, eq(runs.id, submissions.latestRunId))
+    .where(and(eq(submissions.id, id), eq(submissions.accountId, accountId)))
+    .get();
+  return row;
+}
+
+export function insertSubmissionStatements(db: Db, submission: typeof submissions.$inferInsert, run: typeof runs.$inferInsert) {
+  return [db.insert(submissions).values(submission), db.insert(runs).values(run)] as const;
+}
+
+export async function deleteSubmissionRow(db: Db, id: string): Promise<void> {
+  await db.delete(submissions).where(eq(submissions.id, id));
+}
