@@ -1,0 +1,100 @@
+"""Entry of the sandboxed child process (started by ``sandbox.SandboxedProcess``, never by hand).
+
+``child.py --spec PATH --msg-fd N``: read the job, confine this process, run the GA, send the
+outcome as the last JSON line on fd N.  ``child.py --probe PLAN``: apply the confinement plan and
+print which measures failed (used once at worker start).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import sandbox  # noqa: E402
+
+INTERNAL_EXIT = 70
+
+
+def _writer(fd: int):
+    def emit(message: dict) -> None:
+        data = (json.dumps(message, allow_nan=False, separators=(",", ":")) + "\n").encode()
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+    return emit
+
+
+def probe(plan_text: str) -> int:
+    plan = json.loads(plan_text)
+    failed = sandbox.confine(plan)
+    if plan.get("network") and "network" not in failed and "namespaces" not in failed:
+        import socket
+        try:
+            socket.create_connection(("1.1.1.1", 53), timeout=1).close()
+            failed["network"] = "a connection still went out"
+        except OSError:
+            pass
+    if plan.get("uid") is not None and "user" not in failed:
+        try:
+            import math  # noqa: F401 - an extension module of the standard library
+            import numpy  # noqa: F401
+            import pygad  # noqa: F401
+        except ImportError as exc:
+            failed["user"] = f"the Python installation is not readable by the run's user ({exc})"
+        try:
+            with open("/proc/1/environ", "rb"):
+                pass
+            failed.setdefault("user", "could still read /proc/1/environ")
+        except OSError:
+            pass
+    print(json.dumps({"failed": failed}))
+    return 0
+
+
+def run(spec_path: str, msg_fd: int) -> int:
+    emit = _writer(msg_fd)
+    main_pid = os.getpid()
+    try:
+        with open(spec_path, "rb") as handle:
+            spec_data = json.load(handle)
+        os.unlink(spec_path)
+        sandbox.confine(spec_data["sandbox"])
+    except Exception as exc:  # noqa: BLE001 - nothing of the user's has run yet
+        emit({"type": "outcome", "status": "failed",
+              "error": {"code": "internal_error", "message": f"sandbox setup failed: {exc}"}})
+        return INTERNAL_EXIT
+    import jobs
+
+    outcome = jobs.execute(jobs.JobSpec.from_dict(spec_data), emit)
+    if os.getpid() != main_pid:
+        os._exit(0)  # a process forked by user code never reports
+    try:
+        emit(outcome)
+    except (ValueError, TypeError):
+        emit({"type": "outcome", "status": "failed",
+              "error": {"code": "internal_error", "message": "the result could not be encoded"}})
+    sys.stdout.flush()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) == 3 and argv[1] == "--probe":
+        return probe(argv[2])
+    if len(argv) == 5 and argv[1] == "--spec" and argv[3] == "--msg-fd":
+        return run(argv[2], int(argv[4]))
+    print("child.py is started by the worker, not by hand", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    # os._exit skips interpreter teardown, where user objects' __del__ could still run.
+    code = main(sys.argv)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code)

@@ -1,0 +1,89 @@
+"""Exceptions of the Allele GA worker.
+
+The tree, so callers catch at the level they need::
+
+    WorkerError                     base of everything raised on purpose here
+    ├── InvalidRequest              a POST /runs body does not match the protocol shape (HTTP 400)
+    ├── UnknownRun                  no live run has this id (HTTP 404)
+    ├── SandboxUnavailable          a sandbox measure the startup probe found working failed for a run
+    └── RunFailure                  the run itself failed; ``code`` is the protocol's error.code
+        ├── UserCodeError           code_error: does not compile, entry missing or wrong kind, raised
+        ├── LimitExceeded
+        │   ├── TimeLimitExceeded       time_limit_exceeded
+        │   ├── MemoryLimitExceeded     memory_limit_exceeded
+        │   └── ResourceLimitExceeded   resource_limit_exceeded (processes, file size, open files, flood)
+        └── InternalError           internal_error
+
+``RunFailure`` subclasses are raised inside the child process (``jobs.py``) and turned into the
+outcome message it sends to the parent; the parent folds process facts into the same codes in
+``results.py``.  Messages must never contain worker-internal paths or frames.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "InternalError",
+    "InvalidRequest",
+    "LimitExceeded",
+    "MemoryLimitExceeded",
+    "ResourceLimitExceeded",
+    "RunFailure",
+    "SandboxUnavailable",
+    "TimeLimitExceeded",
+    "UnknownRun",
+    "UserCodeError",
+    "WorkerError",
+]
+
+
+class WorkerError(Exception):
+    """Base class of the worker's own exceptions."""
+
+
+class InvalidRequest(WorkerError):
+    """The request body does not match the protocol."""
+
+
+class UnknownRun(WorkerError):
+    """No live run has this id."""
+
+
+class SandboxUnavailable(WorkerError):
+    """A sandbox measure that should work could not be applied."""
+
+
+class RunFailure(WorkerError):
+    """A run ends ``failed``; ``code`` is the protocol's ``error.code``."""
+
+    code = "internal_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def as_error(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+class UserCodeError(RunFailure):
+    code = "code_error"
+
+
+class LimitExceeded(RunFailure):
+    code = "resource_limit_exceeded"
+
+
+class TimeLimitExceeded(LimitExceeded):
+    code = "time_limit_exceeded"
+
+
+class MemoryLimitExceeded(LimitExceeded):
+    code = "memory_limit_exceeded"
+
+
+class ResourceLimitExceeded(LimitExceeded):
+    code = "resource_limit_exceeded"
+
+
+class InternalError(RunFailure):
+    code = "internal_error"

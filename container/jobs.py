@@ -1,0 +1,373 @@
+"""Typed job spec → one ``pygad.GA`` call.  Runs inside the sandboxed child; no process code here.
+
+Everything the user sent reaches ``pygad.GA`` unchanged except:
+
+- ``gene_type`` strings (``"int"``/``"float"``, or a list of them) become the Python types;
+- code fields (``fitness_func``, ``gene_constraint`` and the callbacks) arrive as source plus
+  ``<field>_entry`` and are compiled here, each under the file name ``<field>`` so a traceback names it;
+- ``on_generation`` is wrapped: the wrapper calls the user's callback (if any), then sends progress and
+  applies the soft caps (wall time, memory) at the generation boundary.
+"""
+
+from __future__ import annotations
+
+import builtins
+import errno
+import logging
+import math
+import os
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from errors import (
+    InternalError,
+    MemoryLimitExceeded,
+    ResourceLimitExceeded,
+    RunFailure,
+    UserCodeError,
+)
+
+__all__ = [
+    "CALLBACK_FIELDS",
+    "CODE_FIELDS",
+    "PLAIN_PARAMS",
+    "JobSpec",
+    "build_ga_kwargs",
+    "compile_user_code",
+    "describe_user_exception",
+    "execute",
+    "jsonable",
+]
+
+CALLBACK_FIELDS = ("on_start", "on_fitness", "on_parents", "on_crossover", "on_mutation",
+                   "on_generation", "on_stop")
+CODE_FIELDS = ("fitness_func", "gene_constraint", *CALLBACK_FIELDS)
+
+# Parameters passed through to pygad.GA as they are (after gene_type conversion).
+PLAIN_PARAMS = (
+    "num_generations", "num_parents_mating", "sol_per_pop", "num_genes",
+    "init_range_low", "init_range_high",
+    "mutation_type", "mutation_probability", "mutation_percent_genes", "mutation_num_genes",
+    "mutation_by_replacement", "random_mutation_min_val", "random_mutation_max_val",
+    "crossover_type", "crossover_probability", "parent_selection_type", "K_tournament",
+    "keep_parents", "keep_elitism", "gene_type", "gene_space", "allow_duplicate_genes",
+    "stop_criteria", "random_seed", "fitness_batch_size", "sample_size",
+)
+# Allele's own defaults where they are not PyGAD's (PyGAD 3.9 has the same ones today; kept explicit).
+DEFAULTS = {"init_range_low": -4, "init_range_high": 4}
+GENE_TYPES = {"int": int, "float": float}
+MESSAGE_LIMIT = 2000
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """What the child needs to run one GA: the parameters, an optional start population, the caps."""
+
+    params: dict[str, Any]
+    initial_population: list[list[float]] | None = None
+    time_seconds: float = 3600.0
+    memory_mb: int = 2048
+    # CLOCK_MONOTONIC value (system-wide) at which the parent started the run.
+    started_at: float = field(default_factory=time.monotonic)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> JobSpec:
+        caps = data.get("caps") or {}
+        return cls(
+            params=dict(data["params"]),
+            initial_population=data.get("initial_population"),
+            time_seconds=float(caps.get("time_seconds", 3600)),
+            memory_mb=int(caps.get("memory_mb", 2048)),
+            started_at=float(data.get("started_at", time.monotonic())),
+        )
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def jsonable(value: Any) -> Any:
+    """Plain JSON data: numpy scalars/arrays → Python, non-finite floats → None."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if hasattr(value, "tolist"):  # numpy array or scalar
+        return jsonable(value.tolist())
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return number if math.isfinite(number) else None
+
+
+# --------------------------------------------------------------------------- user code
+
+
+def _filename(field_name: str) -> str:
+    return f"<{field_name}>"
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 1] + "…"
+
+
+def describe_user_exception(exc: BaseException) -> str:
+    """``"<field> line N: Type: message"`` for the deepest frame in user code, without worker frames."""
+    label = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if isinstance(exc, SyntaxError) and exc.filename and exc.filename.startswith("<"):
+        name = exc.filename.strip("<>")
+        return _clip(f"{name} line {exc.lineno}: SyntaxError: {exc.msg}")
+    user_frames = [f for f in traceback.extract_tb(exc.__traceback__)
+                   if f.filename.startswith("<") and f.filename.strip("<>") in CODE_FIELDS]
+    if user_frames:
+        frame = user_frames[-1]
+        return _clip(f"{frame.filename.strip('<>')} line {frame.lineno}: {label}")
+    return _clip(label)
+
+
+def compile_user_code(field_name: str, source: str, entry: str) -> Any:
+    """Compile ``source`` as ``<field>``, run it in a fresh namespace, return the object named ``entry``."""
+    try:
+        code = compile(source, _filename(field_name), "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        raise UserCodeError(describe_user_exception(exc)) from None
+    except ValueError as exc:  # e.g. null bytes in the source
+        raise UserCodeError(f"{field_name}: {exc}") from None
+    namespace: dict[str, Any] = {"__name__": f"allele_{field_name}", "__builtins__": builtins}
+    try:
+        exec(code, namespace)  # noqa: S102 - running the user's code is the point of this worker
+    except MemoryError:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - user code may raise anything, SystemExit included
+        raise _user_failure(exc) from None
+    if entry not in namespace:
+        raise UserCodeError(f"{field_name}: entry '{entry}' is not defined by the code")
+    obj = namespace[entry]
+    if field_name == "gene_constraint":
+        if not isinstance(obj, (list, tuple)):
+            raise UserCodeError(f"gene_constraint: entry '{entry}' must be a list with one item per "
+                                f"gene (None or a function), not {type(obj).__name__}")
+        for index, item in enumerate(obj):
+            if item is not None and not callable(item):
+                raise UserCodeError(f"gene_constraint: item {index} of '{entry}' must be None or a "
+                                    f"function, not {type(item).__name__}")
+        return list(obj)
+    if not callable(obj):
+        raise UserCodeError(f"{field_name}: entry '{entry}' is not callable "
+                            f"(it is {type(obj).__name__})")
+    return obj
+
+
+def _user_failure(exc: BaseException) -> RunFailure:
+    """Translate an exception that escaped user code or PyGAD into the run's failure."""
+    if isinstance(exc, RunFailure):
+        return exc
+    message = describe_user_exception(exc)
+    if isinstance(exc, MemoryError):
+        return MemoryLimitExceeded(f"memory limit reached ({message})")
+    if isinstance(exc, BlockingIOError) and exc.errno == errno.EAGAIN:
+        return ResourceLimitExceeded(f"process limit reached ({message})")
+    if isinstance(exc, OSError) and exc.errno == errno.EFBIG:
+        return ResourceLimitExceeded(f"file size limit reached ({message})")
+    if isinstance(exc, OSError) and exc.errno == errno.EMFILE:
+        return ResourceLimitExceeded(f"open file limit reached ({message})")
+    return UserCodeError(message)
+
+
+# --------------------------------------------------------------------------- GA construction
+
+
+class GenerationGuard:
+    """The ``on_generation`` PyGAD sees: user callback, then progress, then the soft caps."""
+
+    def __init__(self, *, user_callback: Callable[[Any], Any] | None, spec: JobSpec,
+                 emit: Callable[[dict[str, Any]], None], rss_mb: Callable[[], float],
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.user_callback = user_callback
+        self.spec = spec
+        self.emit = emit
+        self.rss_mb = rss_mb
+        self.clock = clock
+        self.stop_reason: str | None = None
+        self.pid = os.getpid()
+        self._last_emit = -math.inf
+
+    def __call__(self, ga: Any) -> str | None:
+        if os.getpid() != self.pid:  # a process forked by user code must not carry on as the run
+            os._exit(0)
+        if self.user_callback is not None:
+            answer = self.user_callback(ga)
+            if isinstance(answer, str) and answer.lower() == "stop":
+                self.stop_reason = "callback_stop"
+        now = self.clock()
+        if now - self._last_emit >= 0.25:
+            self._last_emit = now
+            _, fitness, _ = ga.best_solution(pop_fitness=ga.last_generation_fitness)
+            self.emit({"type": "progress", "generations_completed": int(ga.generations_completed),
+                       "best_solution_fitness": jsonable(fitness)})
+        if self.stop_reason is None:
+            if now - self.spec.started_at >= self.spec.time_seconds:
+                self.stop_reason = "time_cap"
+            elif self.rss_mb() >= self.spec.memory_mb:
+                self.stop_reason = "memory_cap"
+        return "stop" if self.stop_reason is not None else None
+
+
+def _gene_type(value: Any) -> Any:
+    if isinstance(value, str) and value in GENE_TYPES:
+        return GENE_TYPES[value]
+    if isinstance(value, list):
+        return [_gene_type(v) for v in value]
+    return value
+
+
+def build_ga_kwargs(spec: JobSpec, code: dict[str, Any], on_generation: Callable[[Any], Any],
+                    logger: logging.Logger | None = None) -> dict[str, Any]:
+    """The keyword arguments of ``pygad.GA`` for this job (``code`` holds the compiled code fields)."""
+    params = spec.params
+    kwargs: dict[str, Any] = dict(DEFAULTS)
+    for name in PLAIN_PARAMS:
+        if name in params and params[name] is not None:
+            kwargs[name] = params[name]
+        elif name in params and name in ("crossover_type", "mutation_type", "gene_space",
+                                         "mutation_probability", "crossover_probability",
+                                         "keep_parents", "mutation_num_genes", "random_seed",
+                                         "fitness_batch_size", "stop_criteria"):
+            kwargs[name] = None  # an explicit null is meaningful to PyGAD for these
+    if "gene_type" in kwargs:
+        kwargs["gene_type"] = _gene_type(kwargs["gene_type"])
+    kwargs["fitness_func"] = code["fitness_func"]
+    if "gene_constraint" in code:
+        kwargs["gene_constraint"] = code["gene_constraint"]
+    for name in CALLBACK_FIELDS:
+        if name in code and name != "on_generation":
+            kwargs[name] = code[name]
+    kwargs["on_generation"] = on_generation
+    if spec.initial_population is not None:
+        kwargs["initial_population"] = spec.initial_population
+    if logger is not None:
+        kwargs["logger"] = logger
+    return kwargs
+
+
+def compile_all(params: dict[str, Any]) -> dict[str, Any]:
+    code: dict[str, Any] = {}
+    for name in CODE_FIELDS:
+        source = params.get(name)
+        if source is None:
+            continue
+        entry = params.get(f"{name}_entry")
+        if not isinstance(source, str) or not isinstance(entry, str) or not entry:
+            raise UserCodeError(f"{name}: source and {name}_entry must both be given as text")
+        code[name] = compile_user_code(name, source, entry)
+    if "fitness_func" not in code:
+        raise UserCodeError("fitness_func: no fitness function was given")
+    return code
+
+
+class _UserFacingFilter(logging.Filter):
+    """PyGAD logs every exception with its traceback; we report errors ourselves, so drop those."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.exc_info is None and record.levelno < logging.ERROR
+
+
+def pygad_logger() -> logging.Logger:
+    """PyGAD's messages (warnings) go to the run's output as plain lines, never with tracebacks."""
+    logger = logging.Logger("allele.pygad", level=logging.INFO)
+    handler = logging.StreamHandler(sys.stdout)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    handler.addFilter(_UserFacingFilter())
+    logger.addHandler(handler)
+    return logger
+
+
+def _rss_mb() -> float:
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            pages = int(statm.read().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
+    except (OSError, ValueError, IndexError):
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def execute(spec: JobSpec, emit: Callable[[dict[str, Any]], None],
+            rss_mb: Callable[[], float] = _rss_mb) -> dict[str, Any]:
+    """Run the job; return the outcome message (``type: outcome``) for the parent."""
+    try:
+        try:
+            return _execute(spec, emit, rss_mb)
+        except MemoryError as exc:
+            raise _user_failure(exc) from None
+    except RunFailure as failure:
+        return {"type": "outcome", "status": "failed", "error": failure.as_error(),
+                "hit_memory_cap": isinstance(failure, MemoryLimitExceeded), "hit_time_cap": False}
+
+
+def _show_warning(message: Any, category: type, filename: str, lineno: int, file: Any = None,
+                  line: Any = None) -> None:
+    """Warnings as plain lines; user code is named by field and line, worker paths never."""
+    where = f"{filename.strip('<>')} line {lineno}: " if filename.strip("<>") in CODE_FIELDS else ""
+    print(f"{where}{category.__name__}: {message}", file=sys.stderr)
+
+
+def _execute(spec: JobSpec, emit: Callable[[dict[str, Any]], None],
+             rss_mb: Callable[[], float]) -> dict[str, Any]:
+    import warnings
+
+    warnings.showwarning = _show_warning
+    import pygad  # imported here so the sandbox is in place before numpy loads
+
+    code = compile_all(spec.params)
+    guard = GenerationGuard(user_callback=code.get("on_generation"), spec=spec, emit=emit,
+                            rss_mb=rss_mb)
+    kwargs = build_ga_kwargs(spec, code, guard, logger=pygad_logger())
+    try:
+        ga = pygad.GA(**kwargs)
+    except MemoryError:
+        raise MemoryLimitExceeded("memory limit reached while creating the population") from None
+    except BaseException as exc:  # noqa: BLE001
+        failure = _user_failure(exc)
+        if type(failure) is UserCodeError and "line" not in failure.message.split(":")[0]:
+            failure = UserCodeError(_clip(f"parameters rejected by PyGAD: {failure.message}"))
+        raise failure from None
+    try:
+        ga.run()
+    except MemoryError as exc:
+        raise _user_failure(exc) from None
+    except BaseException as exc:  # noqa: BLE001
+        raise _user_failure(exc) from None
+    if os.getpid() != guard.pid:
+        os._exit(0)
+    try:
+        best, fitness, _ = ga.best_solution(pop_fitness=ga.last_generation_fitness)
+        stop_reason = guard.stop_reason
+        if stop_reason is None:
+            planned = int(spec.params.get("num_generations", 0))
+            stop_reason = "stop_criteria" if ga.generations_completed < planned else "completed"
+        result = {
+            "best_solution": jsonable(best),
+            "best_solution_fitness": jsonable(fitness),
+            "best_solution_generation": jsonable(ga.best_solution_generation),
+            "best_solutions_fitness": jsonable(ga.best_solutions_fitness),
+            "generations_completed": int(ga.generations_completed),
+            "population": jsonable(ga.population),
+            "stopped_reason": stop_reason,
+        }
+    except MemoryError:
+        raise MemoryLimitExceeded("memory limit reached while collecting the result") from None
+    except Exception as exc:  # noqa: BLE001
+        raise InternalError(f"could not collect the result: {type(exc).__name__}") from None
+    return {"type": "outcome", "status": "succeeded", "result": result,
+            "hit_time_cap": stop_reason == "time_cap", "hit_memory_cap": stop_reason == "memory_cap"}

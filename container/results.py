@@ -1,0 +1,161 @@
+"""Fold what the parent knows about a finished child into the protocol's complete-report body.
+
+The child's outcome message is hostile output: it is validated here, and it only counts when the
+child ended by itself.  Precedence, first match wins:
+
+1. killed by the parent for wall time          → failed, time_limit_exceeded, hit_time_cap
+2. killed by the parent for memory             → failed, memory_limit_exceeded, hit_memory_cap
+3. killed by the parent for an output/message flood → failed, resource_limit_exceeded
+4. ended by SIGXCPU (CPU-time rlimit)          → failed, time_limit_exceeded, hit_time_cap
+5. ended by SIGXFSZ (file-size rlimit)         → failed, resource_limit_exceeded
+6. a valid outcome message                     → as the child said (succeeded with its stopped_reason,
+                                                 or failed with its error)
+7. ended by SIGKILL that the parent did not send (the kernel's OOM killer) → memory_limit_exceeded
+8. ended by another signal, or exited without an outcome → failed, code_error
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+from typing import Any
+
+from sandbox import Limits, ProcessReport
+
+__all__ = ["ERROR_CODES", "STOPPED_REASONS", "fold", "metrics", "validate_outcome"]
+
+ERROR_CODES = ("code_error", "time_limit_exceeded", "memory_limit_exceeded",
+               "resource_limit_exceeded", "internal_error")
+STOPPED_REASONS = ("completed", "stop_criteria", "callback_stop", "time_cap", "memory_cap")
+ENGINE = "pygad"
+
+
+def _number(value: Any) -> bool:
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _numbers(value: Any, *, depth: int = 1) -> bool:
+    if not isinstance(value, list):
+        return False
+    if depth == 1:
+        return all(_number(v) for v in value)
+    return all(_numbers(v, depth=depth - 1) for v in value)
+
+
+def _fitness(value: Any) -> bool:
+    # single objective: a number; multi-objective PyGAD runs give one number per objective
+    return _number(value) or _numbers(value)
+
+
+def validate_outcome(message: Any) -> dict[str, Any] | None:
+    """The outcome if it has exactly the expected shape, else None."""
+    if not isinstance(message, dict) or message.get("type") != "outcome":
+        return None
+    status = message.get("status")
+    if status == "failed":
+        error = message.get("error")
+        if not isinstance(error, dict) or error.get("code") not in ERROR_CODES \
+                or not isinstance(error.get("message"), str):
+            return None
+        return {"status": "failed", "result": None,
+                "error": {"code": error["code"], "message": error["message"][:2000]},
+                "hit_time_cap": False,
+                "hit_memory_cap": error["code"] == "memory_limit_exceeded"}
+    if status != "succeeded":
+        return None
+    result = message.get("result")
+    if not isinstance(result, dict):
+        return None
+    checks = (
+        _numbers(result.get("best_solution")),
+        _fitness(result.get("best_solution_fitness")),
+        isinstance(result.get("best_solution_generation"), int),
+        isinstance(result.get("best_solutions_fitness"), list)
+        and all(_fitness(v) for v in result["best_solutions_fitness"]),
+        isinstance(result.get("generations_completed"), int)
+        and not isinstance(result.get("generations_completed"), bool),
+        _numbers(result.get("population"), depth=2),
+        result.get("stopped_reason") in STOPPED_REASONS,
+    )
+    if not all(checks):
+        return None
+    clean = {key: result[key] for key in (
+        "best_solution", "best_solution_fitness", "best_solution_generation", "best_solutions_fitness",
+        "generations_completed", "population", "stopped_reason")}
+    clean["best_solution_fitness"] = _finite(clean["best_solution_fitness"])
+    reason = clean["stopped_reason"]
+    return {"status": "succeeded", "result": clean, "error": None,
+            "hit_time_cap": reason == "time_cap", "hit_memory_cap": reason == "memory_cap"}
+
+
+def metrics(report: ProcessReport | None, *, hit_time_cap: bool = False,
+            hit_memory_cap: bool = False, cpu_seconds: float = 0.0, peak_memory_mb: float = 0.0,
+            wall_ms: int = 0) -> dict[str, Any]:
+    if report is not None:
+        cpu_seconds, peak_memory_mb, wall_ms = report.cpu_seconds, report.peak_memory_mb, report.wall_ms
+    return {
+        "cpu_seconds_used": round(cpu_seconds, 3),
+        "peak_memory_mb": int(math.ceil(peak_memory_mb)),
+        "execution_duration_ms": int(wall_ms),
+        "hit_time_cap": bool(hit_time_cap),
+        "hit_memory_cap": bool(hit_memory_cap),
+    }
+
+
+def _failed(report: ProcessReport, code: str, message: str, *, time_cap: bool = False,
+            memory_cap: bool = False) -> dict[str, Any]:
+    return {"status": "failed", "result": None, "error": {"code": code, "message": message},
+            "metrics": metrics(report, hit_time_cap=time_cap, hit_memory_cap=memory_cap),
+            "output": report.output, "engine": ENGINE}
+
+
+def fold(report: ProcessReport, limits: Limits) -> dict[str, Any]:
+    """The body of ``POST {report.url}/complete`` for this run."""
+    if report.killed == "time":
+        return _failed(report, "time_limit_exceeded",
+                       f"the run passed its wall-time cap of {limits.time_seconds:g} s with no "
+                       f"generation boundary in time and was stopped", time_cap=True)
+    if report.killed == "memory":
+        return _failed(report, "memory_limit_exceeded",
+                       f"the run used more than its memory cap of {limits.memory_mb} MB and was stopped",
+                       memory_cap=True)
+    if report.killed == "output":
+        return _failed(report, "resource_limit_exceeded",
+                       f"the run printed more than {limits.output_flood_bytes // (1024 * 1024)} MiB "
+                       f"and was stopped")
+    if report.killed == "message":
+        return _failed(report, "resource_limit_exceeded",
+                       "the run produced a result larger than allowed and was stopped")
+    if report.signal == signal.SIGXCPU:
+        return _failed(report, "time_limit_exceeded",
+                       f"the run used more than {limits.cpu_seconds} CPU seconds and was stopped",
+                       time_cap=True)
+    if report.signal == signal.SIGXFSZ:
+        return _failed(report, "resource_limit_exceeded",
+                       f"the run wrote a file larger than {limits.file_size_mb} MiB and was stopped")
+    outcome = validate_outcome(report.outcome) if report.killed is None else None
+    if outcome is not None:
+        return {"status": outcome["status"], "result": outcome["result"], "error": outcome["error"],
+                "metrics": metrics(report, hit_time_cap=outcome["hit_time_cap"],
+                                   hit_memory_cap=outcome["hit_memory_cap"]),
+                "output": report.output, "engine": ENGINE}
+    if report.signal == signal.SIGKILL and report.killed is None:
+        return _failed(report, "memory_limit_exceeded",
+                       "the run was killed by the system, most likely for using too much memory",
+                       memory_cap=True)
+    if report.signal is not None:
+        try:
+            name = signal.Signals(report.signal).name
+        except ValueError:
+            name = str(report.signal)
+        return _failed(report, "code_error", f"the run's process died from signal {name}")
+    if report.outcome is not None:
+        return _failed(report, "internal_error", "the run's process sent an unreadable result")
+    return _failed(report, "code_error",
+                   f"the run's process exited with status {report.exit_code} before sending a result")

@@ -1,0 +1,124 @@
+"""Shared fixtures: the real sandbox (probed once), a helper that runs one job in a real child,
+and a tiny HTTP server standing in for the Worker's report endpoints."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import sys
+import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CONTAINER = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(CONTAINER))
+
+import results  # noqa: E402
+import sandbox  # noqa: E402
+
+IS_ROOT = os.geteuid() == 0
+_uids = itertools.count(62000)
+
+
+def next_uid() -> int | None:
+    return next(_uids) if IS_ROOT else None
+
+
+@pytest.fixture(scope="session")
+def isolation() -> sandbox.Isolation:
+    return sandbox.probe_isolation(uid=next_uid())
+
+
+def params(**overrides: Any) -> dict[str, Any]:
+    base = {
+        "num_generations": 10, "sol_per_pop": 8, "num_parents_mating": 4, "num_genes": 3,
+        "fitness_func": "def fitness(ga, solution, idx):\n    return -float((solution ** 2).sum())\n",
+        "fitness_func_entry": "fitness",
+    }
+    base.update(overrides)
+    return base
+
+
+def run_child(isolation: sandbox.Isolation, job_params: dict[str, Any], *,
+              time_seconds: float = 20, memory_mb: int = 512,
+              initial_population: list | None = None, **limit_overrides: Any
+              ) -> tuple[dict[str, Any], sandbox.ProcessReport]:
+    """Run one job in a real sandboxed child; return (complete-report body, process report)."""
+    limits = sandbox.Limits.from_caps(time_seconds=time_seconds, memory_mb=memory_mb,
+                                      **limit_overrides)
+    workdir = tempfile.mkdtemp(prefix="allele-test-")
+    spec = {"params": job_params, "initial_population": initial_population,
+            "caps": {"time_seconds": time_seconds, "memory_mb": memory_mb}}
+    progress: list[dict[str, Any]] = []
+    process = sandbox.SandboxedProcess(spec=spec, limits=limits, isolation=isolation,
+                                       workdir=workdir, uid=next_uid(), on_progress=progress.append)
+    try:
+        process.start()
+        report = process.wait()
+    finally:
+        import shutil
+        shutil.rmtree(workdir, ignore_errors=True)
+    body = results.fold(report, limits)
+    body["_progress"] = progress
+    return body, report
+
+
+class FakeWorker:
+    """Records every POST; answers with the status queued in ``answers`` (default 204)."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.answers: list[int] = []
+        self.event = threading.Condition()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length) or b"null")
+                with fake.event:
+                    status = fake.answers.pop(0) if fake.answers else 204
+                    fake.requests.append({"path": self.path, "body": body,
+                                          "authorization": self.headers.get("Authorization")})
+                    fake.event.notify_all()
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_port}"
+
+    def paths(self) -> list[str]:
+        with self.event:
+            return [r["path"] for r in self.requests]
+
+    def wait_for(self, suffix: str, timeout: float = 30.0) -> dict[str, Any]:
+        with self.event:
+            ok = self.event.wait_for(
+                lambda: any(r["path"].endswith(suffix) for r in self.requests), timeout)
+            assert ok, f"no {suffix} report within {timeout} s: {self.paths()}"
+            return next(r for r in self.requests if r["path"].endswith(suffix))
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def fake_worker():
+    worker = FakeWorker()
+    yield worker
+    worker.close()

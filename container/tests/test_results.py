@@ -1,0 +1,80 @@
+"""results.py: the child's outcome is validated, and process facts win by fixed precedence."""
+
+from __future__ import annotations
+
+import signal
+
+import results
+from sandbox import Limits, ProcessReport
+
+LIMITS = Limits.from_caps(time_seconds=10, memory_mb=256)
+GOOD = {"type": "outcome", "status": "succeeded", "hit_time_cap": False, "hit_memory_cap": False,
+        "result": {"best_solution": [1.0, 2.0], "best_solution_fitness": 3.0,
+                   "best_solution_generation": 4, "best_solutions_fitness": [1.0, None, 3.0],
+                   "generations_completed": 5, "population": [[1.0, 2.0]],
+                   "stopped_reason": "completed"}}
+
+
+def report(**changes) -> ProcessReport:
+    values = dict(exit_code=0, signal=None, killed=None, outcome=GOOD, output="out",
+                  output_truncated=False, cpu_seconds=1.23456, peak_memory_mb=40.2, wall_ms=1500)
+    values.update(changes)
+    return ProcessReport(**values)
+
+
+def test_success():
+    body = results.fold(report(), LIMITS)
+    assert body["status"] == "succeeded" and body["result"]["generations_completed"] == 5
+    assert body["metrics"] == {"cpu_seconds_used": 1.235, "peak_memory_mb": 41,
+                               "execution_duration_ms": 1500, "hit_time_cap": False,
+                               "hit_memory_cap": False}
+    assert body["output"] == "out" and body["engine"] == "pygad"
+
+
+def test_kill_beats_outcome():
+    body = results.fold(report(killed="time", signal=signal.SIGKILL, exit_code=None), LIMITS)
+    assert body["error"]["code"] == "time_limit_exceeded" and body["metrics"]["hit_time_cap"]
+    body = results.fold(report(killed="memory", signal=signal.SIGKILL, exit_code=None), LIMITS)
+    assert body["error"]["code"] == "memory_limit_exceeded" and body["metrics"]["hit_memory_cap"]
+    body = results.fold(report(killed="output", signal=signal.SIGKILL, exit_code=None), LIMITS)
+    assert body["error"]["code"] == "resource_limit_exceeded"
+
+
+def test_signals():
+    assert results.fold(report(signal=signal.SIGXCPU, exit_code=None, outcome=None),
+                        LIMITS)["error"]["code"] == "time_limit_exceeded"
+    assert results.fold(report(signal=signal.SIGXFSZ, exit_code=None, outcome=None),
+                        LIMITS)["error"]["code"] == "resource_limit_exceeded"
+    assert results.fold(report(signal=signal.SIGKILL, exit_code=None, outcome=None),
+                        LIMITS)["error"]["code"] == "memory_limit_exceeded"
+    body = results.fold(report(signal=signal.SIGSEGV, exit_code=None, outcome=None), LIMITS)
+    assert body["error"] == {"code": "code_error",
+                             "message": "the run's process died from signal SIGSEGV"}
+
+
+def test_exit_without_outcome():
+    body = results.fold(report(exit_code=3, outcome=None), LIMITS)
+    assert body["error"]["code"] == "code_error" and "status 3" in body["error"]["message"]
+
+
+def test_hostile_outcomes_rejected():
+    bad = [
+        {"type": "outcome", "status": "succeeded", "result": "x"},
+        {"type": "outcome", "status": "succeeded", "result": dict(GOOD["result"], population=[1])},
+        {"type": "outcome", "status": "succeeded",
+         "result": dict(GOOD["result"], stopped_reason="because")},
+        {"type": "outcome", "status": "failed", "error": {"code": "pwned", "message": "x"}},
+        {"type": "outcome", "status": "maybe"},
+        ["not", "a", "dict"],
+    ]
+    for message in bad:
+        assert results.validate_outcome(message) is None, message
+        assert results.fold(report(outcome=message), LIMITS)["error"]["code"] == "internal_error"
+
+
+def test_failed_outcome_passes_through():
+    message = {"type": "outcome", "status": "failed",
+               "error": {"code": "code_error", "message": "fitness_func line 2: KeyError: 'a'"}}
+    body = results.fold(report(outcome=message), LIMITS)
+    assert body["status"] == "failed" and body["result"] is None
+    assert body["error"] == message["error"]

@@ -1,0 +1,151 @@
+"""The sandbox with real children: hard caps, bombs, floods, and what the child cannot see or do."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+import sandbox
+from conftest import CONTAINER, IS_ROOT, params, run_child
+
+
+def fitness(body: str) -> dict:
+    """params whose fitness function runs ``body`` (indented into the function) once."""
+    source = "import os, sys\ndef f(ga, solution, idx):\n" + "".join(
+        f"    {line}\n" for line in body.splitlines()) + "    return 1.0\n"
+    return params(fitness_func=source, fitness_func_entry="f", num_generations=1, sol_per_pop=2,
+                  num_parents_mating=1)
+
+
+def test_limits_from_caps():
+    limits = sandbox.Limits.from_caps(time_seconds=60, memory_mb=512)
+    assert limits.hard_time_seconds == 66 and limits.cpu_seconds >= 66
+    assert limits.hard_memory_mb > 512 and limits.address_space_mb > limits.hard_memory_mb
+    assert sandbox.Limits.from_caps(time_seconds=2, memory_mb=512).hard_time_seconds == 4
+
+
+def test_infinite_loop_killed_at_hard_cap(isolation):
+    started = time.monotonic()
+    body, report = run_child(isolation, fitness("while True:\n    pass"), time_seconds=1)
+    assert report.killed == "time"
+    assert body["status"] == "failed" and body["error"]["code"] == "time_limit_exceeded"
+    assert body["metrics"]["hit_time_cap"] is True and body["result"] is None
+    assert 3.0 <= time.monotonic() - started < 6
+    assert body["metrics"]["cpu_seconds_used"] > 1
+
+
+def test_memory_bomb(isolation):
+    body, _ = run_child(isolation, fitness("x = bytearray(4 * 2**30)"), memory_mb=128)
+    assert body["status"] == "failed" and body["error"]["code"] == "memory_limit_exceeded"
+    assert body["metrics"]["hit_memory_cap"] is True
+
+
+def test_gradual_memory_growth(isolation):
+    body, _ = run_child(isolation, fitness("keep = []\nwhile True:\n    keep.append(b'x' * 2**20)"),
+                        memory_mb=128)
+    assert body["error"]["code"] == "memory_limit_exceeded"
+    assert body["metrics"]["hit_memory_cap"] is True
+    assert body["metrics"]["peak_memory_mb"] >= 128
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="the process limit needs a user of the run's own (root)")
+def test_fork_bomb_contained(isolation):
+    body, report = run_child(isolation, fitness("while True:\n    os.fork()"), time_seconds=3)
+    assert body["status"] == "failed"
+    assert body["error"]["code"] == "resource_limit_exceeded", body["error"]
+    assert "process limit" in body["error"]["message"]
+    time.sleep(0.2)
+    assert sandbox._pids_of_uid(_last_uid()) == []
+
+
+def _last_uid() -> int:
+    import conftest
+    return next(conftest._uids) - 1
+
+
+def test_huge_print_truncated(isolation):
+    body, report = run_child(isolation, fitness("print('x' * 10_000_000)"))
+    assert body["status"] == "succeeded"
+    assert len(body["output"].encode()) <= 64 * 1024 and report.output_truncated
+    assert body["output"].endswith("[output truncated]\n")
+
+
+def test_output_flood_killed(isolation):
+    body, _ = run_child(isolation, fitness("while True:\n    sys.stdout.write('y' * 65536)"),
+                        output_flood_bytes=4 * 2**20)
+    assert body["error"]["code"] == "resource_limit_exceeded"
+    assert len(body["output"]) <= 64 * 1024
+
+
+def test_child_cannot_see_worker_environment(isolation, monkeypatch):
+    monkeypatch.setenv("ALLELE_FAKE_SECRET", "s3cr3t-value")
+    body, _ = run_child(isolation, fitness(
+        "print(sorted(os.environ))\n"
+        "try:\n"
+        "    print(open(f'/proc/{os.getppid()}/environ', 'rb').read())\n"
+        "except OSError as exc:\n"
+        "    print('environ:', type(exc).__name__)"))
+    assert body["status"] == "succeeded", body["error"]
+    assert "s3cr3t" not in body["output"] and "ALLELE_FAKE_SECRET" not in body["output"]
+    if IS_ROOT:
+        assert "environ: PermissionError" in body["output"]
+
+
+def test_no_network(isolation):
+    if not isolation.network:
+        pytest.skip("network namespaces are not available on this machine")
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    try:
+        body, _ = run_child(isolation, fitness(
+            "import socket\n"
+            "for host in ('127.0.0.1', '1.1.1.1'):\n"
+            "    try:\n"
+            f"        socket.create_connection((host, {port}), timeout=2)\n"
+            "        print('connected', host)\n"
+            "    except OSError as exc:\n"
+            "        print('blocked', host)"))
+    finally:
+        listener.close()
+    assert "blocked 127.0.0.1" in body["output"] and "blocked 1.1.1.1" in body["output"]
+    assert "connected" not in body["output"]
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="writing elsewhere is only prevented for a different user")
+def test_cannot_write_outside_its_directory(isolation, tmp_path):
+    target = Path("/tmp") / f"allele-escape-{os.getpid()}"
+    os.chmod(tmp_path, 0o777)  # even a world-writable directory of the worker's
+    outside = [str(target), str(CONTAINER / "escape.txt"), "/etc/escape", str(tmp_path / "x")]
+    code = "for path in %r:\n" % (outside,) + (
+        "    try:\n"
+        "        open(path, 'w').write('x')\n"
+        "        print('wrote', path)\n"
+        "    except OSError as exc:\n"
+        "        print('denied', path)\n"
+        "open('inside.txt', 'w').write('ok')\n"
+        "print('inside ok')")
+    body, _ = run_child(isolation, fitness(code))
+    assert "inside ok" in body["output"], body
+    for path in outside:
+        assert not Path(path).exists(), path
+    if not isolation.filesystem:
+        assert body["output"].count("denied") == len(outside) - 1 or "denied" in body["output"]
+
+
+def test_file_size_limit(isolation):
+    body, _ = run_child(isolation, fitness(
+        "with open('big', 'wb') as out:\n    out.write(b'0' * (9 * 2**20))"), file_size_mb=8)
+    assert body["status"] == "failed"
+    assert body["error"]["code"] == "resource_limit_exceeded"
+
+
+def test_probe_reports_this_machine(isolation):
+    health = isolation.health()
+    assert set(health) == {"user", "network", "filesystem", "rlimits"}
+    assert {"cpu", "as", "fsize", "nofile", "core"} <= set(health["rlimits"])
