@@ -10,26 +10,28 @@ export default defineConfig({
       {
         // Inside workerd: the Worker through its HTTP interface, with real D1, R2, Queues and Durable Objects.
         plugins: [
-          cloudflareTest({
+          cloudflareTest(({ inject }) => ({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               bindings: {
                 TEST_MIGRATIONS: migrations,
                 ADMIN_TOKEN: "test-admin-token-0123456789",
                 RUN_TOKEN_SECRET: "test-run-token-secret",
-                // The GA worker is reached by URL; the tests that need the real one start it (test/e2e).
-                RUNNER_URL: "http://127.0.0.1:9",
+                // The real GA worker process, started by the project's global setup.
+                RUNNER_URL: inject<string>("runnerUrl"),
+                // Nothing listens there: tests deliver the worker's reports themselves.
                 REPORT_BASE_URL: "http://127.0.0.1:9",
               },
               // Consumers are driven by the tests themselves (test/workers), so queue state is deterministic.
               queueConsumers: {},
             },
-          }),
+          })),
         ],
         test: {
           name: "workers",
           include: ["test/http/**/*.test.ts", "test/workers/**/*.test.ts"],
           setupFiles: ["./test/helpers/apply-migrations.ts"],
+          globalSetup: ["./test/helpers/worker-process.ts"],
         },
       },
       {

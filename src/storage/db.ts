@@ -4,5 +4,14 @@ import * as schema from "./schema";
 export type Db = ReturnType<typeof getDb>;
 
 export function getDb(d1: D1Database) {
-  return drizzle(d1, { schema });
+  const db = drizzle(d1, { schema });
+  // drizzle-orm 0.45's D1 `batch` binds a statement's parameters on `stmt`, which a raw `db.run(sql`…`)`
+  // does not carry: any raw statement with parameters inside a batch threw "reading 'bind'". Give it one.
+  const run = db.run.bind(db);
+  db.run = ((query: Parameters<typeof run>[0]) => {
+    const raw = run(query) as ReturnType<typeof run> & { stmt?: D1PreparedStatement; getQuery(): { sql: string } };
+    raw.stmt = d1.prepare(raw.getQuery().sql);
+    return raw;
+  }) as typeof db.run;
+  return db;
 }

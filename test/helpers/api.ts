@@ -2,6 +2,9 @@
 import { env, exports } from "cloudflare:workers";
 
 export const BASE = "https://allele.test";
+
+/** The Worker's default export (its fetch handler), as `cloudflare:workers` exposes it inside the test runtime. */
+const worker = exports as unknown as { default: { fetch(request: Request): Promise<Response> } };
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
 export interface CallOptions {
@@ -20,7 +23,7 @@ export async function call(path: string, opts: CallOptions = {}): Promise<Respon
     body = JSON.stringify(opts.body);
     headers["Content-Type"] ??= "application/json";
   }
-  return exports.default.fetch(new Request(`${BASE}${path}`, { method: opts.method ?? (body ? "POST" : "GET"), headers, body }));
+  return worker.default.fetch(new Request(`${BASE}${path}`, { method: opts.method ?? (body !== undefined ? "POST" : "GET"), headers, body }));
 }
 
 export async function json<T = any>(res: Response): Promise<T> {
@@ -71,3 +74,137 @@ export async function createSubmission(key: string, overrides: Record<string, un
 }
 
 export { env };
+
+// ---- Additions for the HTTP suite (test/http) ----
+
+/** A fresh account whose concurrency/quota overrides are roomy, so only the gate under test can refuse a write. */
+export async function newRoomyAccount(plan: "free" | "trial" | "premium" = "premium", credits = 100): Promise<TestAccount> {
+  const account = await newAccount(plan, credits);
+  const res = await admin(`/accounts/${account.id}`, {
+    method: "PATCH",
+    body: { overrides: { concurrent_submissions: 1000, inflight_api_runs: 1000, daily_quota: 1000 } },
+  });
+  if (res.status !== 200) throw new Error(`raising the limits failed: ${res.status} ${await res.text()}`);
+  return account;
+}
+
+/** The token the GA worker presents for a run: hex HMAC-SHA256(RUN_TOKEN_SECRET, `run:${runId}`). */
+export async function runToken(runId: string, secret = "test-run-token-secret"): Promise<string> {
+  const enc = new TextEncoder();
+  const key = await crypto.subtle.importKey("raw", enc.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const sig = await crypto.subtle.sign("HMAC", key, enc.encode(`run:${runId}`));
+  return [...new Uint8Array(sig)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export interface CompletionOverrides {
+  status?: "succeeded" | "failed";
+  fitness?: number | null;
+  result?: Record<string, unknown> | null;
+  error?: { code: string; message: string } | null;
+  metrics?: Record<string, unknown>;
+}
+
+/** The GA worker's completion report body (docs/runner-protocol.md). */
+export function completionBody(o: CompletionOverrides = {}): Record<string, unknown> {
+  const status = o.status ?? "succeeded";
+  const fitness = o.fitness === undefined ? -0.5 : o.fitness;
+  const result =
+    status === "failed"
+      ? null
+      : {
+          best_solution: [0.1, -0.2, 0.3, 0, 0.05],
+          best_solution_fitness: fitness,
+          best_solution_generation: 3,
+          best_solutions_fitness: [-3, -1, fitness, fitness],
+          generations_completed: 4,
+          population: [
+            [0.1, -0.2, 0.3, 0, 0.05],
+            [1, 2, 3, 4, 5],
+          ],
+          stopped_reason: "completed",
+          ...(o.result ?? {}),
+        };
+  return {
+    status,
+    result: o.result === null ? null : result,
+    error: status === "failed" ? (o.error ?? { code: "code_error", message: "line 3: ZeroDivisionError" }) : null,
+    metrics: { cpu_seconds_used: 0.5, peak_memory_mb: 60, execution_duration_ms: 700, hit_time_cap: false, hit_memory_cap: false, ...o.metrics },
+    output: "",
+    engine: "pygad",
+  };
+}
+
+/** Reports a run's end through the Worker's internal endpoint, exactly as the GA worker does. */
+export async function completeRun(runId: string, overrides: CompletionOverrides = {}, token?: string): Promise<Response> {
+  return worker.default.fetch(
+    new Request(`${BASE}/internal/v1/runs/${runId}/complete`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token ?? (await runToken(runId))}`, "Content-Type": "application/json" },
+      body: JSON.stringify(completionBody(overrides)),
+    }),
+  );
+}
+
+/** GET /submissions/{id} (asserting 200). */
+export async function getSubmission(key: string, id: string): Promise<any> {
+  const res = await call(`/api/v1/submissions/${id}`, { key });
+  if (res.status !== 200) throw new Error(`get submission failed: ${res.status} ${await res.text()}`);
+  return json(res);
+}
+
+/** The run id of a submission's latest run. */
+export async function latestRunId(key: string, submissionId: string): Promise<string> {
+  return (await getSubmission(key, submissionId)).latest_run.id;
+}
+
+/** Ends a submission's latest run through the internal endpoint; for a success, returns the new result's id. */
+export async function finishSubmission(key: string, submissionId: string, overrides: CompletionOverrides = {}): Promise<string | null> {
+  const runId = await latestRunId(key, submissionId);
+  const res = await completeRun(runId, overrides);
+  if (res.status !== 204) throw new Error(`completing run ${runId} failed: ${res.status} ${await res.text()}`);
+  const row = await env.DB.prepare("SELECT id FROM results WHERE run_id = ?").bind(runId).first<{ id: string }>();
+  return row?.id ?? null;
+}
+
+/** A submission with one succeeded run and its result. */
+export async function newResult(key: string, overrides: Record<string, unknown> = {}, completion: CompletionOverrides = {}) {
+  const submissionId = await createSubmission(key, overrides);
+  const resultId = await finishSubmission(key, submissionId, completion);
+  if (!resultId) throw new Error("the completed run produced no result");
+  return { submissionId, resultId };
+}
+
+/**
+ * Asserts the documented error envelope (DECISIONS.md §3): status, code, message, details (an object),
+ * request_id equal to the X-Request-Id header. Returns the `error` object.
+ */
+export async function expectError(res: Response, status: number, code: string): Promise<any> {
+  const text = await res.text();
+  let body: any;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new Error(`expected a JSON error body (${status} ${code}), got ${res.status}: ${text.slice(0, 300)}`);
+  }
+  if (res.status !== status || body?.error?.code !== code) {
+    throw new Error(`expected ${status} ${code}, got ${res.status}: ${text.slice(0, 500)}`);
+  }
+  const err = body.error;
+  if (typeof err.message !== "string" || err.message.length === 0) throw new Error(`error.message missing: ${text}`);
+  if (typeof err.details !== "object" || err.details === null || Array.isArray(err.details)) throw new Error(`error.details is not an object: ${text}`);
+  const requestId = res.headers.get("X-Request-Id");
+  if (!requestId || err.request_id !== requestId) throw new Error(`request_id ${err.request_id} != X-Request-Id ${requestId}`);
+  if (Object.keys(body).length !== 1 || Object.keys(err).sort().join() !== "code,details,message,request_id") {
+    throw new Error(`unexpected error body keys: ${text}`);
+  }
+  return err;
+}
+
+/** Field names of a 400 validation_failed body. */
+export const failedFields = (err: any): string[] => (err.details.fields as { field: string }[]).map((f) => f.field);
+
+/** Submission rows of an account, straight from D1. */
+export async function dbSubmissionCount(accountId: string): Promise<number> {
+  const row = await env.DB.prepare("SELECT count(*) AS n FROM submissions WHERE account_id = ?").bind(accountId).first<{ n: number }>();
+  return row!.n;
+}

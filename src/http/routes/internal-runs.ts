@@ -7,11 +7,13 @@ import type { AppEnv } from "../../env";
 import { ApiError } from "../../errors";
 import { constantTimeEqual } from "../../domain/crypto";
 import { recordProgress, runToken } from "../../domain/runs";
-import { endRun } from "../../domain/transitions";
+import { endRun, type RunOutcome } from "../../domain/transitions";
 
-const num = z.number().nullable();
+// A fitness function that returns several objectives yields a list per value (see multiObjective).
+const fitness = z.union([z.number(), z.array(z.number())]).nullable();
+const single = (v: number | number[] | null) => (Array.isArray(v) ? (v[0] ?? null) : v);
 
-const progressBody = z.object({ generations_completed: z.number().int().min(0), best_solution_fitness: num });
+const progressBody = z.object({ generations_completed: z.number().int().min(0), best_solution_fitness: fitness });
 
 const metrics = z.object({
   cpu_seconds_used: z.number().min(0),
@@ -26,9 +28,9 @@ const completeBody = z.object({
   result: z
     .object({
       best_solution: z.array(z.number()),
-      best_solution_fitness: num,
+      best_solution_fitness: fitness,
       best_solution_generation: z.number().int().nullable(),
-      best_solutions_fitness: z.array(num),
+      best_solutions_fitness: z.array(fitness),
       generations_completed: z.number().int().min(0),
       population: z.array(z.array(z.number())),
       stopped_reason: z.enum(["completed", "stop_criteria", "callback_stop", "time_cap", "memory_cap"]),
@@ -47,17 +49,14 @@ const runAuth = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-async function parse<T extends z.ZodType>(req: Request, schema: T): Promise<z.output<T>> {
-  let body: unknown;
-  try {
-    body = await req.json();
-  } catch {
-    throw new ApiError("malformed_json", "The report is not valid JSON.");
-  }
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) throw new ApiError("validation_failed", "The report does not match the protocol.", { issues: parsed.error.issues.slice(0, 5) });
-  return parsed.data;
+/** The report's body, or null when it is not JSON of the protocol's shape. */
+async function parse<T extends z.ZodType>(req: Request, schema: T): Promise<z.output<T> | null> {
+  const parsed = schema.safeParse(await req.json().catch(() => undefined));
+  if (!parsed.success) console.error("unreadable worker report", req.url, parsed.error.issues.slice(0, 5));
+  return parsed.success ? parsed.data : null;
 }
+
+const unreadable = () => new ApiError("validation_failed", "The report does not match docs/runner-protocol.md.");
 
 const notLive = () => new ApiError("invalid_state", "The run is not live any more.");
 
@@ -65,19 +64,43 @@ export const internalRunsRoutes = new Hono<AppEnv>()
   .use("/:id/*", runAuth)
   .post("/:id/progress", async (c) => {
     const body = await parse(c.req.raw, progressBody);
-    if (!(await recordProgress(c.env, c.req.param("id"), body))) throw notLive();
+    if (!body) throw unreadable();
+    const progress = { generations_completed: body.generations_completed, best_solution_fitness: single(body.best_solution_fitness) };
+    if (!(await recordProgress(c.env, c.req.param("id"), progress))) throw notLive();
     return c.body(null, 204);
   })
   .post("/:id/complete", async (c) => {
     const body = await parse(c.req.raw, completeBody);
-    const ended = await endRun(c.env, c.req.param("id"), {
-      status: body.status,
-      result: body.result,
-      error: body.status === "failed" ? body.error ?? { code: "internal_error", message: "The run failed." } : null,
-      metrics: body.metrics,
-      output: body.output ?? null,
-      engine: body.engine ?? null,
-    });
+    const runId = c.req.param("id");
+    // A completion the Worker cannot read still ends the run, so it never hangs as running.
+    const ended = await endRun(c.env, runId, body ? completionOutcome(body) : UNREADABLE);
     if (!ended) throw notLive();
+    if (!body) throw unreadable();
     return c.body(null, 204);
   });
+
+const UNREADABLE = {
+  status: "failed",
+  error: { code: "internal_error", message: "The GA worker sent a completion report the service could not read." },
+} as const;
+
+/** Allele runs single-objective GAs: a fitness that returned several values fails the run, clearly. */
+function completionOutcome(body: z.output<typeof completeBody>): RunOutcome {
+  const base = { metrics: body.metrics, output: body.output ?? null, engine: body.engine ?? null };
+  const r = body.result;
+  if (r && (Array.isArray(r.best_solution_fitness) || r.best_solutions_fitness.some(Array.isArray))) {
+    return {
+      ...base,
+      status: "failed",
+      error: { code: "code_error", message: "fitness_func returned several values; Allele runs single-objective GAs, so return one number." },
+    };
+  }
+  if (body.status === "failed" || !r) {
+    return { ...base, status: "failed", error: body.error ?? { code: "internal_error", message: "The run failed." } };
+  }
+  return {
+    ...base,
+    status: "succeeded",
+    result: { ...r, best_solution_fitness: single(r.best_solution_fitness), best_solutions_fitness: r.best_solutions_fitness.map(single) },
+  };
+}

@@ -52,7 +52,7 @@ const gaShape = {
   random_mutation_max_val: z.number().optional(),
   crossover_type: z.enum(["single_point", "two_points", "uniform", "scattered"]).nullable().optional(),
   crossover_probability: z.number().min(0).max(1).optional(),
-  parent_selection_type: z.enum(["sss", "rws", "sus", "rank", "random", "tournament", "nsga2", "tournament_nsga2"]).optional(),
+  parent_selection_type: z.enum(["sss", "rws", "sus", "rank", "random", "tournament"]).optional(),
   K_tournament: int(1, 5000).optional(),
   keep_parents: int(-1, 5000).optional(),
   keep_elitism: int(0, 5000).optional(),

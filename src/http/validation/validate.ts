@@ -16,10 +16,13 @@ export const TOO_LARGE = "payload_too_large:";
 type Issues = { issues: z.core.$ZodIssue[] };
 
 export function fieldErrors(error: Issues): FieldError[] {
-  return error.issues.map((issue) => ({
-    field: issue.path.length ? issue.path.join(".") : "body",
-    message: issue.message,
-  }));
+  return error.issues.flatMap((issue) => {
+    // An unknown field is named by itself, not by the object that holds it ("body").
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((key) => ({ field: [...issue.path, key].join("."), message: "is not a known field" }));
+    }
+    return [{ field: issue.path.length ? issue.path.join(".") : "body", message: issue.message }];
+  });
 }
 
 function throwFor(error: Issues): never {
