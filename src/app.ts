@@ -2,8 +2,9 @@
 import { Hono } from "hono";
 import type { AppEnv } from "./env";
 import { methodNotAllowed, onError, onNotFound } from "./http/error-handler";
-import { requireKey } from "./http/middleware/auth";
+import { identifyAndLimit, requireKey } from "./http/middleware/auth";
 import { requestId } from "./http/middleware/request-id";
+import { accountRoutes } from "./http/routes/account";
 import { adminRoutes } from "./http/routes/admin";
 import { internalRunsRoutes } from "./http/routes/internal-runs";
 import { resultsRoutes } from "./http/routes/results";
@@ -12,6 +13,7 @@ import { submissionsRoutes } from "./http/routes/submissions";
 /** Paths and the methods they answer; any other method on them is 405 with `Allow`. */
 const METHODS: Record<string, string[]> = {
   "/api/v1/health": ["GET"],
+  "/api/v1/account": ["GET"],
   "/api/v1/submissions": ["GET", "POST"],
   "/api/v1/submissions/:id": ["GET", "DELETE"],
   "/api/v1/submissions/:id/cancel": ["POST"],
@@ -27,6 +29,8 @@ export function newApp() {
   app.use("*", requestId);
   app.onError(onError);
   app.notFound(onNotFound);
+  // The per-minute gate comes first for every API request, whatever happens to it next.
+  app.use("/api/*", identifyAndLimit);
 
   for (const [path, allowed] of Object.entries(METHODS)) {
     // Answered before authentication: a wrong method reveals nothing. HEAD follows GET.
@@ -38,6 +42,7 @@ export function newApp() {
 
   const api = new Hono<AppEnv>({ strict: false });
   api.use("*", requireKey);
+  api.route("/account", accountRoutes);
   api.route("/submissions", submissionsRoutes);
   api.route("/results", resultsRoutes);
   app.route("/api/v1", api);

@@ -1,5 +1,7 @@
 // Types of the Worker's bindings and of the per-request context variables.
 import type { AccountGate } from "./do/account-gate";
+import type { IpRateLimit } from "./do/ip-rate-limit";
+import type { PlatformQueue } from "./do/platform-queue";
 import type { GaRunner } from "./runner/container-runner";
 import type { RunMessage } from "./queues/messages";
 
@@ -9,6 +11,8 @@ export interface Bindings {
   RUNS_QUEUE: Queue<RunMessage>;
   DELIVERIES_QUEUE: Queue<{ delivery_id: string }>;
   ACCOUNT_GATE: DurableObjectNamespace<AccountGate>;
+  IP_RATE_LIMIT: DurableObjectNamespace<IpRateLimit>;
+  PLATFORM_QUEUE: DurableObjectNamespace<PlatformQueue>;
   GA_RUNNER: DurableObjectNamespace<GaRunner>;
   ADMIN_TOKEN?: string;
   RUN_TOKEN_SECRET?: string;
@@ -19,6 +23,9 @@ export interface Bindings {
   NEGATIVE_BALANCE_CAP?: string;
   PLATFORM_QUEUE_CAP?: string;
   WEBHOOK_ALLOW_PRIVATE?: string;
+  RATE_LIMIT_KEY?: string;
+  RATE_LIMIT_USER?: string;
+  RATE_LIMIT_IP?: string;
 }
 
 export interface Caller {
@@ -31,6 +38,8 @@ export interface Caller {
 export interface Variables {
   requestId: string;
   caller: Caller;
+  /** X-RateLimit-* of the window that applied to this request. */
+  rateHeaders: Record<string, string>;
 }
 
 export interface AppEnv {

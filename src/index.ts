@@ -6,6 +6,8 @@ import { reconcileRuns } from "./queues/scheduled";
 import type { RunMessage } from "./queues/messages";
 
 export { AccountGate } from "./do/account-gate";
+export { IpRateLimit } from "./do/ip-rate-limit";
+export { PlatformQueue } from "./do/platform-queue";
 export { GaRunner } from "./runner/container-runner";
 export { ContainerProxy } from "@cloudflare/containers";
 

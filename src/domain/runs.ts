@@ -2,6 +2,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Bindings } from "../env";
 import { apiRunLimits } from "../gates/limits";
+import { platformQueue } from "../gates/admission";
 import { getAccount } from "../storage/accounts";
 import { getDb } from "../storage/db";
 import { runs, submissions } from "../storage/schema";
@@ -38,13 +39,17 @@ export async function claimRun(env: Bindings, runId: string): Promise<RunRow | n
       .set({ status: "running", updatedAt: now })
       .where(and(eq(submissions.latestRunId, runId), sql`EXISTS (SELECT 1 FROM runs WHERE id = ${runId} AND status = 'running' AND started_at = ${now})`)),
   ]);
-  return claimed[0] ?? null;
+  const run = claimed[0] ?? null;
+  // It left the queue: its platform queue place is free.
+  if (run) await platformQueue(env).release(run.id);
+  return run;
 }
 
 /** running → queued after a failed start, so the queue's retry (or the cron) can hand it out again. */
 export async function unclaimRun(env: Bindings, run: RunRow): Promise<void> {
   const db = getDb(env.DB);
   const now = nowIso();
+  await platformQueue(env).requeue(run.id);
   await db.batch([
     db
       .update(runs)

@@ -28,11 +28,10 @@ export interface CreateInput {
 }
 
 /** Stores a submission with its first run, queued, and puts the run on the runs queue. */
-export async function createSubmission(env: Bindings, accountId: string, input: CreateInput): Promise<{ id: string; runId: string }> {
+export async function createSubmission(env: Bindings, accountId: string, runId: string, input: CreateInput): Promise<{ id: string; runId: string }> {
   const db = getDb(env.DB);
   const now = nowIso();
   const id = newId();
-  const runId = newId();
   await db.batch(
     insertSubmissionStatements(
       db,
@@ -76,10 +75,10 @@ export async function addRun(
   kind: Exclude<RunKind, "initial">,
   parameters: Record<string, unknown>,
   parentResultId: string | null,
+  runId: string,
 ): Promise<{ id: string; runId: string }> {
   const db = getDb(env.DB);
   const now = nowIso();
-  const runId = newId();
   const [moved] = await db.batch([
     db
       .update(submissions)

@@ -5,14 +5,16 @@
 // statement moves the run out of a live state and stamps it with a fresh token; every later
 // statement only applies WHERE that token is on the run, so when two callers race (a completion
 // report and a cancel, or a queue message delivered twice) exactly one batch changes anything.
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Bindings } from "../env";
 import { chargeMicro, prices } from "../billing/prices";
 import { getDb } from "../storage/db";
+import { submissions } from "../storage/schema";
 import { getRun, type RunRow } from "../storage/submissions";
 import { newId, nowIso } from "./ids";
 import { buildResultFiles, r2Key, type GaResult } from "./result-files";
 import type { RunMetrics } from "../runner/runner";
+import { afterRunEnded } from "./run-hooks";
 
 export type TerminalStatus = "succeeded" | "failed" | "cancelled" | "deleted";
 
@@ -25,11 +27,18 @@ export interface RunOutcome {
   engine?: string | null;
 }
 
+/** Everything known about a run's end, for the statements and hooks that react to it. */
 export interface EndedRun {
   run: RunRow;
+  source: "api" | "web";
   status: TerminalStatus;
   resultId: string | null;
+  result: GaResult | null;
+  error: { code: string; message: string } | null;
+  metrics: RunMetrics | null;
+  usage: { cpuSeconds: number; peakMemoryMb: number; wallMs: number };
   chargedMicro: number;
+  endedAt: string;
 }
 
 const LIVE = sql`('queued', 'running')`;
@@ -51,6 +60,7 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
   const db = getDb(env.DB);
   const run = await getRun(db, runId);
   if (!run || (run.status !== "queued" && run.status !== "running")) return null;
+  const submission = await db.select({ source: submissions.source }).from(submissions).where(eq(submissions.id, run.submissionId)).get();
 
   const now = nowIso();
   const token = crypto.randomUUID();
@@ -122,6 +132,19 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
     );
   }
 
+  const ended: EndedRun = {
+    run,
+    source: submission?.source ?? "api",
+    status: outcome.status,
+    resultId,
+    result,
+    error: outcome.error ?? null,
+    metrics: outcome.metrics ?? null,
+    usage,
+    chargedMicro: charge.amountMicro,
+    endedAt: now,
+  };
+
   statements.push(
     outcome.status === "deleted"
       ? db.run(sql`DELETE FROM submissions WHERE id = ${run.submissionId} AND ${won}`)
@@ -141,5 +164,6 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
     if (resultId) await env.FILES.delete(files.map((f) => r2Key(resultId!, f.name)));
     return null;
   }
-  return { run, status: outcome.status, resultId: resultId, chargedMicro: charge.amountMicro };
+  await afterRunEnded(env, ended);
+  return ended;
 }

@@ -1,7 +1,12 @@
-// The gates every write passes before it creates a run (interface.md "Gates", DECISIONS.md §6).
+// The gates a write (create, reexecute, continue) passes after the per-minute limit, in the order of
+// interface.md: concurrent submissions, in-flight API runs, daily quota, parameter caps, credits,
+// platform queue. The first that fails answers; a rejected write takes nothing (DECISIONS.md §6).
 import type { Bindings } from "../env";
 import { ApiError } from "../errors";
 import { toMicro } from "../billing/prices";
+import { newId } from "../domain/ids";
+import type { GateError } from "../do/account-gate";
+import { PLATFORM_QUEUE } from "../do/platform-queue";
 import { getAccount, type AccountRow } from "../storage/accounts";
 import { getDb } from "../storage/db";
 import { apiRunLimits, type Limits } from "./limits";
@@ -10,39 +15,74 @@ export function limitsFor(env: Bindings, account: AccountRow): Limits {
   return apiRunLimits(account.plan, account.overrides, Number(env.NEGATIVE_BALANCE_CAP ?? "1"));
 }
 
+export const platformQueue = (env: Bindings) => env.PLATFORM_QUEUE.getByName(PLATFORM_QUEUE);
+export const accountGate = (env: Bindings, accountId: string) => env.ACCOUNT_GATE.getByName(accountId);
+
 /** 403 tier_limit_exceeded when num_generations or num_genes is over the caps in force. */
-export function checkParameterCaps(limits: Limits, params: { num_generations: number; num_genes: number }): void {
+export function parameterCapFailure(limits: Limits, params: { num_generations: number; num_genes: number }): GateError | null {
   const caps = [
     ["num_generations", params.num_generations, limits.max_num_generations],
     ["num_genes", params.num_genes, limits.max_num_genes],
   ] as const;
   for (const [parameter, requested, limit] of caps) {
     if (requested > limit) {
-      throw new ApiError("tier_limit_exceeded", `${parameter} ${requested} is over your limit of ${limit}; reduce it or ask for a higher cap.`, {
-        parameter,
-        limit,
-        requested,
-      });
+      return {
+        code: "tier_limit_exceeded",
+        message: `${parameter} ${requested} is over your limit of ${limit}; reduce it or ask for a higher cap.`,
+        details: { parameter, limit, requested },
+      };
     }
   }
+  return null;
 }
 
 /** 402 insufficient_credits when free + paid balance is below the negative-balance cap. */
-export function checkCredits(limits: Limits, account: AccountRow): void {
+export function creditFailure(limits: Limits, account: AccountRow): GateError | null {
   const balance = account.freeCreditsMicro + account.paidCreditsMicro;
-  if (balance < -toMicro(limits.negative_balance_cap)) {
-    throw new ApiError("insufficient_credits", "Your credit balance is below the allowed negative balance; top up credits to start new runs.", {
-      balance: balance / 1_000_000,
-      negative_balance_cap: limits.negative_balance_cap,
-    });
-  }
+  if (balance >= -toMicro(limits.negative_balance_cap)) return null;
+  return {
+    code: "insufficient_credits",
+    message: "Your credit balance is below the allowed negative balance; top up credits to start new runs.",
+    details: { balance: balance / 1_000_000, negative_balance_cap: limits.negative_balance_cap },
+  };
 }
 
-/** Runs the gates in order for a write by `accountId` with GA parameters `params`. */
-export async function admitWrite(env: Bindings, accountId: string, params: { num_generations: number; num_genes: number }): Promise<void> {
+/**
+ * Admits one new run of `accountId` and calls `create(runId)`; if the run cannot be created after
+ * all, every place the admission took is given back.
+ */
+export async function withAdmission<T>(
+  env: Bindings,
+  accountId: string,
+  params: { num_generations: number; num_genes: number },
+  create: (runId: string) => Promise<T>,
+): Promise<T> {
   const account = await getAccount(getDb(env.DB), accountId);
   if (!account) throw new ApiError("unauthorized", "The account of this key no longer exists.");
   const limits = limitsFor(env, account);
-  checkParameterCaps(limits, params);
-  checkCredits(limits, account);
+  const runId = newId();
+  const gate = accountGate(env, accountId);
+  const refusal = (await gate.admit({
+    runId,
+    concurrentLimit: limits.concurrent_submissions,
+    inflightLimit: limits.inflight_api_runs,
+    dailyQuota: limits.daily_quota,
+    laterFailure: parameterCapFailure(limits, params) ?? creditFailure(limits, account),
+  })) as GateError | null;
+  if (refusal) throw new ApiError(refusal.code, refusal.message, refusal.details);
+
+  const platform = platformQueue(env);
+  const cap = Number(env.PLATFORM_QUEUE_CAP ?? "1000");
+  if (!(await platform.reserve(runId, cap))) {
+    await gate.cancel(runId);
+    throw new ApiError("capacity_exceeded", "The platform's queue is full; try again in a few minutes.", {
+      reason: "platform_at_capacity",
+    });
+  }
+  try {
+    return await create(runId);
+  } catch (err) {
+    await Promise.all([gate.cancel(runId), platform.release(runId)]);
+    throw err;
+  }
 }

@@ -1,5 +1,8 @@
 // Response shapes of submissions and results (DECISIONS.md §5).
 import type { Context } from "hono";
+import type { Bindings } from "../env";
+import { limitsFor } from "../gates/admission";
+import type { AccountRow } from "../storage/accounts";
 import type { ResultFileRow, ResultRow } from "../storage/results";
 import type { RunRow, SubmissionRow } from "../storage/submissions";
 
@@ -71,5 +74,23 @@ export function resultFull(origin: string, r: ResultRow, files: ResultFileRow[])
       url: fileUrl(origin, r.id, f.name),
     })),
     updated_at: r.updatedAt,
+  };
+}
+
+/** An account: plan, overrides, balances (currency units) and the limits in force for its API runs. */
+export function accountView(env: Bindings, a: AccountRow) {
+  return {
+    id: a.id,
+    email: a.email,
+    plan: a.plan,
+    overrides: a.overrides,
+    balances: {
+      free: a.freeCreditsMicro / 1_000_000,
+      paid: a.paidCreditsMicro / 1_000_000,
+      total: (a.freeCreditsMicro + a.paidCreditsMicro) / 1_000_000,
+    },
+    limits: limitsFor(env, a),
+    created_at: a.createdAt,
+    updated_at: a.updatedAt,
   };
 }

@@ -3,6 +3,7 @@ import { and, eq, lt, or, isNull } from "drizzle-orm";
 import type { Bindings } from "../env";
 import { nowIso } from "../domain/ids";
 import { endRun } from "../domain/transitions";
+import { platformQueue } from "../gates/admission";
 import { getDb } from "../storage/db";
 import { runs } from "../storage/schema";
 
@@ -40,6 +41,7 @@ export async function reconcileRuns(env: Bindings, now = Date.now()): Promise<{ 
       .where(and(eq(runs.id, run.id), eq(runs.status, "running"), eq(runs.attempts, run.attempts)))
       .returning({ id: runs.id });
     if (back.length) {
+      await platformQueue(env).requeue(run.id);
       await env.RUNS_QUEUE.send({ run_id: run.id });
       requeued++;
     }

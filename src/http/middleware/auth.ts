@@ -1,18 +1,19 @@
-// Bearer API keys: found by prefix, compared by SHA-256 hash in constant time; scopes per route.
+// Who is calling, and the per-minute gate every request passes first (DECISIONS.md §6): a valid bearer
+// key counts against its key's and its user's rolling windows; a request without one against its IP's,
+// before any 401. Every response carries the X-RateLimit-* headers of the window that applied.
 import { createMiddleware } from "hono/factory";
+import type { Context } from "hono";
 import type { AppEnv, Caller } from "../../env";
 import { ApiError } from "../../errors";
 import { constantTimeEqual, sha256Hex } from "../../domain/crypto";
 import { nowIso } from "../../domain/ids";
 import { keyPrefix, type Scope } from "../../domain/keys";
-import { getDb } from "../../storage/db";
+import { rateLimits, type RateDecision } from "../../do/rate-window";
+import { getDb, type Db } from "../../storage/db";
 import { findKeyByPrefix, touchKey } from "../../storage/keys";
 
-const unauthorized = (message: string) =>
-  new ApiError("unauthorized", message, {}, { "WWW-Authenticate": 'Bearer realm="allele"' });
-
 /** The caller of a request with a valid key, or null (no, malformed, unknown, revoked or expired key). */
-export async function authenticate(authorization: string | undefined, db: ReturnType<typeof getDb>): Promise<Caller | null> {
+export async function authenticate(authorization: string | undefined, db: Db): Promise<Caller | null> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
   const key = match?.[1];
   const prefix = key ? keyPrefix(key) : null;
@@ -25,12 +26,52 @@ export async function authenticate(authorization: string | undefined, db: Return
   return { accountId: row.accountId, keyId: row.id, keyPrefix: row.prefix, scopes: row.scopes };
 }
 
-export const requireKey = createMiddleware<AppEnv>(async (c, next) => {
+export const clientIp = (c: Context) => c.req.header("CF-Connecting-IP") ?? "unknown";
+
+function rateHeaders(decision: RateDecision): Record<string, string> {
+  return {
+    "X-RateLimit-Limit": String(decision.window.limit),
+    "X-RateLimit-Remaining": String(decision.window.remaining),
+    "X-RateLimit-Reset": String(decision.window.reset),
+  };
+}
+
+/** Identifies the caller (if any) and applies the per-minute rate limit. */
+export const identifyAndLimit = createMiddleware<AppEnv>(async (c, next) => {
   const db = getDb(c.env.DB);
   const caller = await authenticate(c.req.header("Authorization"), db);
-  if (!caller) throw unauthorized("A valid API key is required: send `Authorization: Bearer <key>`.");
-  c.set("caller", caller);
-  c.executionCtx.waitUntil(touchKey(db, caller.keyId, nowIso()).catch(() => undefined));
+  const limits = rateLimits(c.env);
+  const decision = caller
+    ? await c.env.ACCOUNT_GATE.getByName(caller.accountId).rate(caller.keyPrefix, limits)
+    : await c.env.IP_RATE_LIMIT.getByName(clientIp(c)).rate(limits.ip);
+  const headers = rateHeaders(decision);
+  if (!decision.allowed) {
+    throw new ApiError(
+      "rate_limited",
+      `Too many requests for this ${decision.bucket}; retry after ${decision.retryAfter} s.`,
+      { retry_after: decision.retryAfter, bucket: decision.bucket },
+      { ...headers, "Retry-After": String(decision.retryAfter) },
+    );
+  }
+  if (caller) {
+    c.set("caller", caller);
+    c.executionCtx.waitUntil(touchKey(db, caller.keyId, nowIso()).catch(() => undefined));
+  }
+  c.set("rateHeaders", headers);
+  try {
+    await next();
+  } finally {
+    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+  }
+});
+
+export const requireKey = createMiddleware<AppEnv>(async (c, next) => {
+  if (!c.get("caller")) {
+    throw new ApiError("unauthorized", "A valid API key is required: send `Authorization: Bearer <key>`.", {}, {
+      "WWW-Authenticate": 'Bearer realm="allele"',
+      ...c.get("rateHeaders"),
+    });
+  }
   await next();
 });
 

@@ -9,13 +9,12 @@ import { constantTimeEqual, sha256Hex } from "../../domain/crypto";
 import { newId, nowIso } from "../../domain/ids";
 import { generateKey, SCOPES } from "../../domain/keys";
 import { toMicro } from "../../billing/prices";
-import { limitsFor } from "../../gates/admission";
 import { getDb, type Db } from "../../storage/db";
 import { getAccount, getAccountByEmail, grantCredits, insertAccount, updateAccount, type AccountRow } from "../../storage/accounts";
 import { insertKey, listKeys, revokeKey } from "../../storage/keys";
-import type { Bindings } from "../../env";
 import type { Overrides } from "../../storage/schema";
 import { jsonBody } from "../validation/validate";
+import { accountView } from "../views";
 
 const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
   const token = c.env.ADMIN_TOKEN;
@@ -55,23 +54,6 @@ async function issueKey(db: Db, accountId: string, name: string, keyScopes: stri
     createdAt: nowIso(),
   });
   return { key, prefix, name, scopes: keyScopes, expires_at: expiresAt };
-}
-
-function accountView(env: Bindings, a: AccountRow) {
-  return {
-    id: a.id,
-    email: a.email,
-    plan: a.plan,
-    overrides: a.overrides,
-    balances: {
-      free: a.freeCreditsMicro / 1_000_000,
-      paid: a.paidCreditsMicro / 1_000_000,
-      total: (a.freeCreditsMicro + a.paidCreditsMicro) / 1_000_000,
-    },
-    limits: limitsFor(env, a),
-    created_at: a.createdAt,
-    updated_at: a.updatedAt,
-  };
 }
 
 async function ownAccount(db: Db, id: string): Promise<AccountRow> {

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../../env";
 import { ApiError, notFound } from "../../errors";
-import { admitWrite } from "../../gates/admission";
+import { withAdmission } from "../../gates/admission";
 import { addRun, isLive } from "../../domain/submissions";
 import { POPULATION_FILE } from "../../domain/result-files";
 import { nowIso } from "../../domain/ids";
@@ -20,6 +20,7 @@ import {
 } from "../../storage/results";
 import { getSubmission } from "../../storage/submissions";
 import { requireScope } from "../middleware/auth";
+import { idempotent } from "../middleware/idempotency";
 import { bool, cursor, finiteNumber, isoDate, last, linkFor, pageSize } from "../validation/list-query";
 import { continueSchema, mergeParameters } from "../validation/submission";
 import { jsonBody, optionalJsonBody, query } from "../validation/validate";
@@ -106,7 +107,7 @@ export const resultsRoutes = new Hono<AppEnv>()
       },
     });
   })
-  .post("/:id/continue", requireScope("submissions:write"), optionalJsonBody(continueSchema), async (c) => {
+  .post("/:id/continue", requireScope("submissions:write"), optionalJsonBody(continueSchema), idempotent, async (c) => {
     const db = getDb(c.env.DB);
     const accountId = c.get("caller").accountId;
     const result = await getResult(db, accountId, c.req.param("id"));
@@ -118,7 +119,6 @@ export const resultsRoutes = new Hono<AppEnv>()
       throw new ApiError("invalid_state", "This result has no stored population to continue from.");
     }
     const parameters = mergeParameters(result.parameters, c.req.valid("json"));
-    await admitWrite(c.env, accountId, parameters);
-    const { id } = await addRun(c.env, submission, "continue", parameters, result.id);
+    const { id } = await withAdmission(c.env, accountId, parameters, (runId) => addRun(c.env, submission, "continue", parameters, result.id, runId));
     return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
   });

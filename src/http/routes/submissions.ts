@@ -3,12 +3,13 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../../env";
 import { ApiError, notFound } from "../../errors";
-import { admitWrite } from "../../gates/admission";
+import { withAdmission } from "../../gates/admission";
 import { addRun, cancelSubmission, createSubmission, deleteSubmission, isLive } from "../../domain/submissions";
 import { getDb } from "../../storage/db";
 import type { RunStatus } from "../../storage/schema";
 import { getSubmission, getSubmissionWithRun, listSubmissions, SUBMISSION_ORDERINGS, type SubmissionOrdering } from "../../storage/submissions";
 import { requireScope } from "../middleware/auth";
+import { idempotent } from "../middleware/idempotency";
 import { cursor, isoDate, last, linkFor, pageSize } from "../validation/list-query";
 import { checkEntrySymbols, createSubmissionSchema, mergeParameters, reexecuteSchema } from "../validation/submission";
 import { jsonBody, optionalJsonBody, query } from "../validation/validate";
@@ -50,12 +51,11 @@ export const submissionsRoutes = new Hono<AppEnv>()
       previous: linkFor(c.req.url, page.previous),
     });
   })
-  .post("/", requireScope("submissions:write"), jsonBody(createSubmissionSchema), async (c) => {
+  .post("/", requireScope("submissions:write"), jsonBody(createSubmissionSchema), idempotent, async (c) => {
     const { name, ...parameters } = c.req.valid("json");
     checkEntrySymbols(parameters);
     const accountId = c.get("caller").accountId;
-    await admitWrite(c.env, accountId, parameters);
-    const { id } = await createSubmission(c.env, accountId, { name, parameters });
+    const { id } = await withAdmission(c.env, accountId, parameters, (runId) => createSubmission(c.env, accountId, runId, { name, parameters }));
     return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
   })
   .get("/:id", requireScope("submissions:read"), async (c) => {
@@ -78,13 +78,12 @@ export const submissionsRoutes = new Hono<AppEnv>()
     const row = await getSubmissionWithRun(db, accountId, submission.id);
     return c.json(submissionFull(origin(c), row!.submission, row!.run), 202);
   })
-  .post("/:id/reexecute", requireScope("submissions:write"), optionalJsonBody(reexecuteSchema), async (c) => {
+  .post("/:id/reexecute", requireScope("submissions:write"), optionalJsonBody(reexecuteSchema), idempotent, async (c) => {
     const accountId = c.get("caller").accountId;
     const submission = await getSubmission(getDb(c.env.DB), accountId, c.req.param("id"));
     if (!submission) throw notFound("submission");
     if (isLive(submission.status)) throw new ApiError("invalid_state", "A run of this submission is queued or running; wait for it to end.");
     const parameters = mergeParameters(submission.parameters, c.req.valid("json"));
-    await admitWrite(c.env, accountId, parameters);
-    const { id } = await addRun(c.env, submission, "reexecute", parameters, null);
+    const { id } = await withAdmission(c.env, accountId, parameters, (runId) => addRun(c.env, submission, "reexecute", parameters, null, runId));
     return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
   });

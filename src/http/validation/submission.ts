@@ -155,7 +155,7 @@ export function topLevelNames(source: string): Set<string> {
       if (name) names.add(name);
     }
     // Chained assignment `a = b = ...`: every target before the last `=` is defined.
-    const chained = /^((?:[A-Za-z_]\w*\s*=\s*)+)/.exec(line)?.[1];
+    const chained = /^((?:[A-Za-z_]\w*\s*=(?!=)\s*)+)/.exec(line)?.[1];
     for (const m of chained?.matchAll(/([A-Za-z_]\w*)\s*=/g) ?? []) names.add(m[1]!);
   }
   return names;
