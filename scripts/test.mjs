@@ -1,5 +1,6 @@
-// `npm test`: type checking, the Python worker's tests, then every vitest project (inside workerd,
-// and end to end against `wrangler dev` + the real GA worker). Prints one "N passed, N failed" line.
+// `npm test`: type checking, the offline deploy dry run, the Python worker's tests, then every vitest
+// project (inside workerd, and end to end against `wrangler dev` + the real GA worker).
+// Prints one "N passed, N failed" line (the dry run counts as one test).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,6 +20,10 @@ let skipped = 0;
 const tscBin = join(ROOT, "node_modules", ".bin", "tsc");
 const tsc = step("type check (Worker)", tscBin, ["--noEmit"]) || step("type check (Node side)", tscBin, ["--noEmit", "-p", "tsconfig.node.json"]);
 if (tsc !== 0) failed++;
+
+const deploy = step("deploy dry run (wrangler deploy --dry-run)", process.execPath, [join(ROOT, "scripts", "deploy-check.mjs")]);
+if (deploy === 0) passed++;
+else failed++;
 
 const pyReport = join(out, "pytest.xml");
 const py = step("Python worker (pytest)", VENV_PYTHON, ["-m", "pytest", "container/tests", "-q", `--junitxml=${pyReport}`]);
@@ -51,4 +56,4 @@ try {
 }
 
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
-process.exit(failed === 0 && tsc === 0 && (py === 0 || py === 5) && vt === 0 ? 0 : 1);
+process.exit(failed === 0 && tsc === 0 && deploy === 0 && (py === 0 || py === 5) && vt === 0 ? 0 : 1);
