@@ -69,3 +69,53 @@ export function readJson(path, fallback) {
 export function writeJson(path, value) {
   writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
 }
+
+/**
+ * The whole service on this machine: the GA worker process and `wrangler dev` (local D1, Queues, R2,
+ * Durable Objects), with the Worker's settings in `vars`. Used by `npm start`, the end-to-end tests and
+ * the benchmarks. Resolves once both answer their health checks.
+ */
+export async function startLocalService({ port, workerPort, persistTo, vars = {}, quiet = false, runnerUrl }) {
+  const children = [];
+  const log = [];
+  const keep = (child, name) => {
+    children.push(child);
+    if (quiet) for (const stream of [child.stdout, child.stderr]) stream?.on("data", (d) => log.push(`[${name}] ${d}`));
+  };
+  const stdio = quiet ? ["ignore", "pipe", "pipe"] : "inherit";
+  migrateLocal(persistTo);
+  if (!runnerUrl) keep(startWorkerProcess(workerPort, stdio), "ga-worker");
+  const allVars = { RUNNER_URL: runnerUrl ?? `http://127.0.0.1:${workerPort}`, REPORT_BASE_URL: `http://127.0.0.1:${port}`, ...vars };
+  const args = ["dev", "--port", String(port), "--ip", "127.0.0.1", "--test-scheduled", "--show-interactive-dev-session=false"];
+  if (persistTo) args.push("--persist-to", persistTo);
+  for (const [name, value] of Object.entries(allVars)) args.push("--var", `${name}:${value}`);
+  keep(spawn(wranglerBin, args, { cwd: ROOT, env: { ...process.env, ...WRANGLER_ENV }, stdio }), "wrangler");
+
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 500));
+    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  };
+  try {
+    if (!runnerUrl) await waitFor(`http://127.0.0.1:${workerPort}/health`, 60_000);
+    await waitFor(`${baseUrl}/api/v1/health`, 120_000);
+  } catch (err) {
+    await stop();
+    if (log.length) console.error(log.join(""));
+    throw err;
+  }
+  return { baseUrl, children, log, stop };
+}
+
+export async function freePort() {
+  const { createServer } = await import("node:net");
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}

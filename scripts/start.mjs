@@ -1,12 +1,11 @@
 // `npm start`: the whole service locally — the Worker under `wrangler dev` (local D1, Queues, R2,
 // Durable Objects) and the Python GA worker as a process — plus an idempotently seeded demo account.
 // Env: PORT (default 8787), WORKER_PORT (default PORT + 1), ADMIN_TOKEN, ALLELE_DEMO_KEY.
-import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LOCAL_STATE, migrateLocal, readJson, ROOT, run, startWorkerProcess, waitFor, WRANGLER_ENV, wranglerBin, writeJson } from "./lib.mjs";
+import { LOCAL_STATE, migrateLocal, readJson, ROOT, run, startLocalService, wranglerBin, writeJson } from "./lib.mjs";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const base62 = (n) => [...randomBytes(n * 2)].filter((b) => b < 248).slice(0, n).map((b) => BASE62[b % 62]).join("");
@@ -49,42 +48,24 @@ const seedFile = join(mkdtempSync(join(tmpdir(), "allele-seed-")), "seed.sql");
 writeFileSync(seedFile, seed);
 run(wranglerBin, ["d1", "execute", "DB", "--local", "--file", seedFile], { stdio: ["ignore", "ignore", "inherit"] });
 
-const children = [];
-function shutdown(code = 0) {
-  for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
-  setTimeout(() => process.exit(code), 500).unref();
-}
-process.on("SIGINT", () => shutdown(0));
-process.on("SIGTERM", () => shutdown(0));
-
-const worker = startWorkerProcess(workerPort);
-children.push(worker);
+const service = await startLocalService({
+  port,
+  workerPort,
+  vars: {
+    ADMIN_TOKEN: state.adminToken,
+    RUN_TOKEN_SECRET: state.runTokenSecret,
+    REPORT_BASE_URL: `http://127.0.0.1:${port}`,
+    WEBHOOK_ALLOW_PRIVATE: "true",
+  },
+});
 const base = `http://localhost:${port}`;
-const wrangler = spawn(
-  wranglerBin,
-  [
-    "dev",
-    "--port", String(port),
-    "--ip", "127.0.0.1",
-    "--test-scheduled",
-    "--var", `ADMIN_TOKEN:${state.adminToken}`,
-    "--var", `RUN_TOKEN_SECRET:${state.runTokenSecret}`,
-    "--var", `RUNNER_URL:http://127.0.0.1:${workerPort}`,
-    "--var", `REPORT_BASE_URL:http://127.0.0.1:${port}`,
-    "--var", "WEBHOOK_ALLOW_PRIVATE:true",
-  ],
-  { cwd: ROOT, stdio: "inherit", env: { ...process.env, ...WRANGLER_ENV } },
-);
-children.push(wrangler);
-for (const child of children) {
+for (const child of service.children) {
   child.on("exit", (code) => {
-    console.error(`${child === worker ? "GA worker" : "wrangler dev"} exited (${code}); stopping`);
-    shutdown(code ?? 1);
+    console.error(`a part of the service exited (${code}); stopping`);
+    void service.stop().then(() => process.exit(code ?? 1));
   });
 }
-
-await waitFor(`http://127.0.0.1:${workerPort}/health`, 60_000);
-await waitFor(`${base}/api/v1/health`, 120_000);
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => void service.stop().then(() => process.exit(0)));
 
 // wrangler dev does not fire cron triggers by itself: tick the scheduled handler every minute.
 setInterval(() => fetch(`${base}/__scheduled?cron=*+*+*+*+*`).catch(() => undefined), 60_000).unref();

@@ -1,26 +1,14 @@
 // Global setup of the "workers" project: the real GA worker process, which the Worker under test
 // reaches by RUNNER_URL. (Its reports go nowhere: inside the test pool the Worker has no listening
 // port, so tests deliver reports themselves through the internal endpoints.)
-import { createServer } from "node:net";
 import type { TestProject } from "vitest/node";
 // @ts-expect-error -- plain ESM helpers shared with `npm start`
-import { startWorkerProcess, waitFor } from "../../scripts/lib.mjs";
+import { freePort, startWorkerProcess, waitFor } from "../../scripts/lib.mjs";
 
 declare module "vitest" {
   export interface ProvidedContext {
     runnerUrl: string;
   }
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
 }
 
 export default async function setup(project: TestProject) {
