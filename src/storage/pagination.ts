@@ -16,7 +16,7 @@ export interface Ordering {
 }
 
 interface CursorData {
-  o: string; // ordering name
+  o: string; // list and ordering, e.g. "submissions:-created_at"
   d: "n" | "p"; // direction: the page after (next) or before (previous) the key
   k: string | number;
   i: string;
@@ -32,13 +32,15 @@ function decode(cursor: string, orderingName: string): CursorData {
   } catch {
     throw invalid;
   }
+  // JSON `null`, a number or a string decode too: check it is an object before reading its fields.
+  if (!data || typeof data !== "object") throw invalid;
   const d = data as Partial<CursorData>;
   const validKey = typeof d.k === "string" || (typeof d.k === "number" && Number.isFinite(d.k));
-  if (!d || typeof d !== "object" || (d.d !== "n" && d.d !== "p") || !validKey || typeof d.i !== "string" || typeof d.o !== "string") {
+  if ((d.d !== "n" && d.d !== "p") || !validKey || typeof d.i !== "string" || typeof d.o !== "string") {
     throw invalid;
   }
   if (d.o !== orderingName) {
-    throw validationError([{ field: "cursor", message: "was issued for another ordering" }]);
+    throw validationError([{ field: "cursor", message: "was issued for another list or ordering" }]);
   }
   return d as CursorData;
 }

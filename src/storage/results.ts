@@ -37,7 +37,7 @@ export async function listResults(
   pageSize: number,
   cursor?: string,
 ): Promise<Page<ResultRow>> {
-  const req = { orderingName: ordering, ordering: RESULT_ORDERINGS[ordering], cursor, pageSize };
+  const req = { orderingName: `results:${ordering}`, ordering: RESULT_ORDERINGS[ordering], cursor, pageSize };
   const plan = planPage(req);
   const conditions: (SQL | undefined)[] = [
     eq(results.accountId, accountId),

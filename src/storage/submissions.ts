@@ -24,10 +24,12 @@ export interface SubmissionFilters {
   nameContains?: string;
 }
 
-/** Case-insensitive substring match on the name, with LIKE's wildcards escaped. */
+/**
+ * Case-insensitive substring match on the name; `%`, `_` and `\` are literal. `instr`, not LIKE: D1 refuses
+ * LIKE patterns over 50 bytes ("pattern too complex"), and name_contains may be 100 characters.
+ */
 function nameContains(needle: string): SQL {
-  const pattern = `%${needle.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-  return sql`${submissions.nameLower} LIKE ${pattern} ESCAPE '\\'`;
+  return sql`instr(${submissions.nameLower}, ${needle.toLowerCase()}) > 0`;
 }
 
 export async function listSubmissions(
@@ -38,7 +40,7 @@ export async function listSubmissions(
   pageSize: number,
   cursor?: string,
 ): Promise<Page<SubmissionRow>> {
-  const req = { orderingName: ordering, ordering: SUBMISSION_ORDERINGS[ordering], cursor, pageSize };
+  const req = { orderingName: `submissions:${ordering}`, ordering: SUBMISSION_ORDERINGS[ordering], cursor, pageSize };
   const plan = planPage(req);
   const conditions: (SQL | undefined)[] = [
     eq(submissions.accountId, accountId),

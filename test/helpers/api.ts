@@ -13,11 +13,14 @@ export interface CallOptions {
   body?: unknown;
   rawBody?: string;
   headers?: Record<string, string>;
+  /** The client address (CF-Connecting-IP), which keys the per-IP window of calls without a valid key. */
+  ip?: string;
 }
 
 export async function call(path: string, opts: CallOptions = {}): Promise<Response> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
+  if (opts.ip) headers["CF-Connecting-IP"] = opts.ip;
   let body: string | undefined = opts.rawBody;
   if (opts.body !== undefined) {
     body = JSON.stringify(opts.body);
@@ -207,4 +210,10 @@ export const failedFields = (err: any): string[] => (err.details.fields as { fie
 export async function dbSubmissionCount(accountId: string): Promise<number> {
   const row = await env.DB.prepare("SELECT count(*) AS n FROM submissions WHERE account_id = ?").bind(accountId).first<{ n: number }>();
   return row!.n;
+}
+
+/** A client address of its own (IPv6 documentation range), so anonymous calls of one test do not share another's per-IP window. */
+export function freshIp(): string {
+  const hex = () => Math.floor(Math.random() * 0x10000).toString(16);
+  return `2001:db8::${hex()}:${hex()}:${hex()}`;
 }
