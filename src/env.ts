@@ -1,5 +1,6 @@
 // Types of the Worker's bindings and of the per-request context variables.
 import type { AccountGate } from "./do/account-gate";
+import type { AccountRow } from "./storage/accounts";
 import type { IpRateLimit } from "./do/ip-rate-limit";
 import type { PlatformQueue } from "./do/platform-queue";
 import type { GaRunner } from "./runner/container-runner";
@@ -26,6 +27,8 @@ export interface Bindings {
   RATE_LIMIT_KEY?: string;
   RATE_LIMIT_USER?: string;
   RATE_LIMIT_IP?: string;
+  /** "true" enables the /__bench routes of `npm run bench`; never in production. */
+  BENCH_ROUTES?: string;
 }
 
 export interface Caller {
@@ -33,6 +36,10 @@ export interface Caller {
   keyId: string;
   keyPrefix: string;
   scopes: string[];
+  /** The account row as read with the key (plan, overrides, balances) at the start of the request. */
+  account: AccountRow;
+  /** Whether `last_used_at` is due an update (it is written at most once a minute). */
+  touch: boolean;
 }
 
 export interface Variables {

@@ -7,8 +7,7 @@ import { toMicro } from "../billing/prices";
 import { newId } from "../domain/ids";
 import type { GateError } from "../do/account-gate";
 import { PLATFORM_QUEUE } from "../do/platform-queue";
-import { getAccount, type AccountRow } from "../storage/accounts";
-import { getDb } from "../storage/db";
+import type { AccountRow } from "../storage/accounts";
 import { apiRunLimits, type Limits } from "./limits";
 
 export function limitsFor(env: Bindings, account: AccountRow): Limits {
@@ -53,12 +52,11 @@ export function creditFailure(limits: Limits, account: AccountRow): GateError | 
  */
 export async function withAdmission<T>(
   env: Bindings,
-  accountId: string,
+  account: AccountRow,
   params: { num_generations: number; num_genes: number },
   create: (runId: string) => Promise<T>,
 ): Promise<T> {
-  const account = await getAccount(getDb(env.DB), accountId);
-  if (!account) throw new ApiError("unauthorized", "The account of this key no longer exists.");
+  const accountId = account.id;
   const limits = limitsFor(env, account);
   const runId = newId();
   const gate = accountGate(env, accountId);

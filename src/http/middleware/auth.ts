@@ -10,7 +10,7 @@ import { nowIso } from "../../domain/ids";
 import { keyPrefix, type Scope } from "../../domain/keys";
 import { rateLimits, type RateDecision } from "../../do/rate-window";
 import { getDb, type Db } from "../../storage/db";
-import { findKeyByPrefix, touchKey } from "../../storage/keys";
+import { findKeyWithAccount, keyNeedsTouch, touchKey } from "../../storage/keys";
 
 /** The caller of a request with a valid key, or null (no, malformed, unknown, revoked or expired key). */
 export async function authenticate(authorization: string | undefined, db: Db): Promise<Caller | null> {
@@ -18,12 +18,20 @@ export async function authenticate(authorization: string | undefined, db: Db): P
   const key = match?.[1];
   const prefix = key ? keyPrefix(key) : null;
   if (!key || !prefix) return null;
-  const row = await findKeyByPrefix(db, prefix);
+  const found = await findKeyWithAccount(db, prefix);
   const hash = await sha256Hex(key);
-  if (!row || !constantTimeEqual(hash, row.keyHash)) return null;
+  if (!found || !constantTimeEqual(hash, found.key.keyHash)) return null;
+  const row = found.key;
   if (row.revokedAt) return null;
   if (row.expiresAt && Date.parse(row.expiresAt) <= Date.now()) return null;
-  return { accountId: row.accountId, keyId: row.id, keyPrefix: row.prefix, scopes: row.scopes };
+  return {
+    accountId: row.accountId,
+    keyId: row.id,
+    keyPrefix: row.prefix,
+    scopes: row.scopes,
+    account: found.account,
+    touch: keyNeedsTouch(row, Date.now()),
+  };
 }
 
 export const clientIp = (c: Context) => c.req.header("CF-Connecting-IP") ?? "unknown";
@@ -55,7 +63,7 @@ export const identifyAndLimit = createMiddleware<AppEnv>(async (c, next) => {
   }
   if (caller) {
     c.set("caller", caller);
-    c.executionCtx.waitUntil(touchKey(db, caller.keyId, nowIso()).catch(() => undefined));
+    if (caller.touch) c.executionCtx.waitUntil(touchKey(db, caller.keyId, nowIso()).catch(() => undefined));
   }
   c.set("rateHeaders", headers);
   try {

@@ -119,6 +119,6 @@ export const resultsRoutes = new Hono<AppEnv>()
       throw new ApiError("invalid_state", "This result has no stored population to continue from.");
     }
     const parameters = mergeParameters(result.parameters, c.req.valid("json"));
-    const { id } = await withAdmission(c.env, accountId, parameters, (runId) => addRun(c.env, submission, "continue", parameters, result.id, runId));
+    const { id } = await withAdmission(c.env, c.get("caller").account, parameters, (runId) => addRun(c.env, submission, "continue", parameters, result.id, runId));
     return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
   });

@@ -55,7 +55,7 @@ export const submissionsRoutes = new Hono<AppEnv>()
     const { name, ...parameters } = c.req.valid("json");
     checkEntrySymbols(parameters);
     const accountId = c.get("caller").accountId;
-    const { id } = await withAdmission(c.env, accountId, parameters, (runId) => createSubmission(c.env, accountId, runId, { name, parameters }));
+    const { id } = await withAdmission(c.env, c.get("caller").account, parameters, (runId) => createSubmission(c.env, accountId, runId, { name, parameters }));
     return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
   })
   .get("/:id", requireScope("submissions:read"), async (c) => {
@@ -84,6 +84,6 @@ export const submissionsRoutes = new Hono<AppEnv>()
     if (!submission) throw notFound("submission");
     if (isLive(submission.status)) throw new ApiError("invalid_state", "A run of this submission is queued or running; wait for it to end.");
     const parameters = mergeParameters(submission.parameters, c.req.valid("json"));
-    const { id } = await withAdmission(c.env, accountId, parameters, (runId) => addRun(c.env, submission, "reexecute", parameters, null, runId));
+    const { id } = await withAdmission(c.env, c.get("caller").account, parameters, (runId) => addRun(c.env, submission, "reexecute", parameters, null, runId));
     return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
   });
