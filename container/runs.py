@@ -67,7 +67,6 @@ class _Run:
         self.final_metrics: dict[str, Any] | None = None
         self.process_done = threading.Event()
         self._progress: dict[str, Any] | None = None
-        self._progress_changed = threading.Event()
         self.thread = threading.Thread(target=self._supervise, name=f"run-{request.run_id}",
                                        daemon=True)
 
@@ -105,7 +104,6 @@ class _Run:
             self.final_metrics = body["metrics"]
         finally:
             self.process_done.set()
-            self._progress_changed.set()
             shutil.rmtree(workdir, ignore_errors=True)
             self.manager.give_uid(uid)
         try:
@@ -118,16 +116,13 @@ class _Run:
             self.manager.finish(self.request.run_id)
 
     def _on_progress(self, message: dict[str, Any]) -> None:
-        first = self._progress is None
         self._progress = message
-        if first:
-            self._progress_changed.set()
 
     def _send_progress(self, interval: float = 1.5) -> None:
-        self._progress_changed.wait()
+        """Progress is also the run's heartbeat: sent from the start (generation 0 until the first one
+        ends), so a slow first generation does not look like a lost worker."""
         while not self.process_done.is_set() and not self.cancelled:
-            if self._progress is not None:
-                self.reporter.progress(self._progress)
+            self.reporter.progress(self._progress or {"generations_completed": 0, "best_solution_fitness": None})
             if self.process_done.wait(interval):
                 break
 
