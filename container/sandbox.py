@@ -248,6 +248,35 @@ def _expose(libc: Any, paths: list[str]) -> None:
         os.rmdir(stage)
 
 
+def _stage_under(libc: Any, paths: list[str], covers: list[str]) -> list[tuple[str, str]]:
+    """Bind the needed paths that lie under a directory about to be covered (a checkout or virtual
+    environment under ``/tmp``) to stage points in the current directory, so they can be put back."""
+    staged: list[tuple[str, str]] = []
+    for index, path in enumerate(dict.fromkeys(os.path.realpath(p) for p in paths)):
+        if not any(path == c or path.startswith(c + "/") for c in covers):
+            continue
+        if any(path.startswith(kept + "/") for _, kept in staged):
+            continue
+        stage = f".keep{index}"
+        os.mkdir(stage, 0o700)
+        _check(libc.mount(path.encode(), stage.encode(), None, MS_BIND | MS_REC, None), "stage")
+        staged.append((stage, path))
+    return staged
+
+
+def _restore(libc: Any, staged: list[tuple[str, str]]) -> None:
+    """Put staged paths back at their own place, now inside the run's tmpfs."""
+    for stage, path in staged:
+        previous = os.umask(0o022)
+        try:
+            os.makedirs(path, exist_ok=True)
+        finally:
+            os.umask(previous)
+        _check(libc.mount(stage.encode(), path.encode(), None, MS_BIND | MS_REC, None), "restore")
+        _check(libc.umount2(stage.encode(), 2), "unstage")  # MNT_DETACH
+        os.rmdir(stage)
+
+
 def confine(plan: dict[str, Any]) -> dict[str, str]:
     """Apply every measure of ``plan`` to this process; return the ones that failed (name → why).
 
@@ -289,9 +318,12 @@ def confine(plan: dict[str, Any]) -> dict[str, str]:
             _check(libc.mount(b"tmpfs", workdir.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options),
                    "mount tmpfs")
             os.chdir(workdir)  # the tmpfs root; "." stays valid once /tmp is covered
-            for target in ("/tmp", "/var/tmp", "/dev/shm"):
-                if os.path.isdir(target):
-                    _check(libc.mount(b".", target.encode(), None, MS_BIND, None), f"bind {target}")
+            covers = [t for t in ("/tmp", "/var/tmp", "/dev/shm") if os.path.isdir(t)]
+            needed = [sys.base_prefix, sys.prefix, str(HERE)]
+            kept = _stage_under(libc, needed, covers)
+            for target in covers:
+                _check(libc.mount(b".", target.encode(), None, MS_BIND, None), f"bind {target}")
+            _restore(libc, kept)
             if uid is not None:
                 _expose(libc, [sys.base_prefix, sys.prefix, str(HERE)])
         except OSError as exc:
