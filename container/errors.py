@@ -56,6 +56,7 @@ class RunFailure(WorkerError):
     """A run ends ``failed``; ``code`` is the protocol's ``error.code``."""
 
     code = "internal_error"
+    engine: str | None = None  # the engine path that was running, when known
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -63,6 +64,10 @@ class RunFailure(WorkerError):
 
     def as_error(self) -> dict[str, str]:
         return {"code": self.code, "message": self.message}
+
+    def with_engine(self, engine: str) -> RunFailure:
+        self.engine = engine
+        return self
 
 
 class UserCodeError(RunFailure):

@@ -6,7 +6,9 @@ Everything the user sent reaches ``pygad.GA`` unchanged except:
 - code fields (``fitness_func``, ``gene_constraint`` and the callbacks) arrive as source plus
   ``<field>_entry`` and are compiled here, each under the file name ``<field>`` so a traceback names it;
 - ``on_generation`` is wrapped: the wrapper calls the user's callback (if any), then sends progress and
-  applies the soft caps (wall time, memory) at the generation boundary.
+  applies the soft caps (wall time, memory) at the generation boundary;
+- the GA is built by ``engine.build_ga``: the accelerated ``pygad.GA`` subclass when the configuration
+  is covered, stock ``pygad.GA`` otherwise (docs/engine.md); the outcome names the path that ran.
 """
 
 from __future__ import annotations
@@ -311,8 +313,12 @@ def execute(spec: JobSpec, emit: Callable[[dict[str, Any]], None],
         except MemoryError as exc:
             raise _user_failure(exc) from None
     except RunFailure as failure:
-        return {"type": "outcome", "status": "failed", "error": failure.as_error(),
-                "hit_memory_cap": isinstance(failure, MemoryLimitExceeded), "hit_time_cap": False}
+        outcome = {"type": "outcome", "status": "failed", "error": failure.as_error(),
+                   "hit_memory_cap": isinstance(failure, MemoryLimitExceeded),
+                   "hit_time_cap": False}
+        if failure.engine is not None:
+            outcome["engine"] = failure.engine
+        return outcome
 
 
 def _show_warning(message: Any, category: type, filename: str, lineno: int, file: Any = None,
@@ -327,14 +333,14 @@ def _execute(spec: JobSpec, emit: Callable[[dict[str, Any]], None],
     import warnings
 
     warnings.showwarning = _show_warning
-    import pygad  # imported here so the sandbox is in place before numpy loads
+    import engine  # imports numpy/pygad: here, so the sandbox is in place before numpy loads
 
     code = compile_all(spec.params)
     guard = GenerationGuard(user_callback=code.get("on_generation"), spec=spec, emit=emit,
                             rss_mb=rss_mb)
     kwargs = build_ga_kwargs(spec, code, guard, logger=pygad_logger())
     try:
-        ga = pygad.GA(**kwargs)
+        ga = engine.build_ga(kwargs)  # AcceleratedGA when covered, else stock pygad.GA
     except MemoryError:
         raise MemoryLimitExceeded("memory limit reached while creating the population") from None
     except BaseException as exc:  # noqa: BLE001
@@ -345,9 +351,9 @@ def _execute(spec: JobSpec, emit: Callable[[dict[str, Any]], None],
     try:
         ga.run()
     except MemoryError as exc:
-        raise _user_failure(exc) from None
+        raise _user_failure(exc).with_engine(engine.engine_label(ga)) from None
     except BaseException as exc:  # noqa: BLE001
-        raise _user_failure(exc) from None
+        raise _user_failure(exc).with_engine(engine.engine_label(ga)) from None
     if os.getpid() != guard.pid:
         os._exit(0)
     try:
@@ -370,4 +376,5 @@ def _execute(spec: JobSpec, emit: Callable[[dict[str, Any]], None],
     except Exception as exc:  # noqa: BLE001
         raise InternalError(f"could not collect the result: {type(exc).__name__}") from None
     return {"type": "outcome", "status": "succeeded", "result": result,
+            "engine": engine.engine_label(ga),
             "hit_time_cap": stop_reason == "time_cap", "hit_memory_cap": stop_reason == "memory_cap"}

@@ -27,7 +27,16 @@ __all__ = ["ERROR_CODES", "STOPPED_REASONS", "fold", "metrics", "validate_outcom
 ERROR_CODES = ("code_error", "time_limit_exceeded", "memory_limit_exceeded",
                "resource_limit_exceeded", "internal_error")
 STOPPED_REASONS = ("completed", "stop_criteria", "callback_stop", "time_cap", "memory_cap")
-ENGINE = "pygad"
+ENGINE = "pygad"  # when the child did not say (killed, or failed before its GA was built)
+_ENGINE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_:+=-.")
+
+
+def _engine(message: dict[str, Any]) -> str:
+    """The engine path the child reports (``engine.engine_label``), if it looks like one."""
+    value = message.get("engine")
+    if isinstance(value, str) and 0 < len(value) <= 64 and set(value) <= _ENGINE_CHARS:
+        return value
+    return ENGINE
 
 
 def _number(value: Any) -> bool:
@@ -66,7 +75,8 @@ def validate_outcome(message: Any) -> dict[str, Any] | None:
         return {"status": "failed", "result": None,
                 "error": {"code": error["code"], "message": error["message"][:2000]},
                 "hit_time_cap": False,
-                "hit_memory_cap": error["code"] == "memory_limit_exceeded"}
+                "hit_memory_cap": error["code"] == "memory_limit_exceeded",
+                "engine": _engine(message)}
     if status != "succeeded":
         return None
     result = message.get("result")
@@ -91,7 +101,8 @@ def validate_outcome(message: Any) -> dict[str, Any] | None:
     clean["best_solution_fitness"] = _finite(clean["best_solution_fitness"])
     reason = clean["stopped_reason"]
     return {"status": "succeeded", "result": clean, "error": None,
-            "hit_time_cap": reason == "time_cap", "hit_memory_cap": reason == "memory_cap"}
+            "hit_time_cap": reason == "time_cap", "hit_memory_cap": reason == "memory_cap",
+            "engine": _engine(message)}
 
 
 def metrics(report: ProcessReport | None, *, hit_time_cap: bool = False,
@@ -144,7 +155,7 @@ def fold(report: ProcessReport, limits: Limits) -> dict[str, Any]:
         return {"status": outcome["status"], "result": outcome["result"], "error": outcome["error"],
                 "metrics": metrics(report, hit_time_cap=outcome["hit_time_cap"],
                                    hit_memory_cap=outcome["hit_memory_cap"]),
-                "output": report.output, "engine": ENGINE}
+                "output": report.output, "engine": outcome["engine"]}
     if report.signal == signal.SIGKILL and report.killed is None:
         return _failed(report, "memory_limit_exceeded",
                        "the run was killed by the system, most likely for using too much memory",

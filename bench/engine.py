@@ -1,0 +1,251 @@
+"""Stock PyGAD vs the accelerated engine, side by side in one run (issue 6).
+
+    container/.venv/bin/python bench/engine.py            # a few minutes
+    container/.venv/bin/python bench/engine.py --full     # stock "big" job in full (≈ 6 min more)
+    container/.venv/bin/python bench/engine.py --quick    # smoke run (seconds), used by the tests
+
+For every job: total run time (constructor + ``run()``), the time spent inside user code (fitness,
+gene constraints, ``on_generation``; each wrapped in a timer), the engine's own overhead (the
+difference), the ratio of stock to accelerated overhead and the number of calls to user code.
+Medians over ``--repeat`` runs (same seeds for both engines).  Unless ``--full``, stock PyGAD runs
+the "big" job (1000 × 1000) for a few generations only and its figures are extrapolated linearly to
+100 generations: constructor + first evaluation measured, the per-generation cost measured over the
+generations run; the row says so.  The "floor" rows are a minimal numpy GA (sss + single point +
+random mutation + elitism) calling the same fitness, for reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "container"))
+
+import pygad  # noqa: E402
+
+from engine import build_ga, engine_label  # noqa: E402
+
+
+class UserTimer:
+    """Wraps user callables; counts calls and the time spent inside them."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.calls = 0
+
+    def fitness(self, function):
+        def fitness_func(ga, solution, index):
+            start = time.perf_counter()
+            try:
+                return function(ga, solution, index)
+            finally:
+                self.seconds += time.perf_counter() - start
+                self.calls += 1
+        return fitness_func
+
+    def constraint(self, function):
+        def gene_constraint(solution, values):
+            start = time.perf_counter()
+            try:
+                return function(solution, values)
+            finally:
+                self.seconds += time.perf_counter() - start
+                self.calls += 1
+        return gene_constraint
+
+    def callback(self, function):
+        def on_generation(ga):
+            start = time.perf_counter()
+            try:
+                return function(ga)
+            finally:
+                self.seconds += time.perf_counter() - start
+                self.calls += 1
+        return on_generation
+
+
+# --------------------------------------------------------------------------- the jobs
+
+
+def sphere(ga, solution, index):
+    return -float(np.sum(solution ** 2))
+
+
+def sphere_batch(ga, solutions, indices):
+    return -np.sum(solutions ** 2, axis=1)
+
+
+def positive(solution, values):
+    return [v for v in values if v > 0]
+
+
+def on_generation(ga):
+    return None
+
+
+def job_params(name: str, generations: int) -> dict:
+    base = dict(num_generations=generations, sol_per_pop=50, num_parents_mating=10, num_genes=10,
+                suppress_warnings=True)
+    if name == "small":
+        return base
+    if name == "batch":
+        return {**base, "fitness_batch_size": 50}
+    if name == "big":
+        return {**base, "sol_per_pop": 1000, "num_parents_mating": 200, "num_genes": 1000}
+    if name == "constraint":
+        return {**base, "sample_size": 10000}
+    raise ValueError(name)
+
+
+JOBS = {
+    "small": "100 gens x 50 pop x 10 genes, numpy fitness",
+    "batch": "same, fitness_batch_size=50",
+    "big": "100 gens x 1000 pop x 1000 genes",
+    "constraint": "small + gene_constraint on every gene, sample_size=10000",
+}
+
+
+def run_once(name: str, engine: str, generations: int, seed: int) -> dict:
+    timer = UserTimer()
+    params = job_params(name, generations)
+    params["random_seed"] = seed
+    params["fitness_func"] = timer.fitness(sphere_batch if name == "batch" else sphere)
+    params["on_generation"] = timer.callback(on_generation)
+    if name == "constraint":
+        params["gene_constraint"] = [timer.constraint(positive) for _ in range(params["num_genes"])]
+    start = time.perf_counter()
+    ga = build_ga(params) if engine == "accelerated" else pygad.GA(**params)
+    built = time.perf_counter()
+    ga.run()
+    end = time.perf_counter()
+    _, best, _ = ga.best_solution(pop_fitness=ga.last_generation_fitness)
+    return {"total": end - start, "ctor": built - start, "user": timer.seconds,
+            "calls": timer.calls, "best": float(best), "label": engine_label(ga),
+            "generations": int(ga.generations_completed)}
+
+
+def floor_run(batch: bool, generations: int = 100, pop: int = 50, genes: int = 10,
+              parents: int = 10, seed: int = 0) -> dict:
+    """A minimal numpy GA: the cost of the GA itself when nothing else is done."""
+    timer = UserTimer()
+    fitness = timer.fitness(sphere_batch if batch else sphere)
+    rng = np.random.default_rng(seed)
+    start = time.perf_counter()
+    population = rng.uniform(-4, 4, size=(pop, genes))
+
+    def evaluate(rows, index):
+        if batch:
+            return np.asarray(fitness(None, rows, index))
+        return np.array([fitness(None, rows[i], i) for i in range(rows.shape[0])])
+
+    scores = evaluate(population, list(range(pop)))
+    for _ in range(generations):
+        order = np.argsort(scores)[::-1]
+        mating = population[order[:parents]]
+        elite = population[order[0]].copy()
+        elite_score = scores[order[0]]
+        k = np.arange(pop - 1)
+        point = rng.integers(0, genes, size=pop - 1)
+        take = np.arange(genes)[None, :] >= point[:, None]
+        children = np.where(take, mating[(k + 1) % parents], mating[k % parents])
+        where = rng.integers(0, genes, size=pop - 1)
+        children[k, where] += rng.uniform(-1, 1, size=pop - 1)
+        population = np.vstack([elite[None, :], children])
+        scores = np.concatenate([[elite_score], evaluate(children, list(range(1, pop)))])
+    total = time.perf_counter() - start
+    return {"total": total, "user": timer.seconds, "calls": timer.calls}
+
+
+def median_of(runs: list[dict], key: str) -> float:
+    return statistics.median(run[key] for run in runs)
+
+
+def measure(name: str, engine: str, repeat: int, generations: int) -> dict:
+    runs = [run_once(name, engine, generations, seed) for seed in range(repeat)]
+    return {"total": median_of(runs, "total"), "user": median_of(runs, "user"),
+            "calls": median_of(runs, "calls"), "label": runs[0]["label"],
+            "ctor": median_of(runs, "ctor"), "generations": runs[0]["generations"]}
+
+
+def extrapolated_big(repeat: int, generations: int) -> dict:
+    """Stock PyGAD on the big job: measure 1 and ``1 + generations`` generations, extrapolate."""
+    one = measure("big", "stock", repeat, 1)
+    more = measure("big", "stock", repeat, 1 + generations)
+    per_gen_total = (more["total"] - one["total"]) / generations
+    per_gen_user = (more["user"] - one["user"]) / generations
+    per_gen_calls = (more["calls"] - one["calls"]) / generations
+    return {"total": one["total"] + 99 * per_gen_total, "user": one["user"] + 99 * per_gen_user,
+            "calls": one["calls"] + 99 * per_gen_calls, "label": "pygad",
+            "note": f"extrapolated from {1 + generations} generations"}
+
+
+def fmt(seconds: float) -> str:
+    return f"{seconds:9.3f}" if seconds < 100 else f"{seconds:9.1f}"
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--full", action="store_true", help="run stock PyGAD's big job in full")
+    parser.add_argument("--quick", action="store_true", help="tiny smoke run (for tests)")
+    parser.add_argument("--repeat", type=int, default=None, help="runs per figure (median)")
+    args = parser.parse_args(argv)
+    quick = args.quick
+    repeat = args.repeat or (1 if quick else 5)
+    generations = 5 if quick else 100
+    print(f"PyGAD {pygad.__version__}, numpy {np.__version__}, Python {sys.version.split()[0]}, "
+          f"{os.cpu_count()} CPUs; medians of {repeat} (big/constraint jobs: fewer, see rows)")
+    rows = []
+    for name in ("small", "batch", "big", "constraint"):
+        job_repeat = repeat if name in ("small", "batch") else max(1, min(repeat, 3 if name == "big" else 2))
+        if name == "big" and quick:
+            stock = measure("big", "stock", 1, 1)
+            stock["note"] = "1 generation (quick)"
+            accel = measure("big", "accelerated", 1, 1)
+        elif name == "big" and not args.full:
+            stock = extrapolated_big(1, 2)
+            accel = measure("big", "accelerated", job_repeat, generations)
+        else:
+            stock = measure(name, "stock", job_repeat, generations)
+            accel = measure(name, "accelerated", job_repeat, generations)
+        rows.append((name, stock, accel))
+        sys.stdout.flush()
+
+    header = (f"{'job':<11} {'engine':<8} {'total s':>9} {'user s':>9} {'overhead':>9} "
+              f"{'ratio':>7} {'user calls':>11}  path")
+    print()
+    print(header)
+    print("-" * len(header))
+    for name, stock, accel in rows:
+        stock_overhead = stock["total"] - stock["user"]
+        accel_overhead = accel["total"] - accel["user"]
+        ratio = stock_overhead / accel_overhead if accel_overhead > 0 else float("inf")
+        print(f"{name:<11} {'stock':<8} {fmt(stock['total'])} {fmt(stock['user'])} "
+              f"{fmt(stock_overhead)} {'':>7} {int(stock['calls']):>11}  {stock['label']}"
+              + (f" ({stock['note']})" if stock.get("note") else ""))
+        print(f"{'':<11} {'accel':<8} {fmt(accel['total'])} {fmt(accel['user'])} "
+              f"{fmt(accel_overhead)} {ratio:6.1f}x {int(accel['calls']):>11}  {accel['label']}")
+    floor = [floor_run(False) for _ in range(repeat)]
+    floor_batch = [floor_run(True) for _ in range(repeat)]
+    print()
+    print("floor (minimal numpy GA, 100 gens x 50 x 10): per-solution fitness "
+          f"{median_of(floor, 'total'):.4f} s (user {median_of(floor, 'user'):.4f} s); "
+          f"batch fitness {median_of(floor_batch, 'total'):.4f} s "
+          f"(user {median_of(floor_batch, 'user'):.4f} s)")
+    batch_accel = rows[1][2]["total"]
+    print(f"batch job, accelerated total / batch floor total = "
+          f"{batch_accel / median_of(floor_batch, 'total'):.2f}")
+    print(JOBS_LEGEND)
+    return 0
+
+
+JOBS_LEGEND = "\n".join(f"  {name:<11} {text}" for name, text in JOBS.items())
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,52 @@
+"""The GA engine: stock ``pygad.GA`` or ``AcceleratedGA`` (its vectorised subclass), chosen per job.
+
+``build_ga(kwargs)`` takes exactly the keyword arguments of ``pygad.GA`` and returns the GA to run;
+``engine_label(ga)`` says which engine path ran (the completion report's ``engine`` field).
+Design, coverage and fall-back rules: docs/engine.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["build_ga", "coverage", "engine_label"]
+
+STOCK = "pygad"
+_INT_FLOAT = ("int", "float")
+
+
+def coverage(kwargs: dict[str, Any]) -> tuple[bool, str]:
+    """Whether ``AcceleratedGA`` may run this configuration at all, and if not, why.
+
+    Operators it does not vectorise (e.g. adaptive mutation, nsga2 selection, sbx crossover) are
+    not a reason to refuse: the subclass hands those steps to stock PyGAD one by one.  What needs
+    the whole run on stock PyGAD is a global property the fast paths assume."""
+    gene_type = kwargs.get("gene_type", float)
+    if gene_type not in (int, float):
+        return False, "gene_type is not a single int/float"
+    if kwargs.get("allow_duplicate_genes", True) is not True:
+        return False, "allow_duplicate_genes is False"
+    if kwargs.get("parallel_processing") is not None:
+        return False, "parallel_processing"
+    if kwargs.get("save_solutions") or kwargs.get("save_best_solutions"):
+        return False, "save_solutions/save_best_solutions"
+    if kwargs.get("gene_categorical") not in (None, False):
+        return False, "gene_categorical"
+    return True, "covered"
+
+
+def build_ga(kwargs: dict[str, Any]):
+    """``AcceleratedGA(**kwargs)`` when covered, else ``pygad.GA(**kwargs)``."""
+    import pygad
+
+    covered, _ = coverage(kwargs)
+    if covered:
+        from .accelerated import AcceleratedGA
+        return AcceleratedGA(**kwargs)
+    return pygad.GA(**kwargs)
+
+
+def engine_label(ga: Any) -> str:
+    """``"pygad"`` for stock PyGAD, else the accelerated GA's own label (≤ 64 characters)."""
+    label = getattr(ga, "engine_label", None)
+    return label()[:64] if callable(label) else STOCK

@@ -1,0 +1,540 @@
+"""``AcceleratedGA``: a ``pygad.GA`` whose hot paths are vectorised for the configurations they cover.
+
+Stock PyGAD's ``run()`` loop, validation, callbacks, stop rules and outputs are kept as they are;
+only these methods are overridden, and each one hands the call to ``super()`` (stock PyGAD) whenever
+its fast path does not cover the current state:
+
+==============================  ================================================================
+method                          fast path covers
+==============================  ================================================================
+``cal_pop_fitness``             serial evaluation, no ``save_solutions``/``save_best_solutions``;
+                                same fitness cache (elites, parents), same calls, same validation
+``best_solution``               a 1-D numeric fitness array (single objective)
+``steady_state_selection``      single objective (exact: same parents, same order as stock)
+``tournament/random/rank/``     single objective
+``roulette_wheel/stochastic_``
+``universal_selection``
+``single_point/two_points/``    single gene type, duplicates allowed
+``uniform/scattered_crossover``
+``random_mutation``             single gene type ``int``/``float``, duplicates allowed, ``gene_space``
+                                None / one list of numbers / one ``{low, high}`` dict; per-gene
+                                ``gene_constraint`` with ``gene_space`` None
+``validate_gene_constraint_``   numeric candidate values (vectorised subset check)
+``callable_output``
+==============================  ================================================================
+
+A multi-objective fitness (detected from the first evaluation) turns every fast path off for the
+rest of the run.  ``engine_label()`` says which paths ran.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pygad
+
+from . import ops
+
+__all__ = ["AcceleratedGA", "SELECTIONS", "CROSSOVERS"]
+
+SELECTIONS = {"sss": "steady_state_selection", "tournament": "tournament_selection",
+              "random": "random_selection", "rank": "rank_selection",
+              "rws": "roulette_wheel_selection", "sus": "stochastic_universal_selection"}
+CROSSOVERS = ("single_point", "two_points", "uniform", "scattered")
+_SCALAR_TYPES = frozenset(t for t in pygad.GA.supported_int_float_types if t is not object)
+_STORAGE = {int: np.int64, float: np.float64, np.int64: np.int64, np.float64: np.float64}
+
+
+class AcceleratedGA(pygad.GA):
+    """Drop-in ``pygad.GA``; see the module docstring for what is accelerated."""
+
+    def __init__(self, *args, **kwargs):
+        self._accel_active = True  # turned off for good by a multi-objective fitness
+        self._accel_used: dict[str, str] = {}  # step → "accelerated" | "pygad", as they ran
+        self._rng = None
+        self._space_cache = None
+        super().__init__(*args, **kwargs)
+        # The engine's own generator: seeded from random_seed, so a seeded run is reproducible.
+        self._rng = np.random.default_rng(self.random_seed)
+
+    # ------------------------------------------------------------------ bookkeeping
+
+    def _note(self, step: str, accelerated: bool) -> None:
+        used = self._accel_used
+        value = "accelerated" if accelerated else "pygad"
+        if used.get(step) != value:
+            used[step] = "mixed" if step in used else value
+
+    def _generator(self) -> np.random.Generator:
+        if self._rng is None:  # only if an operator runs before __init__ finished
+            self._rng = np.random.default_rng(self.random_seed)
+        return self._rng
+
+    def _single_type(self):
+        """The storage dtype when every gene has one plain int/float type, else None."""
+        if not self.gene_type_single:
+            return None
+        gene_type, precision = self.gene_type
+        if precision is not None:
+            return None
+        return _STORAGE.get(gene_type)
+
+    def _base_ok(self) -> bool:
+        categorical = getattr(self, "gene_categorical", None)
+        return (self._accel_active and self.allow_duplicate_genes
+                and (categorical in (None, False) or not any(categorical))
+                and self._single_type() is not None)
+
+    @staticmethod
+    def _single_objective(fitness) -> bool:
+        return (isinstance(fitness, np.ndarray) and fitness.ndim == 1
+                and fitness.dtype.kind in "fiu")
+
+    def engine_label(self) -> str:
+        """``"accelerated:<selection>+<crossover>+<mutation>"``, ``pygad`` for a step that fell
+        back, ``mixed`` for one that did both; at most 64 characters."""
+        if not self._accel_active:
+            return "pygad:multi-objective"
+        used = self._accel_used
+
+        covered = {"selection": SELECTIONS, "crossover": CROSSOVERS + ("None",),
+                   "mutation": ("random", "None")}
+
+        def part(step: str, name) -> str:
+            state = used.get(step)
+            if str(name) not in covered[step]:
+                state = "pygad"  # an operator this engine never vectorises
+            if state is None or state == "accelerated":
+                return str(name)
+            return f"{name}={state}"
+
+        selection = self.parent_selection_type if isinstance(self.parent_selection_type, str) \
+            else "custom"
+        crossover = self.crossover_type if isinstance(self.crossover_type, str) or \
+            self.crossover_type is None else "custom"
+        mutation = self.mutation_type if isinstance(self.mutation_type, str) or \
+            self.mutation_type is None else "custom"
+        label = "accelerated:" + "+".join((part("selection", selection),
+                                           part("crossover", crossover),
+                                           part("mutation", mutation)))
+        if used.get("fitness") not in (None, "accelerated"):
+            label += "+fitness=" + used["fitness"]
+        return label[:64]
+
+    # ------------------------------------------------------------------ fitness
+
+    def cal_pop_fitness(self):
+        population = self.population
+        if (not self._accel_active or not self.valid_parameters or self.save_solutions
+                or self.save_best_solutions or self.parallel_processing is not None
+                or not isinstance(population, np.ndarray) or population.ndim != 2
+                or population.dtype.kind not in "fiu"):
+            self._note("fitness", False)
+            fitness = super().cal_pop_fitness()
+        else:
+            self._note("fitness", True)
+            try:
+                fitness = self._fast_pop_fitness(population)
+            except Exception as ex:
+                self.logger.exception(ex)
+                raise
+        if self._accel_active and not self._single_objective(fitness) and len(fitness):
+            if fitness.dtype != object or fitness.ndim != 1:
+                self._accel_active = False  # multi-objective: stock PyGAD from now on
+        return fitness
+
+    def _cache_lookup(self, population: np.ndarray, pop_fitness: list) -> list[int] | None:
+        """Fill ``pop_fitness`` from PyGAD's cache rules; return the indices still to evaluate
+        (None: let stock PyGAD do the whole evaluation).
+
+        Stock: a row equal (``tuple`` equality) to one of the last elites (when ``keep_elitism >
+        0``) or else one of the last parents (when ``keep_parents != 0``) reuses that solution's
+        previous fitness, first match wins.  Here rows are matched by a vectorised hash, then
+        compared exactly."""
+        n = population.shape[0]
+        sources = []
+        if self.keep_elitism > 0 and self.last_generation_elitism is not None:
+            sources.append((self.last_generation_elitism, self.last_generation_elitism_indices))
+        if self.keep_parents != 0 and self.last_generation_parents is not None:
+            sources.append((self.last_generation_parents, self.last_generation_parents_indices))
+        if not sources:
+            return list(range(n))
+        dtype = population.dtype
+        pop_bits, pop_hash = _row_hash(population)
+        found: dict[int, object] = {}
+        previous = self.previous_generation_fitness
+        for rows, indices in sources:
+            rows = np.asarray(rows)
+            if rows.dtype != dtype or rows.ndim != 2 or rows.shape[1] != population.shape[1]:
+                return None
+            src_bits, src_hash = _row_hash(rows)
+            hashes = set(src_hash.tolist())
+            for index, value in enumerate(pop_hash.tolist()):
+                if value not in hashes or index in found or value is None:
+                    continue
+                for position in np.nonzero(src_hash == value)[0]:
+                    if np.array_equal(src_bits[position], pop_bits[index]):
+                        found[index] = previous[indices[position]]
+                        break
+        validate = self._validate_fitness_value
+        for index, value in found.items():
+            if type(value) not in _SCALAR_TYPES or value != value \
+                    or self._fitness_value_shape not in (None, ()):
+                value = validate(value, "cached fitness")
+            else:
+                self._fitness_value_shape = ()
+            pop_fitness[index] = value
+        if not found:
+            return list(range(n))
+        return [index for index in range(n) if index not in found]
+
+    def _fast_pop_fitness(self, population: np.ndarray) -> np.ndarray:
+        if type(self.best_solutions) is np.ndarray:
+            self.best_solutions = self.best_solutions.tolist()
+        if not getattr(self, "_fitness_run_active", False):
+            self._fitness_value_shape = None
+        n = population.shape[0]
+        pop_fitness = [None] * n
+        missing = self._cache_lookup(population, pop_fitness)
+        if missing is None:
+            return super().cal_pop_fitness()
+        if missing:
+            fitness_func = self.fitness_func
+            validate = self._validate_fitness_value
+            batch_size = self.fitness_batch_size
+            if batch_size in (None, 1):
+                for index in missing:
+                    value = fitness_func(self, population[index], index)
+                    self.num_fitness_evaluations += 1
+                    if type(value) not in _SCALAR_TYPES or value != value \
+                            or self._fitness_value_shape not in (None, ()):
+                        value = validate(value, f"fitness_func for solution {index}")
+                    else:
+                        self._fitness_value_shape = ()
+                    pop_fitness[index] = value
+            else:
+                for start in range(0, len(missing), batch_size):
+                    group = missing[start:start + batch_size]
+                    result = fitness_func(self, population[group, :], group)
+                    self.num_fitness_evaluations += len(group)
+                    self._take_batch(group, result, pop_fitness)
+        return np.array(pop_fitness)
+
+    def _take_batch(self, group: list[int], result, pop_fitness: list) -> None:
+        """PyGAD's checks of one batch result, vectorised for a plain numeric array."""
+        if type(result) not in (list, tuple, np.ndarray):
+            raise TypeError("Expected to receive a list, tuple, or numpy.ndarray from the fitness "
+                            f"function but the value ({result}) of type {type(result)}.")
+        if isinstance(result, np.ndarray) and result.ndim == 0:
+            raise ValueError("A batched fitness_func must return one fitness value per solution, "
+                             "not a scalar array.")
+        if len(result) != len(group):
+            raise ValueError("There is a mismatch between the number of solutions passed to the "
+                             f"fitness function ({len(group)}) and the number of fitness values "
+                             f"returned ({len(result)}). They must match.")
+        if (isinstance(result, np.ndarray) and result.ndim == 1 and result.dtype.kind in "fiu"
+                and self._fitness_value_shape in (None, ())
+                and not (result.dtype.kind == "f" and np.isnan(result).any())):
+            self._fitness_value_shape = ()
+            for index, value in zip(group, result):
+                pop_fitness[index] = value
+            return
+        validate = self._validate_fitness_value
+        for index, value in zip(group, result):
+            pop_fitness[index] = validate(value, f"fitness_func for solution {index}")
+
+    def best_solution(self, pop_fitness=None):
+        if (self._accel_active and isinstance(pop_fitness, np.ndarray) and pop_fitness.ndim == 1
+                and pop_fitness.dtype.kind in "fiu" and len(pop_fitness) == len(self.population)
+                and len(pop_fitness) and not (pop_fitness.dtype.kind == "f"
+                                              and np.isnan(pop_fitness).any())):
+            index = int(np.argmax(pop_fitness))
+            return self.population[index, :].copy(), pop_fitness[index], index
+        return super().best_solution(pop_fitness=pop_fitness)
+
+    # ------------------------------------------------------------------ selection
+
+    def _select(self, kind: str, fitness, num_parents: int):
+        if not (self._accel_active and self._single_objective(fitness)
+                and not (fitness.dtype.kind == "f" and np.isnan(fitness).any())
+                and isinstance(self.population, np.ndarray)
+                and fitness.shape[0] == self.population.shape[0]):
+            return None
+        probabilities = None
+        if kind in ("rws", "sus"):
+            probabilities = self.fitness_selection_probabilities(fitness)  # stock rules + errors
+        indices = ops.select_parents(kind, fitness, int(num_parents), self._generator(),
+                                     k_tournament=int(self.K_tournament),
+                                     probabilities=probabilities)
+        parents = self.initialize_parents_array((int(num_parents), self.population.shape[1]))
+        parents[:, :] = self.population[indices, :]
+        return parents, indices
+
+    def steady_state_selection(self, fitness, num_parents):
+        chosen = self._select("sss", fitness, num_parents)
+        if chosen is None:
+            return super().steady_state_selection(fitness, num_parents)
+        return chosen
+
+    def _selection(self, kind: str, fitness, num_parents, stock):
+        chosen = self._select(kind, fitness, num_parents)
+        self._note("selection", chosen is not None)
+        return stock(fitness, num_parents) if chosen is None else chosen
+
+    def tournament_selection(self, fitness, num_parents):
+        return self._selection("tournament", fitness, num_parents, super().tournament_selection)
+
+    def random_selection(self, fitness, num_parents):
+        return self._selection("random", fitness, num_parents, super().random_selection)
+
+    def rank_selection(self, fitness, num_parents):
+        return self._selection("rank", fitness, num_parents, super().rank_selection)
+
+    def roulette_wheel_selection(self, fitness, num_parents):
+        return self._selection("rws", fitness, num_parents, super().roulette_wheel_selection)
+
+    def stochastic_universal_selection(self, fitness, num_parents):
+        return self._selection("sus", fitness, num_parents,
+                               super().stochastic_universal_selection)
+
+    def run_select_parents(self, call_on_parents=True):
+        if self.parent_selection_type == "sss" and call_on_parents:
+            # steady_state_selection also serves elitism; note the parent step here only.
+            self._note("selection", self._accel_active)
+        return super().run_select_parents(call_on_parents=call_on_parents)
+
+    # ------------------------------------------------------------------ crossover
+
+    def _crossover(self, kind: str, parents, offspring_size, stock):
+        if not (self._base_ok() and isinstance(parents, np.ndarray) and parents.ndim == 2
+                and parents.dtype.kind in "fiu" and parents.shape[0] > 0):
+            self._note("crossover", False)
+            return stock(parents, offspring_size)
+        self._note("crossover", True)
+        offspring = self.initialize_parents_array(offspring_size)
+        offspring[:, :] = ops.crossover_offspring(kind, parents, int(offspring_size[0]),
+                                                  self.crossover_probability, self._generator())
+        return offspring
+
+    def single_point_crossover(self, parents, offspring_size):
+        return self._crossover("single_point", parents, offspring_size,
+                               super().single_point_crossover)
+
+    def two_points_crossover(self, parents, offspring_size):
+        return self._crossover("two_points", parents, offspring_size,
+                               super().two_points_crossover)
+
+    def uniform_crossover(self, parents, offspring_size):
+        return self._crossover("uniform", parents, offspring_size, super().uniform_crossover)
+
+    def scattered_crossover(self, parents, offspring_size):
+        return self._crossover("scattered", parents, offspring_size, super().scattered_crossover)
+
+    # ------------------------------------------------------------------ mutation
+
+    def _mutation_space(self):
+        """``("none", None)``, ``("list", sorted converted values)``, ``("dict", (low, high))``,
+        or None when the gene space is not one the fast mutation covers."""
+        space = self.gene_space
+        if space is None:
+            return ("none", None)
+        cache = self._space_cache
+        if cache is not None and cache[0] is space:
+            return cache[1]
+        result = None
+        if not self.gene_space_nested:
+            if type(space) is dict and "step" not in space:
+                result = ("dict", (space["low"], space["high"]))
+            elif type(space) in (list, tuple, np.ndarray) and len(space) and \
+                    all(type(v) in _SCALAR_TYPES for v in space):
+                values = np.unique(self.change_gene_dtype_and_round(0, list(space)))
+                if values.dtype.kind in "fiu" and not (values.dtype.kind == "f"
+                                                       and np.isnan(values).any()):
+                    result = ("list", values)
+        self._space_cache = (space, result)
+        return result
+
+    def _mutation_covered(self, offspring) -> tuple | None:
+        if not (self._base_ok() and isinstance(offspring, np.ndarray) and offspring.ndim == 2
+                and offspring.dtype.kind in "fiu"):
+            return None
+        if self.mutation_probability is None and not isinstance(self.mutation_num_genes,
+                                                                (int, np.integer)):
+            return None
+        space = self._mutation_space()
+        if space is None:
+            return None
+        constraints = self.gene_constraint
+        if constraints and any(c is not None for c in constraints) and space[0] != "none":
+            return None
+        return space
+
+    def random_mutation(self, offspring):
+        space = self._mutation_covered(offspring)
+        if space is None:
+            self._note("mutation", False)
+            return super().random_mutation(offspring)
+        self._note("mutation", True)
+        rng = self._generator()
+        rows_n, genes_n = offspring.shape
+        if rows_n == 0 or genes_n == 0:
+            return offspring
+        if self.mutation_probability is None:
+            mask = ops.choose_genes(rows_n, genes_n, self.mutation_num_genes, rng)
+        else:
+            mask = rng.random((rows_n, genes_n)) < self.mutation_probability
+        constraints = self.gene_constraint
+        constrained = None
+        if constraints and any(c is not None for c in constraints):
+            constrained = np.array([c is not None for c in constraints], dtype=bool)
+        rows, cols = np.nonzero(mask)
+        if rows.shape[0] == 0:
+            return offspring
+        current = offspring[rows, cols]
+        values = self._mutated_values(space, current, cols, rng)
+        if constrained is None:
+            offspring[rows, cols] = values
+            return offspring
+        # Rows with a constrained gene to mutate go gene by gene in ascending order, so each
+        # constraint sees the solution as already changed, as in PyGAD.
+        hit = constrained[cols]
+        slow_rows = np.zeros(rows_n, dtype=bool)
+        slow_rows[rows[hit]] = True
+        fast = ~slow_rows[rows]
+        offspring[rows[fast], cols[fast]] = values[fast]
+        for position in np.nonzero(~fast)[0]:
+            row, gene = rows[position], cols[position]
+            if constrained[gene]:
+                offspring[row, gene] = self._constrained_value(offspring[row], int(gene))
+            else:
+                offspring[row, gene] = values[position]
+        return offspring
+
+    def _mutation_ranges(self, cols: np.ndarray):
+        low, high = self.random_mutation_min_val, self.random_mutation_max_val
+        if type(low) in _SCALAR_TYPES:
+            low, high = sorted([low, high])
+            return low, high
+        bounds = np.array([sorted([lo, hi]) for lo, hi in zip(low, high)], dtype=np.float64)
+        return bounds[cols, 0], bounds[cols, 1]
+
+    def _mutated_values(self, space, current: np.ndarray, cols: np.ndarray,
+                        rng: np.random.Generator) -> np.ndarray:
+        kind, data = space
+        dtype = self._single_type()
+        k = current.shape[0]
+        if kind == "list":
+            return ops.pick_other(data, current, rng)
+        if kind == "dict":
+            low, high = data
+            if np.dtype(dtype).kind == "f":
+                if low == high:
+                    return np.full(k, low, dtype=dtype)
+                values = rng.uniform(low, high, size=k)
+                values[values >= high] = low  # float rounding; PyGAD falls back to low too
+                return values
+            first, last = self._continuous_gene_space_integer_bounds({"low": low, "high": high})
+            if last < first:
+                return current.copy()
+            return rng.integers(first, last + 1, size=k, dtype=np.int64)
+        # No gene space: PyGAD's random mutation.
+        replace = self.mutation_by_replacement
+        if np.dtype(dtype).kind == "f":
+            low, high = self._mutation_ranges(cols)
+            values = rng.random(k)
+            values *= np.subtract(high, low)
+            values += low
+            if not replace:
+                values += current
+            return values
+        # Integer genes: offsets first + i*step, i uniform in range(count), per gene range.
+        low, high = self.random_mutation_min_val, self.random_mutation_max_val
+        if type(low) in _SCALAR_TYPES:
+            count, first, step = ops.finite_offsets(*sorted([low, high]))
+            offsets = first + rng.integers(0, max(count, 1), size=k) * step
+        else:
+            table = [ops.finite_offsets(*sorted([lo, hi])) for lo, hi in zip(low, high)]
+            counts = np.array([max(t[0], 1) for t in table])
+            firsts = np.array([t[1] for t in table], dtype=object)
+            steps = np.array([t[2] for t in table], dtype=object)
+            index = np.floor(rng.random(k) * counts[cols]).astype(np.int64)
+            offsets = (firsts[cols] + index * steps[cols]).astype(np.float64) \
+                if any(isinstance(f, float) for f in firsts) else \
+                (firsts[cols] + index * steps[cols]).astype(np.int64)
+        values = offsets if replace else current + offsets
+        return np.asarray(values).astype(np.int64)
+
+    # ------------------------------------------------------------------ constraints
+
+    def _constraint_candidates(self, gene: int, value) -> np.ndarray:
+        """What PyGAD passes to a gene constraint during random mutation without a gene space:
+        ``sample_size`` values of the mutation range (added to the gene unless by replacement),
+        converted, sorted and unique."""
+        rng = self._generator()
+        dtype = self._single_type()
+        low, high = self.get_random_mutation_range(gene)
+        size = int(self.sample_size)
+        replace = self.mutation_by_replacement
+        if np.dtype(dtype).kind == "f":
+            if low == high:
+                values = np.full(1, float(low))
+            else:
+                values = ops.sorted_uniform(float(low), float(high), size, rng)
+            if not replace:
+                values += float(value)
+            if values.shape[0] > 1:
+                same = values[1:] == values[:-1]
+                if same.any():
+                    values = values[np.concatenate(([True], ~same))]
+            return values
+        count, first, step = ops.finite_offsets(low, high)
+        if count <= size:
+            index = np.arange(max(count, 1))
+        else:
+            index = rng.choice(count, size=size, replace=False)
+        offsets = first + index * step
+        values = offsets if replace else int(value) + offsets
+        return np.unique(np.asarray(values).astype(np.int64))
+
+    def _constrained_value(self, solution: np.ndarray, gene: int):
+        current = solution[gene]
+        candidates = self._constraint_candidates(gene, current)
+        accepted = self.filter_gene_values_by_constraint(candidates, solution, gene)
+        if accepted is None:
+            return current
+        pick = accepted[int(self._generator().integers(0, len(accepted)))]
+        gene_type = self.get_gene_dtype(gene)[0]
+        return pick if gene_type is object else gene_type(pick)
+
+    def validate_gene_constraint_callable_output(self, selected_values, values):
+        if type(selected_values) not in (list, np.ndarray):
+            return False
+        answer = ops.is_subset(selected_values, values)
+        if answer is None:
+            return super().validate_gene_constraint_callable_output(selected_values, values)
+        return answer
+
+
+_HASH_WEIGHTS: dict[int, np.ndarray] = {}
+
+
+def _row_hash(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(bit patterns, one uint64 hash per row) for numeric rows, with ``tuple`` equality
+    semantics: ``-0.0`` hashes and compares as ``0.0``; a row holding NaN gets a hash no other
+    row has (stock compares fresh NaN objects, which are never equal)."""
+    if rows.dtype.kind == "f":
+        rows = rows + 0.0 if rows.dtype == np.float64 else rows.astype(np.float64) + 0.0
+        bits = rows.view(np.uint64)  # (+ 0.0 turned -0.0 into 0.0)
+    else:
+        bits = np.ascontiguousarray(rows).astype(np.int64, copy=False).view(np.uint64)
+    width = bits.shape[1]
+    weights = _HASH_WEIGHTS.get(width)
+    if weights is None:
+        weights = np.random.default_rng(width).integers(1, 2**63, size=width, dtype=np.uint64) | 1
+        _HASH_WEIGHTS[width] = weights
+    hashes = (bits * weights).sum(axis=1, dtype=np.uint64)  # wraps silently (integers)
+    if rows.dtype.kind == "f" and not (rows == rows).all():
+        nan_rows = np.isnan(rows).any(axis=1)
+        if nan_rows.any():
+            hashes = hashes.astype(object)
+            hashes[nan_rows] = None
+    return bits, hashes

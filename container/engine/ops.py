@@ -1,0 +1,246 @@
+"""Vectorised GA operators (pure numpy, no PyGAD).  ``AcceleratedGA`` calls these for the
+configurations it covers; each one mirrors a stock PyGAD 3.9.2 operator (named in its docstring)
+in what it computes, not in how it draws its random numbers (see docs/engine.md)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = [
+    "choose_genes",
+    "crossover_offspring",
+    "finite_offsets",
+    "is_subset",
+    "pick_other",
+    "select_parents",
+    "sorted_uniform",
+    "sss_order",
+]
+
+
+# --------------------------------------------------------------------------- selection
+
+
+def sss_order(fitness: np.ndarray) -> np.ndarray:
+    """Indices best → worst, exactly as PyGAD's ``sort_solutions_nsga2`` for one objective:
+    ``sorted(range(n), key=fitness)`` (stable, ascending) then reversed, so among equal fitness
+    the later index comes first."""
+    return np.argsort(fitness, kind="stable")[::-1]
+
+
+def _wheel(probs: np.ndarray, pointers: np.ndarray) -> np.ndarray:
+    """Index whose ``[start, end)`` slice of PyGAD's wheel (slices laid out in ``argsort(probs)``
+    order, see ``wheel_cumulative_probs``) holds each pointer.  A pointer past the last end (float
+    rounding; stock PyGAD would drop that parent and fail) takes the last slice."""
+    order = np.argsort(probs)
+    cumulative = np.cumsum(probs[order])
+    position = np.searchsorted(cumulative, pointers, side="right")
+    np.minimum(position, len(order) - 1, out=position)
+    return order[position]
+
+
+def select_parents(kind: str, fitness: np.ndarray, num_parents: int, rng: np.random.Generator, *,
+                   k_tournament: int = 3, probabilities=None) -> np.ndarray:
+    """Parent indices for ``sss``, ``tournament``, ``random``, ``rank``, ``rws`` or ``sus``.
+
+    ``probabilities`` (rws/sus) are PyGAD's own ``fitness_selection_probabilities``."""
+    n = fitness.shape[0]
+    if kind == "sss":
+        return sss_order(fitness)[:num_parents].copy()
+    if kind == "random":
+        return rng.integers(0, n, size=num_parents)
+    if kind == "tournament":
+        order = sss_order(fitness)
+        rank = np.empty(n, dtype=np.intp)
+        rank[order] = np.arange(n)
+        candidates = rng.integers(0, n, size=(num_parents, k_tournament))
+        winners = np.argmin(rank[candidates], axis=1)
+        return candidates[np.arange(num_parents), winners]
+    if kind == "rank":
+        order = sss_order(fitness)
+        ranks = np.arange(n, 0, -1)
+        probs = ranks / np.sum(ranks)
+        return order[_wheel(probs, rng.random(num_parents))]
+    if kind == "rws":
+        return _wheel(probabilities, rng.random(num_parents))
+    if kind == "sus":
+        distance = 1.0 / num_parents
+        first = rng.uniform(0.0, distance)
+        return _wheel(probabilities, first + np.arange(num_parents) * distance)
+    raise ValueError(f"not a vectorised selection: {kind}")
+
+
+# --------------------------------------------------------------------------- crossover
+
+
+def _mates(num_offspring: int, num_parents: int, probability, rng: np.random.Generator
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """The two parents of each offspring.  Without ``crossover_probability``: parents ``k % P`` and
+    ``(k + 1) % P``.  With it (PyGAD's rule): the parents whose draw is below the probability
+    qualify; none → offspring ``k`` copies parent ``k % P``; one → it mates with itself; more → an
+    ordered pair of two distinct qualifying parents chosen uniformly."""
+    k = np.arange(num_offspring)
+    if probability is None:
+        return k % num_parents, (k + 1) % num_parents
+    qualifies = rng.random((num_offspring, num_parents)) < probability
+    keys = np.where(qualifies, rng.random((num_offspring, num_parents)), np.inf)
+    first = np.argmin(keys, axis=1)
+    keys[k, first] = np.inf
+    second = np.argmin(keys, axis=1)
+    count = qualifies.sum(axis=1)
+    first = np.where(count == 0, k % num_parents, first)
+    second = np.where(count >= 2, second, first)
+    return first, second
+
+
+def crossover_offspring(kind: str, parents: np.ndarray, num_offspring: int, probability,
+                        rng: np.random.Generator) -> np.ndarray:
+    """Offspring of ``single_point``, ``two_points``, ``uniform`` or ``scattered`` crossover."""
+    num_parents, num_genes = parents.shape
+    first, second = _mates(num_offspring, num_parents, probability, rng)
+    genes = np.arange(num_genes)
+    if kind == "single_point":
+        point = rng.integers(0, num_genes, size=num_offspring)
+        from_second = genes[None, :] >= point[:, None]
+    elif kind == "two_points":
+        point_a = rng.integers(0, num_genes + 1, size=num_offspring)
+        point_b = rng.integers(0, num_genes, size=num_offspring)
+        point_b[point_b >= point_a] += 1
+        low, high = np.minimum(point_a, point_b), np.maximum(point_a, point_b)
+        from_second = (genes[None, :] >= low[:, None]) & (genes[None, :] < high[:, None])
+    elif kind in ("uniform", "scattered"):
+        from_second = rng.random((num_offspring, num_genes)) < 0.5
+    else:
+        raise ValueError(f"not a vectorised crossover: {kind}")
+    return np.where(from_second, parents[second], parents[first])
+
+
+# --------------------------------------------------------------------------- mutation
+
+
+def choose_genes(num_rows: int, num_genes: int, count: int, rng: np.random.Generator) -> np.ndarray:
+    """A boolean mask with exactly ``count`` distinct genes per row, each subset equally likely
+    (PyGAD draws the same with ``random.sample``).  Floyd's algorithm, vectorised over rows:
+    ``min(count, num_genes - count)`` steps of O(rows)."""
+    count = int(count)
+    if count >= num_genes:
+        return np.ones((num_rows, num_genes), dtype=bool)
+    invert = count > num_genes // 2
+    picks = num_genes - count if invert else count
+    mask = np.zeros((num_rows, num_genes), dtype=bool)
+    rows = np.arange(num_rows)
+    for j in range(num_genes - picks, num_genes):
+        chosen = rng.integers(0, j + 1, size=num_rows)
+        taken = mask[rows, chosen]
+        if taken.any():
+            chosen[taken] = j
+        mask[rows, chosen] = True
+    return ~mask if invert else mask
+
+
+def finite_offsets(low, high) -> tuple[int, float | int, float | int]:
+    """``(count, first, step)`` of the values PyGAD's integer random mutation adds
+    (``_sample_finite_gene_space({'low': low, 'high': high, 'step': 1})``): ``first + i * step`` for
+    ``i`` in ``range(count)``.  With the float defaults (-1.0, 1.0) that is {-1.0, 0.0}."""
+    if low == high:
+        return 1, low, 0
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (low, high)):
+        return max(0, int(high) - int(low)), int(low), 1
+    count = max(0, math.ceil((high - low) / 1))
+    first = float(low)
+    return count, first, (first + 1.0) - first
+
+
+def sorted_uniform(low: float, high: float, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` i.i.d. uniform draws on ``[low, high)``, already sorted, in O(size): the order
+    statistics of uniforms are the normalised partial sums of exponentials (Rényi).  Same joint
+    law as ``np.sort(rng.uniform(low, high, size))`` without the sort."""
+    sums = np.cumsum(rng.standard_exponential(size + 1))
+    values = sums[:-1]
+    values *= (high - low) / sums[-1]
+    values += low
+    return values
+
+
+def pick_other(space: np.ndarray, current: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """For each current value, a value of the sorted unique ``space`` other than it, uniformly
+    (PyGAD's gene-space mutation with duplicates allowed); the current value itself when the
+    space holds nothing else."""
+    m = space.shape[0]
+    position = np.searchsorted(space, current)
+    inside = np.minimum(position, m - 1)
+    present = space[inside] == current
+    bound = np.where(present, m - 1, m)
+    draw = np.floor(rng.random(current.shape[0]) * bound).astype(np.intp)
+    draw = np.minimum(draw, np.maximum(bound - 1, 0))
+    draw += present & (draw >= position)
+    result = space[np.minimum(draw, m - 1)]
+    keep = bound == 0
+    if keep.any():
+        result = result.copy()
+        result[keep] = current[keep]
+    return result
+
+
+# --------------------------------------------------------------------------- constraints
+
+
+def is_subset(selected, values) -> bool | None:
+    """Whether every item of ``selected`` equals an item of ``values`` — what PyGAD checks with
+    ``set(selected).issubset(values)`` — for numeric data; ``None`` when this fast check does not
+    apply (the caller then uses PyGAD's own check).  Numbers compare by value as in a set
+    (``1 == 1.0``, ``-0.0 == 0.0``, NaN never matches)."""
+    if isinstance(values, np.ndarray):
+        pool = values
+    else:
+        try:
+            pool = np.asarray(values)
+        except (TypeError, ValueError):
+            return None
+    if pool.ndim != 1 or pool.dtype.kind not in "fiu":
+        return None
+    if isinstance(selected, np.ndarray):
+        if selected.ndim != 1 or selected.dtype.kind not in "fiu":
+            return None
+        chosen = selected
+    else:
+        if not selected:
+            return True
+        try:
+            chosen = np.fromiter(selected, dtype=np.float64, count=len(selected))
+        except (TypeError, ValueError, OverflowError):
+            return None
+    if chosen.shape[0] == 0:
+        return True
+    if pool.shape[0] == 0:
+        return False
+    if pool.dtype.kind in "iu" or chosen.dtype.kind in "iu":
+        # Integers: exact comparison only inside float64's exact range, else let PyGAD decide.
+        limit = 2.0 ** 53
+        if (pool.dtype.kind in "iu" and pool.shape[0] and np.abs(pool).max() >= limit) or \
+                (chosen.dtype.kind in "iu" and np.abs(chosen).max() >= limit):
+            return None
+        if chosen.dtype.kind == "f" and pool.dtype.kind in "iu":
+            if not np.all(np.isfinite(chosen)) or np.any(chosen != np.trunc(chosen)):
+                return False
+    if pool.shape[0] > 1 and not np.all(pool[1:] >= pool[:-1]):
+        pool = np.sort(pool)
+    if pool.dtype.kind == "f" and np.isnan(pool[-1]):  # NaN sorts last; NaN never matches anyway
+        pool = pool[~np.isnan(pool)]
+        if pool.shape[0] == 0:
+            return False
+    if pool.shape[0] > 1 and not np.all(pool[1:] > pool[:-1]):
+        pool = np.unique(pool)
+    if chosen.shape[0] > 1 and not np.all(chosen[1:] > chosen[:-1]):
+        if chosen.dtype.kind == "f" and np.isnan(chosen).any():
+            return False
+        chosen = np.unique(chosen)  # a set ignores repeats
+    elif chosen.dtype.kind == "f" and np.isnan(chosen[0]):
+        return False
+    # Both strictly increasing: one linear merge (timsort finds the two runs); each chosen value
+    # that is in the pool becomes exactly one adjacent equal pair.
+    merged = np.concatenate((pool, chosen))
+    merged.sort(kind="stable")
+    return int(np.count_nonzero(merged[1:] == merged[:-1])) == chosen.shape[0]

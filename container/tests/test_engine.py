@@ -1,0 +1,532 @@
+"""The accelerated engine (container/engine/): operators against stock PyGAD, fitness bookkeeping,
+callbacks, fall-back paths, reproducibility, calls to user code, the quality test (short)."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pygad
+import pytest
+
+import jobs
+from conftest import CONTAINER, params
+from engine import build_ga, coverage, engine_label, ops
+from engine.accelerated import AcceleratedGA
+
+
+def sphere(ga, solution, index):
+    return -float(np.sum(solution ** 2))
+
+
+def base(**overrides):
+    kwargs = dict(num_generations=5, sol_per_pop=20, num_parents_mating=6, num_genes=8,
+                  fitness_func=sphere, suppress_warnings=True, random_seed=7)
+    kwargs.update(overrides)
+    return kwargs
+
+
+def pair(**overrides):
+    """The same configuration as stock ``pygad.GA`` and as ``AcceleratedGA``."""
+    return pygad.GA(**base(**overrides)), AcceleratedGA(**base(**overrides))
+
+
+class Counter:
+    def __init__(self, function=sphere):
+        self.function = function
+        self.calls = 0
+
+    def __call__(self, ga, solution, index):
+        self.calls += 1
+        return self.function(ga, solution, index)
+
+
+def counted(function=sphere):
+    counter = Counter(function)
+
+    def fitness_func(ga, solution, index):
+        return counter(ga, solution, index)
+    return counter, fitness_func
+
+
+# --------------------------------------------------------------------------- selection
+
+
+@pytest.mark.parametrize("integer_fitness", [False, True])
+def test_sss_selection_is_exactly_stocks(integer_fitness):
+    stock, fast = pair(sol_per_pop=40)
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        fitness = rng.integers(0, 5, size=40) if integer_fitness else rng.normal(size=40)
+        fitness = fitness.astype(np.int64 if integer_fitness else np.float64)
+        fast.population = stock.population.copy()
+        for count in (1, 6, 40):
+            want_parents, want_indices = pygad.GA.steady_state_selection(stock, fitness, count)
+            got_parents, got_indices = fast.steady_state_selection(fitness, count)
+            assert np.array_equal(got_indices, want_indices)
+            assert np.array_equal(got_parents, want_parents)
+            assert got_parents.dtype == want_parents.dtype
+
+
+@pytest.mark.parametrize("kind", ["tournament", "random", "rank", "rws", "sus"])
+def test_random_selections_shapes_and_law(kind):
+    stock, fast = pair(parent_selection_type=kind, sol_per_pop=10, K_tournament=3)
+    fitness = np.arange(1.0, 11.0)
+    counts = {"stock": np.zeros(10), "fast": np.zeros(10)}
+    for name, ga in (("stock", stock), ("fast", fast)):
+        ga.population = stock.population.copy()
+        for _ in range(400):
+            parents, indices = ga.select_parents(fitness, num_parents=5)
+            assert parents.shape == (5, 8) and indices.shape == (5,)
+            assert np.array_equal(parents, ga.population[indices])
+            counts[name] += np.bincount(indices, minlength=10)
+    # same law: selection frequencies per solution agree (loose bound, 2000 draws each)
+    stock_freq, fast_freq = counts["stock"] / 2000, counts["fast"] / 2000
+    assert np.abs(stock_freq - fast_freq).max() < 0.05, (stock_freq, fast_freq)
+
+
+def test_rws_keeps_stocks_errors():
+    _, fast = pair(parent_selection_type="rws")
+    with pytest.raises(ZeroDivisionError):
+        fast.select_parents(np.zeros(20), num_parents=3)
+
+
+# --------------------------------------------------------------------------- crossover
+
+
+@pytest.mark.parametrize("kind", ["single_point", "two_points", "uniform", "scattered"])
+@pytest.mark.parametrize("gene_type", [float, int])
+@pytest.mark.parametrize("probability", [None, 0.5])
+def test_crossover_offspring_come_from_their_parents(kind, gene_type, probability):
+    stock, fast = pair(crossover_type=kind, gene_type=gene_type, crossover_probability=probability)
+    parents = fast.population[:6].copy()
+    want = stock.crossover(parents, offspring_size=(14, 8))
+    got = fast.crossover(parents, offspring_size=(14, 8))
+    assert got.shape == want.shape and got.dtype == want.dtype
+    for row in got:
+        sources = [p for p in range(6) if np.any(parents[p] == row)]
+        assert sources, row
+        # every gene comes from one of at most two parents
+        ok = False
+        for a in range(6):
+            for b in range(6):
+                if np.all((row == parents[a]) | (row == parents[b])):
+                    ok = True
+        assert ok
+    if probability is None:
+        k = np.arange(14)
+        first, second = parents[k % 6], parents[(k + 1) % 6]
+        assert np.all((got == first) | (got == second))
+        if kind == "single_point":
+            from_second = got != first
+            # genes from the second parent form a suffix
+            for row in from_second:
+                if row.any():
+                    assert row[np.argmax(row):].all() or True  # equal genes may hide the point
+                    assert not row[:np.argmax(row)].any()
+
+
+def test_two_points_and_single_point_geometry():
+    rng = np.random.default_rng(3)
+    parents = np.vstack([np.zeros(12), np.ones(12)])
+    single = ops.crossover_offspring("single_point", parents, 500, None, rng)
+    for row in single[::2]:  # offspring 0, 2, ...: parent 0 then parent 1
+        ones = np.nonzero(row)[0]
+        assert ones.size == 0 or np.array_equal(ones, np.arange(ones[0], 12))
+    points = [12 - np.count_nonzero(row) for row in single[::2]]
+    assert min(points) == 0 and max(points) == 11  # point drawn from [0, num_genes)
+    two = ops.crossover_offspring("two_points", parents, 500, None, rng)
+    for row in two[::2]:
+        ones = np.nonzero(row)[0]
+        assert ones.size == 0 or np.array_equal(ones, np.arange(ones[0], ones[-1] + 1))
+
+
+# --------------------------------------------------------------------------- mutation
+
+
+def mutate_both(overrides, rows=400, seed=0):
+    stock, fast = pair(**overrides)
+    start = np.tile(fast.population[:1], (rows, 1))
+    return start, stock.mutation(start.copy()), fast.mutation(start.copy()), fast
+
+
+@pytest.mark.parametrize("replace", [False, True])
+def test_random_float_mutation_matches_stock(replace):
+    start, want, got, fast = mutate_both({"mutation_num_genes": 2, "mutation_by_replacement": replace,
+                                          "random_mutation_min_val": -0.5,
+                                          "random_mutation_max_val": 1.5})
+    assert got.dtype == want.dtype == np.float64
+    assert "random=pygad" not in fast.engine_label()
+    for result in (want, got):
+        changed = result != start
+        assert np.all(changed.sum(axis=1) == 2)
+        delta = result[changed] if replace else (result - start)[changed]
+        assert delta.min() >= -0.5 and delta.max() < 1.5
+    a, b = ((want - (0 if replace else start))[want != start],
+            (got - (0 if replace else start))[got != start])
+    assert abs(a.mean() - b.mean()) < 0.1 and abs(a.std() - b.std()) < 0.1
+
+
+def test_random_int_mutation_matches_stock():
+    start, want, got, _ = mutate_both({"gene_type": int, "mutation_probability": 0.3})
+    assert got.dtype == want.dtype == np.int64
+    for result in (want, got):
+        delta = (result - start)
+        assert set(np.unique(delta).tolist()) <= {-1, 0}  # PyGAD: offsets {-1.0, 0.0}
+    # same law: fraction of genes changed (p * 1/2)
+    assert abs((want != start).mean() - (got != start).mean()) < 0.04
+    start, want, got, _ = mutate_both({"gene_type": int, "random_mutation_min_val": -3,
+                                       "random_mutation_max_val": 3, "mutation_num_genes": 3})
+    for result in (want, got):
+        assert set(np.unique(result - start).tolist()) <= set(range(-3, 3))
+    assert abs((want - start).mean() - (got - start).mean()) < 0.2
+
+
+@pytest.mark.parametrize("gene_type", [int, float])
+def test_gene_space_list_mutation(gene_type):
+    space = [0, 1, 2, 5]
+    start, want, got, fast = mutate_both({"gene_space": space, "gene_type": gene_type,
+                                          "mutation_probability": 0.5})
+    assert "random=pygad" not in fast.engine_label()
+    assert got.dtype == want.dtype
+    for result in (want, got):
+        changed = result != start
+        assert np.isin(result[changed], space).all()
+    # a mutated gene never keeps its value when the space has others (stock rule)
+    assert abs((want != start).mean() - (got != start).mean()) < 0.05
+
+
+def test_gene_space_single_value_keeps_value():
+    _, fast = pair(gene_space=[3], gene_type=int, mutation_probability=1.0)
+    offspring = fast.population.copy()
+    assert np.array_equal(fast.mutation(offspring.copy()), offspring)
+
+
+@pytest.mark.parametrize("gene_type", [int, float])
+def test_gene_space_dict_mutation(gene_type):
+    start, want, got, fast = mutate_both({"gene_space": {"low": -2, "high": 3}, "gene_type": gene_type,
+                                          "mutation_num_genes": 3})
+    assert "random=pygad" not in fast.engine_label()
+    for result in (want, got):
+        changed = result != start
+        assert result[changed].min() >= -2 and result[changed].max() < 3
+    assert abs(want.mean() - got.mean()) < 0.15
+
+
+def test_choose_genes_exact_counts_and_uniform():
+    rng = np.random.default_rng(0)
+    for count in (0, 1, 3, 7, 10):
+        mask = ops.choose_genes(2000, 10, count, rng)
+        assert np.all(mask.sum(axis=1) == count)
+    mask = ops.choose_genes(20000, 10, 3, rng)
+    assert np.abs(mask.mean(axis=0) - 0.3).max() < 0.02
+
+
+def test_pick_other_and_sorted_uniform():
+    rng = np.random.default_rng(0)
+    space = np.array([-1.0, 0.0, 2.5, 7.0])
+    current = rng.choice(np.append(space, 9.0), size=5000)
+    picked = ops.pick_other(space, current, rng)
+    assert np.isin(picked, space).all()
+    assert np.all(picked != current)
+    for value in space:  # each other value equally likely
+        freq = np.bincount(np.searchsorted(space, picked[current == value]), minlength=4) \
+            / np.count_nonzero(current == value)
+        assert abs(freq[np.searchsorted(space, value)]) == 0
+        assert np.abs(np.delete(freq, np.searchsorted(space, value)) - 1 / 3).max() < 0.05
+    values = ops.sorted_uniform(-2.0, 3.0, 10000, rng)
+    assert np.all(values[1:] >= values[:-1]) and values.min() >= -2 and values.max() <= 3
+    assert abs(values.mean() - 0.5) < 0.05 and abs(values.std() - 5 / math.sqrt(12)) < 0.05
+
+
+# --------------------------------------------------------------------------- constraints
+
+
+def test_subset_check_agrees_with_sets():
+    rng = np.random.default_rng(5)
+    cases = [([], [1.0]), ([1.0], []), ([1, 2], [1.0, 2.0, 3.0]), ([-0.0], [0.0]),
+             ([float("nan")], [float("nan"), 1.0]), ([2.5], [1, 2, 3]), ([2.0], [1, 2, 3]),
+             ([1.0, 1.0], [1.0]), ([True], [1.0]), (np.array([1.5]), np.array([1.5, 2.0])),
+             ([3], np.arange(5)), (np.array([4, 9]), np.arange(5))]
+    for _ in range(200):
+        pool = np.unique(rng.integers(-20, 20, size=rng.integers(1, 30))).astype(float)
+        if rng.random() < 0.5:
+            pool = rng.permutation(pool)
+        chosen = list(rng.choice(pool, size=rng.integers(0, 10)))
+        if rng.random() < 0.3:
+            chosen.append(float(rng.integers(-25, 25)))
+        cases.append((chosen, pool))
+    for chosen, pool in cases:
+        want = set(chosen).issubset(pool)
+        got = ops.is_subset(chosen, pool)
+        assert got is None or got == want, (chosen, pool)
+
+
+def constraint_job(**overrides):
+    calls = {"n": 0}
+
+    def positive(solution, values):
+        calls["n"] += 1
+        assert isinstance(values, (list, np.ndarray))
+        return [v for v in values if v > 0]
+    # Every gene constrained: stock calls the constraint once per gene at initialisation (plus
+    # once per rejected value) and once per mutated gene, so the counts are comparable exactly.
+    kwargs = base(gene_constraint=[positive] * 8, sample_size=500, num_generations=6,
+                  mutation_num_genes=2)
+    kwargs.update(overrides)
+    return kwargs, calls
+
+
+@pytest.mark.parametrize("gene_type", [float, int])
+def test_constraints_hold_and_user_calls_match_stock(gene_type):
+    counts = {}
+    for name, cls in (("stock", pygad.GA), ("fast", AcceleratedGA)):
+        kwargs, calls = constraint_job(gene_type=gene_type)
+        ga = cls(**kwargs)
+        ga.run()
+        counts[name] = calls["n"]
+        assert (ga.population > 0).all()
+        if name == "fast":
+            assert engine_label(ga) == "accelerated:sss+single_point+random"
+    assert counts["fast"] == counts["stock"]
+
+
+def test_constraint_output_is_still_checked():
+    def bad(solution, values):
+        return [123456.0]
+    kwargs = base(gene_constraint=[bad] * 8)
+    with pytest.raises(Exception, match="subset"):
+        AcceleratedGA(**kwargs)
+
+
+# --------------------------------------------------------------------------- fitness and runs
+
+
+@pytest.mark.parametrize("overrides", [
+    {}, {"gene_type": int, "gene_space": [0, 1], "mutation_probability": 0.05},
+    {"keep_elitism": 0, "keep_parents": -1}, {"keep_elitism": 3},
+    {"fitness_batch_size": 7}, {"keep_elitism": 0, "keep_parents": 2},
+])
+def test_fitness_bookkeeping_is_stocks(overrides):
+    """Same state → same fitness array and same number of calls as stock cal_pop_fitness."""
+    batched = "fitness_batch_size" in overrides
+    counter, fitness_func = counted(
+        (lambda ga, rows, idx: -np.sum(rows ** 2, axis=1)) if batched else sphere)
+    ga = AcceleratedGA(**base(fitness_func=fitness_func, **overrides))
+    ga.run()
+    for _ in range(3):
+        # a next population with duplicates of parents/elites, as happens with int genes
+        ga.previous_generation_fitness = ga.last_generation_fitness.copy()
+        ga.run_select_parents()
+        ga.run_crossover()
+        ga.run_mutation()
+        ga.run_update_population()
+        ga.population[-1] = ga.last_generation_parents[0]
+        before = counter.calls
+        want = pygad.GA.cal_pop_fitness(ga)
+        stock_calls = counter.calls - before
+        got = ga.cal_pop_fitness()
+        assert counter.calls - before - stock_calls == stock_calls
+        assert np.array_equal(got, want) and got.dtype == want.dtype
+        ga.last_generation_fitness = got
+
+
+def test_fitness_errors_are_stocks():
+    def nan_fitness(ga, solution, index):
+        return float("nan") if index == 3 else 1.0
+    calls = {"n": 0}
+
+    def counting(ga, solution, index):
+        calls["n"] += 1
+        return nan_fitness(ga, solution, index)
+    ga = AcceleratedGA(**base(fitness_func=counting))
+    with pytest.raises(ValueError, match="NaN"):
+        ga.run()
+    assert calls["n"] == 4  # stops at the bad value, as stock does
+
+    ga = AcceleratedGA(**base(fitness_func=lambda ga, s, i: True))
+    with pytest.raises(ValueError, match="non-numeric|number"):
+        ga.run()
+
+
+@pytest.mark.parametrize("overrides", [{}, {"fitness_batch_size": 4},
+                                       {"crossover_type": "two_points", "keep_elitism": 3}])
+def test_user_calls_equal_stock_for_float_genes(overrides):
+    """Float genes: every offspring is new, so calls are fixed by the configuration: equal."""
+    totals = {}
+    batched = "fitness_batch_size" in overrides
+    for name, cls in (("stock", pygad.GA), ("fast", AcceleratedGA)):
+        counter, fitness_func = counted(
+            (lambda ga, rows, idx: -np.sum(rows ** 2, axis=1)) if batched else sphere)
+        ga = cls(**base(fitness_func=fitness_func, num_generations=15, **overrides))
+        ga.run()
+        totals[name] = counter.calls
+    assert totals["fast"] == totals["stock"], totals
+
+
+def test_user_calls_not_more_than_stock_for_int_genes():
+    """Int genes: offspring equal to a parent or elite reuse its fitness (same rule as stock, see
+    test_fitness_bookkeeping_is_stocks); how many there are is random, so compare over seeds."""
+    totals = {"stock": 0, "fast": 0}
+    for seed in range(30):
+        for name, cls in (("stock", pygad.GA), ("fast", AcceleratedGA)):
+            counter, fitness_func = counted()
+            ga = cls(**base(fitness_func=fitness_func, num_generations=15, random_seed=seed,
+                            gene_type=int, gene_space=[0, 1], mutation_probability=0.05))
+            ga.run()
+            totals[name] += counter.calls
+    assert totals["fast"] <= totals["stock"] * 1.03, totals
+
+
+def test_batch_fitness_called_per_batch():
+    sizes = []
+
+    def batch(ga, rows, indices):
+        sizes.append(len(indices))
+        assert rows.shape == (len(indices), 8)
+        return -np.sum(rows ** 2, axis=1)
+    ga = AcceleratedGA(**base(fitness_func=batch, fitness_batch_size=6, num_generations=3))
+    ga.run()
+    assert sizes[:4] == [6, 6, 6, 2]  # initial population of 20
+    assert sizes[4:7] == [6, 6, 6]  # 19 new offspring (the elite is cached)
+    assert engine_label(ga) == "accelerated:sss+single_point+random"
+
+
+def test_seeded_runs_are_reproducible():
+    results = []
+    for _ in range(2):
+        ga = AcceleratedGA(**base(num_generations=30, crossover_type="two_points",
+                                  parent_selection_type="tournament", mutation_probability=0.2))
+        ga.run()
+        results.append((ga.population.copy(), list(ga.best_solutions_fitness)))
+    assert np.array_equal(results[0][0], results[1][0])
+    assert results[0][1] == results[1][1]
+
+
+def test_callbacks_see_the_documented_attributes():
+    seen = {"stock": [], "fast": []}
+
+    def make(name):
+        def on_generation(ga):
+            fitness = ga.last_generation_fitness
+            seen[name].append((ga.generations_completed, ga.population.shape, ga.population.dtype,
+                               len(ga.best_solutions_fitness), type(fitness), fitness.shape,
+                               ga.last_generation_parents.shape,
+                               ga.last_generation_offspring_crossover.shape,
+                               ga.last_generation_offspring_mutation.shape,
+                               ga.last_generation_elitism.shape, ga.num_fitness_evaluations))
+            assert ga.best_solution(pop_fitness=fitness)[1] == fitness.max()
+            if ga.generations_completed == 4:
+                return "stop"
+        return on_generation
+    for name, cls in (("stock", pygad.GA), ("fast", AcceleratedGA)):
+        log = []
+        ga = cls(**base(num_generations=10, on_generation=make(name),
+                        on_start=lambda g: log.append("start"),
+                        on_fitness=lambda g, f: log.append("fitness"),
+                        on_parents=lambda g, p: log.append("parents"),
+                        on_crossover=lambda g, o: log.append("crossover"),
+                        on_mutation=lambda g, o: log.append("mutation"),
+                        on_stop=lambda g, f: log.append("stop")))
+        ga.run()
+        seen[name + "_log"] = log
+        assert ga.generations_completed == 4 and len(ga.best_solutions_fitness) == 5
+        assert ga.best_solution_generation <= 4
+    assert seen["stock"] == seen["fast"]
+    assert seen["stock_log"] == seen["fast_log"]
+
+
+def test_callbacks_can_replace_offspring():
+    def on_mutation(ga, offspring):
+        return np.zeros_like(offspring).tolist()
+    ga = AcceleratedGA(**base(on_mutation=on_mutation, num_generations=2))
+    ga.run()
+    assert np.count_nonzero(ga.population[1:]) == 0
+
+
+# --------------------------------------------------------------------------- fall-back paths
+
+
+@pytest.mark.parametrize("overrides,reason", [
+    ({"allow_duplicate_genes": False}, "allow_duplicate_genes"),
+    ({"gene_type": [int] * 8}, "gene_type"),
+    ({"save_solutions": True}, "save_solutions"),
+    ({"parallel_processing": 2}, "parallel_processing"),
+])
+def test_uncovered_configurations_run_stock_pygad(overrides, reason):
+    covered, why = coverage(base(**overrides))
+    assert not covered and reason in why
+    ga = build_ga(base(**overrides))
+    assert type(ga) is pygad.GA and engine_label(ga) == "pygad"
+    ga.run()
+
+
+@pytest.mark.parametrize("overrides,label", [
+    ({"mutation_type": "adaptive", "mutation_probability": [0.3, 0.1]},
+     "accelerated:sss+single_point+adaptive=pygad"),
+    ({"crossover_type": "sbx"}, "accelerated:sss+sbx=pygad+random"),
+    ({"gene_space": [[0, 1]] * 8, "gene_type": int}, "accelerated:sss+single_point+random=pygad"),
+    ({"gene_space": {"low": 0, "high": 10, "step": 2}}, "accelerated:sss+single_point+random=pygad"),
+    ({"mutation_type": "swap", "crossover_type": None},
+     "accelerated:sss+None+swap=pygad"),
+    ({"parent_selection_type": "tournament", "crossover_type": "uniform"},
+     "accelerated:tournament+uniform+random"),
+])
+def test_operator_fall_backs_are_recorded(overrides, label):
+    ga = build_ga(base(**overrides))
+    assert isinstance(ga, AcceleratedGA)
+    ga.run()
+    assert engine_label(ga) == label
+    assert len(label) <= 64
+
+
+def test_multi_objective_falls_back_to_stock():
+    def two(ga, solution, index):
+        return [float(np.sum(solution)), -float(np.sum(solution ** 2))]
+    ga = build_ga(base(fitness_func=two, parent_selection_type="nsga2"))
+    ga.run()
+    assert engine_label(ga) == "pygad:multi-objective"
+    assert ga.last_generation_fitness.shape == (20, 2)
+
+
+# --------------------------------------------------------------------------- the job path
+
+
+def test_jobs_build_the_accelerated_engine():
+    outcome = jobs.execute(jobs.JobSpec(params=params(random_seed=3)), emit=lambda m: None)
+    assert outcome["status"] == "succeeded"
+    assert outcome["engine"] == "accelerated:sss+single_point+random"
+    outcome = jobs.execute(jobs.JobSpec(params=params(random_seed=3, allow_duplicate_genes=False)),
+                           emit=lambda m: None)
+    assert outcome["engine"] == "pygad"
+
+
+def test_quality_rank_test_short():
+    with warnings.catch_warnings():
+        answer = subprocess.run([sys.executable, str(CONTAINER / "quality.py"), "--short",
+                                 "--seeds", "8", "--generations", "25"],
+                                capture_output=True, text=True, timeout=300)
+    assert answer.returncode == 0, answer.stdout + answer.stderr
+    assert "not worse" in answer.stdout
+
+
+def test_mann_whitney_in_numpy():
+    sys.path.insert(0, str(CONTAINER))
+    import quality
+    # Known values: x clearly smaller than y → tiny p; identical samples → p ≈ 0.5+
+    u, p = quality.mann_whitney_less(np.arange(10), np.arange(10, 20))
+    assert u == 0 and p < 0.001
+    u, p = quality.mann_whitney_less(np.arange(10), np.arange(10))
+    assert u == 50 and p > 0.5
+    # Against the exact permutation distribution of U (small samples, with ties).
+    import itertools
+    x, y = np.array([1, 2, 3, 4, 5]), np.array([3, 4, 5, 6, 7])
+    u, p = quality.mann_whitney_less(x, y)
+    assert u == 4.5
+    pooled = np.concatenate([x, y])
+    ranks, _ = quality.rank_average(pooled)
+    exact = [ranks[list(c)].sum() - 15 for c in itertools.combinations(range(10), 5)]
+    assert abs(p - np.mean(np.array(exact) <= u)) < 0.03
