@@ -1,15 +1,31 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
-const migrations = await readD1Migrations(fileURLToPath(new URL("./migrations", import.meta.url)));
+const root = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const migrations = await readD1Migrations(root("./migrations"));
+
+// The tests drive the queue consumers themselves, so queue state is deterministic: they run on a copy
+// of wrangler.toml without [[queues.consumers]] (miniflare's `queueConsumers` option does not remove
+// the ones the config declares). Paths in the copy are made absolute.
+const testConfig = root("./.wrangler/wrangler.test.toml");
+mkdirSync(root("./.wrangler"), { recursive: true });
+writeFileSync(
+  testConfig,
+  readFileSync(root("./wrangler.toml"), "utf8")
+    .replace(/\[\[queues\.consumers\]\][^[]*/g, "")
+    .replace('main = "src/index.ts"', `main = "${root("./src/index.ts")}"`)
+    .replace('image = "./container/Dockerfile"', `image = "${root("./container/Dockerfile")}"`)
+    .replace('migrations_dir = "migrations"', `migrations_dir = "${root("./migrations")}"`),
+);
 
 /** A project inside workerd: the Worker through its HTTP interface, with real D1, R2, Queues and Durable Objects. */
 function workersProject(name: string, include: string[], vars: Record<string, string> = {}) {
   return {
     plugins: [
       cloudflareTest(({ inject }) => ({
-        wrangler: { configPath: "./wrangler.toml" },
+        wrangler: { configPath: testConfig },
         miniflare: {
           bindings: {
             TEST_MIGRATIONS: migrations,
@@ -21,8 +37,6 @@ function workersProject(name: string, include: string[], vars: Record<string, st
             REPORT_BASE_URL: "http://127.0.0.1:9",
             ...vars,
           },
-          // Consumers are driven by the tests themselves, so queue state is deterministic.
-          queueConsumers: {},
         },
       })),
     ],
