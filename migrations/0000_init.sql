@@ -91,12 +91,14 @@ CREATE TABLE `events` (
 	`occurred_at` text NOT NULL,
 	`submission_id` text,
 	`run_id` text,
+	`origin` text DEFAULT 'run' NOT NULL,
 	`created_at` text NOT NULL,
 	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
 CREATE INDEX `events_account_created_idx` ON `events` (`account_id`,`created_at`);--> statement-breakpoint
 CREATE INDEX `events_run_idx` ON `events` (`run_id`);--> statement-breakpoint
+CREATE INDEX `events_account_origin_created_idx` ON `events` (`account_id`,`origin`,`created_at`);--> statement-breakpoint
 CREATE TABLE `result_files` (
 	`result_id` text NOT NULL,
 	`name` text NOT NULL,

@@ -1,9 +1,11 @@
 // The Worker's entry points: HTTP, queue consumers, cron. No logic here.
 import { newApp } from "./app";
 import type { Bindings } from "./env";
+import { handleDeliveryBatch } from "./queues/deliveries";
 import { handleRunBatch } from "./queues/runs";
 import { reconcileRuns } from "./queues/scheduled";
-import type { RunMessage } from "./queues/messages";
+import type { DeliveryMessage, RunMessage } from "./queues/messages";
+import { requeueDueDeliveries } from "./webhooks/outbox";
 
 export { AccountGate } from "./do/account-gate";
 export { IpRateLimit } from "./do/ip-rate-limit";
@@ -17,9 +19,11 @@ export default {
   fetch: app.fetch,
   async queue(batch, env) {
     if (batch.queue.startsWith("allele-runs")) return handleRunBatch(batch as MessageBatch<RunMessage>, env);
+    if (batch.queue.startsWith("allele-deliveries")) return handleDeliveryBatch(batch as MessageBatch<DeliveryMessage>, env);
     console.error("message from an unknown queue", batch.queue);
   },
   async scheduled(_controller, env, ctx) {
     ctx.waitUntil(reconcileRuns(env).then(() => undefined));
+    ctx.waitUntil(requeueDueDeliveries(env).then(() => undefined));
   },
 } satisfies ExportedHandler<Bindings>;

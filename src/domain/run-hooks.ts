@@ -4,9 +4,16 @@
 import type { Bindings } from "../env";
 import { accountGate, platformQueue } from "../gates/admission";
 import type { EndedRun } from "./transitions";
+import { enqueueRunDeliveries } from "../webhooks/outbox";
 
 export async function afterRunEnded(env: Bindings, ended: EndedRun): Promise<void> {
-  await Promise.all([releaseAdmission(env, ended)]);
+  await Promise.all([releaseAdmission(env, ended), sendWebhookEvents(env, ended)]);
+}
+
+/** Enqueues the deliveries the run's end wrote (idempotent: each is claimed once; the cron sends any left). */
+async function sendWebhookEvents(env: Bindings, ended: EndedRun): Promise<void> {
+  if (ended.source !== "api" || ended.status === "deleted") return;
+  await enqueueRunDeliveries(env, ended.run.id).catch((err) => console.error("webhook dispatch failed; the cron will send", ended.run.id, err));
 }
 
 /** The run's slot and in-flight place, and its platform queue place if it never started. */

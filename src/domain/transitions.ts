@@ -15,6 +15,7 @@ import { newId, nowIso } from "./ids";
 import { buildResultFiles, r2Key, type GaResult } from "./result-files";
 import type { RunMetrics } from "../runner/runner";
 import { afterRunEnded } from "./run-hooks";
+import { runEndOutboxStatements } from "../webhooks/outbox";
 
 export type TerminalStatus = "succeeded" | "failed" | "cancelled" | "deleted";
 
@@ -144,6 +145,9 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
     chargedMicro: charge.amountMicro,
     endedAt: now,
   };
+
+  // Webhook outbox: the events and their deliveries, in this same batch (only for the caller that won).
+  statements.push(...runEndOutboxStatements(db, ended, won));
 
   statements.push(
     outcome.status === "deleted"

@@ -185,9 +185,16 @@ export const events = sqliteTable(
     occurredAt: text("occurred_at").notNull(), // ISO 8601 with microseconds and offset
     submissionId: text("submission_id"),
     runId: text("run_id"),
+    // What made the event: a run's end, the dashboard's Test tool, or its Replay tool (whose per-account
+    // limits count these rows).
+    origin: text("origin").$type<"run" | "test" | "replay">().notNull().default("run"),
     createdAt: text("created_at").notNull(),
   },
-  (t) => [index("events_account_created_idx").on(t.accountId, t.createdAt), index("events_run_idx").on(t.runId)],
+  (t) => [
+    index("events_account_created_idx").on(t.accountId, t.createdAt),
+    index("events_run_idx").on(t.runId),
+    index("events_account_origin_created_idx").on(t.accountId, t.origin, t.createdAt),
+  ],
 );
 
 export const deliveries = sqliteTable(

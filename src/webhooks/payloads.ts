@@ -1,0 +1,133 @@
+// Event types, the `data` of each (interface.md "Events", DECISIONS.md §8) and the envelope.
+import { isoMicros } from "../domain/ids";
+
+export const EVENT_TYPES = ["submission.succeeded", "submission.failed", "submission.cancelled", "result.completed", "webhook.test"] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Facts about a run's end that events are built from (a subset of domain/transitions.ts's EndedRun). */
+export interface RunEndFacts {
+  submissionId: string;
+  status: "succeeded" | "failed" | "cancelled";
+  resultId: string | null;
+  bestSolutionFitness: number | null;
+  generationsCompleted: number | null;
+  error: { code: string; message: string } | null;
+  executionDurationMs: number;
+  cpuSecondsUsed: number;
+  peakMemoryMb: number;
+  hitMemoryCap: boolean;
+  hitTimeCap: boolean;
+}
+
+/**
+ * A number as a plain decimal string, never in exponent notation: 1.5e-7 → "0.00000015".
+ * Null (no fitness) stays null. The digits are JavaScript's shortest round-trip ones.
+ */
+export function decimalString(n: number | null): string | null {
+  if (n === null || !Number.isFinite(n)) return null;
+  const s = String(n);
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(s);
+  if (!m) return s;
+  const [, sign, lead, frac = "", expText] = m;
+  const exp = Number(expText);
+  const digits = lead! + frac;
+  if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
+  const intLen = 1 + exp;
+  return digits.length <= intLen ? `${sign}${digits}${"0".repeat(intLen - digits.length)}` : `${sign}${digits.slice(0, intLen)}.${digits.slice(intLen)}`;
+}
+
+export function succeededData(f: RunEndFacts) {
+  return {
+    submission_id: f.submissionId,
+    result_id: f.resultId,
+    status: "succeeded",
+    execution_duration_ms: Math.round(f.executionDurationMs),
+    cpu_seconds_used: f.cpuSecondsUsed,
+    peak_memory_mb: Math.round(f.peakMemoryMb),
+    hit_memory_cap: f.hitMemoryCap,
+    hit_time_cap: f.hitTimeCap,
+    best_solution_fitness: decimalString(f.bestSolutionFitness),
+  };
+}
+
+export function resultCompletedData(f: RunEndFacts) {
+  return {
+    submission_id: f.submissionId,
+    result_id: f.resultId,
+    best_solution_fitness: decimalString(f.bestSolutionFitness),
+    generations_completed: f.generationsCompleted ?? 0,
+  };
+}
+
+export function failedData(f: RunEndFacts) {
+  return {
+    submission_id: f.submissionId,
+    status: "failed",
+    error: f.error ?? { code: "internal_error", message: "The run failed." },
+    execution_duration_ms: Math.round(f.executionDurationMs),
+    cpu_seconds_used: f.cpuSecondsUsed,
+    peak_memory_mb: Math.round(f.peakMemoryMb),
+    hit_memory_cap: f.hitMemoryCap,
+    hit_time_cap: f.hitTimeCap,
+  };
+}
+
+export function cancelledData(f: RunEndFacts) {
+  return {
+    submission_id: f.submissionId,
+    status: "cancelled",
+    execution_duration_ms: Math.round(f.executionDurationMs),
+    cpu_seconds_used: f.cpuSecondsUsed,
+  };
+}
+
+/** The events a run's end fires: succeeded (+ result.completed when a result exists), failed or cancelled. */
+export function runEndEvents(f: RunEndFacts): { type: EventType; data: Record<string, unknown> }[] {
+  switch (f.status) {
+    case "succeeded":
+      return [
+        { type: "submission.succeeded", data: succeededData(f) },
+        ...(f.resultId ? [{ type: "result.completed" as const, data: resultCompletedData(f) }] : []),
+      ];
+    case "failed":
+      return [{ type: "submission.failed", data: failedData(f) }];
+    case "cancelled":
+      return [{ type: "submission.cancelled", data: cancelledData(f) }];
+  }
+}
+
+/** The fixed `occurred_at` of synthetic test events. */
+export const TEST_OCCURRED_AT = "2000-01-01T00:00:00.000000+00:00";
+
+const SAMPLE: RunEndFacts = {
+  submissionId: "sampleSub001",
+  status: "succeeded",
+  resultId: "sampleRes001",
+  bestSolutionFitness: -0.0123,
+  generationsCompleted: 100,
+  error: { code: "code_error", message: "fitness_func line 3: ZeroDivisionError: division by zero" },
+  executionDurationMs: 1234,
+  cpuSecondsUsed: 1.1,
+  peakMemoryMb: 64,
+  hitMemoryCap: false,
+  hitTimeCap: false,
+};
+
+/** `data` of a `webhook.test` event: `{test: true, sample_of, ...that type's fields with sample ids}`. */
+export function testData(sampleOf: EventType): Record<string, unknown> {
+  const fields: Record<EventType, () => Record<string, unknown>> = {
+    "submission.succeeded": () => succeededData(SAMPLE),
+    "result.completed": () => resultCompletedData(SAMPLE),
+    "submission.failed": () => failedData({ ...SAMPLE, status: "failed" }),
+    "submission.cancelled": () => cancelledData({ ...SAMPLE, status: "cancelled" }),
+    "webhook.test": () => ({}),
+  };
+  return { test: true, sample_of: sampleOf, ...fields[sampleOf]() };
+}
+
+/** The exact body bytes of a delivery: the envelope, serialised once and stored. */
+export function envelope(eventId: string, type: string, occurredAt: string, data: Record<string, unknown>): string {
+  return JSON.stringify({ event_id: eventId, event_type: type, occurred_at: occurredAt, data });
+}
+
+export const occurredAt = (iso: string) => isoMicros(new Date(iso));

@@ -1,0 +1,145 @@
+// The dashboard tools' engine (interface.md "Dashboard tools"): Test fires a synthetic event, Replay
+// re-sends a delivery's event under a fresh event id, Inspect reads a delivery with every attempt.
+// Test and Replay go through the same pipeline as run events (outbox row → queue → attempts) and are
+// limited to 10 per minute per account each, exactly: the limit is a condition of the insert itself.
+import { and, eq, gt, sql } from "drizzle-orm";
+import type { Bindings } from "../env";
+import { ApiError, notFound, validationError } from "../errors";
+import { isoMicros } from "../domain/ids";
+import { getDb, type Db } from "../storage/db";
+import { events } from "../storage/schema";
+import { getAccountDelivery, getEvent, getWebhook, listAttempts, listDeliveries, type DeliveryRow, type WebhookRow } from "../storage/webhooks";
+import { enqueueDeliveries, newDeliveryId } from "./outbox";
+import { envelope, EVENT_TYPES, TEST_OCCURRED_AT, testData, type EventType } from "./payloads";
+import { attemptView, deliveryView } from "./views";
+
+export const TOOL_LIMIT_PER_MINUTE = 10;
+const WINDOW_MS = 60_000;
+const BUCKETS = { test: "webhook_test", replay: "webhook_replay" } as const;
+
+export interface FiredDelivery {
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+}
+
+interface NewEvent {
+  origin: "test" | "replay";
+  webhook: WebhookRow;
+  type: string;
+  data: Record<string, unknown>;
+  occurredAt: string;
+  submissionId: string | null;
+  runId: string | null;
+  replayOf: string | null;
+  isTest: boolean;
+}
+
+async function rateLimited(db: Db, accountId: string, origin: "test" | "replay", now: number): Promise<ApiError> {
+  const since = new Date(now - WINDOW_MS).toISOString();
+  const oldest = await db
+    .select({ at: sql<string>`min(${events.createdAt})` })
+    .from(events)
+    .where(and(eq(events.accountId, accountId), eq(events.origin, origin), gt(events.createdAt, since)))
+    .get();
+  const retryAfter = oldest?.at ? Math.max(1, Math.ceil((Date.parse(oldest.at) + WINDOW_MS - now) / 1000)) : 1;
+  const tool = origin === "test" ? "Test" : "Replay";
+  return new ApiError(
+    "rate_limited",
+    `${tool} is limited to ${TOOL_LIMIT_PER_MINUTE} per minute per account; try again in ${retryAfter} s.`,
+    { retry_after: retryAfter, bucket: BUCKETS[origin], limit: TOOL_LIMIT_PER_MINUTE },
+    { "Retry-After": String(retryAfter) },
+  );
+}
+
+/** Writes the event and its one delivery if the account is under the tool's limit, then enqueues it. */
+async function fire(env: Bindings, e: NewEvent): Promise<FiredDelivery> {
+  const db = getDb(env.DB);
+  const now = Date.now();
+  const created = new Date(now).toISOString();
+  const since = new Date(now - WINDOW_MS).toISOString();
+  const eventId = crypto.randomUUID();
+  const deliveryId = newDeliveryId();
+  const body = envelope(eventId, e.type, e.occurredAt, e.data);
+  const accountId = e.webhook.accountId;
+  const [inserted] = await db.batch([
+    db.run(sql`
+      INSERT INTO events (id, account_id, type, data, occurred_at, submission_id, run_id, origin, created_at)
+      SELECT ${eventId}, ${accountId}, ${e.type}, ${JSON.stringify(e.data)}, ${e.occurredAt}, ${e.submissionId}, ${e.runId}, ${e.origin}, ${created}
+      WHERE (SELECT count(*) FROM events WHERE account_id = ${accountId} AND origin = ${e.origin} AND created_at > ${since}) < ${TOOL_LIMIT_PER_MINUTE}`),
+    db.run(sql`
+      INSERT INTO deliveries (id, account_id, webhook_id, event_id, event_type, body, status, attempt_count, next_attempt_at, replay_of, is_test, created_at, updated_at)
+      SELECT ${deliveryId}, ${accountId}, ${e.webhook.id}, ${eventId}, ${e.type}, ${body}, 'pending', 0, ${created}, ${e.replayOf}, ${e.isTest ? 1 : 0}, ${created}, ${created}
+      WHERE EXISTS (SELECT 1 FROM events WHERE id = ${eventId}) AND EXISTS (SELECT 1 FROM webhooks WHERE id = ${e.webhook.id})`),
+  ]);
+  if ((inserted as unknown as D1Result).meta.changes !== 1) throw await rateLimited(db, accountId, e.origin, now);
+  await enqueueDeliveries(env, [deliveryId]);
+  return { delivery_id: deliveryId, event_id: eventId, event_type: e.type };
+}
+
+function activeWebhook(webhook: WebhookRow | undefined): WebhookRow {
+  if (!webhook) throw notFound("webhook");
+  if (!webhook.isActive) throw new ApiError("invalid_state", "The webhook is inactive; activate it to send deliveries.");
+  return webhook;
+}
+
+/**
+ * Test: a synthetic `webhook.test` event whose data is a sample of `sampleOf` (any type the webhook
+ * subscribes to, or `webhook.test` itself), with sample ids and the fixed occurred_at.
+ */
+export async function fireTest(env: Bindings, accountId: string, webhookId: string, sampleOf: string = "webhook.test"): Promise<FiredDelivery> {
+  const webhook = activeWebhook(await getWebhook(getDb(env.DB), accountId, webhookId));
+  if (!(EVENT_TYPES as readonly string[]).includes(sampleOf) || (sampleOf !== "webhook.test" && !webhook.events.includes(sampleOf))) {
+    throw validationError([{ field: "event_type", message: `must be webhook.test or one of the webhook's events: ${webhook.events.join(", ")}` }]);
+  }
+  return fire(env, {
+    origin: "test",
+    webhook,
+    type: "webhook.test",
+    data: testData(sampleOf as EventType),
+    occurredAt: TEST_OCCURRED_AT,
+    submissionId: null,
+    runId: null,
+    replayOf: null,
+    isTest: true,
+  });
+}
+
+/** Replay: a new delivery of a delivery's event type and data, with a fresh event id, signature and occurred_at. */
+export async function replayDelivery(env: Bindings, accountId: string, deliveryId: string): Promise<FiredDelivery> {
+  const db = getDb(env.DB);
+  const original = await getAccountDelivery(db, accountId, deliveryId);
+  if (!original) throw notFound("delivery");
+  const event = await getEvent(db, original.eventId);
+  if (!event) throw notFound("delivery");
+  const webhook = activeWebhook(await getWebhook(db, accountId, original.webhookId));
+  return fire(env, {
+    origin: "replay",
+    webhook,
+    type: event.type,
+    data: event.data,
+    // Synthetic test events keep their fixed timestamp; everything else is stamped now.
+    occurredAt: event.type === "webhook.test" ? TEST_OCCURRED_AT : isoMicros(),
+    submissionId: event.submissionId,
+    runId: event.runId,
+    replayOf: original.id,
+    isTest: original.isTest,
+  });
+}
+
+/** Inspect: the delivery, its request (URL and headers per attempt), the original payload and every attempt. */
+export async function inspectDelivery(env: Bindings, accountId: string, deliveryId: string) {
+  const db = getDb(env.DB);
+  const delivery = await getAccountDelivery(db, accountId, deliveryId);
+  if (!delivery) throw notFound("delivery");
+  const attempts = await listAttempts(db, delivery.id);
+  return { ...deliveryView(delivery), payload: delivery.body, attempts: attempts.map(attemptView) };
+}
+
+/** The delivery log of one of the account's webhooks, newest first. */
+export async function deliveryLog(env: Bindings, accountId: string, webhookId: string, limit = 50) {
+  const db = getDb(env.DB);
+  if (!(await getWebhook(db, accountId, webhookId))) throw notFound("webhook");
+  const rows: DeliveryRow[] = await listDeliveries(db, webhookId, limit);
+  return rows.map(deliveryView);
+}
