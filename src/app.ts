@@ -6,9 +6,11 @@ import { identifyAndLimit, requireKey } from "./http/middleware/auth";
 import { requestId } from "./http/middleware/request-id";
 import { accountRoutes } from "./http/routes/account";
 import { adminRoutes } from "./http/routes/admin";
+import { benchRoutes } from "./http/routes/bench";
 import { internalRunsRoutes } from "./http/routes/internal-runs";
 import { resultsRoutes } from "./http/routes/results";
 import { submissionsRoutes } from "./http/routes/submissions";
+import { webhooksRoutes } from "./http/routes/webhooks";
 
 /** Paths and the methods they answer; any other method on them is 405 with `Allow`. */
 const METHODS: Record<string, string[]> = {
@@ -22,6 +24,9 @@ const METHODS: Record<string, string[]> = {
   "/api/v1/results/:id": ["GET", "PATCH", "DELETE"],
   "/api/v1/results/:id/continue": ["POST"],
   "/api/v1/results/:id/files/:name": ["GET"],
+  "/api/v1/webhooks": ["GET", "POST"],
+  "/api/v1/webhooks/:id": ["GET", "PATCH", "DELETE"],
+  "/api/v1/webhooks/:id/rotate-secret": ["POST"],
 };
 
 export function newApp() {
@@ -39,12 +44,14 @@ export function newApp() {
   app.get("/api/v1/health", (c) => c.json({ status: "ok" }));
   app.route("/internal/v1/runs", internalRunsRoutes);
   app.route("/admin/v1", adminRoutes);
+  app.route("/__bench", benchRoutes);
 
   const api = new Hono<AppEnv>({ strict: false });
   api.use("*", requireKey);
   api.route("/account", accountRoutes);
   api.route("/submissions", submissionsRoutes);
   api.route("/results", resultsRoutes);
+  api.route("/webhooks", webhooksRoutes);
   app.route("/api/v1", api);
 
   return app;

@@ -1,0 +1,97 @@
+// `npm run bench [-- service gates webhooks engine]`: every benchmark, each measuring its contenders side
+// by side in one run on this machine (timings on shared machines are noisy: compare ratios, not
+// absolute numbers). Starts its own local service (fresh state) for the sections that need one.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort, ROOT, startLocalService, VENV_PYTHON } from "../scripts/lib.mjs";
+
+const ADMIN_TOKEN = "bench-admin-token-0123456789";
+const sections = process.argv.slice(2).length ? process.argv.slice(2) : ["service", "gates", "webhooks", "engine"];
+const results = {};
+
+async function withService(options, fn) {
+  const state = mkdtempSync(join(tmpdir(), "allele-bench-"));
+  const service = await startLocalService({
+    port: await freePort(),
+    workerPort: await freePort(),
+    persistTo: state,
+    quiet: true,
+    ...options,
+    vars: {
+      ADMIN_TOKEN,
+      RUN_TOKEN_SECRET: "bench-run-token-secret",
+      WEBHOOK_ALLOW_PRIVATE: "true",
+      RATE_LIMIT_KEY: "10000000",
+      RATE_LIMIT_IP: "10000000",
+      PLATFORM_QUEUE_CAP: "10000000",
+      BENCH_ROUTES: "true",
+      ...options.vars,
+    },
+  });
+  try {
+    return await fn(service);
+  } finally {
+    await service.stop();
+    rmSync(state, { recursive: true, force: true });
+  }
+}
+
+async function benchAccount(baseUrl) {
+  const admin = { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" };
+  const res = await fetch(`${baseUrl}/admin/v1/accounts`, {
+    method: "POST",
+    headers: admin,
+    body: JSON.stringify({ email: `bench-${Date.now()}@example.com`, plan: "premium", credits: 100000 }),
+  });
+  const { account, key } = await res.json();
+  await fetch(`${baseUrl}/admin/v1/accounts/${account.id}`, {
+    method: "PATCH",
+    headers: admin,
+    body: JSON.stringify({ overrides: { concurrent_submissions: 1000000, inflight_api_runs: 1000000, daily_quota: 1000000 } }),
+  });
+  return key;
+}
+
+if (sections.includes("service")) {
+  const { run } = await import("./service.mjs");
+  results.service = await withService({}, async ({ baseUrl }) => run({ baseUrl, key: await benchAccount(baseUrl) }));
+}
+
+if (sections.includes("gates")) {
+  // Runs are accepted by a stand-in worker that does nothing, so no GA competes for the CPU while the
+  // request path is timed.
+  const sink = createServer((req, res) => {
+    req.resume();
+    res.writeHead(req.method === "POST" && req.url === "/runs" ? 202 : 404, { "Content-Type": "application/json" });
+    res.end("{}");
+  });
+  const sinkPort = await freePort();
+  await new Promise((r) => sink.listen(sinkPort, "127.0.0.1", r));
+  const { run } = await import("./gates.mjs");
+  try {
+    results.gates = await withService({ runnerUrl: `http://127.0.0.1:${sinkPort}` }, async ({ baseUrl }) =>
+      run({ baseUrl, key: await benchAccount(baseUrl) }),
+    );
+  } finally {
+    sink.close();
+  }
+}
+
+if (sections.includes("webhooks") && existsSync(join(ROOT, "bench", "webhooks.mjs"))) {
+  const { run } = await import("./webhooks.mjs");
+  results.webhooks = await withService({}, async ({ baseUrl }) => run({ baseUrl, adminToken: ADMIN_TOKEN }));
+}
+
+if (sections.includes("engine") && existsSync(join(ROOT, "bench", "engine.py"))) {
+  console.log("\n## Engine: stock PyGAD vs the accelerated engine\n");
+  const res = spawnSync(VENV_PYTHON, [join(ROOT, "bench", "engine.py")], { cwd: ROOT, stdio: "inherit" });
+  results.engine = { exit: res.status };
+  if (res.status !== 0) process.exitCode = 1;
+}
+
+mkdirSync(join(ROOT, ".wrangler", "bench"), { recursive: true });
+writeFileSync(join(ROOT, ".wrangler", "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+console.log("\nraw figures: .wrangler/bench/results.json");

@@ -1,0 +1,28 @@
+// Routes for `npm run bench` only, enabled by BENCH_ROUTES=true (404 otherwise): a bare Hono route to
+// compare the gated API against, and a loop of admissions straight into one account's Durable Object.
+import { Hono } from "hono";
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../../env";
+import { notFound } from "../../errors";
+import { accountGate } from "../../gates/admission";
+import { newId } from "../../domain/ids";
+
+const enabled = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.env.BENCH_ROUTES !== "true") throw notFound("endpoint");
+  await next();
+});
+
+export const benchRoutes = new Hono<AppEnv>()
+  .use("*", enabled)
+  .get("/bare", (c) => c.json({ ok: true }))
+  .get("/admissions", async (c) => {
+    const n = Math.min(Number(c.req.query("n") ?? 1000), 100_000);
+    const gate = accountGate(c.env, `bench-${newId()}`);
+    const ids = Array.from({ length: n }, () => newId());
+    const limits = { concurrentLimit: n, inflightLimit: n, dailyQuota: n, laterFailure: null };
+    const started = performance.now();
+    for (const runId of ids) await gate.admit({ runId, ...limits });
+    const elapsedMs = performance.now() - started;
+    for (const runId of ids) await gate.cancel(runId);
+    return c.json({ admissions: n, elapsed_ms: elapsedMs, per_second: (n / elapsedMs) * 1000 });
+  });
