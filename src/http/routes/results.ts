@@ -21,7 +21,7 @@ import {
 import { getSubmission } from "../../storage/submissions";
 import { requireScope } from "../middleware/auth";
 import { idempotent } from "../middleware/idempotency";
-import { bool, cursor, finiteNumber, isoDate, last, linkFor, pageSize } from "../validation/list-query";
+import { bool, cursor, finiteNumber, isoDate, last, openCursor, pageLinks, pageSize } from "../validation/list-query";
 import { continueSchema, mergeParameters } from "../validation/submission";
 import { jsonBody, optionalJsonBody, query } from "../validation/validate";
 import { origin, resultFull, resultListItem, submissionUrls } from "../views";
@@ -58,12 +58,11 @@ export const resultsRoutes = new Hono<AppEnv>()
       },
       q.ordering,
       q.page_size,
-      q.cursor,
+      await openCursor(c.env, c.get("caller").accountId, q.cursor),
     );
     return c.json({
       results: page.rows.map(resultListItem),
-      next: linkFor(c.req.url, page.next),
-      previous: linkFor(c.req.url, page.previous),
+      ...(await pageLinks(c, page)),
     });
   })
   .get("/:id", requireScope("results:read"), async (c) => {

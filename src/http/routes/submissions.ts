@@ -10,7 +10,7 @@ import type { RunStatus } from "../../storage/schema";
 import { getSubmission, getSubmissionWithRun, listSubmissions, SUBMISSION_ORDERINGS, type SubmissionOrdering } from "../../storage/submissions";
 import { requireScope } from "../middleware/auth";
 import { idempotent } from "../middleware/idempotency";
-import { cursor, isoDate, last, linkFor, pageSize } from "../validation/list-query";
+import { cursor, isoDate, last, openCursor, pageLinks, pageSize } from "../validation/list-query";
 import { checkEntrySymbols, createSubmissionSchema, mergeParameters, reexecuteSchema } from "../validation/submission";
 import { jsonBody, optionalJsonBody, query } from "../validation/validate";
 import { origin, submissionFull, submissionListItem, submissionUrls } from "../views";
@@ -43,12 +43,11 @@ export const submissionsRoutes = new Hono<AppEnv>()
       { status: q.status, source: q.source, createdAfter: q.created_after, createdBefore: q.created_before, nameContains: q.name_contains },
       q.ordering,
       q.page_size,
-      q.cursor,
+      await openCursor(c.env, c.get("caller").accountId, q.cursor),
     );
     return c.json({
       results: page.rows.map(submissionListItem),
-      next: linkFor(c.req.url, page.next),
-      previous: linkFor(c.req.url, page.previous),
+      ...(await pageLinks(c, page)),
     });
   })
   .post("/", requireScope("submissions:write"), jsonBody(createSubmissionSchema), idempotent, async (c) => {

@@ -12,7 +12,7 @@ import { newSecret } from "../../webhooks/signing";
 import { checkWebhookUrl, policyOf } from "../../webhooks/url-safety";
 import { webhookView } from "../../webhooks/views";
 import { requireScope } from "../middleware/auth";
-import { cursor, linkFor, pageSize } from "../validation/list-query";
+import { cursor, openCursor, pageLinks, pageSize } from "../validation/list-query";
 import { jsonBody, query } from "../validation/validate";
 
 const fields = {
@@ -54,11 +54,11 @@ async function safeUrl(env: Bindings, raw: string): Promise<string> {
 export const webhooksRoutes = new Hono<AppEnv>()
   .get("/", requireScope("webhooks:read"), query(listQuery), async (c) => {
     const q = c.req.valid("query");
-    const page = await listWebhooks(getDb(c.env.DB), c.get("caller").accountId, q.page_size, q.cursor);
+    const accountId = c.get("caller").accountId;
+    const page = await listWebhooks(getDb(c.env.DB), accountId, q.page_size, await openCursor(c.env, accountId, q.cursor));
     return c.json({
       results: page.rows.map((w) => webhookView(w)),
-      next: linkFor(c.req.url, page.next),
-      previous: linkFor(c.req.url, page.previous),
+      ...(await pageLinks(c, page)),
     });
   })
   .post("/", requireScope("webhooks:write"), jsonBody(createSchema), async (c) => {

@@ -1,5 +1,9 @@
 // Query parameters shared by every list: page_size, cursor, date ranges; repeated parameter = last wins.
+import type { Context } from "hono";
 import { z } from "zod";
+import type { AppEnv, Bindings } from "../../env";
+import { validationError } from "../../errors";
+import { constantTimeEqual, hmacSha256Hex } from "../../domain/crypto";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../storage/pagination";
 
 /** A query parameter whose last occurrence wins when it is repeated. */
@@ -44,7 +48,7 @@ export const finiteNumber = last(
 export const bool = last(z.enum(["true", "false"]).transform((v) => v === "true")).optional();
 
 /** `?cursor=<c>&…` carrying the request's other parameters (each once). */
-export function linkFor(url: string, cursorValue: string | null): string | null {
+function linkFor(url: string, cursorValue: string | null): string | null {
   if (cursorValue === null) return null;
   const params = new URL(url).searchParams;
   const rest = new URLSearchParams();
@@ -53,4 +57,31 @@ export function linkFor(url: string, cursorValue: string | null): string | null 
   }
   const tail = rest.toString();
   return `?cursor=${encodeURIComponent(cursorValue)}${tail ? `&${tail}` : ""}`;
+}
+
+// Cursors are signed (HMAC-SHA256 keyed by RUN_TOKEN_SECRET, bound to the account), so a forged or
+// altered cursor is 400 like a malformed one (DECISIONS.md §4).
+const SIGNATURE_HEX = 32;
+
+async function signature(env: Bindings, accountId: string, payload: string): Promise<string> {
+  if (!env.RUN_TOKEN_SECRET) throw new Error("RUN_TOKEN_SECRET is not configured");
+  return (await hmacSha256Hex(env.RUN_TOKEN_SECRET, `cursor:${accountId}:${payload}`)).slice(0, SIGNATURE_HEX);
+}
+
+/** The storage-level cursor inside a signed one; 400 validation_failed when it was not issued to this account. */
+export async function openCursor(env: Bindings, accountId: string, signed: string | undefined): Promise<string | undefined> {
+  if (signed === undefined) return undefined;
+  const dot = signed.lastIndexOf(".");
+  const payload = signed.slice(0, dot);
+  if (dot <= 0 || !constantTimeEqual(signed.slice(dot + 1), await signature(env, accountId, payload))) {
+    throw validationError([{ field: "cursor", message: "is not a cursor this list issued" }]);
+  }
+  return payload;
+}
+
+/** `next` / `previous` links of a page, with signed cursors. */
+export async function pageLinks(c: Context<AppEnv>, page: { next: string | null; previous: string | null }) {
+  const { accountId } = c.get("caller");
+  const seal = async (cursor: string | null) => (cursor === null ? null : `${cursor}.${await signature(c.env, accountId, cursor)}`);
+  return { next: linkFor(c.req.url, await seal(page.next)), previous: linkFor(c.req.url, await seal(page.previous)) };
 }
