@@ -229,23 +229,19 @@ def _expose(libc: Any, paths: list[str]) -> None:
         blocked = _blocked_ancestor(path)
         if blocked is None or any(path.startswith(s + "/") or path == s for _, s in staged):
             continue
-        stage = f".expose{index}"
-        os.mkdir(stage, 0o700)
-        _check(libc.mount(path.encode(), stage.encode(), None, MS_BIND | MS_REC, None), "stage")
-        staged.append((stage, path))
+        staged.append(_stage(libc, path, f".expose{index}"))
         covered.add(blocked)
     for blocked in covered:
         _check(libc.mount(b"tmpfs", blocked.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
                           b"size=1m,mode=0755"), f"cover {blocked}")
-    for stage, path in staged:
-        previous = os.umask(0o022)
-        try:
-            os.makedirs(path, exist_ok=True)
-        finally:
-            os.umask(previous)
-        _check(libc.mount(stage.encode(), path.encode(), None, MS_BIND | MS_REC, None), "expose")
-        _check(libc.umount2(stage.encode(), 2), "unstage")  # MNT_DETACH
-        os.rmdir(stage)
+    _restore(libc, staged)
+
+
+def _stage(libc: Any, path: str, stage: str) -> tuple[str, str]:
+    """Bind ``path`` to a stage point in the current directory, before what hides it is mounted."""
+    os.mkdir(stage, 0o700)
+    _check(libc.mount(path.encode(), stage.encode(), None, MS_BIND | MS_REC, None), "stage")
+    return stage, path
 
 
 def _stage_under(libc: Any, paths: list[str], covers: list[str]) -> list[tuple[str, str]]:
@@ -257,15 +253,12 @@ def _stage_under(libc: Any, paths: list[str], covers: list[str]) -> list[tuple[s
             continue
         if any(path.startswith(kept + "/") for _, kept in staged):
             continue
-        stage = f".keep{index}"
-        os.mkdir(stage, 0o700)
-        _check(libc.mount(path.encode(), stage.encode(), None, MS_BIND | MS_REC, None), "stage")
-        staged.append((stage, path))
+        staged.append(_stage(libc, path, f".keep{index}"))
     return staged
 
 
 def _restore(libc: Any, staged: list[tuple[str, str]]) -> None:
-    """Put staged paths back at their own place, now inside the run's tmpfs."""
+    """Put staged paths back at their own place (now on a tmpfs that covers what hid them)."""
     for stage, path in staged:
         previous = os.umask(0o022)
         try:
