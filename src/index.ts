@@ -3,7 +3,7 @@ import { newApp } from "./app";
 import type { Bindings } from "./env";
 import { handleDeliveryBatch } from "./queues/deliveries";
 import { handleRunBatch } from "./queues/runs";
-import { reconcileRuns } from "./queues/scheduled";
+import { reconcileRuns, releaseEndedRuns } from "./queues/scheduled";
 import type { DeliveryMessage, RunMessage } from "./queues/messages";
 import { requeueDueDeliveries } from "./webhooks/outbox";
 
@@ -24,6 +24,7 @@ export default {
   },
   async scheduled(_controller, env, ctx) {
     ctx.waitUntil(reconcileRuns(env).then(() => undefined));
+    ctx.waitUntil(releaseEndedRuns(env).then(() => undefined));
     ctx.waitUntil(requeueDueDeliveries(env).then(() => undefined));
   },
 } satisfies ExportedHandler<Bindings>;

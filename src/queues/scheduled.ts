@@ -1,9 +1,9 @@
 // The cron handler: nothing stays stuck. Safe to run twice (every change is conditional).
-import { and, eq, lt, or, isNull } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull, lt, or } from "drizzle-orm";
 import type { Bindings } from "../env";
 import { nowIso } from "../domain/ids";
 import { endRun } from "../domain/transitions";
-import { platformQueue } from "../gates/admission";
+import { accountGate, platformQueue } from "../gates/admission";
 import { getDb } from "../storage/db";
 import { runs } from "../storage/schema";
 
@@ -11,6 +11,8 @@ import { runs } from "../storage/schema";
 export const HEARTBEAT_TIMEOUT_MS = 60_000;
 /** A queued run not taken for this long is put on the queue again (local queues forget messages). */
 export const QUEUED_TIMEOUT_MS = 120_000;
+/** Runs that ended this recently have their slot and queue place released again (idempotent). */
+export const RECENTLY_ENDED_MS = 15 * 60_000;
 const BATCH = 100;
 
 export async function reconcileRuns(env: Bindings, now = Date.now()): Promise<{ requeued: number; lost: number }> {
@@ -65,4 +67,26 @@ export async function reconcileRuns(env: Bindings, now = Date.now()): Promise<{ 
     }
   }
   return { requeued, lost };
+}
+
+/**
+ * Gives back the slot and platform-queue place of every run that ended recently. Normally the run's
+ * end already did (domain/run-hooks.ts) and this changes nothing; it matters when the Worker stopped
+ * between writing a run's end and releasing its places. (Each Durable Object's alarm also frees places
+ * whose run no longer exists at all, such as a deleted submission's.)
+ */
+export async function releaseEndedRuns(env: Bindings, now = Date.now()): Promise<number> {
+  const ended = await getDb(env.DB)
+    .select({ id: runs.id, accountId: runs.accountId })
+    .from(runs)
+    .where(and(inArray(runs.status, ["succeeded", "failed", "cancelled"]), gt(runs.finishedAt, new Date(now - RECENTLY_ENDED_MS).toISOString())))
+    .limit(500)
+    .all();
+  const released = await Promise.all(
+    ended.map(async (run) => {
+      const [slot] = await Promise.all([accountGate(env, run.accountId).release(run.id), platformQueue(env).release(run.id)]);
+      return slot;
+    }),
+  );
+  return released.filter(Boolean).length;
 }

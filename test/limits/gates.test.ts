@@ -4,6 +4,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import type { AccountGate } from "../../src/do/account-gate";
 import type { PlatformQueue } from "../../src/do/platform-queue";
+import { releaseEndedRuns } from "../../src/queues/scheduled";
 import {
   admin,
   call,
@@ -293,6 +294,17 @@ describe("slots are released exactly once on every terminal path", () => {
     // A second end (a duplicate report) releases nothing more.
     await completeRun(runId);
     expect((await usage(a.key)).concurrent_submissions).toBe(1);
+  });
+
+  it("the cron frees the slot of a run that ended without its hook (the Worker stopped in between)", async () => {
+    const a = await newAccount();
+    const id = await createSubmission(a.key);
+    const runId = (await getSubmission(a.key, id)).latest_run.id;
+    await env.DB.prepare("UPDATE runs SET status = 'failed', finished_at = ? WHERE id = ?").bind(new Date().toISOString(), runId).run();
+    expect((await usage(a.key)).concurrent_submissions).toBe(1);
+    expect(await releaseEndedRuns(env)).toBeGreaterThanOrEqual(1);
+    expect((await usage(a.key)).concurrent_submissions).toBe(0);
+    expect(await releaseEndedRuns(env)).toBe(0);
   });
 
   it("the reconciliation alarm frees a slot whose run no longer lives", async () => {
