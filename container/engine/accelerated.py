@@ -41,6 +41,7 @@ SELECTIONS = {"sss": "steady_state_selection", "tournament": "tournament_selecti
               "rws": "roulette_wheel_selection", "sus": "stochastic_universal_selection"}
 CROSSOVERS = ("single_point", "two_points", "uniform", "scattered")
 _SCALAR_TYPES = frozenset(t for t in pygad.GA.supported_int_float_types if t is not object)
+_PLAIN_NUMBERS = frozenset((float, np.float64, np.int64))
 _STORAGE = {int: np.int64, float: np.float64, np.int64: np.int64, np.float64: np.float64}
 
 
@@ -52,6 +53,7 @@ class AcceleratedGA(pygad.GA):
         self._accel_used: dict[str, str] = {}  # step → "accelerated" | "pygad", as they ran
         self._rng = None
         self._space_cache = None
+        self._known_pool = None  # the candidates being checked, known sorted/unique/finite
         super().__init__(*args, **kwargs)
         # The engine's own generator: seeded from random_seed, so a seeded run is reproducible.
         self._rng = np.random.default_rng(self.random_seed)
@@ -159,13 +161,34 @@ class AcceleratedGA(pygad.GA):
         if not sources:
             return list(range(n))
         dtype = population.dtype
-        pop_bits, pop_hash = _row_hash(population)
         found: dict[int, object] = {}
         previous = self.previous_generation_fitness
+        checked = []
         for rows, indices in sources:
             rows = np.asarray(rows)
             if rows.dtype != dtype or rows.ndim != 2 or rows.shape[1] != population.shape[1]:
                 return None
+            checked.append((rows, indices))
+        if n * sum(rows.shape[0] for rows, _ in checked) * population.shape[1] <= _BROADCAST_MAX:
+            # Small: compare every row with every source row at once (``==`` is tuple equality
+            # here: -0.0 equals 0.0, NaN equals nothing); first matching source row wins.
+            every = checked[0][0] if len(checked) == 1 else \
+                np.concatenate([rows for rows, _ in checked])
+            equal = _equal_rows(population, every)
+            hits = np.flatnonzero(equal.any(axis=1))
+            for index in hits.tolist():
+                row = equal[index]
+                offset = 0
+                for rows, indices in checked:
+                    end = offset + rows.shape[0]
+                    part = row[offset:end]
+                    if part.any():
+                        found[index] = previous[indices[int(part.argmax())]]
+                        break
+                    offset = end
+            return self._cached_values(found, pop_fitness, n)
+        pop_bits, pop_hash = _row_hash(population)
+        for rows, indices in checked:
             src_bits, src_hash = _row_hash(rows)
             hashes = set(src_hash.tolist())
             for index, value in enumerate(pop_hash.tolist()):
@@ -175,8 +198,13 @@ class AcceleratedGA(pygad.GA):
                     if np.array_equal(src_bits[position], pop_bits[index]):
                         found[index] = previous[indices[position]]
                         break
+        return self._cached_values(found, pop_fitness, n)
+
+    def _cached_values(self, found: dict, pop_fitness: list, n: int) -> list[int]:
+        """Validate and store the reused fitness values; the indices still to evaluate."""
         validate = self._validate_fitness_value
-        for index, value in found.items():
+        for index in sorted(found):  # population order, as stock
+            value = found[index]
             if type(value) not in _SCALAR_TYPES or value != value \
                     or self._fitness_value_shape not in (None, ()):
                 value = validate(value, "cached fitness")
@@ -212,15 +240,32 @@ class AcceleratedGA(pygad.GA):
                         self._fitness_value_shape = ()
                     pop_fitness[index] = value
             else:
+                arrays = []  # (group, float64 result) taken without per-value work
                 for start in range(0, len(missing), batch_size):
                     group = missing[start:start + batch_size]
                     result = fitness_func(self, population[group, :], group)
                     self.num_fitness_evaluations += len(group)
-                    self._take_batch(group, result, pop_fitness)
+                    if self._take_batch(group, result, pop_fitness):
+                        arrays.append((group, result))
+                if arrays:
+                    # What np.array(pop_fitness) gives when a float64 value is among plain
+                    # float/int64 ones: a float64 array.  Built directly.
+                    cached = [index for index in range(n) if pop_fitness[index] is not None]
+                    if all(type(pop_fitness[index]) in _PLAIN_NUMBERS for index in cached):
+                        out = np.empty(n, dtype=np.float64)
+                        for index in cached:
+                            out[index] = pop_fitness[index]
+                        for group, result in arrays:
+                            out[group] = result
+                        return out
+                    for group, result in arrays:
+                        for index, value in zip(group, result):
+                            pop_fitness[index] = value
         return np.array(pop_fitness)
 
-    def _take_batch(self, group: list[int], result, pop_fitness: list) -> None:
-        """PyGAD's checks of one batch result, vectorised for a plain numeric array."""
+    def _take_batch(self, group: list[int], result, pop_fitness: list) -> bool:
+        """PyGAD's checks of one batch result, vectorised for a plain numeric array.  True: a
+        checked float64 array the caller places itself; False: values stored in ``pop_fitness``."""
         if type(result) not in (list, tuple, np.ndarray):
             raise TypeError("Expected to receive a list, tuple, or numpy.ndarray from the fitness "
                             f"function but the value ({result}) of type {type(result)}.")
@@ -235,12 +280,15 @@ class AcceleratedGA(pygad.GA):
                 and self._fitness_value_shape in (None, ())
                 and not (result.dtype.kind == "f" and np.isnan(result).any())):
             self._fitness_value_shape = ()
+            if result.dtype == np.float64:
+                return True  # the caller places the whole array
             for index, value in zip(group, result):
                 pop_fitness[index] = value
-            return
+            return False
         validate = self._validate_fitness_value
         for index, value in zip(group, result):
             pop_fitness[index] = validate(value, f"fitness_func for solution {index}")
+        return False
 
     def best_solution(self, pop_fitness=None):
         if (self._accel_active and isinstance(pop_fitness, np.ndarray) and pop_fitness.ndim == 1
@@ -468,7 +516,10 @@ class AcceleratedGA(pygad.GA):
     def _constraint_candidates(self, gene: int, value) -> np.ndarray:
         """What PyGAD passes to a gene constraint during random mutation without a gene space:
         ``sample_size`` values of the mutation range (added to the gene unless by replacement),
-        converted, sorted and unique."""
+        converted, sorted and unique.
+
+        Float genes: a fresh sorted uniform sample per call (``ops.sorted_uniform``), independent of
+        every other call's, as in stock."""
         rng = self._generator()
         dtype = self._single_type()
         low, high = self.get_random_mutation_range(gene)
@@ -476,11 +527,11 @@ class AcceleratedGA(pygad.GA):
         replace = self.mutation_by_replacement
         if np.dtype(dtype).kind == "f":
             if low == high:
-                values = np.full(1, float(low))
+                values = np.full(1, float(low) if replace else float(low) + float(value))
             else:
-                values = ops.sorted_uniform(float(low), float(high), size, rng)
-            if not replace:
-                values += float(value)
+                values = ops.sorted_uniform(0.0, 1.0, size, rng)
+                values *= float(high) - float(low)
+                values += float(low) if replace else float(low) + float(value)
             if values.shape[0] > 1:
                 same = values[1:] == values[:-1]
                 if same.any():
@@ -498,7 +549,13 @@ class AcceleratedGA(pygad.GA):
     def _constrained_value(self, solution: np.ndarray, gene: int):
         current = solution[gene]
         candidates = self._constraint_candidates(gene, current)
-        accepted = self.filter_gene_values_by_constraint(candidates, solution, gene)
+        if candidates.dtype.kind == "f" and np.isfinite(candidates[-1]) \
+                and np.isfinite(candidates[0]):
+            self._known_pool = candidates  # sorted, unique, no NaN: the cheaper output check
+        try:
+            accepted = self.filter_gene_values_by_constraint(candidates, solution, gene)
+        finally:
+            self._known_pool = None
         if accepted is None:
             return current
         pick = accepted[int(self._generator().integers(0, len(accepted)))]
@@ -508,13 +565,41 @@ class AcceleratedGA(pygad.GA):
     def validate_gene_constraint_callable_output(self, selected_values, values):
         if type(selected_values) not in (list, np.ndarray):
             return False
-        answer = ops.is_subset(selected_values, values)
+        pool = self._known_pool
+        if pool is not None and values is pool:
+            answer = ops.is_subset_of_sorted(selected_values, pool)
+        else:
+            answer = ops.is_subset(selected_values, values)
         if answer is None:
             return super().validate_gene_constraint_callable_output(selected_values, values)
         return answer
 
 
 _HASH_WEIGHTS: dict[int, np.ndarray] = {}
+_FLOAT_WEIGHTS: dict[int, np.ndarray] = {}
+
+
+def _equal_rows(rows: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """``equal[i, j]``: row ``i`` of ``rows`` equals row ``j`` of ``others`` (``==`` per gene, all
+    genes: -0.0 equals 0.0, NaN equals nothing), for small arrays.  Pairs are found by a float
+    weighted row sum (the same row always gives the same sum, computed the same way) and then
+    compared exactly; a non-finite sum (NaN, inf) falls back to comparing everything."""
+    width = rows.shape[1]
+    weights = _FLOAT_WEIGHTS.get(width)
+    if weights is None:
+        weights = _FLOAT_WEIGHTS[width] = np.random.default_rng(width).uniform(0.5, 1.5, width)
+    with np.errstate(all="ignore"):
+        row_sums = (rows * weights).sum(axis=1)
+        other_sums = (others * weights).sum(axis=1)
+    if not (np.isfinite(row_sums).all() and np.isfinite(other_sums).all()):
+        return (rows[:, None, :] == others[None, :, :]).all(axis=2)
+    equal = np.zeros((rows.shape[0], others.shape[0]), dtype=bool)
+    first, second = np.nonzero(row_sums[:, None] == other_sums[None, :])
+    if first.shape[0]:
+        same = (rows[first] == others[second]).all(axis=1)
+        equal[first[same], second[same]] = True
+    return equal
+_BROADCAST_MAX = 1 << 16  # rows x source rows x genes compared at once by the fitness cache
 
 
 def _row_hash(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -5,6 +5,7 @@ in what it computes, not in how it draws its random numbers (see docs/engine.md)
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
@@ -13,6 +14,7 @@ __all__ = [
     "crossover_offspring",
     "finite_offsets",
     "is_subset",
+    "is_subset_of_sorted",
     "pick_other",
     "select_parents",
     "sorted_uniform",
@@ -187,6 +189,90 @@ def pick_other(space: np.ndarray, current: np.ndarray, rng: np.random.Generator)
 # --------------------------------------------------------------------------- constraints
 
 
+def is_subset_of_sorted(selected, pool: np.ndarray) -> bool | None:
+    """``is_subset(selected, pool)`` for a ``pool`` the caller knows is strictly increasing float64
+    without NaN (the engine's own constraint candidates): the pool checks are skipped and, for the
+    usual answer of an order-keeping filter (strictly increasing values), one linear merge."""
+    if isinstance(selected, np.ndarray):
+        if selected.ndim != 1 or selected.dtype.kind != "f":
+            return is_subset(selected, pool)
+        chosen = selected
+    else:
+        if not selected:
+            return True
+        try:
+            chosen = np.fromiter(selected, dtype=np.float64, count=len(selected))
+        except (TypeError, ValueError, OverflowError):
+            return None
+    m = chosen.shape[0]
+    if m == 0:
+        return True
+    # An order-keeping filter with a threshold (``v > 0``, ``low <= v < high``) returns a run of
+    # consecutive candidates: one slice comparison settles it.
+    start = int(np.searchsorted(pool, chosen[0]))
+    if start + m <= pool.shape[0] and (pool[start:start + m] == chosen).all():
+        return True
+    if m == 1:
+        if chosen[0] != chosen[0]:  # NaN never matches
+            return False
+    elif not (chosen[1:] > chosen[:-1]).all():  # repeats, NaN or another order: general check
+        return is_subset(chosen, pool)
+    if pool.shape[0] == 0:
+        return False
+    merged = np.concatenate((pool, chosen))
+    merged.sort(kind="stable")  # two ascending runs: one merge
+    return int(np.count_nonzero(merged[1:] == merged[:-1])) == m
+
+
+_HASH_MIN_POOL = 256
+_HASH_TABLES = threading.local()
+_HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _hash_slots(values: np.ndarray, shift: np.uint64) -> np.ndarray:
+    """Multiplicative hash of float64 bit patterns (``-0.0`` folded onto ``0.0``) → int64 slots."""
+    bits = np.ascontiguousarray(values + 0.0).view(np.uint64)  # a fresh array: changed in place
+    bits *= _HASH_MULTIPLIER
+    bits >>= shift
+    return bits.view(np.int64)
+
+
+def _all_in_hashed(chosen: np.ndarray, pool: np.ndarray) -> bool:
+    """Whether every float64 of ``chosen`` equals one of ``pool`` (unsorted), in O(n) with a
+    vectorised hash table instead of sorting the pool: last write wins on a collision, and the
+    pool values a collision left out are written again in the next round, until every chosen
+    value has matched or every pool value left has been written.  A table entry is only a
+    candidate index: a chosen value counts as present when the pool value at that index equals
+    it, so the table (kept per thread, never cleared) may hold indices of earlier calls.  NaN
+    never matches."""
+    n = pool.shape[0]
+    bits = max(8, int(n * 2 - 1).bit_length())
+    tables = getattr(_HASH_TABLES, "tables", None)
+    if tables is None:
+        tables = _HASH_TABLES.tables = {}
+    table = tables.get(bits)
+    if table is None:
+        table = tables[bits] = np.zeros(1 << bits, dtype=np.int64)
+    shift = np.uint64(64 - bits)
+    pool_slots = _hash_slots(pool, shift)
+    chosen_slots = _hash_slots(chosen, shift)
+    members = np.arange(n)
+    pending = np.arange(chosen.shape[0])
+    last = n - 1
+    while True:
+        slots = pool_slots[members]
+        table[slots] = members
+        found = table[chosen_slots[pending]]
+        np.minimum(found, last, out=found)  # an index from an earlier call: still a valid index
+        pending = pending[pool[found] != chosen[pending]]
+        if pending.shape[0] == 0:
+            return True
+        kept = table[slots] == members
+        if kept.all():
+            return False  # every pool value is in the table: the pending ones are not in the pool
+        members = members[~kept]
+
+
 def is_subset(selected, values) -> bool | None:
     """Whether every item of ``selected`` equals an item of ``values`` — what PyGAD checks with
     ``set(selected).issubset(values)`` — for numeric data; ``None`` when this fast check does not
@@ -226,6 +312,9 @@ def is_subset(selected, values) -> bool | None:
             if not np.all(np.isfinite(chosen)) or np.any(chosen != np.trunc(chosen)):
                 return False
     if pool.shape[0] > 1 and not np.all(pool[1:] >= pool[:-1]):
+        if pool.shape[0] >= _HASH_MIN_POOL:  # e.g. PyGAD's unsorted initial-population candidates
+            return _all_in_hashed(chosen.astype(np.float64, copy=False),
+                                  pool.astype(np.float64, copy=False))
         pool = np.sort(pool)
     if pool.dtype.kind == "f" and np.isnan(pool[-1]):  # NaN sorts last; NaN never matches anyway
         pool = pool[~np.isnan(pool)]

@@ -530,3 +530,137 @@ def test_mann_whitney_in_numpy():
     ranks, _ = quality.rank_average(pooled)
     exact = [ranks[list(c)].sum() - 15 for c in itertools.combinations(range(10), 5)]
     assert abs(p - np.mean(np.array(exact) <= u)) < 0.03
+
+
+# --------------------------------------------------------------------------- issue 6 follow-up
+
+
+def test_subset_of_sorted_pool_agrees_with_sets():
+    rng = np.random.default_rng(12)
+    for _ in range(400):
+        pool = np.unique(rng.uniform(-3, 3, size=int(rng.integers(1, 400))))
+        kind = rng.integers(0, 5)
+        if kind == 0:
+            chosen = [v for v in pool if v > rng.uniform(-3, 3)]
+        elif kind == 1:
+            chosen = list(rng.choice(pool, size=int(rng.integers(0, 20))))
+        elif kind == 2:
+            chosen = [v for v in pool if v > 0] + [float(rng.uniform(-3, 3))]
+        elif kind == 3:
+            chosen = np.array([v for v in pool if abs(v) < 1], dtype=float)
+        else:
+            chosen = [float("nan")] if rng.random() < 0.5 else [pool[0], pool[0]]
+        want = set(list(chosen)).issubset(pool)
+        got = ops.is_subset_of_sorted(chosen, pool)
+        assert got is None or got == want, (chosen, pool)
+
+
+def test_hashed_subset_check_of_unsorted_pools_agrees_with_sets():
+    rng = np.random.default_rng(13)
+    for _ in range(300):
+        n = int(rng.integers(256, 3000))
+        pool = rng.uniform(-1, 1, n)
+        if rng.random() < 0.3:
+            pool = np.round(pool * 50) / 50  # repeats
+        if rng.random() < 0.2:
+            pool[rng.integers(0, n, 3)] = np.nan
+        if rng.random() < 0.2:
+            pool[0] = -0.0
+        chosen = [v for v in pool if v > 0.2] if rng.random() < 0.5 else \
+            list(rng.choice(pool, size=int(rng.integers(0, 50))))
+        if rng.random() < 0.3:
+            chosen.append(float(rng.uniform(-1, 1)))
+        if rng.random() < 0.2:
+            chosen.append(0.0)
+        if rng.random() < 0.1:
+            chosen.append(float("nan"))
+        want = set(chosen).issubset(pool)
+        got = ops.is_subset(chosen, pool)
+        assert got is None or got == want
+
+
+def test_equal_rows_is_tuple_equality():
+    from engine.accelerated import _equal_rows
+    rng = np.random.default_rng(14)
+    for _ in range(100):
+        rows = rng.integers(-2, 3, size=(30, 5)).astype(float)
+        others = rng.integers(-2, 3, size=(7, 5)).astype(float)
+        rows[:3] = others[:3]
+        if rng.random() < 0.3:
+            rows[5, 0], others[0, 0], rows[0, 0] = np.nan, np.nan, np.nan
+        if rng.random() < 0.3:
+            rows[6] = -0.0
+            others[1] = 0.0
+        if rng.random() < 0.2:
+            rows[7, 1], others[2, 1] = np.inf, np.inf
+            rows[7, 2], others[2, 2] = -np.inf, -np.inf
+        want = np.array([[tuple(a) == tuple(b) for b in others] for a in rows])
+        assert np.array_equal(_equal_rows(rows, others), want)
+        ints = rows[np.isfinite(rows).all(axis=1)].astype(np.int64)
+        other_ints = np.nan_to_num(others, nan=0.0, posinf=0.0, neginf=0.0).astype(np.int64)
+        want = np.array([[tuple(a) == tuple(b) for b in other_ints] for a in ints])
+        assert np.array_equal(_equal_rows(ints, other_ints), want)
+
+
+@pytest.mark.parametrize("replace", [False, True])
+def test_constraint_candidates_law_and_freshness(replace):
+    """Candidates are sorted, unique, in the mutation range (around the gene unless by
+    replacement), a fresh set for every call; a value picked from them is uniform."""
+    _, fast = pair(gene_constraint=[lambda s, v: list(v)] * 8, sample_size=300,
+                   mutation_by_replacement=replace, random_mutation_min_val=-1.0,
+                   random_mutation_max_val=2.0)
+    seen, picks = [], []
+    for _ in range(400):
+        values = fast._constraint_candidates(0, 10.0)
+        assert values.shape == (300,) and np.all(values[1:] > values[:-1])
+        offset = values if replace else values - 10.0
+        assert offset.min() >= -1.0 - 1e-9 and offset.max() < 2.0 + 1e-9
+        seen.append(values[0])
+        picks.append(offset[fast._rng.integers(0, 300)])
+    assert len(set(seen)) == len(seen)
+    picks = np.array(picks)
+    assert abs(picks.mean() - 0.5) < 0.15 and abs(picks.var() - 0.75) < 0.15
+
+
+@pytest.mark.parametrize("gene_type", [float, int])
+@pytest.mark.parametrize("overrides", [{}, {"mutation_by_replacement": True},
+                                       {"fitness_batch_size": 5}])
+def test_constraint_runs_match_stock_calls_and_allowed_values(gene_type, overrides):
+    counts, values = {}, {}
+    for name, cls in (("stock", pygad.GA), ("fast", AcceleratedGA)):
+        kwargs, calls = constraint_job(gene_type=gene_type, sample_size=2000, **overrides)
+        fitness_calls = Counter()
+        if "fitness_batch_size" in overrides:
+            fitness_calls.function = lambda ga, rows, idx: -np.sum(rows ** 2, axis=1)
+        kwargs["fitness_func"] = fitness_calls
+        ga = cls(**kwargs)
+        ga.run()
+        counts[name] = (calls["n"], fitness_calls.calls)
+        values[name] = ga.population
+        assert (ga.population > 0).all()
+    assert counts["fast"][0] == counts["stock"][0]
+    if gene_type is float:
+        assert counts["fast"][1] == counts["stock"][1]
+    else:
+        assert counts["fast"][1] <= counts["stock"][1] + 20
+
+
+def test_batch_fitness_array_is_stocks_dtype_and_values():
+    """Batch results placed as one float64 array: same array, dtype and calls as stock."""
+    for result_type in (np.float64, np.float32, np.int64):
+        counter, fitness_func = counted(
+            lambda ga, rows, idx: (-np.sum(rows ** 2, axis=1)).astype(result_type))
+        ga = AcceleratedGA(**base(fitness_func=fitness_func, fitness_batch_size=6,
+                                  gene_type=int, keep_elitism=2))
+        ga.run()
+        ga.previous_generation_fitness = ga.last_generation_fitness.copy()
+        ga.run_select_parents()
+        ga.run_crossover()
+        ga.run_mutation()
+        ga.run_update_population()
+        before = counter.calls
+        want = pygad.GA.cal_pop_fitness(ga)
+        stock_calls = counter.calls - before
+        got = ga.cal_pop_fitness()
+        assert counter.calls - before == 2 * stock_calls
+        assert np.array_equal(got, want) and got.dtype == want.dtype
