@@ -1,13 +1,19 @@
-"""The benchmark's baseline: one job run by bare PyGAD in one Python process, no service around it.
+"""The benchmark's baseline: one job run in one Python process, no service around it — by bare PyGAD
+(stock ``pygad.GA``), or with ``accelerated`` by the engine the GA worker uses (container/engine).
 
-Usage: bare_pygad.py GENERATIONS POPULATION PARENTS GENES SEED  → prints {"seconds": ...} (construction + run).
+Usage: bare_pygad.py GENERATIONS POPULATION PARENTS GENES SEED [accelerated]
+       → prints {"seconds": ...} (construction + run).
 """
 import json
 import sys
 import time
+from pathlib import Path
 
 import numpy
 import pygad
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "container"))
+import engine  # noqa: E402  (the GA worker's engine)
 
 
 def fitness(ga, solution, idx):
@@ -16,8 +22,9 @@ def fitness(ga, solution, idx):
 
 def main() -> None:
     generations, population, parents, genes, seed = (int(v) for v in sys.argv[1:6])
+    build = engine.build_ga if sys.argv[6:] == ["accelerated"] else (lambda kwargs: pygad.GA(**kwargs))
     started = time.perf_counter()
-    ga = pygad.GA(
+    ga = build(dict(
         num_generations=generations,
         num_parents_mating=parents,
         sol_per_pop=population,
@@ -27,7 +34,7 @@ def main() -> None:
         fitness_func=fitness,
         random_seed=seed,
         suppress_warnings=True,
-    )
+    ))
     ga.run()
     ga.best_solution(pop_fitness=ga.last_generation_fitness)
     print(json.dumps({"seconds": time.perf_counter() - started}))
