@@ -25,11 +25,15 @@ export async function run({ baseUrl, key, requests = 1000 }) {
   });
   const first = await fetch(`${api}/submissions/`, { method: "POST", headers, body });
   const { id } = await first.json();
-  const samples = { bare: [], write: [], read: [] };
+  const samples = { bare: [], d1: [], do: [], write: [], read: [] };
   // Warm up, then measure the three interleaved so that machine noise hits them alike.
   for (let i = 0; i < 50; i++) await timed(`${baseUrl}/__bench/bare`);
   for (let i = 0; i < requests; i++) {
     samples.bare.push((await timed(`${baseUrl}/__bench/bare`)).ms);
+    if (i % 4 === 0) {
+      samples.d1.push((await timed(`${baseUrl}/__bench/d1`)).ms);
+      samples.do.push((await timed(`${baseUrl}/__bench/do`)).ms);
+    }
     const w = await timed(`${api}/submissions/`, { method: "POST", headers, body });
     if (w.status !== 202) throw new Error(`gated write answered ${w.status}`);
     samples.write.push(w.ms);
@@ -37,7 +41,13 @@ export async function run({ baseUrl, key, requests = 1000 }) {
   }
   const admissions = await (await fetch(`${baseUrl}/__bench/admissions?n=2000`)).json();
   const row = (name, s) => ({ name, median_ms: median(s), p99_ms: percentile(s, 99) });
-  const rows = [row("bare Hono route", samples.bare), row("gated POST /submissions", samples.write), row("GET /submissions/{id}", samples.read)];
+  const rows = [
+    row("bare Hono route", samples.bare),
+    row("one D1 query (SELECT 1)", samples.d1),
+    row("one Durable Object call", samples.do),
+    row("gated POST /submissions", samples.write),
+    row("GET /submissions/{id}", samples.read),
+  ];
   console.log(`\n## Gates: latency over ${requests} requests each (interleaved), one client, keep-alive\n`);
   console.log("| route | median (ms) | p99 (ms) | median over bare (ms) |");
   console.log("|---|---|---|---|");
