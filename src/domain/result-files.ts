@@ -6,7 +6,8 @@ export interface GaResult {
   best_solution_generation: number | null;
   best_solutions_fitness: (number | null)[];
   generations_completed: number;
-  population: number[][];
+  /** Inline only for small runs and tests; normally uploaded apart (see stagedPopulationKey). */
+  population?: number[][] | null;
   stopped_reason: string;
 }
 
@@ -20,18 +21,23 @@ export const POPULATION_FILE = "population.json";
 
 export const r2Key = (resultId: string, name: string) => `results/${resultId}/${name}`;
 
+/** Where a run's final population is streamed by the GA worker (PUT …/population) before it completes. */
+export const stagedPopulationKey = (runId: string) => `runs/${runId}/${POPULATION_FILE}`;
+
 const csvNumber = (v: number | null) => (v === null ? "" : String(v));
 
+/** The files built from the report; population.json only when the report carried it inline. */
 export function buildResultFiles(summary: Record<string, unknown>, result: GaResult): ResultFile[] {
   const history = ["generation,best_fitness", ...result.best_solutions_fitness.map((f, i) => `${i},${csvNumber(f)}`)].join("\n");
   const best = ["gene,value", ...result.best_solution.map((v, i) => `${i},${v}`)].join("\n");
-  return [
+  const files = [
     { name: "result.json", contentType: "application/json", body: JSON.stringify(summary, null, 2) },
     { name: "fitness_history.csv", contentType: "text/csv", body: `${history}\n` },
     { name: "best_solution.csv", contentType: "text/csv", body: `${best}\n` },
-    { name: POPULATION_FILE, contentType: "application/json", body: JSON.stringify(result.population) },
     { name: "fitness.svg", contentType: "image/svg+xml", body: fitnessPlot(result.best_solutions_fitness) },
   ];
+  if (result.population) files.push({ name: POPULATION_FILE, contentType: "application/json", body: JSON.stringify(result.population) });
+  return files;
 }
 
 const fmt = (v: number) => (Math.abs(v) >= 1e5 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(3) : String(+v.toFixed(4)));

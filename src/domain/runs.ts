@@ -11,7 +11,8 @@ import { INTERNAL_HOST } from "../runner/container-runner";
 import { getRunner, type StartRequest } from "../runner/runner";
 import { hmacSha256Hex } from "./crypto";
 import { nowIso } from "./ids";
-import { POPULATION_FILE, r2Key } from "./result-files";
+import { POPULATION_FILE } from "./result-files";
+import { getResultFile } from "../storage/results";
 
 /** The per-run token the GA worker presents on its reports; the user's code never sees it. */
 export async function runToken(env: Bindings, runId: string): Promise<string> {
@@ -70,21 +71,26 @@ export async function startRun(env: Bindings, run: RunRow): Promise<"started" | 
   const account = await getAccount(db, run.accountId);
   if (!account) throw new Error(`account ${run.accountId} of run ${run.id} is gone`);
   const limits = apiRunLimits(account.plan, account.overrides, Number(env.NEGATIVE_BALANCE_CAP ?? "1"));
-  let initialPopulation: number[][] | null = null;
+  let initialPopulationUrl: string | null = null;
   if (run.kind === "continue" && run.parentResultId) {
-    const object = await env.FILES.get(r2Key(run.parentResultId, POPULATION_FILE));
-    if (!object) throw new MissingPopulation(`the population of result ${run.parentResultId} is gone`);
-    initialPopulation = await object.json<number[][]>();
+    if (!(await startPopulationFile(env, run))) throw new MissingPopulation(`the population of result ${run.parentResultId} is gone`);
+    initialPopulationUrl = `${reportUrl(env, run.id)}/initial-population`;
   }
   const request: StartRequest = {
     run_id: run.id,
     submission_id: run.submissionId,
     params: run.parameters,
-    initial_population: initialPopulation,
+    initial_population: null,
+    initial_population_url: initialPopulationUrl,
     caps: { time_seconds: limits.run_time_seconds, memory_mb: limits.run_memory_mb },
     report: { url: reportUrl(env, run.id), token: await runToken(env, run.id) },
   };
   return getRunner(env).start(request);
+}
+
+/** The file row of a continue run's start population (its parent result's population.json). */
+export async function startPopulationFile(env: Bindings, run: RunRow) {
+  return run.parentResultId ? getResultFile(getDb(env.DB), run.parentResultId, POPULATION_FILE) : undefined;
 }
 
 /** Live progress from the worker; also the run's heartbeat. False when the run is not running. */

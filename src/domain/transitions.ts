@@ -12,7 +12,7 @@ import { getDb } from "../storage/db";
 import { submissions } from "../storage/schema";
 import { getRun, type RunRow } from "../storage/submissions";
 import { newId, nowIso } from "./ids";
-import { buildResultFiles, r2Key, type GaResult } from "./result-files";
+import { buildResultFiles, POPULATION_FILE, r2Key, stagedPopulationKey, type GaResult } from "./result-files";
 import type { RunMetrics } from "../runner/runner";
 import { afterRunEnded } from "./run-hooks";
 import { runEndOutboxStatements } from "../webhooks/outbox";
@@ -103,6 +103,10 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
 
   let resultId: string | null = null;
   const files = [];
+  const fileRow = (name: string, contentType: string, size: number, key: string) =>
+    db.run(sql`
+      INSERT INTO result_files (result_id, name, content_type, size_bytes, r2_key, created_at)
+      SELECT ${resultId}, ${name}, ${contentType}, ${size}, ${key}, ${now} WHERE ${won}`);
   if (result) {
     resultId = newId();
     const summary = {
@@ -124,13 +128,11 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
           ${result.best_solution_fitness}, ${result.best_solution_generation}, ${JSON.stringify(result.best_solutions_fitness)},
           ${result.generations_completed}, ${result.stopped_reason}, ${JSON.stringify(run.parameters)}, ${now}, ${now}
         FROM submissions s WHERE s.id = ${run.submissionId} AND ${won}`),
-      ...files.map((f) =>
-        db.run(sql`
-          INSERT INTO result_files (result_id, name, content_type, size_bytes, r2_key, created_at)
-          SELECT ${resultId}, ${f.name}, ${f.contentType}, ${new TextEncoder().encode(f.body).byteLength}, ${r2Key(resultId!, f.name)}, ${now}
-          WHERE ${won}`),
-      ),
+      ...files.map((f) => fileRow(f.name, f.contentType, new TextEncoder().encode(f.body).byteLength, r2Key(resultId!, f.name))),
     );
+    // The final population, streamed to R2 by the GA worker before its report, stays where it is.
+    const staged = result.population ? null : await env.FILES.head(stagedPopulationKey(runId));
+    if (staged) statements.push(fileRow(POPULATION_FILE, "application/json", staged.size, staged.key));
   }
 
   const ended: EndedRun = {
@@ -168,6 +170,8 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
     if (resultId) await env.FILES.delete(files.map((f) => r2Key(resultId!, f.name)));
     return null;
   }
+  // A run that ended without a result has no use for a population it may have uploaded.
+  if (!resultId) await env.FILES.delete(stagedPopulationKey(runId));
   await afterRunEnded(env, ended);
   return ended;
 }

@@ -17,6 +17,8 @@ export interface StartRequest {
   submission_id: string;
   params: Record<string, unknown>;
   initial_population: number[][] | null;
+  /** A continue's start population, fetched by the GA worker with the run's token (streamed from R2). */
+  initial_population_url: string | null;
   caps: { time_seconds: number; memory_mb: number };
   report: { url: string; token: string };
 }

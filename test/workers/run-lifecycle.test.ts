@@ -247,3 +247,49 @@ describe("cron: nothing stuck", () => {
     expect(send.mock.calls.some(([m]) => (m as { run_id: string }).run_id === runId)).toBe(true);
   });
 });
+
+describe("populations travel apart from the reports", () => {
+  const internal = async (runId: string, path: string, init: RequestInit = {}) =>
+    worker.fetch!(
+      new Request(`https://allele.test/internal/v1/runs/${runId}/${path}`, {
+        ...init,
+        headers: { Authorization: `Bearer ${await runToken(runId)}`, ...(init.headers as Record<string, string>) },
+      }) as never,
+      env,
+      createExecutionContext(),
+    );
+
+  it("a PUT population before the report becomes the result's population.json, and a continue streams it back", async () => {
+    const { submissionId, runId } = await queuedRun();
+    await deliver([runId]);
+    const population = JSON.stringify([[1, 2, 3, 4, 5], [0, 0, 0, 0, 0]]);
+    expect((await internal(runId, "population", { method: "PUT", body: population, headers: { "Content-Type": "application/json" } })).status).toBe(204);
+    expect((await completeRun(runId, { result: { population: undefined } })).status).toBe(204);
+    const resultId = (await env.DB.prepare("SELECT id FROM results WHERE run_id = ?").bind(runId).first<{ id: string }>())!.id;
+    const row = await json(await call(`/api/v1/results/${resultId}`, { key: account.key }));
+    const file = row.files.find((f: { name: string }) => f.name === "population.json");
+    expect(file).toMatchObject({ content_type: "application/json", size_bytes: population.length });
+    const download = await call(`/api/v1/results/${resultId}/files/population.json`, { key: account.key });
+    expect(await download.text()).toBe(population);
+
+    // A continue run gets it from its own endpoint, with its own token.
+    expect((await call(`/api/v1/results/${resultId}/continue`, { key: account.key, method: "POST" })).status).toBe(202);
+    const next = (await getSubmission(account.key, submissionId)).latest_run.id as string;
+    expect((await internal(next, "initial-population")).status).toBe(409); // not running yet
+    await env.DB.prepare("UPDATE runs SET status = 'running' WHERE id = ?").bind(next).run();
+    const served = await internal(next, "initial-population");
+    expect(served.status).toBe(200);
+    expect(await served.text()).toBe(population);
+    expect((await internal(runId, "initial-population")).status).toBe(409); // the first run is over
+  });
+
+  it("refuses a population for a run that is not running, and drops an uploaded one when the run fails", async () => {
+    const { runId } = await queuedRun();
+    expect((await internal(runId, "population", { method: "PUT", body: "[[1]]" })).status).toBe(409);
+    await deliver([runId]);
+    expect((await internal(runId, "population", { method: "PUT", body: "[[1]]" })).status).toBe(204);
+    expect(await env.FILES.head(`runs/${runId}/population.json`)).not.toBeNull();
+    expect((await completeRun(runId, { status: "failed" })).status).toBe(204);
+    expect(await env.FILES.head(`runs/${runId}/population.json`)).toBeNull();
+  });
+});

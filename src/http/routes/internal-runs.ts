@@ -6,7 +6,10 @@ import { z } from "zod";
 import type { AppEnv } from "../../env";
 import { ApiError } from "../../errors";
 import { constantTimeEqual } from "../../domain/crypto";
-import { recordProgress, runToken } from "../../domain/runs";
+import { recordProgress, runToken, startPopulationFile } from "../../domain/runs";
+import { stagedPopulationKey } from "../../domain/result-files";
+import { getDb } from "../../storage/db";
+import { getRun } from "../../storage/submissions";
 import { endRun, type RunOutcome } from "../../domain/transitions";
 
 // A fitness function that returns several objectives yields a list per value (see multiObjective).
@@ -32,7 +35,7 @@ const completeBody = z.object({
       best_solution_generation: z.number().int().nullable(),
       best_solutions_fitness: z.array(fitness),
       generations_completed: z.number().int().min(0),
-      population: z.array(z.array(z.number())),
+      population: z.array(z.array(z.number())).nullable().optional(),
       stopped_reason: z.enum(["completed", "stop_criteria", "callback_stop", "time_cap", "memory_cap"]),
     })
     .nullable(),
@@ -60,6 +63,12 @@ const unreadable = () => new ApiError("validation_failed", "The report does not 
 
 const notLive = () => new ApiError("invalid_state", "The run is not live any more.");
 
+async function liveRun(env: AppEnv["Bindings"], runId: string) {
+  const run = await getRun(getDb(env.DB), runId);
+  if (!run || run.status !== "running") throw notLive();
+  return run;
+}
+
 export const internalRunsRoutes = new Hono<AppEnv>()
   .use("/:id/*", runAuth)
   .post("/:id/progress", async (c) => {
@@ -67,6 +76,22 @@ export const internalRunsRoutes = new Hono<AppEnv>()
     if (!body) throw unreadable();
     const progress = { generations_completed: body.generations_completed, best_solution_fitness: single(body.best_solution_fitness) };
     if (!(await recordProgress(c.env, c.req.param("id"), progress))) throw notLive();
+    return c.body(null, 204);
+  })
+  // The start population of a continue run, streamed from R2 (it can be far larger than a report).
+  .get("/:id/initial-population", async (c) => {
+    const file = await startPopulationFile(c.env, await liveRun(c.env, c.req.param("id")));
+    const object = file ? await c.env.FILES.get(file.r2Key) : null;
+    if (!object) throw new ApiError("not_found", "This run has no start population.");
+    return new Response(object.body, { headers: { "Content-Type": "application/json", "Content-Length": String(object.size) } });
+  })
+  // The final population, streamed to R2 unparsed before the completion report; endRun() files it.
+  .put("/:id/population", async (c) => {
+    const runId = c.req.param("id");
+    await liveRun(c.env, runId);
+    // With a Content-Length the body streams straight to R2; without one it is read first.
+    const body = c.req.header("Content-Length") && c.req.raw.body ? c.req.raw.body : await c.req.arrayBuffer();
+    await c.env.FILES.put(stagedPopulationKey(runId), body, { httpMetadata: { contentType: "application/json" } });
     return c.body(null, 204);
   })
   .post("/:id/complete", async (c) => {
