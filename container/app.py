@@ -17,13 +17,13 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from errors import InvalidRequest, UnknownRun
-from runs import RunManager, RunRequest
+from runs import RunManager, RunRequest, check_population
 
 __all__ = ["VERSION", "create_app", "parse_run_request"]
 
 VERSION = "0.1.0"
 ID = re.compile(r"^[A-Za-z0-9]{1,64}$")
-MAX_BODY = 512 * 1024 * 1024  # a continue carries a whole population
+MAX_BODY = 512 * 1024 * 1024  # an inline initial_population may be large
 
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
@@ -53,11 +53,11 @@ def parse_run_request(body: Any) -> RunRequest:
         raise InvalidRequest("params.fitness_func and params.fitness_func_entry must be strings")
     population = body.get("initial_population")
     if population is not None:
-        if not isinstance(population, list) or not population or not all(
-                isinstance(row, list) and row and all(_number(v) for v in row) for row in population):
-            raise InvalidRequest("initial_population must be null or a non-empty list of number lists")
-        if len({len(row) for row in population}) != 1:
-            raise InvalidRequest("initial_population rows must all have the same length")
+        check_population(population)
+    population_url = body.get("initial_population_url")
+    if population_url is not None and (not isinstance(population_url, str)
+                                       or not population_url.startswith(("http://", "https://"))):
+        raise InvalidRequest("initial_population_url must be null or an http(s) url")
     caps = body.get("caps")
     if not isinstance(caps, dict) or not _number(caps.get("time_seconds")) \
             or caps["time_seconds"] <= 0 or not _number(caps.get("memory_mb")) \
@@ -71,7 +71,7 @@ def parse_run_request(body: Any) -> RunRequest:
     return RunRequest(run_id=body["run_id"], submission_id=body["submission_id"], params=params,
                       initial_population=population, time_seconds=float(caps["time_seconds"]),
                       memory_mb=int(caps["memory_mb"]), report_url=report["url"],
-                      report_token=report["token"])
+                      report_token=report["token"], initial_population_url=population_url)
 
 
 def create_app(manager: RunManager, on_shutdown: list[Any] | None = None) -> Starlette:
@@ -94,6 +94,13 @@ def create_app(manager: RunManager, on_shutdown: list[Any] | None = None) -> Sta
         return JSONResponse({"run_id": run.run_id, "state": state},
                             status_code=202 if started else 200)
 
+    async def run_state(request: Request) -> JSONResponse:
+        run_id = request.path_params["run_id"]
+        state = manager.state(run_id)
+        if state is None:
+            return _error(404, "unknown_run", f"no run {run_id}")
+        return JSONResponse({"run_id": run_id, "state": state})
+
     async def cancel_run(request: Request) -> JSONResponse:
         run_id = request.path_params["run_id"]
         try:
@@ -111,6 +118,7 @@ def create_app(manager: RunManager, on_shutdown: list[Any] | None = None) -> Sta
     return Starlette(
         routes=[Route("/health", health, methods=["GET"]),
                 Route("/runs", start_run, methods=["POST"]),
+                Route("/runs/{run_id}", run_state, methods=["GET"]),
                 Route("/runs/{run_id}/cancel", cancel_run, methods=["POST"])],
         exception_handlers={404: not_found, 500: internal},
         lifespan=_lifespan(on_shutdown or []),

@@ -1,41 +1,84 @@
-"""Reports to the Worker: ``POST {report.url}/progress`` and ``/complete`` with the run's bearer token.
+"""Reports to the Worker with the run's bearer token: ``POST {report.url}/progress`` and ``/complete``,
+``PUT {report.url}/population``; and the fetch of a continue's start population.
 
-Progress is best effort (one attempt, failures ignored).  The completion report is retried with
-back-off 1 s, 2 s, 4 s … capped at 60 s for up to 15 minutes while the Worker answers 5xx or cannot
-be reached; any other answer (2xx applied, 4xx: run no longer live or bad token) ends the retries.
+Progress is best effort (one attempt, failures ignored).  The completion report and the population
+upload are retried with back-off 1 s, 2 s, 4 s … capped at 60 s for up to 15 minutes while the Worker
+answers 5xx or cannot be reached; any other answer (2xx applied, 4xx: run no longer live or bad token)
+ends the retries.  The start population (``GET``) is retried the same way for up to 60 s.  A cancel
+(``stopped``) ends every retry loop at once.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import threading
 import time
-from typing import Any
+from typing import Any, Callable
 
 import httpx
 
-__all__ = ["Reporter"]
+__all__ = ["Reporter", "population_json"]
 
 log = logging.getLogger("allele.reports")
+
+
+def _finite_rows(population: list[Any]) -> list[Any]:
+    return [[v if not isinstance(v, float) or math.isfinite(v) else None for v in row]
+            if isinstance(row, list) else row for row in population]
+
+
+def population_json(population: list[Any]) -> bytes:
+    """Compact JSON of a population; non-finite numbers become ``null`` (as in every report)."""
+    try:
+        text = json.dumps(population, allow_nan=False, separators=(",", ":"))
+    except ValueError:
+        text = json.dumps(_finite_rows(population), allow_nan=False, separators=(",", ":"))
+    return text.encode()
 
 
 class Reporter:
     def __init__(self, url: str, token: str, *, timeout: float = 10.0,
                  retry_for_seconds: float = 15 * 60, first_delay: float = 1.0,
-                 max_delay: float = 60.0, transport: httpx.BaseTransport | None = None) -> None:
+                 max_delay: float = 60.0, fetch_for_seconds: float = 60.0,
+                 transport: httpx.BaseTransport | None = None) -> None:
         self.url = url.rstrip("/")
         self.retry_for_seconds = retry_for_seconds
+        self.fetch_for_seconds = fetch_for_seconds
         self.first_delay, self.max_delay = first_delay, max_delay
         self._client = httpx.Client(timeout=timeout, transport=transport,
                                     headers={"Authorization": f"Bearer {token}",
-                                             "Content-Type": "application/json",
                                              "User-Agent": "Allele-GA-Worker/1.0"})
         self.stopped = threading.Event()  # set by a cancel: no more reports
 
     def _post(self, kind: str, body: dict[str, Any]) -> httpx.Response:
-        data = json.dumps(body, allow_nan=False, separators=(",", ":"))
-        return self._client.post(f"{self.url}/{kind}", content=data)
+        data = json.dumps(body, allow_nan=False, separators=(",", ":")).encode()
+        return self._client.post(f"{self.url}/{kind}", content=data,
+                                 headers={"Content-Type": "application/json"})
+
+    def _retry(self, what: str, send: Callable[[], httpx.Response],
+               retry_for_seconds: float) -> httpx.Response | None:
+        """``send`` until it answers below 500; None when it gave up or a cancel stopped it."""
+        deadline = time.monotonic() + retry_for_seconds
+        delay = self.first_delay
+        while not self.stopped.is_set():
+            try:
+                answer = send()
+                if answer.status_code < 500:
+                    if answer.status_code >= 400:
+                        log.warning("%s refused with %s: not retried", what, answer.status_code)
+                    return answer
+                log.warning("%s answered %s: retrying in %.0f s", what, answer.status_code, delay)
+            except httpx.HTTPError as exc:
+                log.warning("%s failed (%s): retrying in %.0f s", what, type(exc).__name__, delay)
+            if time.monotonic() + delay > deadline:
+                log.error("%s not done within %.0f s: giving up", what, retry_for_seconds)
+                return None
+            if self.stopped.wait(delay):
+                break
+            delay = min(delay * 2, self.max_delay)
+        return None
 
     def progress(self, body: dict[str, Any]) -> None:
         if self.stopped.is_set():
@@ -47,27 +90,37 @@ class Reporter:
 
     def complete(self, body: dict[str, Any]) -> int | None:
         """Send the completion report; return the final HTTP status (None: gave up or cancelled)."""
-        deadline = time.monotonic() + self.retry_for_seconds
-        delay = self.first_delay
-        while not self.stopped.is_set():
-            try:
-                status = self._post("complete", body).status_code
-                if status < 500:
-                    if status >= 400:
-                        log.warning("complete report refused with %s: not retried", status)
-                    return status
-                log.warning("complete report answered %s: retrying in %.0f s", status, delay)
-            except httpx.HTTPError as exc:
-                log.warning("complete report failed (%s): retrying in %.0f s", type(exc).__name__,
-                            delay)
-            if time.monotonic() + delay > deadline:
-                log.error("complete report not delivered within %.0f s: giving up",
-                          self.retry_for_seconds)
+        answer = self._retry("complete report", lambda: self._post("complete", body),
+                             self.retry_for_seconds)
+        return None if answer is None else answer.status_code
+
+    def upload_population(self, population: list[Any]) -> int | None:
+        """``PUT {url}/population``; return the final HTTP status (None: gave up or cancelled)."""
+        data = population_json(population)
+        answer = self._retry(
+            "population upload",
+            lambda: self._client.put(f"{self.url}/population", content=data,
+                                     headers={"Content-Type": "application/json"}),
+            self.retry_for_seconds)
+        return None if answer is None else answer.status_code
+
+    def fetch_population(self, url: str) -> Any:
+        """``GET url`` (the continue's start population) as parsed JSON.
+
+        Raises ``LookupError`` when it is refused (4xx), could not be had within
+        ``fetch_for_seconds``, or is not JSON; returns None when a cancel stopped it."""
+        answer = self._retry("start population fetch", lambda: self._client.get(url),
+                             self.fetch_for_seconds)
+        if answer is None:
+            if self.stopped.is_set():
                 return None
-            if self.stopped.wait(delay):
-                break
-            delay = min(delay * 2, self.max_delay)
-        return None
+            raise LookupError("gave up")
+        if not 200 <= answer.status_code < 300:
+            raise LookupError(f"answered {answer.status_code}")
+        try:
+            return json.loads(answer.content)
+        except (ValueError, RecursionError) as exc:
+            raise LookupError(f"not JSON ({type(exc).__name__})") from None
 
     def close(self) -> None:
         self._client.close()

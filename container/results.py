@@ -49,6 +49,13 @@ def _finite(value: Any) -> Any:
     return value
 
 
+def _finite_all(value: Any) -> Any:
+    """``value`` with every non-finite float (nested in lists) as None: JSON has no inf/nan."""
+    if isinstance(value, list):
+        return [_finite_all(v) for v in value]
+    return _finite(value)
+
+
 def _numbers(value: Any, *, depth: int = 1) -> bool:
     if not isinstance(value, list):
         return False
@@ -95,10 +102,10 @@ def validate_outcome(message: Any) -> dict[str, Any] | None:
     )
     if not all(checks):
         return None
-    clean = {key: result[key] for key in (
+    # Whatever the child wrote (hostile code can put inf/nan anywhere), the report must stay JSON.
+    clean = {key: _finite_all(result[key]) for key in (
         "best_solution", "best_solution_fitness", "best_solution_generation", "best_solutions_fitness",
         "generations_completed", "population", "stopped_reason")}
-    clean["best_solution_fitness"] = _finite(clean["best_solution_fitness"])
     reason = clean["stopped_reason"]
     return {"status": "succeeded", "result": clean, "error": None,
             "hit_time_cap": reason == "time_cap", "hit_memory_cap": reason == "memory_cap",

@@ -1,6 +1,7 @@
 """The runs this worker knows: start each in its own sandboxed child, report, cancel, forget.
 
-One supervisor thread per run: spawn → (progress every ≤ 1.5 s) → reap → fold → complete report.
+One supervisor thread per run: (fetch the start population of a continue) → spawn → (progress every
+≤ 1.5 s) → reap → fold → upload the final population → complete report.
 Finished run ids are remembered (bounded, by age and count) so a queue message delivered twice
 starts nothing new.
 """
@@ -8,6 +9,7 @@ starts nothing new.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import shutil
 import tempfile
@@ -18,13 +20,28 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import results
-from errors import UnknownRun
+from errors import InvalidRequest, UnknownRun
 from reports import Reporter
 from sandbox import Isolation, Limits, SandboxedProcess
 
-__all__ = ["RunManager", "RunRequest"]
+__all__ = ["POPULATION_NOT_LOADED", "RunManager", "RunRequest", "check_population"]
 
 log = logging.getLogger("allele.runs")
+
+POPULATION_NOT_LOADED = "the start population could not be loaded"
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def check_population(population: Any, name: str = "initial_population") -> None:
+    """A start population is a non-empty list of equally long, non-empty lists of finite numbers."""
+    if not isinstance(population, list) or not population or not all(
+            isinstance(row, list) and row and all(_number(v) for v in row) for row in population):
+        raise InvalidRequest(f"{name} must be null or a non-empty list of number lists")
+    if len({len(row) for row in population}) != 1:
+        raise InvalidRequest(f"{name} rows must all have the same length")
 
 
 @dataclass(frozen=True)
@@ -39,11 +56,13 @@ class RunRequest:
     memory_mb: int
     report_url: str
     report_token: str
+    initial_population_url: str | None = None  # fetched by the parent when no inline population
 
-    def child_spec(self) -> dict[str, Any]:
-        """What the child receives: no report URL, no token."""
+    def child_spec(self, initial_population: list[list[float]] | None = None) -> dict[str, Any]:
+        """What the child receives: no report URL, no token (the population is fetched already)."""
         return {"run_id": self.run_id, "params": self.params,
-                "initial_population": self.initial_population,
+                "initial_population": initial_population if initial_population is not None
+                else self.initial_population,
                 "caps": {"time_seconds": self.time_seconds, "memory_mb": self.memory_mb}}
 
 
@@ -51,16 +70,14 @@ class _Cancelled(Exception):
     """Cancelled before the child was started."""
 
 
+class _PopulationNotLoaded(Exception):
+    """The continue's start population could not be fetched or is not a population."""
+
+
 class _Run:
     def __init__(self, manager: RunManager, request: RunRequest) -> None:
         self.manager, self.request = manager, request
-        size = len(request.initial_population or []) * max(1, len(
-            (request.initial_population or [[0]])[0]))
-        size = max(size, int(request.params.get("sol_per_pop", 0) or 0)
-                   * int(request.params.get("num_genes", 0) or 0))
-        self.limits = Limits.from_caps(time_seconds=request.time_seconds,
-                                       memory_mb=request.memory_mb, population_size=size,
-                                       **manager.limit_overrides)
+        self.limits = self._limits(request.initial_population)
         self.reporter = manager.reporter_factory(request.report_url, request.report_token)
         self.cancelled = False
         self.process: SandboxedProcess | None = None
@@ -70,15 +87,48 @@ class _Run:
         self.thread = threading.Thread(target=self._supervise, name=f"run-{request.run_id}",
                                        daemon=True)
 
+    def _limits(self, population: list[list[float]] | None) -> Limits:
+        request = self.request
+        size = len(population or []) * max(1, len((population or [[0]])[0]))
+        size = max(size, int(request.params.get("sol_per_pop", 0) or 0)
+                   * int(request.params.get("num_genes", 0) or 0))
+        return Limits.from_caps(time_seconds=request.time_seconds, memory_mb=request.memory_mb,
+                                population_size=size, **self.manager.limit_overrides)
+
     # -- supervisor thread
+
+    def _start_population(self) -> list[list[float]] | None:
+        """The inline population, else the one at ``initial_population_url`` (fetched here, in the
+        parent, with the run's token: the child never sees the token nor has a network)."""
+        request = self.request
+        if request.initial_population is not None or request.initial_population_url is None:
+            return None
+        try:
+            population = self.reporter.fetch_population(request.initial_population_url)
+        except LookupError as exc:
+            log.warning("run %s: start population not loaded: %s", request.run_id, exc)
+            raise _PopulationNotLoaded from None
+        if population is None:  # a cancel stopped the fetch
+            raise _Cancelled
+        try:
+            check_population(population)
+        except InvalidRequest as exc:
+            log.warning("run %s: start population rejected: %s", request.run_id, exc)
+            raise _PopulationNotLoaded from None
+        return population
 
     def _supervise(self) -> None:
         uid = self.manager.take_uid()
         workdir = tempfile.mkdtemp(prefix=f"run-{self.request.run_id}-", dir=self.manager.run_root)
         body: dict[str, Any] | None = None
         try:
+            # the heartbeat runs from the start, a long population fetch included
+            threading.Thread(target=self._send_progress, daemon=True).start()
+            population = self._start_population()
+            if population is not None:
+                self.limits = self._limits(population)
             self.process = SandboxedProcess(
-                spec=self.request.child_spec(), limits=self.limits,
+                spec=self.request.child_spec(population), limits=self.limits,
                 isolation=self.manager.isolation, workdir=workdir, uid=uid,
                 on_progress=self._on_progress)
             if self.cancelled:
@@ -86,8 +136,6 @@ class _Run:
             self.process.start()
             if self.cancelled:
                 self.process.kill("cancel")
-            progress_thread = threading.Thread(target=self._send_progress, daemon=True)
-            progress_thread.start()
             report = self.process.wait()
             self.final_metrics = results.metrics(report)
             if not self.cancelled:
@@ -95,6 +143,11 @@ class _Run:
                 self.final_metrics = body["metrics"]
         except _Cancelled:
             pass
+        except _PopulationNotLoaded:
+            body = {"status": "failed", "result": None,
+                    "error": {"code": "internal_error", "message": POPULATION_NOT_LOADED},
+                    "metrics": results.metrics(None), "output": "", "engine": results.ENGINE}
+            self.final_metrics = body["metrics"]
         except Exception as exc:  # noqa: BLE001 - the run must still end in a recorded state
             log.exception("run %s: worker failure", self.request.run_id)
             body = {"status": "failed", "result": None,
@@ -110,10 +163,26 @@ class _Run:
             if body is not None and not self.cancelled:
                 log.info("run %s ended: %s%s", self.request.run_id, body["status"],
                          f" ({body['error']['code']})" if body["error"] else "")
+                self._upload_population(body)
                 self.reporter.complete(body)
         finally:
             self.reporter.close()
             self.manager.finish(self.request.run_id)
+
+    def _upload_population(self, body: dict[str, Any]) -> None:
+        """Take the final population out of the completion report and ``PUT`` it first; the report
+        goes without it whatever the upload's fate (no upload: the result cannot be continued)."""
+        result = body.get("result")
+        if not isinstance(result, dict) or "population" not in result:
+            return
+        population = result.pop("population")
+        if population is None:
+            return
+        status = self.reporter.upload_population(population)
+        if status is None or not 200 <= status < 300:
+            log.warning("run %s: final population not stored (%s)", self.request.run_id,
+                        "cancelled" if self.reporter.stopped.is_set()
+                        else status or "gave up")
 
     def _on_progress(self, message: dict[str, Any]) -> None:
         self._progress = message
@@ -183,6 +252,13 @@ class RunManager:
             self._live[request.run_id] = run
         run.thread.start()
         return True, "running"
+
+    def state(self, run_id: str) -> str | None:
+        """"running", "finished" (recently), or None for an unknown run id."""
+        with self._lock:
+            if run_id in self._live:
+                return "running"
+            return "finished" if run_id in self._finished else None
 
     def cancel(self, run_id: str) -> dict[str, Any]:
         with self._lock:

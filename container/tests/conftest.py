@@ -69,32 +69,62 @@ def run_child(isolation: sandbox.Isolation, job_params: dict[str, Any], *,
 
 
 class FakeWorker:
-    """Records every POST; answers with the status queued in ``answers`` (default 204)."""
+    """Records every request; POST/PUT answer ``status_for[path suffix]`` if set, else the status
+    queued in ``answers`` (default 204); GET serves ``served[path]`` (a JSON value, or an int
+    status) and 404 for any other path."""
 
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         self.answers: list[int] = []
+        self.served: dict[str, Any] = {}
+        self.status_for: dict[str, int] = {}
         self.event = threading.Condition()
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
+            def _record(self, body: Any) -> None:
+                fake.requests.append({"method": self.command, "path": self.path, "body": body,
+                                      "authorization": self.headers.get("Authorization"),
+                                      "content_type": self.headers.get("Content-Type"),
+                                      "content_length": self.headers.get("Content-Length")})
+                fake.event.notify_all()
+
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"null")
                 with fake.event:
-                    status = fake.answers.pop(0) if fake.answers else 204
-                    fake.requests.append({"path": self.path, "body": body,
-                                          "authorization": self.headers.get("Authorization")})
-                    fake.event.notify_all()
+                    status = next((code for suffix, code in fake.status_for.items()
+                                   if self.path.endswith(suffix)), None)
+                    if status is None:
+                        status = fake.answers.pop(0) if fake.answers else 204
+                    self._record(body)
                 self.send_response(status)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
+
+            do_PUT = do_POST  # noqa: N815
+
+            def do_GET(self) -> None:  # noqa: N802
+                with fake.event:
+                    served = fake.served.get(self.path, 404)
+                    self._record(None)
+                if isinstance(served, int):
+                    self.send_response(served)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                data = json.dumps(served).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def log_message(self, *args: Any) -> None:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
 
     @property

@@ -60,6 +60,18 @@ def test_run_reports_progress_and_complete(client, fake_worker):
     report = complete["body"]
     assert report["status"] == "succeeded" and report["result"]["generations_completed"] == 30
     assert set(report) == {"status", "result", "error", "metrics", "output", "engine"}
+    assert "population" not in report["result"]
+    # the final population went first, by its own PUT
+    paths = fake_worker.paths()
+    upload_at = paths.index("/internal/v1/runs/runAAA000001/population")
+    assert upload_at < paths.index("/internal/v1/runs/runAAA000001/complete")
+    upload = fake_worker.requests[upload_at]
+    assert upload["method"] == "PUT" and upload["authorization"] == f"Bearer {TOKEN}"
+    assert upload["content_type"] == "application/json" and int(upload["content_length"]) > 0
+    population = upload["body"]
+    assert len(population) == 8 and all(len(row) == 3 for row in population)
+    assert all(isinstance(v, float) for row in population for v in row)
+    assert sum(p.endswith("/population") for p in paths) == 1
     progress = [r for r in fake_worker.requests if r["path"].endswith("/progress")]
     assert progress, fake_worker.paths()
     assert progress[0]["authorization"] == f"Bearer {TOKEN}"
@@ -87,6 +99,7 @@ def test_cancel(client, fake_worker):
                              fitness_func_entry="f"))
     assert client.post("/runs", json=job).status_code == 202
     time.sleep(1.0)
+    assert client.get("/runs/runCCC000003").json()["state"] == "running"
     answer = client.post("/runs/runCCC000003/cancel")
     assert answer.status_code == 200
     metrics = answer.json()["metrics"]
@@ -96,11 +109,14 @@ def test_cancel(client, fake_worker):
     time.sleep(0.5)
     assert not any(p.endswith("/complete") for p in fake_worker.paths())
     assert client.post("/runs/runCCC000003/cancel").status_code == 404
+    # The container's Durable Object asks this before letting an idle instance sleep.
+    assert client.get("/runs/runCCC000003").json() == {"run_id": "runCCC000003", "state": "finished"}
 
 
 def test_cancel_unknown(client):
     answer = client.post("/runs/nosuchrun123/cancel")
     assert answer.status_code == 404 and answer.json()["error"]["code"] == "unknown_run"
+    assert client.get("/runs/nosuchrun123").status_code == 404
 
 
 def test_invalid_bodies(client, fake_worker):
@@ -148,3 +164,79 @@ def test_serve_py_from_any_cwd(tmp_path):
         server.terminate()
         _, stderr = server.communicate(timeout=10)
     assert b"isolation:" in stderr
+
+
+def test_run_starts_from_the_population_at_its_url(client, fake_worker):
+    run_url = f"{fake_worker.url}/internal/v1/runs/runFFF000006"
+    served = [[0.0, 0.0, 0.0]] + [[3.0, -3.0, 3.0]] * 7  # random init never gives an exact 0 row
+    fake_worker.served["/internal/v1/runs/runFFF000006/initial-population"] = served
+    job = body("runFFF000006", fake_worker.url, params=params(num_generations=3, random_seed=1),
+               initial_population_url=f"{run_url}/initial-population")
+    assert client.post("/runs", json=job).status_code == 202
+    report = fake_worker.wait_for("/complete")["body"]
+    [fetch] = [r for r in fake_worker.requests if r["method"] == "GET"]
+    assert fetch["path"] == "/internal/v1/runs/runFFF000006/initial-population"
+    assert fetch["authorization"] == f"Bearer {TOKEN}"
+    assert report["status"] == "succeeded", report
+    assert report["result"]["best_solutions_fitness"][0] == 0.0
+    assert report["result"]["best_solution"] == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("served", [404, {"not": "a population"}, [[1.0, 2.0], [3.0]]],
+                         ids=["404", "object", "ragged"])
+def test_start_population_not_loaded_fails_the_run(client, fake_worker, served):
+    run_id = "runGGG000007"
+    fake_worker.served[f"/internal/v1/runs/{run_id}/initial-population"] = served
+    job = body(run_id, fake_worker.url,
+               initial_population_url=f"{fake_worker.url}/internal/v1/runs/{run_id}"
+                                      "/initial-population")
+    assert client.post("/runs", json=job).status_code == 202
+    complete = fake_worker.wait_for("/complete")
+    report = complete["body"]
+    assert complete["authorization"] == f"Bearer {TOKEN}"
+    assert report["status"] == "failed" and report["result"] is None
+    assert report["error"] == {"code": "internal_error",
+                               "message": "the start population could not be loaded"}
+    assert [r["method"] for r in fake_worker.requests if r["path"].endswith("/initial-population")] \
+        == ["GET"]
+    assert not any(p.endswith("/population") for p in fake_worker.paths())
+
+
+def test_cancel_while_fetching_the_start_population(client, fake_worker):
+    run_id = "runKKK000011"
+    fake_worker.served[f"/internal/v1/runs/{run_id}/initial-population"] = 503  # retried
+    job = body(run_id, fake_worker.url,
+               initial_population_url=f"{fake_worker.url}/internal/v1/runs/{run_id}"
+                                      "/initial-population")
+    assert client.post("/runs", json=job).status_code == 202
+    time.sleep(0.3)
+    started = time.monotonic()
+    answer = client.post(f"/runs/{run_id}/cancel")
+    assert answer.status_code == 200 and answer.json()["metrics"]["cpu_seconds_used"] == 0
+    assert time.monotonic() - started < 1 and client.manager.wait_idle(5)
+    assert not any(p.endswith(("/complete", "/population")) for p in fake_worker.paths())
+
+
+def test_refused_population_upload_still_completes(client, fake_worker):
+    fake_worker.status_for["/population"] = 409
+    client.post("/runs", json=body("runHHH000008", fake_worker.url))
+    report = fake_worker.wait_for("/complete")["body"]
+    assert report["status"] == "succeeded" and "population" not in report["result"]
+    assert sum(p.endswith("/population") for p in fake_worker.paths()) == 1
+
+
+def test_inline_initial_population_still_works(client, fake_worker):
+    job = body("runIII000009", fake_worker.url, params=params(num_generations=2, random_seed=1),
+               initial_population=[[0.0, 0.0, 0.0]] + [[3.0, 3.0, 3.0]] * 7)
+    assert client.post("/runs", json=job).status_code == 202
+    report = fake_worker.wait_for("/complete")["body"]
+    assert report["result"]["best_solution"] == [0.0, 0.0, 0.0]
+    assert not any(r["method"] == "GET" for r in fake_worker.requests)
+
+
+def test_initial_population_url_must_be_a_url(client, fake_worker):
+    for bad in (12, "file:///etc/passwd", ["http://x"]):
+        answer = client.post("/runs", json=body("runJJJ000010", fake_worker.url,
+                                                initial_population_url=bad))
+        assert answer.status_code == 400 and "initial_population_url" in \
+            answer.json()["error"]["message"]

@@ -1,8 +1,13 @@
-"""reports.py against a fake Worker: bearer token, retries on 5xx, stop on 4xx."""
+"""reports.py against a fake Worker: bearer token, retries on 5xx, stop on 4xx; the population upload
+and the start-population fetch."""
 
 from __future__ import annotations
 
+import json
 import time
+
+import httpx
+import pytest
 
 from reports import Reporter
 
@@ -40,3 +45,69 @@ def test_backoff_doubles_and_caps(fake_worker):
     started = time.monotonic()
     assert reporter.complete({}) == 204
     assert 0.02 + 0.04 * 3 - 0.01 <= time.monotonic() - started < 1.5
+
+
+def test_population_upload_retries_like_complete(fake_worker):
+    fake_worker.answers = [503, 204]
+    reporter = Reporter(f"{fake_worker.url}/internal/v1/runs/abc", "tok", first_delay=0.05)
+    assert reporter.upload_population([[1.0, float("inf")], [float("nan"), 2]]) == 204
+    assert fake_worker.paths() == ["/internal/v1/runs/abc/population"] * 2
+    upload = fake_worker.requests[-1]
+    assert upload["method"] == "PUT" and upload["authorization"] == "Bearer tok"
+    assert upload["content_type"] == "application/json"
+    assert upload["body"] == [[1.0, None], [None, 2]]
+    assert int(upload["content_length"]) == len(b"[[1.0,null],[null,2]]")
+
+
+def test_population_upload_stops_on_4xx_and_on_cancel(fake_worker):
+    fake_worker.answers = [409, 204]
+    reporter = Reporter(fake_worker.url, "tok", first_delay=0.05)
+    assert reporter.upload_population([[1.0]]) == 409
+    assert len(fake_worker.requests) == 1
+    reporter.stopped.set()
+    assert reporter.upload_population([[1.0]]) is None
+    assert reporter.complete({}) is None
+    assert len(fake_worker.requests) == 1
+
+
+def _transport(answers: list):
+    seen: list[httpx.Request] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        if isinstance(answer, int):
+            return httpx.Response(answer)
+        return httpx.Response(200, content=json.dumps(answer).encode())
+
+    return httpx.MockTransport(handle), seen
+
+
+def test_fetch_population_retries_5xx_and_connection_errors():
+    transport, seen = _transport([503, httpx.ConnectError("down"), [[1.5, 2.5]]])
+    reporter = Reporter("http://w/r", "tok", first_delay=0.01, transport=transport)
+    assert reporter.fetch_population("http://w/r/initial-population") == [[1.5, 2.5]]
+    assert len(seen) == 3 and all(r.method == "GET" for r in seen)
+    assert seen[0].headers["authorization"] == "Bearer tok"
+
+
+@pytest.mark.parametrize("answers", [[404], [503] * 50, [b"nope"]], ids=["4xx", "gives-up", "not-json"])
+def test_fetch_population_failures(answers):
+    answers = [httpx.Response(200, content=a) if isinstance(a, bytes) else a for a in answers]
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        answer = answers.pop(0)
+        return answer if isinstance(answer, httpx.Response) else httpx.Response(answer)
+
+    reporter = Reporter("http://w/r", "tok", first_delay=0.01, max_delay=0.02,
+                        fetch_for_seconds=0.1, transport=httpx.MockTransport(handle))
+    with pytest.raises(LookupError):
+        reporter.fetch_population("http://w/r/initial-population")
+
+
+def test_fetch_population_cancelled():
+    reporter = Reporter("http://w/r", "tok", transport=httpx.MockTransport(lambda r: httpx.Response(503)))
+    reporter.stopped.set()
+    assert reporter.fetch_population("http://w/r/initial-population") is None

@@ -78,3 +78,16 @@ def test_failed_outcome_passes_through():
     body = results.fold(report(outcome=message), LIMITS)
     assert body["status"] == "failed" and body["result"] is None
     assert body["error"] == message["error"]
+
+
+def test_non_finite_numbers_anywhere_become_null():
+    """Hostile code can write inf/nan into any field of its outcome; the report must stay JSON."""
+    import json
+    inf, nan = float("inf"), float("nan")
+    hostile = {**GOOD, "result": {**GOOD["result"], "best_solution": [inf, 1.0], "best_solution_fitness": nan,
+                                  "best_solutions_fitness": [-inf, 2.0], "population": [[nan, 1.0]]}}
+    body = results.fold(report(outcome=hostile), LIMITS)
+    result = body["result"]
+    assert result["best_solution"] == [None, 1.0] and result["best_solution_fitness"] is None
+    assert result["best_solutions_fitness"] == [None, 2.0] and result["population"] == [[None, 1.0]]
+    json.dumps(body, allow_nan=False)
