@@ -100,7 +100,14 @@ describe("per-minute rate limit", () => {
       await create(a.key, job({ num_generations: 1_000_000 })),
       await call("/api/v1/nope", { key: a.key }),
     ];
-    expect(responses.map((r) => r.status)).toEqual([200, 200, 202, 400, 401, 404, 405, 422, 403, 404]);
+    // A 500: a row the Worker cannot read (corrupted behind its back) gives internal_error, no stack trace.
+    const broken = await createSubmission(a.key);
+    await env.DB.prepare("UPDATE submissions SET parameters = '{not json' WHERE id = ?").bind(broken).run();
+    const failed = await call(`/api/v1/submissions/${broken}`, { key: a.key });
+    const err = await expectError(failed.clone(), 500, "internal_error");
+    expect(JSON.stringify(err)).not.toMatch(/at |\.ts|SyntaxError/);
+    responses.push(failed);
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 202, 400, 401, 404, 405, 422, 403, 404, 500]);
     for (const res of responses) {
       expect(res.headers.get("X-RateLimit-Limit")).toMatch(/^\d+$/);
       expect(res.headers.get("X-RateLimit-Remaining")).toMatch(/^\d+$/);
