@@ -24,6 +24,8 @@ export interface Bindings {
   NEGATIVE_BALANCE_CAP?: string;
   PLATFORM_QUEUE_CAP?: string;
   WEBHOOK_ALLOW_PRIVATE?: string;
+  /** DNS-over-HTTPS endpoint (JSON API) for webhook host checks; Cloudflare's by default. */
+  DOH_URL?: string;
   RATE_LIMIT_KEY?: string;
   RATE_LIMIT_USER?: string;
   RATE_LIMIT_IP?: string;

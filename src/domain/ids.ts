@@ -16,8 +16,6 @@ export function randomBase62(length: number): string {
 /** Submission, result, webhook, run and account ids: 12 base62 characters. */
 export const newId = (): string => randomBase62(12);
 
-export const ID_PATTERN = /^[0-9A-Za-z]{12}$/;
-
 /** ISO 8601 UTC with milliseconds and `Z`. */
 export const nowIso = (): string => new Date().toISOString();
 

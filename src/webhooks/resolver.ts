@@ -48,16 +48,7 @@ export class DohResolver implements Resolver {
   }
 }
 
-/** A fixed table, for tests and local tools: unknown names have no addresses. */
-export class FixedResolver implements Resolver {
-  constructor(private readonly table: Record<string, string[]>) {}
-
-  async resolve(hostname: string): Promise<string[]> {
-    return this.table[hostname.toLowerCase()] ?? [];
-  }
-}
-
 /** The resolver the Worker uses: DoH at `DOH_URL` (an optional var) or Cloudflare's endpoint. */
-export function getResolver(env: object): Resolver {
-  return new DohResolver((env as { DOH_URL?: string }).DOH_URL || DEFAULT_DOH_URL);
+export function getResolver(env: { DOH_URL?: string }): Resolver {
+  return new DohResolver(env.DOH_URL || DEFAULT_DOH_URL);
 }

@@ -49,9 +49,6 @@ const EXTRA_IPV6 = [
   ["nat64Local", cidr("64:ff9b:1::/48")],
 ] as const;
 
-/** IPv6 ranges that carry an IPv4 address inside: never allowed, whatever the IPv4 part is. */
-const EMBEDDED_IPV4 = new Set(["ipv4Mapped", "rfc6145", "rfc6052", "6to4", "teredo", "ipv4Compatible", "nat64Local"]);
-
 /** Host names that are never public, whatever DNS says. */
 const BLOCKED_NAME = /(^|\.)(localhost|local|internal|localdomain|home\.arpa|intranet|lan)$|^metadata(\.|$)/i;
 
@@ -71,8 +68,6 @@ export function nonPublicRange(address: string): string | null {
   for (const [name, [net, bits]] of EXTRA_IPV6) if (v6.match(net as ipaddr.IPv6, bits)) return name;
   return null;
 }
-
-export const isEmbeddedIpv4Range = (range: string) => EMBEDDED_IPV4.has(range);
 
 const isLoopback = (address: string) => {
   const ip = ipaddr.parse(address);
