@@ -1,8 +1,14 @@
 """``AcceleratedGA``: a ``pygad.GA`` whose hot paths are vectorised for the configurations they cover.
 
-Stock PyGAD's ``run()`` loop, validation, callbacks, stop rules and outputs are kept as they are;
-only these methods are overridden, and each one hands the call to ``super()`` (stock PyGAD) whenever
-its fast path does not cover the current state:
+Stock PyGAD's validation, callbacks, stop rules and outputs are kept as they are.  ``run()`` is a
+lean copy of stock's loop (``lean_run_covered()``: no ``on_fitness``/``on_parents``/``on_crossover``/
+``on_mutation``, no saved solutions, no delay, selection/crossover/mutation all vectorised, stop
+criteria ``reach``/``saturate``/``time``/``evaluations``; else ``super().run()``): the same
+attributes, callbacks, stop generation, fitness calls and batches, with the steps inlined, one sort
+per generation for parents and elites, and the fitness cache matched against the arrays just
+selected (``_lean_fitness``).  A multi-objective first evaluation hands the run to stock's loop
+without evaluating twice.  Otherwise only these methods are overridden, and each one hands the call
+to ``super()`` (stock PyGAD) whenever its fast path does not cover the current state:
 
 ==============================  ================================================================
 method                          fast path covers
@@ -54,6 +60,7 @@ class AcceleratedGA(pygad.GA):
         self._rng = None
         self._space_cache = None
         self._known_pool = None  # the candidates being checked, known sorted/unique/finite
+        self._handover = None  # (first fitness, its evaluations) for stock run() after lean run()
         super().__init__(*args, **kwargs)
         # The engine's own generator: seeded from random_seed, so a seeded run is reproducible.
         self._rng = np.random.default_rng(self.random_seed)
@@ -122,9 +129,360 @@ class AcceleratedGA(pygad.GA):
             label += "+fitness=" + used["fitness"]
         return label[:64]
 
+    # ------------------------------------------------------------------ lean run() loop
+
+    lean_run = True  # False: every run() is stock PyGAD's loop (with the accelerated operators)
+    _LEAN_CALLBACKS = ("on_fitness", "on_parents", "on_crossover", "on_mutation")
+    _LEAN_STOPS = ("reach", "saturate", "time", "evaluations")
+
+    def lean_run_covered(self) -> bool:
+        """Whether ``run()`` takes the lean loop (else stock PyGAD's ``run()``)."""
+        population = self.population
+        stops = self.stop_criteria
+        return bool(
+            self.lean_run and self._accel_active and self.valid_parameters is True
+            and self._base_ok()
+            and not self.save_solutions and not self.save_best_solutions
+            and self.parallel_processing is None and not getattr(self, "delay_after_gen", 0)
+            and all(getattr(self, name, None) is None for name in self._LEAN_CALLBACKS)
+            and isinstance(self.parent_selection_type, str)
+            and self.parent_selection_type in SELECTIONS
+            and isinstance(self.crossover_type, str) and self.crossover_type in CROSSOVERS
+            and (self.mutation_type is None or (self.mutation_type == "random"
+                                                and self._mutation_covered(population) is not None))
+            and isinstance(population, np.ndarray) and population.ndim == 2
+            and population.dtype == self._single_type()
+            and (stops is None or all(c[0] in self._LEAN_STOPS for c in stops)))
+
+    def run(self):
+        if not self.lean_run_covered():
+            return super().run()
+        self._fitness_run_active = True
+        self._saved_fitness_indexes = {}
+        self._fitness_value_shape = None
+        try:
+            self._restore_history_generations()
+            if type(self.best_solutions) is np.ndarray:
+                self.best_solutions = self.best_solutions.tolist()
+            if type(self.best_solutions_fitness) is np.ndarray:
+                self.best_solutions_fitness = list(self.best_solutions_fitness)
+            if type(self.solutions) is np.ndarray:
+                self.solutions = self.solutions.tolist()
+            if type(self.solutions_fitness) is np.ndarray:
+                self.solutions_fitness = list(self.solutions_fitness)
+            if self.on_start is not None:
+                self.on_start(self)
+            self.num_fitness_evaluations = 0
+            import time as _time
+            self.run_start_time = _time.monotonic()
+            fitness = self.cal_pop_fitness()
+            self.last_generation_fitness = fitness
+            if not self._numeric_fitness(fitness):
+                # Multi-objective (or odd) fitness: stock's loop from here, without evaluating
+                # the initial population (or calling on_start) a second time.
+                self._handover = (fitness, self.num_fitness_evaluations)
+            else:
+                self._lean_loop(fitness)
+        except Exception as ex:
+            self.logger.exception(ex)
+            raise ex
+        finally:
+            if getattr(self, "_handover", None) is None:
+                self._fitness_run_active = False
+                self._shutdown_fitness_executor()
+        if getattr(self, "_handover", None) is not None:
+            on_start, self.on_start = self.on_start, None
+            try:
+                return super().run()  # cal_pop_fitness hands back the stored first evaluation
+            finally:
+                self.on_start = on_start
+                self._handover = None
+
+    @staticmethod
+    def _numeric_fitness(fitness) -> bool:
+        return (isinstance(fitness, np.ndarray) and fitness.ndim == 1 and fitness.shape[0] > 0
+                and fitness.dtype.kind in "fiu"
+                and not (fitness.dtype.kind == "f" and np.isnan(fitness).any()))
+
+    def _lean_fused(self, space):
+        """``(low, span, add, genes)`` when a generation's crossover and mutation can be one draw:
+        ``single_point`` without ``crossover_probability``, random mutation of exactly one gene
+        per offspring (float genes, no gene space, no constraint, one mutation range)."""
+        constraints = self.gene_constraint
+        count = self.mutation_num_genes
+        low, high = self.random_mutation_min_val, self.random_mutation_max_val
+        width = self._shape[1]
+        if not (self.crossover_type == "single_point" and self.crossover_probability is None
+                and self.mutation_type == "random" and space == ("none", None)
+                and self.mutation_probability is None and isinstance(count, (int, np.integer))
+                and int(count) == 1 and width > 2 and self._dtype is np.float64
+                and not (constraints and any(c is not None for c in constraints))
+                and type(low) in _SCALAR_TYPES and type(high) in _SCALAR_TYPES):
+            return None
+        low, high = sorted([low, high])
+        return low, np.subtract(high, low), not self.mutation_by_replacement, width
+
+    def _lean_fast_state(self) -> bool:
+        population = self.population
+        fitness = self.last_generation_fitness
+        return (self._accel_active and isinstance(population, np.ndarray)
+                and population.dtype == self._dtype and population.shape == self._shape
+                and type(fitness) is np.ndarray and fitness.ndim == 1
+                and fitness.shape[0] == self._shape[0] and fitness.dtype.kind in "fiu"
+                # Our own evaluations are validated (no NaN); a callback may have replaced them.
+                and not (self.on_generation is not None and fitness.dtype.kind == "f"
+                         and _has_nan(fitness)))
+
+    def _lean_loop(self, fitness) -> None:
+        """Stock ``run()`` from the first evaluation on (single objective), with the steps inlined."""
+        self._dtype = self._single_type()
+        self._shape = self.population.shape
+        best_solution, best_fitness, _ = self.best_solution(pop_fitness=fitness)
+        unchanged = 0
+        if self.generations_completed != 0 and type(self.generations_completed) \
+                in self.supported_int_types:
+            first_gen = self.generations_completed
+            last_gen = self.num_generations + self.generations_completed
+        else:
+            first_gen, last_gen = 0, self.num_generations
+        selection = self.parent_selection_type
+        crossover = self.crossover_type
+        num_parents = int(self.num_parents_mating)
+        keep_elitism, keep_parents = self.keep_elitism, self.keep_parents
+        num_offspring = self.num_offspring
+        rng = self._generator()
+        stops = self.stop_criteria
+        mutate = self.mutation_type is not None
+        space = self._mutation_covered(self.population) if mutate else None
+        numeric_kinds = ("f", "i", "u")
+        fused = self._lean_fused(space)
+        genes = np.arange(self._shape[1])
+        noted = False
+        best_list = self.best_solutions_fitness
+        best_generations = self.best_solutions_generations
+        for generation in range(first_gen, last_gen):
+            # run_loop_head without on_fitness / save_solutions
+            best_list.append(np.copy(best_fitness) if isinstance(best_fitness, np.ndarray)
+                             else best_fitness)
+            best_generations.append(self.generations_completed)
+            previous_best = best_list[-1]
+            if self._lean_fast_state():
+                if not noted:  # once: these steps always run accelerated in this branch
+                    self._note("selection", True)
+                    self._note("crossover", True)
+                    if mutate:
+                        self._note("mutation", True)
+                    noted = True
+                fitness = self.last_generation_fitness
+                population = self.population
+                order = fitness.argsort(kind="stable")[::-1]
+                if selection == "sss":
+                    parent_indices = order[:num_parents].copy()
+                else:
+                    parent_indices = self._select(selection, fitness, num_parents)[1]
+                parents = population[parent_indices]
+                self.last_generation_parents = parents
+                self.last_generation_parents_indices = parent_indices
+                if fused is not None:
+                    # single_point crossover + random mutation of one float gene per offspring,
+                    # inlined: the same draws, in the same order, as ops.crossover_offspring then
+                    # _random_mutation.
+                    low, span, add, width = fused
+                    k = num_offspring
+                    point = ops.uniform_index(width, k, rng)
+                    first, second = ops.mates(k, num_parents, None, rng)
+                    offspring = np.where(genes >= point[:, None], parents[second], parents[first])
+                    self.last_generation_offspring_crossover = offspring
+                    rows, cols = ops.row_range(k), rng.integers(0, width, size=k)
+                    values = rng.random(k)
+                    values *= span
+                    values += low
+                    if add:
+                        values += offspring[rows, cols]
+                    offspring[rows, cols] = values
+                else:
+                    offspring = ops.crossover_offspring(crossover, parents, num_offspring,
+                                                        self.crossover_probability, rng)
+                    self.last_generation_offspring_crossover = offspring
+                    if mutate:
+                        self._note("mutation", True)
+                        offspring = self._random_mutation(offspring, space)
+                self.last_generation_offspring_mutation = offspring
+                # run_update_population
+                if keep_elitism == 0:
+                    if keep_parents == 0:
+                        self.population = population = offspring
+                    elif keep_parents == -1:
+                        population[:parents.shape[0], :] = parents
+                        population[parents.shape[0]:, :] = offspring
+                    else:
+                        kept = population[order[:keep_parents]]
+                        population[:kept.shape[0], :] = kept
+                        population[kept.shape[0]:, :] = offspring
+                else:
+                    elite_indices = order[:keep_elitism].copy()
+                    elites = population[elite_indices]
+                    self.last_generation_elitism = elites
+                    self.last_generation_elitism_indices = elite_indices
+                    population[:elites.shape[0], :] = elites
+                    population[elites.shape[0]:, :] = offspring
+                self.generations_completed = generation + 1
+                self.previous_generation_fitness = fitness.copy()
+                fitness = self._lean_fitness(
+                    population, selection == "sss" and 0 < keep_elitism <= num_parents
+                    and keep_parents != 0)
+                self.last_generation_fitness = fitness
+                if type(fitness) is np.ndarray and fitness.ndim == 1 \
+                        and fitness.dtype.kind in numeric_kinds:
+                    # Validated: no NaN (stock's best_solution is an argmax here too).
+                    best_fitness = fitness[int(fitness.argmax())]
+                else:
+                    best_fitness = self.best_solution(pop_fitness=fitness)[1]
+            else:
+                self.run_select_parents()
+                self.run_crossover()
+                self.run_mutation()
+                self.run_update_population()
+                self.generations_completed = generation + 1
+                self.previous_generation_fitness = self.last_generation_fitness.copy()
+                self.last_generation_fitness = self.cal_pop_fitness()
+                best_fitness = self.best_solution(pop_fitness=self.last_generation_fitness)[1]
+            if type(best_fitness) is type(previous_best) and type(best_fitness) in _SCALAR_TYPES:
+                same = previous_best == best_fitness  # array_equal of two numeric scalars
+            else:
+                same = np.array_equal(previous_best, best_fitness)
+            if same:
+                unchanged += 1
+            else:
+                unchanged = 0
+            if self.on_generation is not None:
+                answer = self.on_generation(self)
+                self._saved_fitness_indexes = {}
+                if type(answer) is str and answer.lower() == "stop":
+                    break
+            if stops is not None and self._lean_stop(stops, unchanged):
+                break
+        self.run_select_parents(call_on_parents=False)
+        if self.keep_elitism > 0:
+            self.last_generation_elitism, self.last_generation_elitism_indices = \
+                self.steady_state_selection(self.last_generation_fitness,
+                                            num_parents=self.keep_elitism)
+        best_solution, best_fitness, _ = self.best_solution(pop_fitness=self.last_generation_fitness)
+        self.best_solutions_fitness.append(np.copy(best_fitness)
+                                           if isinstance(best_fitness, np.ndarray) else best_fitness)
+        self.best_solutions_generations.append(self.generations_completed)
+        self._update_best_solution_generation()
+        self.run_completed = True
+        if self.on_stop is not None:
+            self.on_stop(self, self.last_generation_fitness)
+        self.best_solutions = np.array(self.best_solutions, dtype=self.population.dtype)
+        self.previous_generation_fitness = self.last_generation_fitness.copy()
+
+    def _lean_stop(self, stops, unchanged: int) -> bool:
+        """Stock's stop rules for a single-objective fitness (the lean loop's only case)."""
+        fitness = self.last_generation_fitness
+        for criterion in stops:
+            kind = criterion[0]
+            if kind == "reach":
+                if type(fitness[0]) in self.supported_int_float_types:
+                    if max(fitness) >= criterion[1]:
+                        return True
+                else:
+                    raise TypeError("lean loop: a multi-objective fitness appeared mid-run")
+            elif kind == "saturate":
+                if unchanged >= criterion[1]:
+                    return True
+            elif kind == "time":
+                import time as _time
+                if _time.monotonic() - self.run_start_time >= float(criterion[1]):
+                    return True
+            elif kind == "evaluations":
+                if self.num_fitness_evaluations >= int(criterion[1]):
+                    return True
+        return False
+
+    def _lean_fitness(self, population: np.ndarray, elites_in_parents: bool) -> np.ndarray:
+        """``cal_pop_fitness`` in the lean loop: the cache sources are the arrays just stored in
+        ``last_generation_elitism``/``last_generation_parents``; rows are matched by a float
+        weighted row sum (one reduction for the population, one per source array), equal sums
+        then compared exactly, first matching source row wins (elites before parents), as stock.
+
+        ``elites_in_parents``: sss selection with ``0 < keep_elitism <= num_parents_mating`` and
+        ``keep_parents != 0``, so the elites are the first parents (same indices, same rows,
+        copied from the same population): matching the parents alone, the first matching parent
+        ``j`` is elite ``j`` when ``j < keep_elitism`` — the same value stock finds."""
+        if not self._accel_active:
+            return self.cal_pop_fitness()
+        self._note("fitness", True)
+        if elites_in_parents:
+            parents = self.last_generation_parents
+            weights = _weights(population.shape[1])
+            with np.errstate(all="ignore"):
+                sums = np.add.reduce(population * weights, axis=1)
+                parent_sums = np.add.reduce(parents * weights, axis=1)
+                total = np.add.reduce(sums) + np.add.reduce(parent_sums)
+            if total - total == 0:  # finite: no NaN or inf in either
+                previous = self.previous_generation_fitness
+                indices = self.last_generation_parents_indices
+                found: dict = {}
+                first, second = np.nonzero(sums[:, None] == parent_sums)
+                for index, position in zip(first.tolist(), second.tolist()):
+                    if index not in found and (population[index] == parents[position]).all():
+                        found[index] = previous[indices[position]]
+                try:
+                    return self._fast_pop_fitness(population, found)
+                except Exception as ex:
+                    self.logger.exception(ex)
+                    raise
+        sources = []
+        if self.keep_elitism > 0 and self.last_generation_elitism is not None:
+            sources.append((self.last_generation_elitism, self.last_generation_elitism_indices))
+        if self.keep_parents != 0 and self.last_generation_parents is not None:
+            sources.append((self.last_generation_parents, self.last_generation_parents_indices))
+        found: dict = {}
+        if sources:
+            for rows, _ in sources:
+                if type(rows) is not np.ndarray or rows.dtype != population.dtype \
+                        or rows.ndim != 2 or rows.shape[1] != population.shape[1]:
+                    return self.cal_pop_fitness()
+            weights = _weights(population.shape[1])
+            with np.errstate(all="ignore"):
+                sums = (population * weights).sum(axis=1)
+                source_sums = [(rows * weights).sum(axis=1) for rows, _ in sources]
+            if not (np.isfinite(sums).all() and all(np.isfinite(s).all() for s in source_sums)):
+                return self.cal_pop_fitness()
+            previous = self.previous_generation_fitness
+            all_sums = source_sums[0] if len(sources) == 1 else np.concatenate(source_sums)
+            equal = sums[:, None] == all_sums[None, :]
+            for index in np.flatnonzero(equal.any(axis=1)).tolist():
+                row = population[index]
+                offset = 0
+                for (rows, indices), part in zip(sources, source_sums):
+                    hit = None
+                    for position in np.flatnonzero(equal[index, offset:offset + part.shape[0]]):
+                        if (rows[position] == row).all():
+                            hit = position
+                            break
+                    offset += part.shape[0]
+                    if hit is not None:
+                        found[index] = previous[indices[hit]]
+                        break
+        try:
+            return self._fast_pop_fitness(population, found)
+        except Exception as ex:
+            self.logger.exception(ex)
+            raise
+
     # ------------------------------------------------------------------ fitness
 
     def cal_pop_fitness(self):
+        handover = getattr(self, "_handover", None)
+        if handover is not None and handover[0] is not None:
+            # super().run() after the lean run() found a multi-objective first evaluation.
+            fitness, evaluations = handover
+            self._handover = (None, 0)
+            self.num_fitness_evaluations += evaluations
+            return fitness
         population = self.population
         if (not self._accel_active or not self.valid_parameters or self.save_solutions
                 or self.save_best_solutions or self.parallel_processing is not None
@@ -211,20 +569,28 @@ class AcceleratedGA(pygad.GA):
             else:
                 self._fitness_value_shape = ()
             pop_fitness[index] = value
-        if not found:
-            return list(range(n))
-        return [index for index in range(n) if index not in found]
+        missing = list(range(n))
+        for index in sorted(found, reverse=True):
+            del missing[index]
+        return missing
 
-    def _fast_pop_fitness(self, population: np.ndarray) -> np.ndarray:
+    def _fast_pop_fitness(self, population: np.ndarray, found: dict | None = None) -> np.ndarray:
+        """Stock's ``cal_pop_fitness`` for a numeric population; ``found`` (lean loop): the cache
+        hits already found (population index → previous fitness), instead of ``_cache_lookup``."""
         if type(self.best_solutions) is np.ndarray:
             self.best_solutions = self.best_solutions.tolist()
         if not getattr(self, "_fitness_run_active", False):
             self._fitness_value_shape = None
         n = population.shape[0]
         pop_fitness = [None] * n
-        missing = self._cache_lookup(population, pop_fitness)
-        if missing is None:
-            return super().cal_pop_fitness()
+        cached = None
+        if found is None:
+            missing = self._cache_lookup(population, pop_fitness)
+            if missing is None:
+                return super().cal_pop_fitness()
+        else:
+            missing = self._cached_values(found, pop_fitness, n)
+            cached = sorted(found)
         if missing:
             fitness_func = self.fitness_func
             validate = self._validate_fitness_value
@@ -243,20 +609,28 @@ class AcceleratedGA(pygad.GA):
                 arrays = []  # (group, float64 result) taken without per-value work
                 for start in range(0, len(missing), batch_size):
                     group = missing[start:start + batch_size]
-                    result = fitness_func(self, population[group, :], group)
+                    if group[-1] - group[0] == len(group) - 1:  # a run of rows: a slice copy
+                        rows = population[group[0]:group[-1] + 1].copy()
+                    else:
+                        rows = population[group, :]
+                    result = fitness_func(self, rows, group)
                     self.num_fitness_evaluations += len(group)
                     if self._take_batch(group, result, pop_fitness):
                         arrays.append((group, result))
                 if arrays:
                     # What np.array(pop_fitness) gives when a float64 value is among plain
                     # float/int64 ones: a float64 array.  Built directly.
-                    cached = [index for index in range(n) if pop_fitness[index] is not None]
+                    if cached is None:
+                        cached = [index for index in range(n) if pop_fitness[index] is not None]
                     if all(type(pop_fitness[index]) in _PLAIN_NUMBERS for index in cached):
                         out = np.empty(n, dtype=np.float64)
                         for index in cached:
                             out[index] = pop_fitness[index]
                         for group, result in arrays:
-                            out[group] = result
+                            if group[-1] - group[0] == len(group) - 1:
+                                out[group[0]:group[-1] + 1] = result
+                            else:
+                                out[group] = result
                         return out
                     for group, result in arrays:
                         for index, value in zip(group, result):
@@ -278,7 +652,7 @@ class AcceleratedGA(pygad.GA):
                              f"returned ({len(result)}). They must match.")
         if (isinstance(result, np.ndarray) and result.ndim == 1 and result.dtype.kind in "fiu"
                 and self._fitness_value_shape in (None, ())
-                and not (result.dtype.kind == "f" and np.isnan(result).any())):
+                and not (result.dtype.kind == "f" and _has_nan(result))):
             self._fitness_value_shape = ()
             if result.dtype == np.float64:
                 return True  # the caller places the whole array
@@ -422,19 +796,22 @@ class AcceleratedGA(pygad.GA):
             self._note("mutation", False)
             return super().random_mutation(offspring)
         self._note("mutation", True)
+        return self._random_mutation(offspring, space)
+
+    def _random_mutation(self, offspring, space):
+        """The accelerated random mutation, in place (``space`` from ``_mutation_covered``)."""
         rng = self._generator()
         rows_n, genes_n = offspring.shape
         if rows_n == 0 or genes_n == 0:
             return offspring
         if self.mutation_probability is None:
-            mask = ops.choose_genes(rows_n, genes_n, self.mutation_num_genes, rng)
+            rows, cols = ops.choose_gene_positions(rows_n, genes_n, self.mutation_num_genes, rng)
         else:
-            mask = rng.random((rows_n, genes_n)) < self.mutation_probability
+            rows, cols = np.nonzero(rng.random((rows_n, genes_n)) < self.mutation_probability)
         constraints = self.gene_constraint
         constrained = None
         if constraints and any(c is not None for c in constraints):
             constrained = np.array([c is not None for c in constraints], dtype=bool)
-        rows, cols = np.nonzero(mask)
         if rows.shape[0] == 0:
             return offspring
         current = offspring[rows, cols]
@@ -579,15 +956,26 @@ _HASH_WEIGHTS: dict[int, np.ndarray] = {}
 _FLOAT_WEIGHTS: dict[int, np.ndarray] = {}
 
 
+def _has_nan(values: np.ndarray) -> bool:
+    """Whether a float array holds a NaN (one reduction; an inf makes it look at each value)."""
+    smallest = values.min()  # NaN propagates, no warning
+    return bool(smallest != smallest)
+
+
+def _weights(width: int) -> np.ndarray:
+    """Fixed float weights of the row sums used to find candidate equal rows."""
+    weights = _FLOAT_WEIGHTS.get(width)
+    if weights is None:
+        weights = _FLOAT_WEIGHTS[width] = np.random.default_rng(width).uniform(0.5, 1.5, width)
+    return weights
+
+
 def _equal_rows(rows: np.ndarray, others: np.ndarray) -> np.ndarray:
     """``equal[i, j]``: row ``i`` of ``rows`` equals row ``j`` of ``others`` (``==`` per gene, all
     genes: -0.0 equals 0.0, NaN equals nothing), for small arrays.  Pairs are found by a float
     weighted row sum (the same row always gives the same sum, computed the same way) and then
     compared exactly; a non-finite sum (NaN, inf) falls back to comparing everything."""
-    width = rows.shape[1]
-    weights = _FLOAT_WEIGHTS.get(width)
-    if weights is None:
-        weights = _FLOAT_WEIGHTS[width] = np.random.default_rng(width).uniform(0.5, 1.5, width)
+    weights = _weights(rows.shape[1])
     with np.errstate(all="ignore"):
         row_sums = (rows * weights).sum(axis=1)
         other_sums = (others * weights).sum(axis=1)

@@ -10,12 +10,16 @@ import threading
 import numpy as np
 
 __all__ = [
+    "choose_gene_positions",
+    "uniform_index",
     "choose_genes",
     "crossover_offspring",
     "finite_offsets",
     "is_subset",
     "is_subset_of_sorted",
+    "mates",
     "pick_other",
+    "row_range",
     "select_parents",
     "sorted_uniform",
     "sss_order",
@@ -77,15 +81,54 @@ def select_parents(kind: str, fitness: np.ndarray, num_parents: int, rng: np.ran
 # --------------------------------------------------------------------------- crossover
 
 
-def _mates(num_offspring: int, num_parents: int, probability, rng: np.random.Generator
+_FIXED_MATES: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # read-only arrays
+
+
+def uniform_index(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` uniform integers in ``range(n)`` as ``floor(U * n)`` with ``U = rng.random()``
+    (53-bit uniforms: each value's probability is ``1/n`` within ``n / 2**53``); several times
+    cheaper than ``Generator.integers`` for the small arrays of a small population."""
+    values = rng.random(size)
+    values *= n
+    index = values.astype(np.intp)
+    np.minimum(index, n - 1, out=index)  # U * n rounds to n only for U within 2**-53 of 1
+    return index
+
+
+def row_range(n: int) -> np.ndarray:
+    """``np.arange(n)``, cached read-only."""
+    rows = _ROWS.get(n)
+    if rows is None:
+        rows = np.arange(n)
+        rows.flags.writeable = False
+        if len(_ROWS) > 64:
+            _ROWS.clear()
+        _ROWS[n] = rows
+    return rows
+
+
+_ROWS: dict[int, np.ndarray] = {}
+
+
+def mates(num_offspring: int, num_parents: int, probability, rng: np.random.Generator
            ) -> tuple[np.ndarray, np.ndarray]:
     """The two parents of each offspring.  Without ``crossover_probability``: parents ``k % P`` and
     ``(k + 1) % P``.  With it (PyGAD's rule): the parents whose draw is below the probability
     qualify; none → offspring ``k`` copies parent ``k % P``; one → it mates with itself; more → an
     ordered pair of two distinct qualifying parents chosen uniformly."""
-    k = np.arange(num_offspring)
     if probability is None:
-        return k % num_parents, (k + 1) % num_parents
+        key = (num_offspring, num_parents)
+        mates = _FIXED_MATES.get(key)
+        if mates is None:
+            k = np.arange(num_offspring)
+            mates = (k % num_parents, (k + 1) % num_parents)
+            for array in mates:
+                array.flags.writeable = False
+            if len(_FIXED_MATES) > 64:
+                _FIXED_MATES.clear()
+            _FIXED_MATES[key] = mates
+        return mates
+    k = np.arange(num_offspring)
     qualifies = rng.random((num_offspring, num_parents)) < probability
     keys = np.where(qualifies, rng.random((num_offspring, num_parents)), np.inf)
     first = np.argmin(keys, axis=1)
@@ -101,11 +144,11 @@ def crossover_offspring(kind: str, parents: np.ndarray, num_offspring: int, prob
                         rng: np.random.Generator) -> np.ndarray:
     """Offspring of ``single_point``, ``two_points``, ``uniform`` or ``scattered`` crossover."""
     num_parents, num_genes = parents.shape
-    first, second = _mates(num_offspring, num_parents, probability, rng)
+    first, second = mates(num_offspring, num_parents, probability, rng)
     genes = np.arange(num_genes)
     if kind == "single_point":
-        point = rng.integers(0, num_genes, size=num_offspring)
-        from_second = genes[None, :] >= point[:, None]
+        point = uniform_index(num_genes, num_offspring, rng)
+        from_second = genes >= point[:, None]
     elif kind == "two_points":
         point_a = rng.integers(0, num_genes + 1, size=num_offspring)
         point_b = rng.integers(0, num_genes, size=num_offspring)
@@ -140,6 +183,18 @@ def choose_genes(num_rows: int, num_genes: int, count: int, rng: np.random.Gener
             chosen[taken] = j
         mask[rows, chosen] = True
     return ~mask if invert else mask
+
+
+def choose_gene_positions(num_rows: int, num_genes: int, count: int, rng: np.random.Generator
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """``np.nonzero(choose_genes(...))`` (same draws): rows and genes to mutate, row-major.  One
+    gene per row (the default 10 % of 10 genes) skips the mask."""
+    count = int(count)
+    if count == 1 and num_genes > 2:
+        # Floyd's single step: j = num_genes - 1, one draw in range(num_genes) per row (the same
+        # Generator.integers draw as choose_genes, so the same stream as before the lean loop).
+        return row_range(num_rows), rng.integers(0, num_genes, size=num_rows)
+    return np.nonzero(choose_genes(num_rows, num_genes, count, rng))
 
 
 def finite_offsets(low, high) -> tuple[int, float | int, float | int]:
