@@ -244,6 +244,14 @@ def pick_other(space: np.ndarray, current: np.ndarray, rng: np.random.Generator)
 # --------------------------------------------------------------------------- constraints
 
 
+def _floats(selected) -> np.ndarray | None:
+    """A list of values returned by user code as float64, or None when it is not all numbers."""
+    try:
+        return np.fromiter(selected, dtype=np.float64, count=len(selected))
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
 def is_subset_of_sorted(selected, pool: np.ndarray) -> bool | None:
     """``is_subset(selected, pool)`` for a ``pool`` the caller knows is strictly increasing float64
     without NaN (the engine's own constraint candidates): the pool checks are skipped and, for the
@@ -255,9 +263,8 @@ def is_subset_of_sorted(selected, pool: np.ndarray) -> bool | None:
     else:
         if not selected:
             return True
-        try:
-            chosen = np.fromiter(selected, dtype=np.float64, count=len(selected))
-        except (TypeError, ValueError, OverflowError):
+        chosen = _floats(selected)
+        if chosen is None:
             return None
     m = chosen.shape[0]
     if m == 0:
@@ -349,9 +356,8 @@ def is_subset(selected, values) -> bool | None:
     else:
         if not selected:
             return True
-        try:
-            chosen = np.fromiter(selected, dtype=np.float64, count=len(selected))
-        except (TypeError, ValueError, OverflowError):
+        chosen = _floats(selected)
+        if chosen is None:
             return None
     if chosen.shape[0] == 0:
         return True
