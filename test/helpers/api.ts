@@ -1,5 +1,6 @@
 // Harness for tests inside workerd: call the Worker as a client would, seed accounts through the admin API.
 import { env, exports } from "cloudflare:workers";
+import { afterEach, beforeEach, vi } from "vitest";
 
 export const BASE = "https://allele.test";
 
@@ -216,4 +217,19 @@ export async function dbSubmissionCount(accountId: string): Promise<number> {
 export function freshIp(): string {
   const hex = () => Math.floor(Math.random() * 0x10000).toString(16);
   return `2001:db8::${hex()}:${hex()}:${hex()}`;
+}
+
+/**
+ * The same object holds a fresh roomy account in every test of the file (set in a beforeEach), and
+ * spies are restored after each test: `const a = accountPerTest(); … a.key`.
+ */
+export function accountPerTest(): TestAccount {
+  const current = { id: "", key: "" };
+  beforeEach(async () => {
+    Object.assign(current, await newRoomyAccount());
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+  return current;
 }

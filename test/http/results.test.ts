@@ -1,6 +1,6 @@
 // Results: get, patch, delete (with its R2 files), file downloads, continue, and what deleting a
 // submission leaves (DECISIONS.md §5). Results come from runs ended through the internal report endpoint.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   BASE,
   call,
@@ -13,8 +13,7 @@ import {
   getSubmission,
   json,
   newResult,
-  newRoomyAccount,
-  type TestAccount,
+  accountPerTest,
 } from "../helpers/api";
 
 const FILES: [string, string][] = [
@@ -27,13 +26,7 @@ const FILES: [string, string][] = [
 const r2Key = (resultId: string, name: string) => `results/${resultId}/${name}`;
 
 // A fresh account per test: each stays far inside the per-key and per-user rate windows.
-let a: TestAccount;
-beforeEach(async () => {
-  a = await newRoomyAccount();
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-});
+const a = accountPerTest();
 
 describe("GET /api/v1/results/{id}", () => {
   it("returns the full row with genes, fitness history and file links", async () => {

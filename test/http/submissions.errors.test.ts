@@ -1,6 +1,6 @@
 // Every error a create / cancel / reexecute can answer (DECISIONS.md §3, §5, §6), and that a rejected
 // create leaves nothing behind (no row, no queue message) while an accepted one sends exactly one message.
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   admin,
   call,
@@ -13,6 +13,7 @@ import {
   getSubmission,
   job,
   json,
+  accountPerTest,
   newRoomyAccount,
   type TestAccount,
 } from "../helpers/api";
@@ -22,13 +23,7 @@ const postRaw = (key: string, rawBody: string, contentType?: string) =>
   call("/api/v1/submissions/", { key, method: "POST", rawBody, headers: contentType ? { "Content-Type": contentType } : {} });
 
 // A fresh account per test: each stays far inside the per-key and per-user rate windows.
-let a: TestAccount;
-beforeEach(async () => {
-  a = await newRoomyAccount();
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-});
+const a = accountPerTest();
 
 describe("400 malformed_json", () => {
   it.each([

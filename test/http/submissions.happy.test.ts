@@ -1,5 +1,5 @@
 // Success paths of the submissions endpoints: create, list, get, delete, cancel, reexecute (DECISIONS.md §5).
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   BASE,
   call,
@@ -11,21 +11,15 @@ import {
   getSubmission,
   job,
   json,
+  accountPerTest,
   newRoomyAccount,
-  type TestAccount,
 } from "../helpers/api";
 
 const ID = /^[0-9A-Za-z]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 
 // A fresh account per test: each stays far inside the per-key and per-user rate windows.
-let a: TestAccount;
-beforeEach(async () => {
-  a = await newRoomyAccount();
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-});
+const a = accountPerTest();
 
 describe("POST /api/v1/submissions/", () => {
   it("answers 202 with exactly id, status, status_url and result_url, and enqueues the first run", async () => {
