@@ -9,8 +9,8 @@ import { eq, sql } from "drizzle-orm";
 import type { Bindings } from "../env";
 import { chargeMicro, prices } from "../billing/prices";
 import { getDb } from "../storage/db";
-import { submissions } from "../storage/schema";
-import { getRun, type RunRow } from "../storage/submissions";
+import { runs, submissions } from "../storage/schema";
+import type { RunRow } from "../storage/submissions";
 import { newId, nowIso } from "./ids";
 import { buildResultFiles, POPULATION_FILE, r2Key, stagedPopulationKey, type GaResult } from "./result-files";
 import type { RunMetrics } from "../runner/runner";
@@ -59,9 +59,14 @@ function usageOf(run: RunRow, metrics: RunMetrics | null | undefined, now: strin
  */
 export async function endRun(env: Bindings, runId: string, outcome: RunOutcome): Promise<EndedRun | null> {
   const db = getDb(env.DB);
-  const run = await getRun(db, runId);
+  const found = await db
+    .select({ run: runs, source: submissions.source })
+    .from(runs)
+    .leftJoin(submissions, eq(submissions.id, runs.submissionId))
+    .where(eq(runs.id, runId))
+    .get();
+  const run = found?.run;
   if (!run || (run.status !== "queued" && run.status !== "running")) return null;
-  const submission = await db.select({ source: submissions.source }).from(submissions).where(eq(submissions.id, run.submissionId)).get();
 
   const now = nowIso();
   const token = crypto.randomUUID();
@@ -137,7 +142,7 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
 
   const ended: EndedRun = {
     run,
-    source: submission?.source ?? "api",
+    source: found.source ?? "api",
     status: outcome.status,
     resultId,
     result,

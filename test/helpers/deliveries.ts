@@ -65,12 +65,12 @@ export async function seedDelivery(accountId: string, webhookId: string): Promis
 }
 
 /**
- * Keeps delivery messages off the real local queue (whose consumer would otherwise run on its own
- * inside the test runtime): the tests hand messages to the consumer themselves. Returns the spy.
+ * Records what the code puts on the real local deliveries queue. No consumer runs in the test projects
+ * (vitest.config.ts), so the messages wait there and the tests hand them to the consumer themselves.
  */
 export function holdDeliveryQueue() {
-  return vi.spyOn(env.DELIVERIES_QUEUE, "sendBatch").mockResolvedValue(undefined as never);
+  return vi.spyOn(env.DELIVERIES_QUEUE, "sendBatch");
 }
 
-/** Delivery ids the code put on the (held) queue. */
+/** Delivery ids the code put on the queue. */
 export const queuedIds = (spy: ReturnType<typeof holdDeliveryQueue>) => spy.mock.calls.flatMap((c) => [...c[0]]).map((m) => (m.body as { delivery_id: string }).delivery_id);
