@@ -15,22 +15,38 @@ const USAGE = `usage: npm run admin -- <command> [options]
 Overrides: concurrent_submissions, inflight_api_runs, daily_quota, max_num_generations,
 max_num_genes, negative_balance_cap.`;
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    email: { type: "string" },
-    plan: { type: "string" },
-    credits: { type: "string" },
-    account: { type: "string" },
-    override: { type: "string", multiple: true },
-    amount: { type: "string" },
-    kind: { type: "string" },
-    name: { type: "string" },
-    scopes: { type: "string" },
-    "expires-at": { type: "string" },
-    prefix: { type: "string" },
-  },
-});
+const OPTIONS = {
+  email: { type: "string" },
+  plan: { type: "string" },
+  credits: { type: "string" },
+  account: { type: "string" },
+  override: { type: "string", multiple: true },
+  amount: { type: "string" },
+  kind: { type: "string" },
+  name: { type: "string" },
+  scopes: { type: "string" },
+  "expires-at": { type: "string" },
+  prefix: { type: "string" },
+};
+
+/** `--amount -1.5` → `--amount=-1.5`: parseArgs would take a value starting with "-" for an option. */
+function joinNegativeValues(args) {
+  const out = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i].startsWith("--") && !args[i].includes("=") && /^-\d/.test(args[i + 1] ?? "")) out.push(`${args[i]}=${args[++i]}`);
+    else out.push(args[i]);
+  }
+  return out;
+}
+
+let parsed;
+try {
+  parsed = parseArgs({ args: joinNegativeValues(process.argv.slice(2)), allowPositionals: true, options: OPTIONS });
+} catch (err) {
+  console.error(`${err.message}\n\n${USAGE}`);
+  process.exit(2);
+}
+const { positionals, values } = parsed;
 
 const [command] = positionals;
 const base = (process.env.ALLELE_URL ?? `http://localhost:${process.env.PORT ?? 8787}`).replace(/\/$/, "");
