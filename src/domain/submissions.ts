@@ -11,6 +11,13 @@ import { endRun, type EndedRun } from "./transitions";
 
 export const isLive = (status: string) => status === "queued" || status === "running";
 
+/** 409 for a reexecute or continue while a run of the submission is queued or running. */
+export function assertNoLiveRun(submission: SubmissionRow): void {
+  if (isLive(submission.status)) throw runInProgress();
+}
+
+const runInProgress = () => new ApiError("invalid_state", "A run of this submission is queued or running; wait for it to end.");
+
 async function enqueueOrUndo(env: Bindings, runId: string, undo: () => Promise<unknown>): Promise<void> {
   try {
     await env.RUNS_QUEUE.send({ run_id: runId });
@@ -98,7 +105,7 @@ export async function addRun(
       WHERE EXISTS (SELECT 1 FROM submissions WHERE id = ${submission.id} AND latest_run_id = ${runId})`),
   ]);
   if ((moved as unknown as D1Result).meta.changes !== 1) {
-    throw new ApiError("invalid_state", "A run of this submission is queued or running; wait for it to end.");
+    throw runInProgress();
   }
   await enqueueOrUndo(env, runId, () =>
     db.batch([

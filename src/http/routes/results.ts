@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { AppEnv } from "../../env";
 import { ApiError, notFound } from "../../errors";
 import { withAdmission } from "../../gates/admission";
-import { addRun, isLive } from "../../domain/submissions";
+import { addRun, assertNoLiveRun } from "../../domain/submissions";
 import { POPULATION_FILE } from "../../domain/result-files";
 import { nowIso } from "../../domain/ids";
 import { getDb } from "../../storage/db";
@@ -113,7 +113,7 @@ export const resultsRoutes = new Hono<AppEnv>()
     if (!result) throw notFound("result");
     const submission = await getSubmission(db, accountId, result.submissionId);
     if (!submission) throw new ApiError("invalid_state", "The submission of this result was deleted; it cannot be continued.");
-    if (isLive(submission.status)) throw new ApiError("invalid_state", "A run of this submission is queued or running; wait for it to end.");
+    assertNoLiveRun(submission);
     if (!(await getResultFile(db, result.id, POPULATION_FILE))) {
       throw new ApiError("invalid_state", "This result has no stored population to continue from.");
     }

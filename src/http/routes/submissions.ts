@@ -2,9 +2,9 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../../env";
-import { ApiError, notFound } from "../../errors";
+import { notFound } from "../../errors";
 import { withAdmission } from "../../gates/admission";
-import { addRun, cancelSubmission, createSubmission, deleteSubmission, isLive } from "../../domain/submissions";
+import { addRun, assertNoLiveRun, cancelSubmission, createSubmission, deleteSubmission } from "../../domain/submissions";
 import { getDb } from "../../storage/db";
 import type { RunStatus } from "../../storage/schema";
 import { getSubmission, getSubmissionWithRun, listSubmissions, SUBMISSION_ORDERINGS, type SubmissionOrdering } from "../../storage/submissions";
@@ -81,7 +81,7 @@ export const submissionsRoutes = new Hono<AppEnv>()
     const accountId = c.get("caller").accountId;
     const submission = await getSubmission(getDb(c.env.DB), accountId, c.req.param("id"));
     if (!submission) throw notFound("submission");
-    if (isLive(submission.status)) throw new ApiError("invalid_state", "A run of this submission is queued or running; wait for it to end.");
+    assertNoLiveRun(submission);
     const parameters = mergeParameters(submission.parameters, c.req.valid("json"));
     const { id } = await withAdmission(c.env, c.get("caller").account, parameters, (runId) => addRun(c.env, submission, "reexecute", parameters, null, runId));
     return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
