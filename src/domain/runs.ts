@@ -1,8 +1,7 @@
 // A run's way from the queue to a worker: claim (queued → running), start, progress, give back.
 import { and, eq, sql } from "drizzle-orm";
 import type { Bindings } from "../env";
-import { apiRunLimits } from "../gates/limits";
-import { platformQueue } from "../gates/admission";
+import { limitsFor, platformQueue } from "../gates/admission";
 import { getAccount } from "../storage/accounts";
 import { getDb } from "../storage/db";
 import { runs, submissions } from "../storage/schema";
@@ -70,7 +69,7 @@ export async function startRun(env: Bindings, run: RunRow): Promise<"started" | 
   const db = getDb(env.DB);
   const account = await getAccount(db, run.accountId);
   if (!account) throw new Error(`account ${run.accountId} of run ${run.id} is gone`);
-  const limits = apiRunLimits(account.plan, account.overrides, Number(env.NEGATIVE_BALANCE_CAP ?? "1"));
+  const limits = limitsFor(env, account);
   let initialPopulationUrl: string | null = null;
   if (run.kind === "continue" && run.parentResultId) {
     if (!(await startPopulationFile(env, run))) throw new MissingPopulation(`the population of result ${run.parentResultId} is gone`);
