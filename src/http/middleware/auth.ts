@@ -12,10 +12,12 @@ import { rateLimits, type RateDecision } from "../../do/rate-window";
 import { getDb, type Db } from "../../storage/db";
 import { findKeyWithAccount, keyNeedsTouch, touchKey } from "../../storage/keys";
 
+/** The token of an `Authorization: Bearer <token>` header, or "" when there is none. */
+export const bearerToken = (authorization: string | undefined): string => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1] ?? "";
+
 /** The caller of a request with a valid key, or null (no, malformed, unknown, revoked or expired key). */
 export async function authenticate(authorization: string | undefined, db: Db): Promise<Caller | null> {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
-  const key = match?.[1];
+  const key = bearerToken(authorization);
   const prefix = key ? keyPrefix(key) : null;
   if (!key || !prefix) return null;
   const found = await findKeyWithAccount(db, prefix);

@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
 import type { AppEnv } from "../../env";
+import { bearerToken } from "../middleware/auth";
 import { ApiError, notFound } from "../../errors";
 import { constantTimeEqual, sha256Hex } from "../../domain/crypto";
 import { newId, nowIso } from "../../domain/ids";
@@ -19,7 +20,7 @@ import { accountView } from "../views";
 const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
   const token = c.env.ADMIN_TOKEN;
   if (!token) throw new ApiError("not_found", "No such endpoint.");
-  const presented = /^Bearer\s+(\S+)$/.exec(c.req.header("Authorization") ?? "")?.[1] ?? "";
+  const presented = bearerToken(c.req.header("Authorization"));
   if (!constantTimeEqual(presented, token)) {
     throw new ApiError("unauthorized", "A valid admin token is required.", {}, { "WWW-Authenticate": 'Bearer realm="allele-admin"' });
   }

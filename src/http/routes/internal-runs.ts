@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
 import type { AppEnv } from "../../env";
+import { bearerToken } from "../middleware/auth";
 import { ApiError } from "../../errors";
 import { constantTimeEqual } from "../../domain/crypto";
 import { recordProgress, runToken, startPopulationFile } from "../../domain/runs";
@@ -46,7 +47,7 @@ const completeBody = z.object({
 });
 
 const runAuth = createMiddleware<AppEnv>(async (c, next) => {
-  const presented = /^Bearer\s+(\S+)$/.exec(c.req.header("Authorization") ?? "")?.[1] ?? "";
+  const presented = bearerToken(c.req.header("Authorization"));
   const expected = await runToken(c.env, c.req.param("id")!);
   if (!constantTimeEqual(presented, expected)) throw new ApiError("unauthorized", "Bad run token.");
   await next();
