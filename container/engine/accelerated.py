@@ -35,6 +35,8 @@ rest of the run.  ``engine_label()`` says which paths ran.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pygad
 
@@ -60,6 +62,7 @@ class AcceleratedGA(pygad.GA):
         self._rng = None
         self._space_cache = None
         self._known_pool = None  # the candidates being checked, known sorted/unique/finite
+        self._base_left = (None, 0.0, 0)  # constraint candidate base, its spacing, calls left
         self._handover = None  # (first fitness, its evaluations) for stock run() after lean run()
         super().__init__(*args, **kwargs)
         # The engine's own generator: seeded from random_seed, so a seeded run is reproducible.
@@ -895,8 +898,10 @@ class AcceleratedGA(pygad.GA):
         ``sample_size`` values of the mutation range (added to the gene unless by replacement),
         converted, sorted and unique.
 
-        Float genes: a fresh sorted uniform sample per call (``ops.sorted_uniform``), independent of
-        every other call's, as in stock."""
+        Float genes: a sorted uniform base (``ops.sorted_uniform``, drawn afresh every
+        ``_base_uses(size)`` calls) turned by a fresh uniform shift per call (``ops.rotated_uniform``):
+        every candidate is uniform on the range as in stock, but calls sharing a base see the
+        same spacings (docs/engine.md)."""
         rng = self._generator()
         dtype = self._single_type()
         low, high = self.get_random_mutation_range(gene)
@@ -906,9 +911,13 @@ class AcceleratedGA(pygad.GA):
             if low == high:
                 values = np.full(1, float(low) if replace else float(low) + float(value))
             else:
-                values = ops.sorted_uniform(0.0, 1.0, size, rng)
-                values *= float(high) - float(low)
-                values += float(low) if replace else float(low) + float(value)
+                start = float(low) if replace else float(low) + float(value)
+                width = float(high) - float(low)
+                base, gap = self._candidate_base(size, rng)
+                values = ops.rotated_uniform(base, rng.random(), start, width)
+                # Spacings wider than the rounding of these values: no two candidates are equal.
+                if gap * width > 2.0 * (math.ulp(max(abs(start), abs(start + width))) + math.ulp(width)):
+                    return values
             if values.shape[0] > 1:
                 same = values[1:] == values[:-1]
                 if same.any():
@@ -923,11 +932,21 @@ class AcceleratedGA(pygad.GA):
         values = offsets if replace else int(value) + offsets
         return np.unique(np.asarray(values).astype(np.int64))
 
+    def _candidate_base(self, size: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+        """(the sorted base of constraint candidates in [0, 1), its smallest spacing round the
+        circle), drawn afresh every ``_base_uses(size)`` calls."""
+        base, gap, left = self._base_left
+        if base is None or base.shape[0] != size or left == 0:
+            base, left = ops.sorted_uniform(0.0, 1.0, size, rng), _base_uses(size)
+            gap = float(min(np.diff(base).min(initial=1.0), base[0] + 1.0 - base[-1]))
+        self._base_left = (base, gap, left - 1)
+        return base, gap
+
     def _constrained_value(self, solution: np.ndarray, gene: int):
         current = solution[gene]
         candidates = self._constraint_candidates(gene, current)
-        if candidates.dtype.kind == "f" and np.isfinite(candidates[-1]) \
-                and np.isfinite(candidates[0]):
+        if candidates.dtype.kind == "f" and math.isfinite(candidates[-1]) \
+                and math.isfinite(candidates[0]):
             self._known_pool = candidates  # sorted, unique, no NaN: the cheaper output check
         try:
             accepted = self.filter_gene_values_by_constraint(candidates, solution, gene)
@@ -935,7 +954,8 @@ class AcceleratedGA(pygad.GA):
             self._known_pool = None
         if accepted is None:
             return current
-        pick = accepted[int(self._generator().integers(0, len(accepted)))]
+        n = len(accepted)
+        pick = accepted[min(int(self._generator().random() * n), n - 1)]
         gene_type = self.get_gene_dtype(gene)[0]
         return pick if gene_type is object else gene_type(pick)
 
@@ -950,6 +970,14 @@ class AcceleratedGA(pygad.GA):
         if answer is None:
             return super().validate_gene_constraint_callable_output(selected_values, values)
         return answer
+
+
+def _base_uses(size: int) -> int:
+    """How many constraint calls share one base of ``size`` candidates (each turned by its own
+    shift): one (a fresh i.i.d. sample per call, as in stock) for small samples, where drawing is
+    cheap and a shared lattice of few points would show in the search; up to 16 for dense ones
+    (``sample_size`` ≥ 10,000), whose draw costs more than the rest of the engine's work per call."""
+    return max(1, min(16, size // 625))
 
 
 _HASH_WEIGHTS: dict[int, np.ndarray] = {}

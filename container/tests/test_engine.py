@@ -622,6 +622,35 @@ def test_constraint_candidates_law_and_freshness(replace):
     assert abs(picks.mean() - 0.5) < 0.15 and abs(picks.var() - 0.75) < 0.15
 
 
+def test_rotated_uniform_is_the_turned_base_sorted():
+    rng = np.random.default_rng(3)
+    base = ops.sorted_uniform(0.0, 1.0, 1000, rng)
+    for shift in (0.0, 0.25, 0.999999, float(rng.random())):
+        values = ops.rotated_uniform(base, shift, -3.0, 2.0)
+        assert values.shape == base.shape and np.all(values[1:] > values[:-1])
+        assert np.allclose(values, np.sort((base + shift) % 1.0) * 2.0 - 3.0, rtol=0, atol=1e-12)
+        assert values.min() >= -3.0 - 1e-12 and values.max() < -1.0
+
+
+def test_dense_constraint_candidates_share_a_base_for_16_calls_then_draw_anew():
+    """sample_size >= 10000: 16 calls see one base turned by their own shift (the same spacings
+    round the circle, different values); the 17th call gets a new base."""
+    _, fast = pair(gene_constraint=[lambda s, v: list(v)] * 8, sample_size=10000,
+                   mutation_by_replacement=True, random_mutation_min_val=0.0,
+                   random_mutation_max_val=1.0)
+
+    def spacings(values):  # gaps round the unit circle, starting at the smallest
+        gaps = np.diff(np.append(values, values[0] + 1.0))
+        return np.roll(gaps, -int(np.argmin(gaps)))
+
+    calls = [fast._constraint_candidates(0, 0.0) for _ in range(17)]
+    assert len({float(v[0]) for v in calls}) == 17
+    first = spacings(calls[0])
+    for values in calls[1:16]:
+        assert np.allclose(spacings(values), first, rtol=0, atol=1e-9)
+    assert not np.allclose(spacings(calls[16]), first, rtol=0, atol=1e-9)
+
+
 @pytest.mark.parametrize("gene_type", [float, int])
 @pytest.mark.parametrize("overrides", [{}, {"mutation_by_replacement": True},
                                        {"fitness_batch_size": 5}])
