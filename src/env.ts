@@ -2,7 +2,6 @@
 import type { AccountGate } from "./do/account-gate";
 import type { AccountRow } from "./storage/accounts";
 import type { IpRateLimit } from "./do/ip-rate-limit";
-import type { PlatformQueue } from "./do/platform-queue";
 import type { GaRunner } from "./runner/container-runner";
 import type { RunMessage } from "./queues/messages";
 
@@ -13,7 +12,6 @@ export interface Bindings {
   DELIVERIES_QUEUE: Queue<{ delivery_id: string }>;
   ACCOUNT_GATE: DurableObjectNamespace<AccountGate>;
   IP_RATE_LIMIT: DurableObjectNamespace<IpRateLimit>;
-  PLATFORM_QUEUE: DurableObjectNamespace<PlatformQueue>;
   GA_RUNNER: DurableObjectNamespace<GaRunner>;
   ADMIN_TOKEN?: string;
   RUN_TOKEN_SECRET?: string;

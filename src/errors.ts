@@ -25,7 +25,6 @@ const STATUS = {
   capacity_exceeded: 429,
   too_many_active_api_requests: 429,
   internal_error: 500,
-  service_unavailable: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ErrorCode = keyof typeof STATUS;

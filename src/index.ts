@@ -9,7 +9,6 @@ import { requeueDueDeliveries } from "./webhooks/outbox";
 
 export { AccountGate } from "./do/account-gate";
 export { IpRateLimit } from "./do/ip-rate-limit";
-export { PlatformQueue } from "./do/platform-queue";
 export { GaRunner } from "./runner/container-runner";
 export { ContainerProxy } from "@cloudflare/containers";
 

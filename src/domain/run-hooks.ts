@@ -2,7 +2,7 @@
 // the admission gates get the run's slot back (gates/), and the webhook events written in the same
 // batch are sent (webhooks/). Every hook is idempotent, so a retry after a crash is harmless.
 import type { Bindings } from "../env";
-import { accountGate, platformQueue } from "../gates/admission";
+import { accountGate } from "../gates/admission";
 import type { EndedRun } from "./transitions";
 import { enqueueRunDeliveries } from "../webhooks/outbox";
 
@@ -16,7 +16,7 @@ async function sendWebhookEvents(env: Bindings, ended: EndedRun): Promise<void> 
   await enqueueRunDeliveries(env, ended.run.id).catch((err) => console.error("webhook dispatch failed; the cron will send", ended.run.id, err));
 }
 
-/** The run's slot and in-flight place, and its platform queue place if it never started. */
+/** The run's slot and in-flight place (its platform queue place went with its status, in D1). */
 async function releaseAdmission(env: Bindings, ended: EndedRun): Promise<void> {
-  await Promise.all([accountGate(env, ended.run.accountId).release(ended.run.id), platformQueue(env).release(ended.run.id)]);
+  await accountGate(env, ended.run.accountId).release(ended.run.id);
 }

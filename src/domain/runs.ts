@@ -1,7 +1,7 @@
 // A run's way from the queue to a worker: claim (queued → running), start, progress, give back.
 import { and, eq, sql } from "drizzle-orm";
 import type { Bindings } from "../env";
-import { limitsFor, platformQueue } from "../gates/admission";
+import { limitsFor } from "../gates/admission";
 import { getAccount } from "../storage/accounts";
 import { getDb } from "../storage/db";
 import { runs, submissions } from "../storage/schema";
@@ -39,17 +39,13 @@ export async function claimRun(env: Bindings, runId: string): Promise<RunRow | n
       .set({ status: "running", updatedAt: now })
       .where(and(eq(submissions.latestRunId, runId), sql`EXISTS (SELECT 1 FROM runs WHERE id = ${runId} AND status = 'running' AND started_at = ${now})`)),
   ]);
-  const run = claimed[0] ?? null;
-  // It left the queue: its platform queue place is free.
-  if (run) await platformQueue(env).release(run.id);
-  return run;
+  return claimed[0] ?? null;
 }
 
 /** running → queued after a failed start, so the queue's retry (or the cron) can hand it out again. */
 export async function unclaimRun(env: Bindings, run: RunRow): Promise<void> {
   const db = getDb(env.DB);
   const now = nowIso();
-  await platformQueue(env).requeue(run.id);
   await db.batch([
     db
       .update(runs)

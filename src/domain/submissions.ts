@@ -3,9 +3,11 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Bindings } from "../env";
 import { ApiError } from "../errors";
 import { getDb } from "../storage/db";
-import { runs, submissions, type RunKind } from "../storage/schema";
+import { submissions, type RunKind } from "../storage/schema";
 import { deleteSubmissionRow, getRun, insertSubmissionStatements, type RunRow, type SubmissionRow } from "../storage/submissions";
+import { platformQueueCap } from "../gates/admission";
 import { getRunner, type RunMetrics } from "../runner/runner";
+import { platformCapStatement } from "../storage/platform-queue";
 import { newId, nowIso } from "./ids";
 import { endRun, type EndedRun } from "./transitions";
 
@@ -18,13 +20,16 @@ export function assertNoLiveRun(submission: SubmissionRow): void {
 
 const runInProgress = () => new ApiError("invalid_state", "A run of this submission is queued or running; wait for it to end.");
 
-async function enqueueOrUndo(env: Bindings, runId: string, undo: () => Promise<unknown>): Promise<void> {
+/**
+ * Puts an admitted run on the runs queue. Called after the response has gone (`waitUntil`): the run's
+ * row is already written, so a failed send loses nothing — the cron puts every run that stayed queued
+ * for QUEUED_TIMEOUT_MS on the queue again (queues/scheduled.ts).
+ */
+export async function enqueueRun(env: Bindings, runId: string): Promise<void> {
   try {
     await env.RUNS_QUEUE.send({ run_id: runId });
   } catch (err) {
-    console.error("runs queue send failed", runId, err);
-    await undo();
-    throw new ApiError("service_unavailable", "The job queue is unavailable; nothing was created. Try again shortly.");
+    console.error("runs queue send failed; the cron will enqueue the run", runId, err);
   }
 }
 
@@ -34,13 +39,14 @@ export interface CreateInput {
   source?: "api" | "web";
 }
 
-/** Stores a submission with its first run, queued, and puts the run on the runs queue. */
+/** Stores a submission with its first run, queued (the caller puts the run on the queue: `enqueueRun`). */
 export async function createSubmission(env: Bindings, accountId: string, runId: string, input: CreateInput): Promise<{ id: string; runId: string }> {
   const db = getDb(env.DB);
   const now = nowIso();
   const id = newId();
-  await db.batch(
-    insertSubmissionStatements(
+  await db.batch([
+    platformCapStatement(db, platformQueueCap(env)),
+    ...insertSubmissionStatements(
       db,
       {
         id,
@@ -67,8 +73,7 @@ export async function createSubmission(env: Bindings, accountId: string, runId: 
         updatedAt: now,
       },
     ),
-  );
-  await enqueueOrUndo(env, runId, () => deleteSubmissionRow(db, id));
+  ]);
   return { id, runId };
 }
 
@@ -86,7 +91,8 @@ export async function addRun(
 ): Promise<{ id: string; runId: string }> {
   const db = getDb(env.DB);
   const now = nowIso();
-  const [moved] = await db.batch([
+  const [, moved] = await db.batch([
+    platformCapStatement(db, platformQueueCap(env)),
     db
       .update(submissions)
       .set({ latestRunId: runId, runCount: sql`${submissions.runCount} + 1`, status: "queued", updatedAt: now })
@@ -107,15 +113,6 @@ export async function addRun(
   if ((moved as unknown as D1Result).meta.changes !== 1) {
     throw runInProgress();
   }
-  await enqueueOrUndo(env, runId, () =>
-    db.batch([
-      db.delete(runs).where(eq(runs.id, runId)),
-      db
-        .update(submissions)
-        .set({ latestRunId: submission.latestRunId, runCount: submission.runCount, status: submission.status, updatedAt: now })
-        .where(and(eq(submissions.id, submission.id), eq(submissions.latestRunId, runId))),
-    ]),
-  );
   return { id: submission.id, runId };
 }
 

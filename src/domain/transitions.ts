@@ -85,7 +85,7 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
         output = ${outcome.output ?? null}, engine = ${outcome.engine ?? null}, credits_charged_micro = ${charge.amountMicro},
         generations_completed = coalesce(${result?.generations_completed ?? null}, generations_completed),
         best_solution_fitness = ${result ? result.best_solution_fitness : sql`best_solution_fitness`}
-      WHERE id = ${runId} AND status IN ${LIVE}`),
+      WHERE id = ${runId} AND status IN ${LIVE} RETURNING id`),
   ];
 
   // The charge: one ledger row per run (also unique by run_id), free credits first, then paid.
@@ -170,7 +170,9 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
     await Promise.all(files.map((f) => env.FILES.put(r2Key(resultId!, f.name), f.body, { httpMetadata: { contentType: f.contentType } })));
   }
   const [first] = await db.batch(statements as [(typeof statements)[0], ...typeof statements]);
-  const applied = (first as unknown as D1Result).meta.changes === 1;
+  // Whether this caller's update moved the run (`meta.changes` would also count the platform
+  // queue trigger's row).
+  const applied = ((first as unknown as D1Result).results ?? []).length === 1;
   if (!applied) {
     if (resultId) await env.FILES.delete(files.map((f) => r2Key(resultId!, f.name)));
     return null;

@@ -6,15 +6,16 @@ import { ApiError } from "../errors";
 import { toMicro } from "../billing/prices";
 import { newId } from "../domain/ids";
 import type { GateError } from "../do/account-gate";
-import { PLATFORM_QUEUE } from "../do/platform-queue";
 import type { AccountRow } from "../storage/accounts";
+import { isPlatformAtCapacity } from "../storage/platform-queue";
 import { apiRunLimits, type Limits } from "./limits";
 
 export function limitsFor(env: Bindings, account: AccountRow): Limits {
   return apiRunLimits(account.plan, account.overrides, Number(env.NEGATIVE_BALANCE_CAP ?? "1"));
 }
 
-export const platformQueue = (env: Bindings) => env.PLATFORM_QUEUE.getByName(PLATFORM_QUEUE);
+/** PLATFORM_QUEUE_CAP: queued runs on the whole platform before writes are refused. */
+export const platformQueueCap = (env: Bindings) => Number(env.PLATFORM_QUEUE_CAP ?? "1000");
 export const accountGate = (env: Bindings, accountId: string) => env.ACCOUNT_GATE.getByName(accountId);
 
 /** 403 tier_limit_exceeded when num_generations or num_genes is over the caps in force. */
@@ -69,18 +70,14 @@ export async function withAdmission<T>(
   })) as GateError | null;
   if (refusal) throw new ApiError(refusal.code, refusal.message, refusal.details);
 
-  const platform = platformQueue(env);
-  const cap = Number(env.PLATFORM_QUEUE_CAP ?? "1000");
-  if (!(await platform.reserve(runId, cap))) {
-    await gate.cancel(runId);
-    throw new ApiError("capacity_exceeded", "The platform's queue is full; try again in a few minutes.", {
-      reason: "platform_at_capacity",
-    });
-  }
   try {
+    // The last gate, the platform queue, is the insert itself: its trigger refuses a run past the cap.
     return await create(runId);
   } catch (err) {
-    await Promise.all([gate.cancel(runId), platform.release(runId)]);
+    await gate.cancel(runId);
+    if (isPlatformAtCapacity(err)) {
+      throw new ApiError("capacity_exceeded", "The platform's queue is full; try again in a few minutes.", { reason: "platform_at_capacity" });
+    }
     throw err;
   }
 }

@@ -3,7 +3,7 @@ import { and, eq, gt, inArray, isNull, lt, or } from "drizzle-orm";
 import type { Bindings } from "../env";
 import { nowIso } from "../domain/ids";
 import { endRun } from "../domain/transitions";
-import { accountGate, platformQueue } from "../gates/admission";
+import { accountGate } from "../gates/admission";
 import { getDb } from "../storage/db";
 import { runs } from "../storage/schema";
 
@@ -43,7 +43,6 @@ export async function reconcileRuns(env: Bindings, now = Date.now()): Promise<{ 
       .where(and(eq(runs.id, run.id), eq(runs.status, "running"), eq(runs.attempts, run.attempts)))
       .returning({ id: runs.id });
     if (back.length) {
-      await platformQueue(env).requeue(run.id);
       await env.RUNS_QUEUE.send({ run_id: run.id });
       requeued++;
     }
@@ -70,10 +69,10 @@ export async function reconcileRuns(env: Bindings, now = Date.now()): Promise<{ 
 }
 
 /**
- * Gives back the slot and platform-queue place of every run that ended recently. Normally the run's
- * end already did (domain/run-hooks.ts) and this changes nothing; it matters when the Worker stopped
- * between writing a run's end and releasing its places. (Each Durable Object's alarm also frees places
- * whose run no longer exists at all, such as a deleted submission's.)
+ * Gives back the slot of every run that ended recently. Normally the run's end already did
+ * (domain/run-hooks.ts) and this changes nothing; it matters when the Worker stopped between writing a
+ * run's end and releasing its slot. (The AccountGate's alarm also frees slots whose run no longer
+ * exists at all, such as a deleted submission's.)
  */
 export async function releaseEndedRuns(env: Bindings, now = Date.now()): Promise<number> {
   const ended = await getDb(env.DB)
@@ -82,11 +81,6 @@ export async function releaseEndedRuns(env: Bindings, now = Date.now()): Promise
     .where(and(inArray(runs.status, ["succeeded", "failed", "cancelled"]), gt(runs.finishedAt, new Date(now - RECENTLY_ENDED_MS).toISOString())))
     .limit(500)
     .all();
-  const released = await Promise.all(
-    ended.map(async (run) => {
-      const [slot] = await Promise.all([accountGate(env, run.accountId).release(run.id), platformQueue(env).release(run.id)]);
-      return slot;
-    }),
-  );
+  const released = await Promise.all(ended.map((run) => accountGate(env, run.accountId).release(run.id)));
   return released.filter(Boolean).length;
 }

@@ -264,3 +264,14 @@ export const creditLedger = sqliteTable(
     index("credit_ledger_account_created_idx").on(t.accountId, t.createdAt),
   ],
 );
+
+/**
+ * One row: how many runs are queued on the whole platform, and the cap in force. Kept exact by the
+ * triggers of migrations/0001_platform_queue.sql on `runs` (in the same transaction as each change),
+ * which also refuse a new queued run once `queued` reaches `cap` — no count over `runs` per request.
+ */
+export const platformQueue = sqliteTable("platform_queue", {
+  id: integer("id").primaryKey(),
+  queued: integer("queued").notNull(),
+  cap: integer("cap").notNull(),
+});

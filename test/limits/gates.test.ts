@@ -3,7 +3,10 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import type { AccountGate } from "../../src/do/account-gate";
-import type { PlatformQueue } from "../../src/do/platform-queue";
+import { claimRun, unclaimRun } from "../../src/domain/runs";
+import { getDb } from "../../src/storage/db";
+import { queuedOnPlatform } from "../../src/storage/platform-queue";
+import { getRun } from "../../src/storage/submissions";
 import { releaseEndedRuns } from "../../src/queues/scheduled";
 import {
   admin,
@@ -27,6 +30,8 @@ const count = async (accountId: string) =>
   (await env.DB.prepare("SELECT count(*) AS n FROM submissions WHERE account_id = ?").bind(accountId).first<{ n: number }>())!.n;
 const usage = async (key: string) => (await json(await call("/api/v1/account", { key }))).usage;
 const overrides = (a: TestAccount, o: Record<string, number | null>) => admin(`/accounts/${a.id}`, { method: "PATCH", body: { overrides: o } });
+const platformQueued = () => queuedOnPlatform(getDb(env.DB));
+const getRunRow = (runId: string) => getRun(getDb(env.DB), runId);
 const gateOf = (accountId: string) => env.ACCOUNT_GATE.getByName(accountId);
 const ageHits = (accountId: string, ms: number) =>
   runInDurableObject(gateOf(accountId), async (_gate: AccountGate, state) => {
@@ -73,6 +78,24 @@ describe("per-minute rate limit", () => {
     expect(err.details.bucket).toBe("ip");
     // Another IP is unaffected.
     expect((await call("/api/v1/health", { headers: { "CF-Connecting-IP": "198.51.100.7" } })).status).toBe(200);
+  });
+
+  it("a key revoked after use is counted per IP, not against its own or its user's window", async () => {
+    const a = await newAccount();
+    const ip = { "CF-Connecting-IP": `192.0.2.${Math.floor(Math.random() * 250)}` };
+    for (let i = 0; i < 3; i++) expect((await call("/api/v1/submissions/", { key: a.key, headers: ip })).status).toBe(200);
+    expect((await admin(`/keys/${a.key.slice(0, 12)}/revoke`, { method: "POST" })).status).toBe(200);
+    const denied = await call("/api/v1/submissions/", { key: a.key, headers: ip });
+    await expectError(denied, 401, "unauthorized");
+    expect(denied.headers.get("X-RateLimit-Limit")).toBe("60");
+    expect(denied.headers.get("X-RateLimit-Remaining")).toBe("59"); // the IP's window
+    const hits = await runInDurableObject(gateOf(a.id), async (_gate: AccountGate, state) =>
+      state.storage.sql.exec<{ bucket: string; n: number }>("SELECT bucket, count(*) AS n FROM hits GROUP BY bucket ORDER BY bucket").toArray(),
+    );
+    expect(hits).toEqual([
+      { bucket: `key:${a.key.slice(0, 12)}`, n: 3 },
+      { bucket: "user", n: 3 },
+    ]);
   });
 
   it("rolls: requests older than 60 seconds stop counting", async () => {
@@ -180,11 +203,8 @@ describe("write gates", () => {
 
   it("platform queue: 429 platform_at_capacity when the queue holds PLATFORM_QUEUE_CAP runs", async () => {
     const a = await newAccount();
-    const platform = env.PLATFORM_QUEUE.getByName("platform");
-    const size = await platform.size();
-    await runInDurableObject(platform, async (_p: PlatformQueue, state) => {
-      state.storage.sql.exec("UPDATE counter SET n = 1000 WHERE id = 1");
-    });
+    const queued = await platformQueued();
+    await env.DB.prepare("UPDATE platform_queue SET queued = 1000 WHERE id = 1").run(); // the default cap
     try {
       const err = await expectError(await create(a.key), 429, "capacity_exceeded");
       expect(err.details).toEqual({ reason: "platform_at_capacity" });
@@ -192,10 +212,29 @@ describe("write gates", () => {
       expect((await usage(a.key)).concurrent_submissions).toBe(0);
       expect((await usage(a.key)).daily_quota_used).toBe(0);
     } finally {
-      await runInDurableObject(platform, async (_p: PlatformQueue, state) => {
-        state.storage.sql.exec("UPDATE counter SET n = ? WHERE id = 1", size);
-      });
+      await env.DB.prepare("UPDATE platform_queue SET queued = queued - 1000 + ? WHERE id = 1").bind(queued).run();
     }
+    expect((await create(a.key)).status).toBe(202);
+  });
+
+  it("the platform count follows runs into and out of 'queued' exactly, without scanning runs", async () => {
+    const a = await newAccount();
+    const before = await platformQueued();
+    const [first, second, third] = [await createSubmission(a.key), await createSubmission(a.key), await createSubmission(a.key)];
+    expect(await platformQueued()).toBe(before + 3);
+    const runOf = async (id: string) => (await getSubmission(a.key, id)).latest_run.id as string;
+    await claimRun(env, await runOf(first)); // a worker took it
+    await claimRun(env, await runOf(first)); // a duplicate message changes nothing
+    expect(await platformQueued()).toBe(before + 2);
+    expect((await call(`/api/v1/submissions/${second}/cancel`, { key: a.key, method: "POST" })).status).toBe(202);
+    expect((await call(`/api/v1/submissions/${third}`, { key: a.key, method: "DELETE" })).status).toBe(204);
+    expect(await platformQueued()).toBe(before);
+    const run = (await claimRun(env, await runOf(first)))!; // already running: null
+    expect(run).toBeNull();
+    await unclaimRun(env, (await getRunRow(await runOf(first)))!); // its start failed: back in the queue
+    expect(await platformQueued()).toBe(before + 1);
+    const counted = await env.DB.prepare("SELECT count(*) AS n FROM runs WHERE status = 'queued'").first<{ n: number }>();
+    expect(await platformQueued()).toBe(counted!.n);
   });
 
   it("the first failing gate answers when several fail, in the interface's order", async () => {

@@ -20,8 +20,7 @@ export async function authenticate(authorization: string | undefined, db: Db): P
   const key = bearerToken(authorization);
   const prefix = key ? keyPrefix(key) : null;
   if (!key || !prefix) return null;
-  const found = await findKeyWithAccount(db, prefix);
-  const hash = await sha256Hex(key);
+  const [found, hash] = await Promise.all([findKeyWithAccount(db, prefix), sha256Hex(key)]);
   if (!found || !constantTimeEqual(hash, found.key.keyHash)) return null;
   const row = found.key;
   if (row.revokedAt) return null;

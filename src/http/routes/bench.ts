@@ -4,7 +4,8 @@ import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../env";
 import { notFound } from "../../errors";
-import { accountGate, platformQueue } from "../../gates/admission";
+import { accountGate } from "../../gates/admission";
+import { rateLimits } from "../../do/rate-window";
 import { newId } from "../../domain/ids";
 
 const enabled = createMiddleware<AppEnv>(async (c, next) => {
@@ -15,9 +16,11 @@ const enabled = createMiddleware<AppEnv>(async (c, next) => {
 export const benchRoutes = new Hono<AppEnv>()
   .use("*", enabled)
   .get("/bare", (c) => c.json({ ok: true }))
+  // The same, for a request that carries a JSON body (the gated write's baseline: same bytes on the wire).
+  .post("/bare", async (c) => c.json({ ok: true, fields: Object.keys(await c.req.json()).length }))
   // One binding call each, to show what a single D1 query or Durable Object call costs here.
   .get("/d1", async (c) => c.json(await c.env.DB.prepare("SELECT 1 AS one").first()))
-  .get("/do", async (c) => c.json({ size: await platformQueue(c.env).size() }))
+  .get("/do", async (c) => c.json(await accountGate(c.env, "bench").usage("bench", rateLimits(c.env))))
   .get("/admissions", async (c) => {
     const n = Math.min(Number(c.req.query("n") ?? 1000), 100_000);
     const gate = accountGate(c.env, `bench-${newId()}`);

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { AppEnv } from "../../env";
 import { ApiError, notFound } from "../../errors";
 import { withAdmission } from "../../gates/admission";
-import { addRun, assertNoLiveRun } from "../../domain/submissions";
+import { addRun, assertNoLiveRun, enqueueRun } from "../../domain/submissions";
 import { POPULATION_FILE } from "../../domain/result-files";
 import { nowIso } from "../../domain/ids";
 import { getDb } from "../../storage/db";
@@ -118,6 +118,7 @@ export const resultsRoutes = new Hono<AppEnv>()
       throw new ApiError("invalid_state", "This result has no stored population to continue from.");
     }
     const parameters = mergeParameters(result.parameters, c.req.valid("json"));
-    const { id } = await withAdmission(c.env, c.get("caller").account, parameters, (runId) => addRun(c.env, submission, "continue", parameters, result.id, runId));
+    const { id, runId } = await withAdmission(c.env, c.get("caller").account, parameters, (runId) => addRun(c.env, submission, "continue", parameters, result.id, runId));
+    c.executionCtx.waitUntil(enqueueRun(c.env, runId));
     return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
   });

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { AppEnv } from "../../env";
 import { notFound } from "../../errors";
 import { withAdmission } from "../../gates/admission";
-import { addRun, assertNoLiveRun, cancelSubmission, createSubmission, deleteSubmission } from "../../domain/submissions";
+import { addRun, assertNoLiveRun, cancelSubmission, createSubmission, deleteSubmission, enqueueRun } from "../../domain/submissions";
 import { getDb } from "../../storage/db";
 import type { RunStatus } from "../../storage/schema";
 import { getSubmission, getSubmissionWithRun, listSubmissions, SUBMISSION_ORDERINGS, type SubmissionOrdering } from "../../storage/submissions";
@@ -54,7 +54,8 @@ export const submissionsRoutes = new Hono<AppEnv>()
     const { name, ...parameters } = c.req.valid("json");
     checkEntrySymbols(parameters);
     const accountId = c.get("caller").accountId;
-    const { id } = await withAdmission(c.env, c.get("caller").account, parameters, (runId) => createSubmission(c.env, accountId, runId, { name, parameters }));
+    const { id, runId } = await withAdmission(c.env, c.get("caller").account, parameters, (runId) => createSubmission(c.env, accountId, runId, { name, parameters }));
+    c.executionCtx.waitUntil(enqueueRun(c.env, runId));
     return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
   })
   .get("/:id", requireScope("submissions:read"), async (c) => {
@@ -83,6 +84,7 @@ export const submissionsRoutes = new Hono<AppEnv>()
     if (!submission) throw notFound("submission");
     assertNoLiveRun(submission);
     const parameters = mergeParameters(submission.parameters, c.req.valid("json"));
-    const { id } = await withAdmission(c.env, c.get("caller").account, parameters, (runId) => addRun(c.env, submission, "reexecute", parameters, null, runId));
+    const { id, runId } = await withAdmission(c.env, c.get("caller").account, parameters, (runId) => addRun(c.env, submission, "reexecute", parameters, null, runId));
+    c.executionCtx.waitUntil(enqueueRun(c.env, runId));
     return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
   });
