@@ -2,9 +2,9 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Bindings } from "../env";
 import { limitsFor } from "../gates/admission";
-import { getAccount } from "../storage/accounts";
+import type { AccountRow } from "../storage/accounts";
 import { getDb } from "../storage/db";
-import { runs, submissions } from "../storage/schema";
+import { accounts, runs, submissions } from "../storage/schema";
 import type { RunRow } from "../storage/submissions";
 import { INTERNAL_HOST } from "../runner/container-runner";
 import { getRunner, type StartRequest } from "../runner/runner";
@@ -24,11 +24,20 @@ export function reportUrl(env: Bindings, runId: string): string {
   return `${base.replace(/\/$/, "")}/internal/v1/runs/${runId}`;
 }
 
-/** queued → running, only if the run is still queued. Null when a duplicate or late message finds it taken. */
-export async function claimRun(env: Bindings, runId: string): Promise<RunRow | null> {
+export interface ClaimedRun {
+  run: RunRow;
+  /** The run's account as read in the claim (its limits decide the run's caps). */
+  account: AccountRow | undefined;
+}
+
+/**
+ * queued → running, only if the run is still queued; the run's account is read in the same batch.
+ * Null when a duplicate or late message finds the run taken.
+ */
+export async function claimRun(env: Bindings, runId: string): Promise<ClaimedRun | null> {
   const db = getDb(env.DB);
   const now = nowIso();
-  const [claimed] = await db.batch([
+  const [claimed, , account] = await db.batch([
     db
       .update(runs)
       .set({ status: "running", startedAt: now, heartbeatAt: now, attempts: sql`${runs.attempts} + 1`, updatedAt: now })
@@ -38,8 +47,9 @@ export async function claimRun(env: Bindings, runId: string): Promise<RunRow | n
       .update(submissions)
       .set({ status: "running", updatedAt: now })
       .where(and(eq(submissions.latestRunId, runId), sql`EXISTS (SELECT 1 FROM runs WHERE id = ${runId} AND status = 'running' AND started_at = ${now})`)),
+    db.select().from(accounts).where(eq(accounts.id, sql`(SELECT account_id FROM runs WHERE id = ${runId})`)),
   ]);
-  return claimed[0] ?? null;
+  return claimed[0] ? { run: claimed[0], account: account[0] } : null;
 }
 
 /** running → queued after a failed start, so the queue's retry (or the cron) can hand it out again. */
@@ -61,9 +71,7 @@ export async function unclaimRun(env: Bindings, run: RunRow): Promise<void> {
 export class MissingPopulation extends Error {}
 
 /** Builds the worker's start request for a claimed run and hands it to the runner. */
-export async function startRun(env: Bindings, run: RunRow): Promise<"started" | "already"> {
-  const db = getDb(env.DB);
-  const account = await getAccount(db, run.accountId);
+export async function startRun(env: Bindings, { run, account }: ClaimedRun): Promise<"started" | "already"> {
   if (!account) throw new Error(`account ${run.accountId} of run ${run.id} is gone`);
   const limits = limitsFor(env, account);
   let initialPopulationUrl: string | null = null;

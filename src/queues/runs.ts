@@ -19,11 +19,12 @@ export async function handleRunMessage(env: Bindings, message: Message<RunMessag
     console.error("runs queue: malformed message dropped", message.id);
     return message.ack();
   }
-  const run = await claimRun(env, runId);
-  if (!run) return message.ack();
+  const claimed = await claimRun(env, runId);
+  if (!claimed) return message.ack();
+  const { run } = claimed;
 
   try {
-    await startRun(env, run);
+    await startRun(env, claimed);
   } catch (err) {
     if (err instanceof MissingPopulation) {
       await endRun(env, run.id, { status: "failed", error: { code: "invalid_state", message: err.message } });

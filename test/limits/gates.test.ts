@@ -229,8 +229,7 @@ describe("write gates", () => {
     expect((await call(`/api/v1/submissions/${second}/cancel`, { key: a.key, method: "POST" })).status).toBe(202);
     expect((await call(`/api/v1/submissions/${third}`, { key: a.key, method: "DELETE" })).status).toBe(204);
     expect(await platformQueued()).toBe(before);
-    const run = (await claimRun(env, await runOf(first)))!; // already running: null
-    expect(run).toBeNull();
+    expect(await claimRun(env, await runOf(first))).toBeNull(); // already running
     await unclaimRun(env, (await getRunRow(await runOf(first)))!); // its start failed: back in the queue
     expect(await platformQueued()).toBe(before + 1);
     const counted = await env.DB.prepare("SELECT count(*) AS n FROM runs WHERE status = 'queued'").first<{ n: number }>();
