@@ -218,7 +218,7 @@ def main(argv: list[str]) -> int:
           f"{os.cpu_count()} CPUs; medians of {repeat} (big/constraint jobs: fewer, see rows)")
     rows = []
     for name in jobs:
-        job_repeat = repeat if name in ("small", "batch") else max(1, min(repeat, 3))
+        job_repeat = max(1, min(repeat, 3)) if name == "big" else repeat
         if name == "big" and quick:
             stock = measure("big", "stock", 1, 1)
             stock["note"] = "1 generation (quick)"

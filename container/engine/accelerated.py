@@ -62,7 +62,7 @@ class AcceleratedGA(pygad.GA):
         self._rng = None
         self._space_cache = None
         self._known_pool = None  # the candidates being checked, known sorted/unique/finite
-        self._base_left = (None, 0.0, 0)  # constraint candidate base, its spacing, calls left
+        self._base_left = (None, 0.0, 0, None)  # candidate base, spacing, calls left, (scaled, width)
         self._handover = None  # (first fitness, its evaluations) for stock run() after lean run()
         super().__init__(*args, **kwargs)
         # The engine's own generator: seeded from random_seed, so a seeded run is reproducible.
@@ -913,8 +913,8 @@ class AcceleratedGA(pygad.GA):
             else:
                 start = float(low) if replace else float(low) + float(value)
                 width = float(high) - float(low)
-                base, gap = self._candidate_base(size, rng)
-                values = ops.rotated_uniform(base, rng.random(), start, width)
+                scaled, gap = self._candidate_base(size, width, rng)
+                values = ops.rotated_uniform(scaled, rng.random(), start, width)
                 # Spacings wider than the rounding of these values: no two candidates are equal.
                 if gap * width > 2.0 * (math.ulp(max(abs(start), abs(start + width))) + math.ulp(width)):
                     return values
@@ -932,15 +932,19 @@ class AcceleratedGA(pygad.GA):
         values = offsets if replace else int(value) + offsets
         return np.unique(np.asarray(values).astype(np.int64))
 
-    def _candidate_base(self, size: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
-        """(the sorted base of constraint candidates in [0, 1), its smallest spacing round the
-        circle), drawn afresh every ``_base_uses(size)`` calls."""
-        base, gap, left = self._base_left
+    def _candidate_base(self, size: int, width: float,
+                        rng: np.random.Generator) -> tuple[np.ndarray, float]:
+        """(``width`` × the sorted base of constraint candidates in [0, 1), the base's smallest
+        spacing round the circle); the base is drawn afresh every ``_base_uses(size)`` calls."""
+        base, gap, left, scaled = self._base_left
         if base is None or base.shape[0] != size or left == 0:
             base, left = ops.sorted_uniform(0.0, 1.0, size, rng), _base_uses(size)
             gap = float(min(np.diff(base).min(initial=1.0), base[0] + 1.0 - base[-1]))
-        self._base_left = (base, gap, left - 1)
-        return base, gap
+            scaled = None
+        if scaled is None or scaled[1] != width:
+            scaled = (base * width, width)
+        self._base_left = (base, gap, left - 1, scaled)
+        return scaled[0], gap
 
     def _constrained_value(self, solution: np.ndarray, gene: int):
         current = solution[gene]

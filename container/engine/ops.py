@@ -222,20 +222,17 @@ def sorted_uniform(low: float, high: float, size: int, rng: np.random.Generator)
     return values
 
 
-def rotated_uniform(base: np.ndarray, shift: float, low: float, width: float) -> np.ndarray:
-    """The sorted values ``low + width * frac(base + shift)`` for a sorted ``base`` in ``[0, 1)``
-    and a ``shift`` in ``[0, 1)``: the base's points turned around the unit circle by ``shift``,
-    in two slice passes instead of a draw and a sort.  With a uniform ``shift`` every value is
-    uniform on ``[low, low + width)``; the spacings are the base's."""
-    n = base.shape[0]
-    k = int(np.searchsorted(base, 1.0 - shift))  # base[k:] wraps round to the front
+def rotated_uniform(scaled: np.ndarray, shift: float, low: float, width: float) -> np.ndarray:
+    """The sorted values ``low + width * frac(base + shift)`` for ``scaled = width * base``, ``base``
+    sorted in ``[0, 1)``, and a ``shift`` in ``[0, 1)``: the base's points turned round the unit
+    circle by ``shift``, in two slice additions instead of a draw and a sort.  With a uniform
+    ``shift`` every value is uniform on ``[low, low + width)``; the spacings are the base's."""
+    n = scaled.shape[0]
+    k = int(np.searchsorted(scaled, (1.0 - shift) * width))  # scaled[k:] wraps round to the front
     out = np.empty(n)
-    head, tail = out[:n - k], out[n - k:]
-    np.multiply(base[k:], width, out=head)
-    head += low + (shift - 1.0) * width
-    np.multiply(base[:k], width, out=tail)
-    tail += low + shift * width
-    if 0 < k < n and not head[-1] < tail[0]:  # rounding at the seam: vanishingly rare
+    np.add(scaled[k:], low + (shift - 1.0) * width, out=out[:n - k])
+    np.add(scaled[:k], low + shift * width, out=out[n - k:])
+    if 0 < k < n and not out[n - k - 1] < out[n - k]:  # rounding at the seam: vanishingly rare
         out.sort()
     return out
 

@@ -626,7 +626,7 @@ def test_rotated_uniform_is_the_turned_base_sorted():
     rng = np.random.default_rng(3)
     base = ops.sorted_uniform(0.0, 1.0, 1000, rng)
     for shift in (0.0, 0.25, 0.999999, float(rng.random())):
-        values = ops.rotated_uniform(base, shift, -3.0, 2.0)
+        values = ops.rotated_uniform(base * 2.0, shift, -3.0, 2.0)
         assert values.shape == base.shape and np.all(values[1:] > values[:-1])
         assert np.allclose(values, np.sort((base + shift) % 1.0) * 2.0 - 3.0, rtol=0, atol=1e-12)
         assert values.min() >= -3.0 - 1e-12 and values.max() < -1.0
