@@ -25,11 +25,12 @@ export async function run({ baseUrl, key, requests = 1000 }) {
   });
   const first = await fetch(`${api}/submissions/`, { method: "POST", headers, body });
   const { id } = await first.json();
-  const samples = { bare: [], d1: [], do: [], write: [], read: [] };
+  const samples = { bare: [], barePost: [], d1: [], do: [], write: [], read: [] };
   // Warm up, then measure the three interleaved so that machine noise hits them alike.
   for (let i = 0; i < 50; i++) await timed(`${baseUrl}/__bench/bare`);
   for (let i = 0; i < requests; i++) {
     samples.bare.push((await timed(`${baseUrl}/__bench/bare`)).ms);
+    samples.barePost.push((await timed(`${baseUrl}/__bench/bare`, { method: "POST", headers, body })).ms);
     if (i % 4 === 0) {
       samples.d1.push((await timed(`${baseUrl}/__bench/d1`)).ms);
       samples.do.push((await timed(`${baseUrl}/__bench/do`)).ms);
@@ -43,6 +44,7 @@ export async function run({ baseUrl, key, requests = 1000 }) {
   const row = (name, s) => ({ name, median_ms: median(s), p99_ms: percentile(s, 99) });
   const rows = [
     row("bare Hono route", samples.bare),
+    row("bare Hono route, POST with the same JSON body", samples.barePost),
     row("one D1 query (SELECT 1)", samples.d1),
     row("one Durable Object call", samples.do),
     row("gated POST /submissions", samples.write),
@@ -52,6 +54,8 @@ export async function run({ baseUrl, key, requests = 1000 }) {
   console.log("| route | median (ms) | p99 (ms) | median over bare (ms) |");
   console.log("|---|---|---|---|");
   for (const r of rows) console.log(`| ${r.name} | ${fmt(r.median_ms)} | ${fmt(r.p99_ms)} | ${fmt(r.median_ms - rows[0].median_ms)} |`);
+  const write = rows.find((r) => r.name.startsWith("gated POST"));
+  console.log(`\nGated write over the bare POST of the same body: ${fmt(write.median_ms - rows[1].median_ms)} ms at the median.`);
   console.log(`\nAccount Durable Object: ${admissions.admissions} admissions in ${fmt(admissions.elapsed_ms, 0)} ms = ${fmt(admissions.per_second, 0)} per second (sequential, from one Worker).`);
   return { rows, admissions };
 }
