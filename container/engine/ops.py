@@ -315,6 +315,15 @@ def _hash_slots(values: np.ndarray, shift: np.uint64) -> np.ndarray:
     return bits.view(np.int64)
 
 
+def _is_interval_filter(chosen: np.ndarray, pool: np.ndarray) -> bool:
+    """Whether ``chosen`` is exactly the pool's values between its smallest and largest, in pool
+    order — what a threshold filter (``v > 0``, ``lo <= v < hi``) returns.  True proves every chosen
+    value is in the pool; False proves nothing (the caller checks another way)."""
+    mask = pool >= chosen.min()  # NaN anywhere: no match, False
+    mask &= pool <= chosen.max()
+    return int(np.count_nonzero(mask)) == chosen.shape[0] and bool((pool[mask] == chosen).all())
+
+
 def _all_in_hashed(chosen: np.ndarray, pool: np.ndarray) -> bool:
     """Whether every float64 of ``chosen`` equals one of ``pool`` (unsorted), in O(n) with a
     vectorised hash table instead of sorting the pool: last write wins on a collision, and the
@@ -390,8 +399,8 @@ def is_subset(selected, values) -> bool | None:
                 return False
     if pool.shape[0] > 1 and not np.all(pool[1:] >= pool[:-1]):
         if pool.shape[0] >= _HASH_MIN_POOL:  # e.g. PyGAD's unsorted initial-population candidates
-            return _all_in_hashed(chosen.astype(np.float64, copy=False),
-                                  pool.astype(np.float64, copy=False))
+            chosen, pool = chosen.astype(np.float64, copy=False), pool.astype(np.float64, copy=False)
+            return _is_interval_filter(chosen, pool) or _all_in_hashed(chosen, pool)
         pool = np.sort(pool)
     if pool.dtype.kind == "f" and np.isnan(pool[-1]):  # NaN sorts last; NaN never matches anyway
         pool = pool[~np.isnan(pool)]

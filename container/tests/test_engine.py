@@ -265,6 +265,29 @@ def test_subset_check_agrees_with_sets():
         assert got is None or got == want, (chosen, pool)
 
 
+def test_subset_check_on_large_unsorted_pools_agrees_with_sets():
+    """Pools of >= 256 unsorted values (PyGAD's initial-population candidates): threshold filters take
+    the interval check, anything else the hash table; both must answer as a set would."""
+    rng = np.random.default_rng(11)
+    pool = rng.permutation(rng.uniform(-5.0, 5.0, 1000))
+    inside = [v for v in pool if -1.0 <= v < 2.0]
+    cases = [
+        [v for v in pool if v > 0],
+        inside,
+        [v for v in pool if abs(v) > 3.0],  # two intervals
+        inside[::-1],  # another order
+        inside + [7.5],  # a foreign value outside the interval
+        inside[:5] + [0.123456789] + inside[6:],  # a foreign value inside it, same count
+        inside + [float("nan")],
+        [pool[0]] * 3,
+        [-0.0] if 0.0 in pool else [0.5],
+    ]
+    assert ops._is_interval_filter(np.array(cases[0]), pool)
+    assert not ops._is_interval_filter(np.array(cases[5]), pool)
+    for chosen in cases:
+        assert ops.is_subset(chosen, pool) == set(chosen).issubset(pool), chosen
+
+
 def constraint_job(**overrides):
     calls = {"n": 0}
 
