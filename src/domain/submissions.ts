@@ -21,9 +21,9 @@ export function assertNoLiveRun(submission: SubmissionRow): void {
 const runInProgress = () => new ApiError("invalid_state", "A run of this submission is queued or running; wait for it to end.");
 
 /**
- * Puts an admitted run on the runs queue. Called after the response has gone (`waitUntil`): the run's
- * row is already written, so a failed send loses nothing — the cron puts every run that stayed queued
- * for QUEUED_TIMEOUT_MS on the queue again (queues/scheduled.ts).
+ * Puts an admitted run on the runs queue. The routes hand it to `waitUntil`, so the 202 does not wait
+ * for the queue. The run's row is already written, so a failed send loses nothing: the cron puts every
+ * run that stayed queued for QUEUED_TIMEOUT_MS on the queue again (queues/scheduled.ts).
  */
 export async function enqueueRun(env: Bindings, runId: string): Promise<void> {
   try {
