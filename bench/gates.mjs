@@ -11,7 +11,7 @@ async function timed(url, init) {
   return { ms, status: res.status, res };
 }
 
-export async function run({ baseUrl, key, requests = 1000 }) {
+export async function run({ baseUrl, key, requests = 1000, admissions: admissionCount = 2000 }) {
   const api = `${baseUrl}/api/v1`;
   const headers = { Authorization: `Bearer ${key}`, "Content-Type": "application/json" };
   const body = JSON.stringify({
@@ -40,7 +40,7 @@ export async function run({ baseUrl, key, requests = 1000 }) {
     samples.write.push(w.ms);
     samples.read.push((await timed(`${api}/submissions/${id}`, { headers })).ms);
   }
-  const admissions = await (await fetch(`${baseUrl}/__bench/admissions?n=2000`)).json();
+  const admissions = await (await fetch(`${baseUrl}/__bench/admissions?n=${admissionCount}`)).json();
   const row = (name, s) => ({ name, median_ms: median(s), p99_ms: percentile(s, 99) });
   const rows = [
     row("bare Hono route", samples.bare),

@@ -1,6 +1,8 @@
 // `npm run bench [-- service gates webhooks engine]`: every benchmark, each measuring its contenders side
 // by side in one run on this machine (timings on shared machines are noisy: compare ratios, not
 // absolute numbers). Starts its own local service (fresh state) for the sections that need one.
+// `--smoke`: every section with a handful of samples — it proves the scripts run (npm test does
+// this), its figures mean nothing.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -9,7 +11,10 @@ import { join } from "node:path";
 import { freePort, ROOT, startLocalService, VENV_PYTHON } from "../scripts/lib.mjs";
 
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
-const sections = process.argv.slice(2).length ? process.argv.slice(2) : ["service", "gates", "webhooks", "engine"];
+const args = process.argv.slice(2);
+const smoke = args.includes("--smoke");
+const named = args.filter((a) => a !== "--smoke");
+const sections = named.length ? named : ["service", "gates", "webhooks", "engine"];
 const results = {};
 
 async function withService(options, fn) {
@@ -57,7 +62,7 @@ async function benchAccount(baseUrl) {
 
 if (sections.includes("service")) {
   const { run } = await import("./service.mjs");
-  results.service = await withService({}, async ({ baseUrl }) => run({ baseUrl, key: await benchAccount(baseUrl) }));
+  results.service = await withService({}, async ({ baseUrl }) => run({ baseUrl, key: await benchAccount(baseUrl), smoke }));
 }
 
 if (sections.includes("gates")) {
@@ -73,7 +78,7 @@ if (sections.includes("gates")) {
   const { run } = await import("./gates.mjs");
   try {
     results.gates = await withService({ runnerUrl: `http://127.0.0.1:${sinkPort}` }, async ({ baseUrl }) =>
-      run({ baseUrl, key: await benchAccount(baseUrl) }),
+      run({ baseUrl, key: await benchAccount(baseUrl), ...(smoke ? { requests: 5, admissions: 20 } : {}) }),
     );
   } finally {
     sink.close();
@@ -82,16 +87,18 @@ if (sections.includes("gates")) {
 
 if (sections.includes("webhooks") && existsSync(join(ROOT, "bench", "webhooks.mjs"))) {
   const { run } = await import("./webhooks.mjs");
-  results.webhooks = await withService({}, async ({ baseUrl }) => run({ baseUrl, adminToken: ADMIN_TOKEN }));
+  results.webhooks = await withService({}, async ({ baseUrl }) => run({ baseUrl, adminToken: ADMIN_TOKEN, smoke }));
 }
 
 if (sections.includes("engine") && existsSync(join(ROOT, "bench", "engine.py"))) {
   console.log("\n## Engine: stock PyGAD vs the accelerated engine\n");
-  const res = spawnSync(VENV_PYTHON, [join(ROOT, "bench", "engine.py")], { cwd: ROOT, stdio: "inherit" });
+  const res = spawnSync(VENV_PYTHON, [join(ROOT, "bench", "engine.py"), ...(smoke ? ["--quick"] : [])], { cwd: ROOT, stdio: "inherit" });
   results.engine = { exit: res.status };
   if (res.status !== 0) process.exitCode = 1;
 }
 
-mkdirSync(join(ROOT, ".wrangler", "bench"), { recursive: true });
-writeFileSync(join(ROOT, ".wrangler", "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
-console.log("\nraw figures: .wrangler/bench/results.json");
+if (!smoke) {
+  mkdirSync(join(ROOT, ".wrangler", "bench"), { recursive: true });
+  writeFileSync(join(ROOT, ".wrangler", "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+  console.log("\nraw figures: .wrangler/bench/results.json");
+}
