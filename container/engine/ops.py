@@ -19,9 +19,9 @@ __all__ = [
     "is_subset_of_sorted",
     "mates",
     "pick_other",
+    "rotated_uniform",
     "row_range",
     "select_parents",
-    "rotated_uniform",
     "sorted_uniform",
     "sss_order",
 ]

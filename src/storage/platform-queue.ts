@@ -10,7 +10,3 @@ export const platformCapStatement = (db: Db, cap: number) => db.update(platformQ
 
 /** Whether a failed batch was refused by the cap trigger (RAISE(ABORT, 'platform_at_capacity')). */
 export const isPlatformAtCapacity = (err: unknown): boolean => /platform_at_capacity/.test(String((err as Error)?.message ?? err));
-
-export async function queuedOnPlatform(db: Db): Promise<number> {
-  return (await db.select({ queued: platformQueue.queued }).from(platformQueue).where(eq(platformQueue.id, 1)).get())?.queued ?? 0;
-}

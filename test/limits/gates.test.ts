@@ -5,7 +5,6 @@ import { describe, expect, it, vi } from "vitest";
 import type { AccountGate } from "../../src/do/account-gate";
 import { claimRun, unclaimRun } from "../../src/domain/runs";
 import { getDb } from "../../src/storage/db";
-import { queuedOnPlatform } from "../../src/storage/platform-queue";
 import { getRun } from "../../src/storage/submissions";
 import { releaseEndedRuns } from "../../src/queues/scheduled";
 import {
@@ -30,7 +29,7 @@ const count = async (accountId: string) =>
   (await env.DB.prepare("SELECT count(*) AS n FROM submissions WHERE account_id = ?").bind(accountId).first<{ n: number }>())!.n;
 const usage = async (key: string) => (await json(await call("/api/v1/account", { key }))).usage;
 const overrides = (a: TestAccount, o: Record<string, number | null>) => admin(`/accounts/${a.id}`, { method: "PATCH", body: { overrides: o } });
-const platformQueued = () => queuedOnPlatform(getDb(env.DB));
+const platformQueued = async () => (await env.DB.prepare("SELECT queued FROM platform_queue WHERE id = 1").first<{ queued: number }>())!.queued;
 const getRunRow = (runId: string) => getRun(getDb(env.DB), runId);
 const gateOf = (accountId: string) => env.ACCOUNT_GATE.getByName(accountId);
 const ageHits = (accountId: string, ms: number) =>
