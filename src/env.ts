@@ -2,6 +2,7 @@
 import type { AccountGate } from "./do/account-gate";
 import type { AccountRow } from "./storage/accounts";
 import type { IpRateLimit } from "./do/ip-rate-limit";
+import type { DeferredRate } from "./gates/rate-limit";
 import type { GaRunner } from "./runner/container-runner";
 import type { RunMessage } from "./queues/messages";
 
@@ -45,8 +46,10 @@ export interface Caller {
 export interface Variables {
   requestId: string;
   caller: Caller;
-  /** X-RateLimit-* of the window that applied to this request. */
+  /** X-RateLimit-* of the window that applied to this request (not set for an admitted write: see deferredRate). */
   rateHeaders: Record<string, string>;
+  /** An admitted write's per-minute count, taken by its admission call (gates/rate-limit.ts). */
+  deferredRate: DeferredRate | null;
 }
 
 export interface AppEnv {

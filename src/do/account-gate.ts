@@ -28,6 +28,15 @@ export interface AdmitRequest {
   dailyQuota: number;
   /** The first failing gate that comes after the quota (parameter caps, credits), computed by the caller. */
   laterFailure: GateError | null;
+  /** The write's per-minute count, taken first in the same call (gates/rate-limit.ts). */
+  rate?: { keyPrefix: string; limits: RateLimits } | null;
+}
+
+export interface Admission {
+  /** The per-minute decision when `rate` was asked for; a refused one takes nothing else. */
+  rate: RateDecision | null;
+  /** The first gate that failed, or null: admitted. */
+  refusal: GateError | null;
 }
 
 
@@ -68,10 +77,17 @@ export class AccountGate extends DurableObject<Bindings> {
   }
 
   /**
-   * Concurrent submissions, in-flight API runs and the daily quota, checked and taken in one step, then
-   * the caller's later gates; the first that fails is returned and nothing is taken. Null: admitted.
+   * The write's per-minute count (when asked for), then concurrent submissions, in-flight API runs and
+   * the daily quota, checked and taken in one step, then the caller's later gates; the first that fails
+   * is returned and nothing (but the per-minute count) is taken.
    */
-  admit(req: AdmitRequest): GateError | null {
+  admit(req: AdmitRequest): Admission {
+    const rate = req.rate ? this.rate(req.rate.keyPrefix, req.rate.limits) : null;
+    if (rate && !rate.allowed) return { rate, refusal: null };
+    return { rate, refusal: this.take(req) };
+  }
+
+  private take(req: AdmitRequest): GateError | null {
     const now = Date.now();
     this.sql.exec(`DELETE FROM quota WHERE at <= ?`, now - DAY_MS);
     const inUse = this.count(`SELECT count(*) AS n FROM slots`);

@@ -5,10 +5,11 @@ import type { Bindings } from "../env";
 import { ApiError } from "../errors";
 import { toMicro } from "../billing/prices";
 import { newId } from "../domain/ids";
-import type { GateError } from "../do/account-gate";
+import type { Admission, GateError } from "../do/account-gate";
 import type { AccountRow } from "../storage/accounts";
 import { isPlatformAtCapacity } from "../storage/platform-queue";
 import { apiRunLimits, type Limits } from "./limits";
+import { rateLimitedError, type DeferredRate } from "./rate-limit";
 
 export function limitsFor(env: Bindings, account: AccountRow): Limits {
   return apiRunLimits(account.plan, account.overrides, Number(env.NEGATIVE_BALANCE_CAP ?? "1"));
@@ -48,26 +49,31 @@ export function creditFailure(limits: Limits, account: AccountRow): GateError | 
 }
 
 /**
- * Admits one new run of `accountId` and calls `create(runId)`; if the run cannot be created after
- * all, every place the admission took is given back.
+ * Admits one new run of `accountId` (counting the write's per-minute window first when it is
+ * `deferred` to this call) and calls `create(runId)`; if the run cannot be created after all, every
+ * place the admission took is given back.
  */
 export async function withAdmission<T>(
   env: Bindings,
   account: AccountRow,
   params: { num_generations: number; num_genes: number },
+  deferred: DeferredRate | null,
   create: (runId: string) => Promise<T>,
 ): Promise<T> {
   const accountId = account.id;
   const limits = limitsFor(env, account);
   const runId = newId();
   const gate = accountGate(env, accountId);
-  const refusal = (await gate.admit({
+  const { rate, refusal } = (await gate.admit({
     runId,
     concurrentLimit: limits.concurrent_submissions,
     inflightLimit: limits.inflight_api_runs,
     dailyQuota: limits.daily_quota,
     laterFailure: parameterCapFailure(limits, params) ?? creditFailure(limits, account),
-  })) as GateError | null;
+    rate: deferred && { keyPrefix: deferred.keyPrefix, limits: deferred.limits },
+  })) as Admission;
+  if (deferred && rate) deferred.decision = rate;
+  if (rate && !rate.allowed) throw rateLimitedError(rate);
   if (refusal) throw new ApiError(refusal.code, refusal.message, refusal.details);
 
   try {

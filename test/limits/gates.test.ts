@@ -97,6 +97,33 @@ describe("per-minute rate limit", () => {
     ]);
   });
 
+  it("counts a write once, in its admission call or after its refusal; over the limit any write is 429 and takes nothing", async () => {
+    const a = await newAccount();
+    const remaining = (res: Response) => res.headers.get("X-RateLimit-Remaining");
+    expect(remaining(await create(a.key))).toBe("59"); // admitted: counted with the admission
+    const invalid = await create(a.key, job({ num_genes: "ten" }));
+    await expectError(invalid.clone(), 400, "validation_failed");
+    expect(remaining(invalid)).toBe("58"); // refused before the admission: counted after
+    const unknown = await call("/api/v1/submissions/NOSUCHSUBMSN/reexecute", { key: a.key, method: "POST" });
+    await expectError(unknown.clone(), 404, "not_found");
+    expect(remaining(unknown)).toBe("57");
+    await overrides(a, { daily_quota: 1 });
+    const refused = await create(a.key);
+    expect((await expectError(refused.clone(), 429, "capacity_exceeded")).details.reason).toBe("daily_quota");
+    expect(remaining(refused)).toBe("56"); // refused by a later gate: counted once all the same
+    await overrides(a, { daily_quota: null });
+    for (let i = 0; i < 56; i++) expect((await call("/api/v1/submissions/", { key: a.key })).status).toBe(200);
+
+    for (const res of [await create(a.key), await create(a.key, job({ num_genes: "ten" }))]) {
+      const err = await expectError(res.clone(), 429, "rate_limited");
+      expect(err.details.bucket).toBe("key");
+      expect(res.headers.get("Retry-After")).toBe(String(err.details.retry_after));
+      expect(remaining(res)).toBe("0");
+    }
+    expect(await count(a.id)).toBe(1);
+    expect(await usage(await newKey(a, ALL))).toMatchObject({ concurrent_submissions: 1, daily_quota_used: 1 });
+  });
+
   it("rolls: requests older than 60 seconds stop counting", async () => {
     const a = await newAccount();
     for (let i = 0; i < 60; i++) await call("/api/v1/submissions/", { key: a.key });

@@ -9,6 +9,9 @@ import { constantTimeEqual, sha256Hex } from "../../domain/crypto";
 import { nowIso } from "../../domain/ids";
 import { keyPrefix, type Scope } from "../../domain/keys";
 import { rateLimits, type RateDecision } from "../../do/rate-window";
+import { accountGate } from "../../gates/admission";
+import { isAdmittedWrite, rateHeaders, rateLimitedError, type DeferredRate } from "../../gates/rate-limit";
+import { onError } from "../error-handler";
 import { getDb, type Db } from "../../storage/db";
 import { findKeyWithAccount, keyNeedsTouch, touchKey } from "../../storage/keys";
 
@@ -37,40 +40,39 @@ export async function authenticate(authorization: string | undefined, db: Db): P
 
 export const clientIp = (c: Context) => c.req.header("CF-Connecting-IP") ?? "unknown";
 
-function rateHeaders(decision: RateDecision): Record<string, string> {
-  return {
-    "X-RateLimit-Limit": String(decision.window.limit),
-    "X-RateLimit-Remaining": String(decision.window.remaining),
-    "X-RateLimit-Reset": String(decision.window.reset),
-  };
-}
-
-/** Identifies the caller (if any) and applies the per-minute rate limit. */
+/**
+ * Identifies the caller (if any) and applies the per-minute rate limit. A write that passes the
+ * admission gates is counted by its admission call instead (gates/rate-limit.ts), or after the
+ * response when it was refused before reaching it; over the limit, that response becomes the 429.
+ */
 export const identifyAndLimit = createMiddleware<AppEnv>(async (c, next) => {
   const db = getDb(c.env.DB);
   const caller = await authenticate(c.req.header("Authorization"), db);
   const limits = rateLimits(c.env);
-  const decision = caller
-    ? await c.env.ACCOUNT_GATE.getByName(caller.accountId).rate(caller.keyPrefix, limits)
-    : await c.env.IP_RATE_LIMIT.getByName(clientIp(c)).rate(limits.ip);
-  const headers = rateHeaders(decision);
-  if (!decision.allowed) {
-    throw new ApiError(
-      "rate_limited",
-      `Too many requests for this ${decision.bucket}; retry after ${decision.retryAfter} s.`,
-      { retry_after: decision.retryAfter, bucket: decision.bucket },
-      { ...headers, "Retry-After": String(decision.retryAfter) },
-    );
+  const deferred: DeferredRate | null =
+    caller && isAdmittedWrite(c.req.method, c.req.path) ? { keyPrefix: caller.keyPrefix, limits, decision: null } : null;
+  let decision: RateDecision | null = null;
+  if (!deferred) {
+    decision = caller
+      ? await accountGate(c.env, caller.accountId).rate(caller.keyPrefix, limits)
+      : await c.env.IP_RATE_LIMIT.getByName(clientIp(c)).rate(limits.ip);
+    if (!decision.allowed) throw rateLimitedError(decision);
+    c.set("rateHeaders", rateHeaders(decision));
   }
   if (caller) {
     c.set("caller", caller);
     if (caller.touch) c.executionCtx.waitUntil(touchKey(db, caller.keyId, nowIso()).catch(() => undefined));
   }
-  c.set("rateHeaders", headers);
+  if (deferred) c.set("deferredRate", deferred);
   try {
     await next();
   } finally {
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+    if (deferred) {
+      deferred.decision ??= await accountGate(c.env, caller!.accountId).rate(deferred.keyPrefix, limits);
+      decision = deferred.decision;
+      if (!decision.allowed && c.res.status !== 429) c.res = await onError(rateLimitedError(decision), c);
+    }
+    for (const [name, value] of Object.entries(rateHeaders(decision!))) c.res.headers.set(name, value);
   }
 });
 

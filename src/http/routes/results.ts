@@ -118,7 +118,7 @@ export const resultsRoutes = new Hono<AppEnv>()
       throw new ApiError("invalid_state", "This result has no stored population to continue from.");
     }
     const parameters = mergeParameters(result.parameters, c.req.valid("json"));
-    const { id, runId } = await withAdmission(c.env, c.get("caller").account, parameters, (runId) => addRun(c.env, submission, "continue", parameters, result.id, runId));
+    const { id, runId } = await withAdmission(c.env, c.get("caller").account, parameters, c.get("deferredRate"), (runId) => addRun(c.env, submission, "continue", parameters, result.id, runId));
     c.executionCtx.waitUntil(enqueueRun(c.env, runId));
     return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
   });

@@ -54,7 +54,7 @@ export const submissionsRoutes = new Hono<AppEnv>()
     const { name, ...parameters } = c.req.valid("json");
     checkEntrySymbols(parameters);
     const accountId = c.get("caller").accountId;
-    const { id, runId } = await withAdmission(c.env, c.get("caller").account, parameters, (runId) => createSubmission(c.env, accountId, runId, { name, parameters }));
+    const { id, runId } = await withAdmission(c.env, c.get("caller").account, parameters, c.get("deferredRate"), (runId) => createSubmission(c.env, accountId, runId, { name, parameters }));
     c.executionCtx.waitUntil(enqueueRun(c.env, runId));
     return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
   })
@@ -84,7 +84,7 @@ export const submissionsRoutes = new Hono<AppEnv>()
     if (!submission) throw notFound("submission");
     assertNoLiveRun(submission);
     const parameters = mergeParameters(submission.parameters, c.req.valid("json"));
-    const { id, runId } = await withAdmission(c.env, c.get("caller").account, parameters, (runId) => addRun(c.env, submission, "reexecute", parameters, null, runId));
+    const { id, runId } = await withAdmission(c.env, c.get("caller").account, parameters, c.get("deferredRate"), (runId) => addRun(c.env, submission, "reexecute", parameters, null, runId));
     c.executionCtx.waitUntil(enqueueRun(c.env, runId));
     return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
   });
