@@ -655,6 +655,13 @@ def test_rotated_uniform_is_the_turned_base_sorted():
         assert values.min() >= -3.0 - 1e-12 and values.max() < -1.0
 
 
+def test_rotated_uniform_when_rounding_makes_the_seam_values_equal():
+    base = np.array([0.0, 0.5, np.nextafter(1.0, 0.0)])
+    values = ops.rotated_uniform(base, 0.25, 1e6, 1.0)  # the wrapped last value rounds onto the first
+    assert np.all(values[1:] >= values[:-1])
+    assert np.allclose(values, 1e6 + np.array([0.25, 0.25, 0.75]), rtol=0, atol=1e-9)
+
+
 def test_dense_constraint_candidates_share_a_base_for_16_calls_then_draw_anew():
     """sample_size >= 10000: 16 calls see one base turned by their own shift (the same spacings
     round the circle, different values); the 17th call gets a new base."""
