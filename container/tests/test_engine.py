@@ -662,6 +662,18 @@ def test_rotated_uniform_when_rounding_makes_the_seam_values_equal():
     assert np.allclose(values, 1e6 + np.array([0.25, 0.25, 0.75]), rtol=0, atol=1e-9)
 
 
+def test_candidates_far_from_zero_lose_the_values_rounding_merges():
+    """Around 1e12 a float64 step is 1.2e-4, wider than the 2e-4 / 10,000-point spacing: merged values
+    are dropped, the rest stay strictly increasing (the spacing check only skips that work when no
+    two candidates can meet)."""
+    _, fast = pair(gene_constraint=[lambda s, v: list(v)] * 8, sample_size=10000,
+                   random_mutation_min_val=-1e-4, random_mutation_max_val=1e-4)
+    far = fast._constraint_candidates(0, 1e12)
+    assert np.all(far[1:] > far[:-1]) and far.shape[0] < 10000
+    near = fast._constraint_candidates(0, 1.0)
+    assert near.shape == (10000,) and np.all(near[1:] > near[:-1])
+
+
 def test_dense_constraint_candidates_share_a_base_for_16_calls_then_draw_anew():
     """sample_size >= 10000: 16 calls see one base turned by their own shift (the same spacings
     round the circle, different values); the 17th call gets a new base."""
