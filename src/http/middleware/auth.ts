@@ -42,8 +42,8 @@ export const clientIp = (c: Context) => c.req.header("CF-Connecting-IP") ?? "unk
 
 /**
  * Identifies the caller (if any) and applies the per-minute rate limit. A write that passes the
- * admission gates is counted by its admission call instead (gates/rate-limit.ts), or after the
- * response when it was refused before reaching it; over the limit, that response becomes the 429.
+ * admission gates is counted by its admission call instead (gates/rate-limit.ts), or right after its
+ * response when it was refused before getting there; over the limit, that response becomes the 429.
  */
 export const identifyAndLimit = createMiddleware<AppEnv>(async (c, next) => {
   const db = getDb(c.env.DB);
@@ -68,9 +68,12 @@ export const identifyAndLimit = createMiddleware<AppEnv>(async (c, next) => {
     await next();
   } finally {
     if (deferred) {
-      deferred.decision ??= await accountGate(c.env, caller!.accountId).rate(deferred.keyPrefix, limits);
+      if (!deferred.decision) {
+        // Refused before its admission call: counted now, and over the limit the 429 answers instead.
+        deferred.decision = await accountGate(c.env, caller!.accountId).rate(deferred.keyPrefix, limits);
+        if (!deferred.decision.allowed) c.res = await onError(rateLimitedError(deferred.decision), c);
+      }
       decision = deferred.decision;
-      if (!decision.allowed && c.res.status !== 429) c.res = await onError(rateLimitedError(decision), c);
     }
     for (const [name, value] of Object.entries(rateHeaders(decision!))) c.res.headers.set(name, value);
   }
