@@ -268,20 +268,23 @@ def _floats(selected) -> np.ndarray | None:
         return None
 
 
+def _chosen(selected) -> np.ndarray | None:
+    """What a constraint returned as a 1-D numeric array (an array as it is, a list's items as
+    float64), or None when it is neither."""
+    if isinstance(selected, np.ndarray):
+        return selected if selected.ndim == 1 and selected.dtype.kind in "fiu" else None
+    return _floats(selected)
+
+
 def is_subset_of_sorted(selected, pool: np.ndarray) -> bool | None:
     """``is_subset(selected, pool)`` for a ``pool`` the caller knows is strictly increasing float64
     without NaN (the engine's own constraint candidates): the pool checks are skipped and, for the
     usual answer of an order-keeping filter (strictly increasing values), one linear merge."""
-    if isinstance(selected, np.ndarray):
-        if selected.ndim != 1 or selected.dtype.kind != "f":
-            return is_subset(selected, pool)
-        chosen = selected
-    else:
-        if not selected:
-            return True
-        chosen = _floats(selected)
-        if chosen is None:
-            return None
+    if isinstance(selected, np.ndarray) and selected.dtype.kind != "f":
+        return is_subset(selected, pool)
+    chosen = _chosen(selected)
+    if chosen is None:
+        return None
     m = chosen.shape[0]
     if m == 0:
         return True
@@ -374,16 +377,9 @@ def is_subset(selected, values) -> bool | None:
             return None
     if pool.ndim != 1 or pool.dtype.kind not in "fiu":
         return None
-    if isinstance(selected, np.ndarray):
-        if selected.ndim != 1 or selected.dtype.kind not in "fiu":
-            return None
-        chosen = selected
-    else:
-        if not selected:
-            return True
-        chosen = _floats(selected)
-        if chosen is None:
-            return None
+    chosen = _chosen(selected)
+    if chosen is None:
+        return None
     if chosen.shape[0] == 0:
         return True
     if pool.shape[0] == 0:
