@@ -31,8 +31,3 @@ export interface DeferredRate {
   /** Set once the request has been counted. */
   decision: RateDecision | null;
 }
-
-/** POST paths of the writes that pass the admission gates (app.ts routes, trailing slash allowed). */
-const ADMITTED_WRITES = /^\/api\/v1\/(submissions|submissions\/[^/]+\/reexecute|results\/[^/]+\/continue)\/?$/;
-
-export const isAdmittedWrite = (method: string, path: string) => method === "POST" && ADMITTED_WRITES.test(path);

@@ -124,6 +124,36 @@ describe("per-minute rate limit", () => {
     expect(await usage(await newKey(a, ALL))).toMatchObject({ concurrent_submissions: 1, daily_quota_used: 1 });
   });
 
+  it("one call to the account's Durable Object per request: a write's count rides on its admission", async () => {
+    const a = await newAccount();
+    const submission = await createSubmission(a.key);
+    await completeRun((await getSubmission(a.key, submission)).latest_run.id);
+    const calls: string[] = [];
+    const getByName = env.ACCOUNT_GATE.getByName.bind(env.ACCOUNT_GATE);
+    const spy = vi.spyOn(env.ACCOUNT_GATE, "getByName").mockImplementation((name: string) => {
+      const stub = getByName(name);
+      return new Proxy(stub, {
+        get: (target, method) => {
+          if (typeof method === "string" && ["rate", "admit"].includes(method)) calls.push(method);
+          return Reflect.get(target, method);
+        },
+      });
+    });
+    const callsOf = async (request: Promise<Response>) => {
+      calls.length = 0;
+      await request;
+      return [...calls];
+    };
+    try {
+      expect(await callsOf(create(a.key))).toEqual(["admit"]);
+      expect(await callsOf(call(`/api/v1/submissions/${submission}/reexecute`, { key: a.key, method: "POST" }))).toEqual(["admit"]);
+      expect(await callsOf(create(a.key, job({ num_genes: "ten" })))).toEqual(["rate"]); // refused before admission
+      expect(await callsOf(call(`/api/v1/submissions/${submission}`, { key: a.key }))).toEqual(["rate"]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it("rolls: requests older than 60 seconds stop counting", async () => {
     const a = await newAccount();
     for (let i = 0; i < 60; i++) await call("/api/v1/submissions/", { key: a.key });

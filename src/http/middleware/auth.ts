@@ -2,6 +2,7 @@
 // key counts against its key's and its user's rolling windows; a request without one against its IP's,
 // before any 401. Every response carries the X-RateLimit-* headers of the window that applied.
 import { createMiddleware } from "hono/factory";
+import { matchedRoutes } from "hono/route";
 import type { Context } from "hono";
 import type { AppEnv, Caller } from "../../env";
 import { ApiError } from "../../errors";
@@ -10,7 +11,7 @@ import { nowIso } from "../../domain/ids";
 import { keyPrefix, type Scope } from "../../domain/keys";
 import { rateLimits, type RateDecision } from "../../do/rate-window";
 import { accountGate } from "../../gates/admission";
-import { isAdmittedWrite, rateHeaders, rateLimitedError, type DeferredRate } from "../../gates/rate-limit";
+import { rateHeaders, rateLimitedError, type DeferredRate } from "../../gates/rate-limit";
 import { onError } from "../error-handler";
 import { getDb, type Db } from "../../storage/db";
 import { findKeyWithAccount, keyNeedsTouch, touchKey } from "../../storage/keys";
@@ -41,6 +42,12 @@ export async function authenticate(authorization: string | undefined, db: Db): P
 export const clientIp = (c: Context) => c.req.header("CF-Connecting-IP") ?? "unknown";
 
 /**
+ * Marks a route whose handler passes the admission gates (create, reexecute, continue): its per-minute
+ * count is left to the admission call (`withAdmission`). Does nothing itself.
+ */
+export const admittedWrite = createMiddleware<AppEnv>((_c, next) => next());
+
+/**
  * Identifies the caller (if any) and applies the per-minute rate limit. A write that passes the
  * admission gates is counted by its admission call instead (gates/rate-limit.ts), or right after its
  * response when it was refused before getting there; over the limit, that response becomes the 429.
@@ -50,7 +57,7 @@ export const identifyAndLimit = createMiddleware<AppEnv>(async (c, next) => {
   const caller = await authenticate(c.req.header("Authorization"), db);
   const limits = rateLimits(c.env);
   const deferred: DeferredRate | null =
-    caller && isAdmittedWrite(c.req.method, c.req.path) ? { keyPrefix: caller.keyPrefix, limits, decision: null } : null;
+    caller && matchedRoutes(c).some((r) => r.handler === admittedWrite) ? { keyPrefix: caller.keyPrefix, limits, decision: null } : null;
   let decision: RateDecision | null = null;
   if (!deferred) {
     decision = caller

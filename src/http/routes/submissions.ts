@@ -8,7 +8,7 @@ import { addRun, assertNoLiveRun, cancelSubmission, createSubmission, deleteSubm
 import { getDb } from "../../storage/db";
 import type { RunStatus } from "../../storage/schema";
 import { getSubmission, getSubmissionWithRun, listSubmissions, SUBMISSION_ORDERINGS, type SubmissionOrdering } from "../../storage/submissions";
-import { requireScope } from "../middleware/auth";
+import { admittedWrite, requireScope } from "../middleware/auth";
 import { idempotent } from "../middleware/idempotency";
 import { cursor, isoDate, last, openCursor, pageLinks, pageSize } from "../validation/list-query";
 import { checkEntrySymbols, createSubmissionSchema, mergeParameters, reexecuteSchema } from "../validation/submission";
@@ -50,7 +50,7 @@ export const submissionsRoutes = new Hono<AppEnv>()
       ...(await pageLinks(c, page)),
     });
   })
-  .post("/", requireScope("submissions:write"), jsonBody(createSubmissionSchema), idempotent, async (c) => {
+  .post("/", admittedWrite, requireScope("submissions:write"), jsonBody(createSubmissionSchema), idempotent, async (c) => {
     const { name, ...parameters } = c.req.valid("json");
     checkEntrySymbols(parameters);
     const accountId = c.get("caller").accountId;
@@ -78,7 +78,7 @@ export const submissionsRoutes = new Hono<AppEnv>()
     const row = await getSubmissionWithRun(db, accountId, submission.id);
     return c.json(submissionFull(origin(c), row!.submission, row!.run), 202);
   })
-  .post("/:id/reexecute", requireScope("submissions:write"), optionalJsonBody(reexecuteSchema), idempotent, async (c) => {
+  .post("/:id/reexecute", admittedWrite, requireScope("submissions:write"), optionalJsonBody(reexecuteSchema), idempotent, async (c) => {
     const accountId = c.get("caller").accountId;
     const submission = await getSubmission(getDb(c.env.DB), accountId, c.req.param("id"));
     if (!submission) throw notFound("submission");
