@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { AccountGate } from "../../src/do/account-gate";
 import { claimRun, unclaimRun } from "../../src/domain/runs";
 import { getDb } from "../../src/storage/db";
+import { platformCapStatement } from "../../src/storage/platform-queue";
 import { getRun } from "../../src/storage/submissions";
 import { releaseEndedRuns } from "../../src/queues/scheduled";
 import {
@@ -271,6 +272,38 @@ describe("write gates", () => {
       await env.DB.prepare("UPDATE platform_queue SET queued = queued - 1000 + ? WHERE id = 1").bind(queued).run();
     }
     expect((await create(a.key)).status).toBe(202);
+  });
+
+  it("platform queue: a reexecute at the cap is 429 and its whole batch is undone (the submission keeps its run)", async () => {
+    const a = await newAccount();
+    const id = await createSubmission(a.key);
+    await completeRun((await getSubmission(a.key, id)).latest_run.id);
+    const before = await getSubmission(a.key, id);
+    const slots = (await usage(a.key)).concurrent_submissions;
+    const queued = await platformQueued();
+    await env.DB.prepare("UPDATE platform_queue SET queued = 1000 WHERE id = 1").run();
+    try {
+      const res = await call(`/api/v1/submissions/${id}/reexecute`, { key: a.key, method: "POST" });
+      expect((await expectError(res, 429, "capacity_exceeded")).details).toEqual({ reason: "platform_at_capacity" });
+    } finally {
+      await env.DB.prepare("UPDATE platform_queue SET queued = queued - 1000 + ? WHERE id = 1").bind(queued).run();
+    }
+    const after = await getSubmission(a.key, id);
+    expect(after).toMatchObject({ status: before.status, run_count: before.run_count, latest_run: { id: before.latest_run.id } });
+    expect((await usage(a.key)).concurrent_submissions).toBe(slots);
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM runs WHERE submission_id = ?").bind(id).first("n")).toBe(1);
+  });
+
+  it("the cap in force follows PLATFORM_QUEUE_CAP, and an unchanged cap is not written again", async () => {
+    const a = await newAccount();
+    await env.DB.prepare("UPDATE platform_queue SET cap = 7 WHERE id = 1").run();
+    const [changed] = (await getDb(env.DB).batch([platformCapStatement(getDb(env.DB), 1000)])) as unknown as D1Result[];
+    expect(changed!.meta.changes).toBe(1);
+    const [same] = (await getDb(env.DB).batch([platformCapStatement(getDb(env.DB), 1000)])) as unknown as D1Result[];
+    expect(same!.meta.changes).toBe(0);
+    await env.DB.prepare("UPDATE platform_queue SET cap = 7 WHERE id = 1").run();
+    expect((await create(a.key)).status).toBe(202); // the write states the configured 1000 again
+    expect(await env.DB.prepare("SELECT cap FROM platform_queue WHERE id = 1").first("cap")).toBe(1000);
   });
 
   it("the platform count follows runs into and out of 'queued' exactly, without scanning runs", async () => {
