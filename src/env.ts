@@ -1,5 +1,5 @@
 // Types of the Worker's bindings and of the per-request context variables.
-import type { AccountGate } from "./do/account-gate";
+import type { AccountGate, Usage } from "./do/account-gate";
 import type { AccountRow } from "./storage/accounts";
 import type { IpRateLimit } from "./do/ip-rate-limit";
 import type { DeferredRate } from "./gates/rate-limit";
@@ -50,6 +50,8 @@ export interface Variables {
   rateHeaders: Record<string, string>;
   /** An admitted write's per-minute count, taken by its admission call (gates/rate-limit.ts). */
   deferredRate: DeferredRate | null;
+  /** The account's usage right after this request's count; set only on routes marked `withUsage`. */
+  usage: Usage;
 }
 
 export interface AppEnv {

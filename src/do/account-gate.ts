@@ -77,6 +77,15 @@ export class AccountGate extends DurableObject<Bindings> {
   }
 
   /**
+   * GET /account's count and the usage it shows, in one step so the usage's rate window includes this
+   * request; a refused request takes nothing and gets no usage.
+   */
+  rateWithUsage(keyPrefix: string, limits: RateLimits): { rate: RateDecision; usage: Usage | null } {
+    const rate = this.rate(keyPrefix, limits);
+    return { rate, usage: rate.allowed ? this.usage(keyPrefix, limits) : null };
+  }
+
+  /**
    * The write's per-minute count (when asked for), then concurrent submissions, in-flight API runs and
    * the daily quota, checked and taken in one step, then the caller's later gates; the first that fails
    * is returned and nothing (but the per-minute count) is taken.

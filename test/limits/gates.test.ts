@@ -125,7 +125,7 @@ describe("per-minute rate limit", () => {
     expect(await usage(await newKey(a, ALL))).toMatchObject({ concurrent_submissions: 1, daily_quota_used: 1 });
   });
 
-  it("one call to the account's Durable Object per request: a write's count rides on its admission", async () => {
+  it("one call to the account's Durable Object per request: a write's count rides on its admission, GET /account's usage on its count", async () => {
     const a = await newAccount();
     const submission = await createSubmission(a.key);
     await completeRun((await getSubmission(a.key, submission)).latest_run.id);
@@ -135,7 +135,7 @@ describe("per-minute rate limit", () => {
       const stub = getByName(name);
       return new Proxy(stub, {
         get: (target, method) => {
-          if (typeof method === "string" && ["rate", "admit"].includes(method)) calls.push(method);
+          if (typeof method === "string" && ["rate", "admit", "rateWithUsage", "usage"].includes(method)) calls.push(method);
           return Reflect.get(target, method);
         },
       });
@@ -150,6 +150,7 @@ describe("per-minute rate limit", () => {
       expect(await callsOf(call(`/api/v1/submissions/${submission}/reexecute`, { key: a.key, method: "POST" }))).toEqual(["admit"]);
       expect(await callsOf(create(a.key, job({ num_genes: "ten" })))).toEqual(["rate"]); // refused before admission
       expect(await callsOf(call(`/api/v1/submissions/${submission}`, { key: a.key }))).toEqual(["rate"]);
+      expect(await callsOf(call("/api/v1/account", { key: a.key }))).toEqual(["rateWithUsage"]);
     } finally {
       spy.mockRestore();
     }
@@ -472,5 +473,25 @@ describe("GET /api/v1/account", () => {
     });
     expect(body.usage.rate_window).toMatchObject({ limit: 60 });
     expect(body.usage.rate_window.remaining).toBeLessThan(60);
+  });
+
+  it("shows the rate window after counting this request, as its X-RateLimit headers do; over the limit it is 429", async () => {
+    const a = await newAccount();
+    const seen: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await call("/api/v1/account", { key: a.key });
+      expect(res.status).toBe(200);
+      const window = (await json(res)).usage.rate_window;
+      expect(String(window.remaining)).toBe(res.headers.get("X-RateLimit-Remaining"));
+      expect(String(window.reset)).toBe(res.headers.get("X-RateLimit-Reset"));
+      seen.push(window.remaining);
+    }
+    expect(seen).toEqual([59, 58]);
+    for (let i = 0; i < 58; i++) await call("/api/v1/submissions/", { key: a.key });
+    const res = await call("/api/v1/account", { key: a.key });
+    const err = await expectError(res, 429, "rate_limited");
+    expect(err.details.bucket).toBe("key");
+    expect(res.headers.get("X-RateLimit-Remaining")).toBe("0");
+    expect(res.headers.get("Retry-After")).toBe(String(err.details.retry_after));
   });
 });

@@ -48,21 +48,35 @@ export const clientIp = (c: Context) => c.req.header("CF-Connecting-IP") ?? "unk
 export const admittedWrite = createMiddleware<AppEnv>((_c, next) => next());
 
 /**
+ * Marks a route that shows the account's usage (GET /account): its per-minute count returns the usage
+ * in the same account Durable Object call, stored as `usage`. Does nothing itself.
+ */
+export const withUsage = createMiddleware<AppEnv>((_c, next) => next());
+
+/**
  * Identifies the caller (if any) and applies the per-minute rate limit. A write that passes the
  * admission gates is counted by its admission call instead (gates/rate-limit.ts), or right after its
  * response when it was refused before getting there; over the limit, that response becomes the 429.
+ * A route marked `withUsage` gets the account's usage from the same call as its count.
  */
 export const identifyAndLimit = createMiddleware<AppEnv>(async (c, next) => {
   const db = getDb(c.env.DB);
   const caller = await authenticate(c.req.header("Authorization"), db);
   const limits = rateLimits(c.env);
-  const deferred: DeferredRate | null =
-    caller && matchedRoutes(c).some((r) => r.handler === admittedWrite) ? { keyPrefix: caller.keyPrefix, limits, decision: null } : null;
+  const marked = (marker: unknown) => matchedRoutes(c).some((r) => r.handler === marker);
+  const deferred: DeferredRate | null = caller && marked(admittedWrite) ? { keyPrefix: caller.keyPrefix, limits, decision: null } : null;
   let decision: RateDecision | null = null;
   if (!deferred) {
-    decision = caller
-      ? await accountGate(c.env, caller.accountId).rate(caller.keyPrefix, limits)
-      : await c.env.IP_RATE_LIMIT.getByName(clientIp(c)).rate(limits.ip);
+    if (!caller) {
+      decision = await c.env.IP_RATE_LIMIT.getByName(clientIp(c)).rate(limits.ip);
+    } else if (marked(withUsage)) {
+      // The count and the usage after it in one call (a refused request gets no usage).
+      const counted = await accountGate(c.env, caller.accountId).rateWithUsage(caller.keyPrefix, limits);
+      decision = counted.rate;
+      if (counted.usage) c.set("usage", counted.usage);
+    } else {
+      decision = await accountGate(c.env, caller.accountId).rate(caller.keyPrefix, limits);
+    }
     if (!decision.allowed) throw rateLimitedError(decision);
     c.set("rateHeaders", rateHeaders(decision));
   }

@@ -2,15 +2,15 @@
 // user needs to see why a request was refused.
 import { Hono } from "hono";
 import type { AppEnv } from "../../env";
-import type { Usage } from "../../do/account-gate";
 import { rateLimits } from "../../do/rate-window";
-import { accountGate } from "../../gates/admission";
+import { withUsage } from "../middleware/auth";
 import { accountView } from "../views";
 
-export const accountRoutes = new Hono<AppEnv>().get("/", async (c) => {
+export const accountRoutes = new Hono<AppEnv>().get("/", withUsage, async (c) => {
   const caller = c.get("caller");
   const limits = rateLimits(c.env);
-  const usage = (await accountGate(c.env, caller.accountId).usage(caller.keyPrefix, limits)) as Usage;
+  // Taken by the rate middleware in the call that counted this request (withUsage): one Durable Object call.
+  const usage = c.get("usage");
   const { id, email, plan, overrides, balances, limits: inForce } = accountView(c.env, caller.account);
   return c.json({
     id,
