@@ -36,6 +36,7 @@ rest of the run.  ``engine_label()`` says which paths ran.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pygad
@@ -61,7 +62,6 @@ class AcceleratedGA(pygad.GA):
         self._accel_used: dict[str, str] = {}  # step → "accelerated" | "pygad", as they ran
         self._rng = None
         self._space_cache = None
-        self._known_pool = None  # the candidates being checked, known sorted/unique/finite
         self._base_left = (None, 0.0, 0, None)  # candidate base, spacing, calls left, (scaled, width)
         self._handover = None  # (first fitness, its evaluations) for stock run() after lean run()
         super().__init__(*args, **kwargs)
@@ -283,7 +283,7 @@ class AcceleratedGA(pygad.GA):
                     parent_indices = order[:num_parents].copy()
                 else:
                     parent_indices = self._select(selection, fitness, num_parents)[1]
-                parents = population[parent_indices]
+                parents = population.take(parent_indices, axis=0)  # = population[parent_indices]
                 self.last_generation_parents = parents
                 self.last_generation_parents_indices = parent_indices
                 if fused is not None:
@@ -294,15 +294,19 @@ class AcceleratedGA(pygad.GA):
                     k = num_offspring
                     point = ops.uniform_index(width, k, rng)
                     first, second = ops.mates(k, num_parents, None, rng)
-                    offspring = np.where(genes >= point[:, None], parents[second], parents[first])
+                    offspring = np.where(genes >= point[:, None], parents.take(second, axis=0),
+                                         parents.take(first, axis=0))
                     self.last_generation_offspring_crossover = offspring
-                    rows, cols = ops.row_range(k), rng.integers(0, width, size=k)
+                    # offspring[rows, cols] for one gene per row, as flat positions of the
+                    # (fresh, C-contiguous) offspring array
+                    cells = ops.row_starts(k, width) + rng.integers(0, width, size=k)
                     values = rng.random(k)
                     values *= span
                     values += low
+                    flat = offspring.reshape(-1)
                     if add:
-                        values += offspring[rows, cols]
-                    offspring[rows, cols] = values
+                        values += flat.take(cells)
+                    flat.put(cells, values)
                 else:
                     offspring = ops.crossover_offspring(crossover, parents, num_offspring,
                                                         self.crossover_probability, rng)
@@ -324,7 +328,7 @@ class AcceleratedGA(pygad.GA):
                         population[kept.shape[0]:, :] = offspring
                 else:
                     elite_indices = order[:keep_elitism].copy()
-                    elites = population[elite_indices]
+                    elites = population.take(elite_indices, axis=0)
                     self.last_generation_elitism = elites
                     self.last_generation_elitism_indices = elite_indices
                     population[:elites.shape[0], :] = elites
@@ -428,7 +432,7 @@ class AcceleratedGA(pygad.GA):
                 previous = self.previous_generation_fitness
                 indices = self.last_generation_parents_indices
                 found: dict = {}
-                first, second = np.nonzero(sums[:, None] == parent_sums)
+                first, second = (sums[:, None] == parent_sums).nonzero()
                 for index, position in zip(first.tolist(), second.tolist()):
                     if index not in found and (population[index] == parents[position]).all():
                         found[index] = previous[indices[position]]
@@ -947,18 +951,30 @@ class AcceleratedGA(pygad.GA):
         return scaled[0], gap
 
     def _constrained_value(self, solution: np.ndarray, gene: int):
+        """A new value of ``gene`` that its constraint accepts, or its current value when none
+        is: PyGAD's ``filter_gene_values_by_constraint`` (the constraint gets copies of the
+        solution and the candidates, its output must be a subset of them, a warning when it
+        accepts nothing) with the output check done knowing the candidates are sorted."""
         current = solution[gene]
         candidates = self._constraint_candidates(gene, current)
+        accepted = self.gene_constraint[gene](solution.copy(), candidates.copy())
         if candidates.dtype.kind == "f" and math.isfinite(candidates[-1]) \
-                and math.isfinite(candidates[0]):
-            self._known_pool = candidates  # sorted, unique, no NaN: the cheaper output check
-        try:
-            accepted = self.filter_gene_values_by_constraint(candidates, solution, gene)
-        finally:
-            self._known_pool = None
-        if accepted is None:
-            return current
+                and math.isfinite(candidates[0]):  # sorted, unique, no NaN: the cheaper check
+            valid = type(accepted) in (list, np.ndarray) and ops.is_subset_of_sorted(accepted, candidates)
+        else:
+            valid = None
+        if valid is None:
+            valid = self.validate_gene_constraint_callable_output(accepted, candidates)
+        if not valid:
+            raise Exception("The output from the gene_constraint callable/function must be a list "
+                            "or NumPy array that is a subset of the passed values (second argument).")
         n = len(accepted)
+        if n == 0:
+            if not self.suppress_warnings:
+                warnings.warn(f"Failed to find a value that satisfies its gene constraint for the "
+                              f"gene at index {gene} with value {current} at generation "
+                              f"{getattr(self, 'generations_completed', 0)}.")
+            return current
         pick = accepted[min(int(self._generator().random() * n), n - 1)]
         gene_type = self.get_gene_dtype(gene)[0]
         return pick if gene_type is object else gene_type(pick)
@@ -966,11 +982,7 @@ class AcceleratedGA(pygad.GA):
     def validate_gene_constraint_callable_output(self, selected_values, values):
         if type(selected_values) not in (list, np.ndarray):
             return False
-        pool = self._known_pool
-        if pool is not None and values is pool:
-            answer = ops.is_subset_of_sorted(selected_values, pool)
-        else:
-            answer = ops.is_subset(selected_values, values)
+        answer = ops.is_subset(selected_values, values)
         if answer is None:
             return super().validate_gene_constraint_callable_output(selected_values, values)
         return answer
@@ -990,7 +1002,7 @@ _FLOAT_WEIGHTS: dict[int, np.ndarray] = {}
 
 def _has_nan(values: np.ndarray) -> bool:
     """Whether a float array holds a NaN (one reduction; an inf makes it look at each value)."""
-    smallest = values.min()  # NaN propagates, no warning
+    smallest = np.minimum.reduce(values)  # NaN propagates, no warning
     return bool(smallest != smallest)
 
 

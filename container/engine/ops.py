@@ -21,6 +21,7 @@ __all__ = [
     "pick_other",
     "rotated_uniform",
     "row_range",
+    "row_starts",
     "select_parents",
     "sorted_uniform",
     "sss_order",
@@ -109,6 +110,21 @@ def row_range(n: int) -> np.ndarray:
 
 
 _ROWS: dict[int, np.ndarray] = {}
+
+
+def row_starts(n: int, width: int) -> np.ndarray:
+    """``np.arange(n) * width``: the flat position of each row's first cell, cached read-only."""
+    starts = _ROW_STARTS.get((n, width))
+    if starts is None:
+        starts = np.arange(n) * width
+        starts.flags.writeable = False
+        if len(_ROW_STARTS) > 64:
+            _ROW_STARTS.clear()
+        _ROW_STARTS[(n, width)] = starts
+    return starts
+
+
+_ROW_STARTS: dict[tuple[int, int], np.ndarray] = {}
 
 
 def mates(num_offspring: int, num_parents: int, probability, rng: np.random.Generator
@@ -228,7 +244,7 @@ def rotated_uniform(scaled: np.ndarray, shift: float, low: float, width: float) 
     circle by ``shift``, in two slice additions instead of a draw and a sort.  With a uniform
     ``shift`` every value is uniform on ``[low, low + width)``; the spacings are the base's."""
     n = scaled.shape[0]
-    k = int(np.searchsorted(scaled, (1.0 - shift) * width))  # scaled[k:] wraps round to the front
+    k = int(scaled.searchsorted((1.0 - shift) * width))  # scaled[k:] wraps round to the front
     out = np.empty(n)
     np.add(scaled[k:], low + (shift - 1.0) * width, out=out[:n - k])
     np.add(scaled[:k], low + shift * width, out=out[n - k:])
@@ -290,7 +306,7 @@ def is_subset_of_sorted(selected, pool: np.ndarray) -> bool | None:
         return True
     # An order-keeping filter with a threshold (``v > 0``, ``low <= v < high``) returns a run of
     # consecutive candidates: one slice comparison settles it.
-    start = int(np.searchsorted(pool, chosen[0]))
+    start = int(pool.searchsorted(chosen[0]))
     if start + m <= pool.shape[0] and (pool[start:start + m] == chosen).all():
         return True
     if m == 1:
