@@ -325,6 +325,63 @@ def test_constraint_output_is_still_checked():
         AcceleratedGA(**kwargs)
 
 
+def _switchable_constraint(after_build):
+    """A constraint keeping positive values while the GA is built, then ``after_build``."""
+    state = {"built": False}
+
+    def constraint(solution, values):
+        if state["built"]:
+            return after_build(solution, values)
+        return [v for v in values if v > 0]
+    return constraint, state
+
+
+def test_mutation_constraint_output_is_checked_like_stock():
+    for cls in (pygad.GA, AcceleratedGA):
+        constraint, state = _switchable_constraint(lambda solution, values: [123456.0])
+        ga = cls(**base(gene_constraint=[constraint] * 8))
+        state["built"] = True
+        with pytest.raises(Exception, match="must be a list or NumPy array that is a subset"):
+            ga.run()
+
+
+@pytest.mark.parametrize("suppress", [False, True])
+def test_mutation_constraint_accepting_nothing_warns_like_stock_and_keeps_the_gene(suppress):
+    messages = {}
+    for name, cls in (("stock", pygad.GA), ("fast", AcceleratedGA)):
+        constraint, state = _switchable_constraint(lambda solution, values: [])
+        ga = cls(**base(gene_constraint=[constraint] * 8, suppress_warnings=suppress,
+                        num_generations=2))
+        state["built"] = True
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ga.run()
+        messages[name] = sorted({str(w.message).split(" with value")[0] for w in caught
+                                 if "gene constraint" in str(w.message)})
+        # Nothing accepted: every gene keeps a value crossover gave it, all still positive.
+        assert (ga.population > 0).all()
+    assert messages["fast"] == messages["stock"]
+    assert bool(messages["fast"]) is not suppress
+
+
+def test_mutation_constraint_gets_copies_and_may_return_an_array():
+    calls = {"n": 0}
+
+    def spoiling(solution, values):
+        calls["n"] += 1
+        chosen = values[values > 0]
+        values[:] = -1.0  # the engine's own candidates and solution are not these
+        solution[:] = -1.0
+        return chosen
+    constraint, state = _switchable_constraint(spoiling)
+    ga = AcceleratedGA(**base(gene_constraint=[constraint] * 8))
+    state["built"] = True
+    ga.run()
+    assert engine_label(ga) == "accelerated:sss+single_point+random"
+    assert (ga.population > 0).all()
+    assert calls["n"] > 0
+
+
 # --------------------------------------------------------------------------- fitness and runs
 
 
