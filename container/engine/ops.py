@@ -83,9 +83,6 @@ def select_parents(kind: str, fitness: np.ndarray, num_parents: int, rng: np.ran
 # --------------------------------------------------------------------------- crossover
 
 
-_FIXED_MATES: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # read-only arrays
-
-
 def uniform_index(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
     """``size`` uniform integers in ``range(n)`` as ``floor(U * n)`` with ``U = rng.random()``
     (53-bit uniforms: each value's probability is ``1/n`` within ``n / 2**53``); several times
@@ -99,32 +96,34 @@ def uniform_index(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
 
 def row_range(n: int) -> np.ndarray:
     """``np.arange(n)``, cached read-only."""
-    rows = _ROWS.get(n)
-    if rows is None:
-        rows = np.arange(n)
-        rows.flags.writeable = False
-        if len(_ROWS) > 64:
-            _ROWS.clear()
-        _ROWS[n] = rows
-    return rows
-
-
-_ROWS: dict[int, np.ndarray] = {}
+    return _frozen(("rows", n), np.arange, n)
 
 
 def row_starts(n: int, width: int) -> np.ndarray:
     """``np.arange(n) * width``: the flat position of each row's first cell, cached read-only."""
-    starts = _ROW_STARTS.get((n, width))
-    if starts is None:
-        starts = np.arange(n) * width
-        starts.flags.writeable = False
-        if len(_ROW_STARTS) > 64:
-            _ROW_STARTS.clear()
-        _ROW_STARTS[(n, width)] = starts
-    return starts
+    return _frozen(("starts", n, width), np.arange, 0, n * width, width)
 
 
-_ROW_STARTS: dict[tuple[int, int], np.ndarray] = {}
+def _frozen(key: tuple, build, *args):
+    """``build(*args)`` (an array or a tuple of arrays) made read-only and cached under ``key``;
+    the cache is emptied when it grows past 192 entries."""
+    value = _FROZEN.get(key)
+    if value is None:
+        value = build(*args)
+        for array in value if isinstance(value, tuple) else (value,):
+            array.flags.writeable = False
+        if len(_FROZEN) > 192:
+            _FROZEN.clear()
+        _FROZEN[key] = value
+    return value
+
+
+_FROZEN: dict[tuple, np.ndarray | tuple[np.ndarray, ...]] = {}
+
+
+def _fixed_mates(num_offspring: int, num_parents: int) -> tuple[np.ndarray, np.ndarray]:
+    k = np.arange(num_offspring)
+    return k % num_parents, (k + 1) % num_parents
 
 
 def mates(num_offspring: int, num_parents: int, probability, rng: np.random.Generator
@@ -134,17 +133,7 @@ def mates(num_offspring: int, num_parents: int, probability, rng: np.random.Gene
     qualify; none → offspring ``k`` copies parent ``k % P``; one → it mates with itself; more → an
     ordered pair of two distinct qualifying parents chosen uniformly."""
     if probability is None:
-        key = (num_offspring, num_parents)
-        mates = _FIXED_MATES.get(key)
-        if mates is None:
-            k = np.arange(num_offspring)
-            mates = (k % num_parents, (k + 1) % num_parents)
-            for array in mates:
-                array.flags.writeable = False
-            if len(_FIXED_MATES) > 64:
-                _FIXED_MATES.clear()
-            _FIXED_MATES[key] = mates
-        return mates
+        return _frozen(("mates", num_offspring, num_parents), _fixed_mates, num_offspring, num_parents)
     k = np.arange(num_offspring)
     qualifies = rng.random((num_offspring, num_parents)) < probability
     keys = np.where(qualifies, rng.random((num_offspring, num_parents)), np.inf)
