@@ -63,13 +63,14 @@ export const identifyAndLimit = createMiddleware<AppEnv>(async (c, next) => {
   const db = getDb(c.env.DB);
   const caller = await authenticate(c.req.header("Authorization"), db);
   const limits = rateLimits(c.env);
-  const marked = (marker: unknown) => matchedRoutes(c).some((r) => r.handler === marker);
-  const deferred: DeferredRate | null = caller && marked(admittedWrite) ? { keyPrefix: caller.keyPrefix, limits, decision: null } : null;
+  // The markers of the matched route (admittedWrite, withUsage) decide which call counts a keyed request.
+  const handlers: unknown[] = caller ? matchedRoutes(c).map((r) => r.handler) : [];
+  const deferred: DeferredRate | null = caller && handlers.includes(admittedWrite) ? { keyPrefix: caller.keyPrefix, limits, decision: null } : null;
   let decision: RateDecision | null = null;
   if (!deferred) {
     if (!caller) {
       decision = await c.env.IP_RATE_LIMIT.getByName(clientIp(c)).rate(limits.ip);
-    } else if (marked(withUsage)) {
+    } else if (handlers.includes(withUsage)) {
       // The count and the usage after it in one call (a refused request gets no usage).
       const counted = await accountGate(c.env, caller.accountId).rateWithUsage(caller.keyPrefix, limits);
       decision = counted.rate;
