@@ -1,5 +1,5 @@
 """The benchmark's baseline: one job run in one Python process, no service around it — by bare PyGAD
-(stock ``pygad.GA``), or with ``accelerated`` by the engine the GA worker uses (container/engine).
+(stock ``pygad.GA``), or with ``accelerated`` by the engine the GA worker uses (container/allele_worker/engine).
 
 Usage: bare_pygad.py GENERATIONS POPULATION PARENTS GENES SEED [accelerated]
        → prints {"seconds": ...} (construction + run).
@@ -7,13 +7,11 @@ Usage: bare_pygad.py GENERATIONS POPULATION PARENTS GENES SEED [accelerated]
 import json
 import sys
 import time
-from pathlib import Path
 
 import numpy
 import pygad
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "container"))
-import engine  # noqa: E402  (the GA worker's engine)
+from allele_worker import engine
 
 
 def fitness(ga, solution, idx):

@@ -26,16 +26,11 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
+import pygad
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "container"))
-
-import pygad  # noqa: E402
-
-from engine import build_ga, engine_label  # noqa: E402
+from allele_worker.engine import build_ga, engine_label
 
 
 class UserTimer:

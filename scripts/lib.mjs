@@ -48,7 +48,7 @@ export function workerEnv(port) {
 
 export function startWorkerProcess(port, stdio = "inherit") {
   if (!existsSync(VENV_PYTHON)) throw new Error("container/.venv is missing: run `npm install` first");
-  return spawn(VENV_PYTHON, [join(ROOT, "container", "serve.py")], { cwd: ROOT, env: workerEnv(port), stdio });
+  return spawn(VENV_PYTHON, ["-m", "allele_worker"], { cwd: ROOT, env: workerEnv(port), stdio });
 }
 
 export async function waitFor(url, timeoutMs = 30_000, isReady = (res) => res.ok) {

@@ -9,8 +9,9 @@ import { migrateLocal, ROOT, run, VENV, VENV_PYTHON } from "./lib.mjs";
 if (process.env.ALLELE_SKIP_SETUP === "1") process.exit(0);
 
 const requirements = ["requirements.txt", "requirements-dev.txt"].map((f) => join(ROOT, "container", f));
+const pyproject = join(ROOT, "container", "pyproject.toml");
 const stamp = join(VENV, ".requirements.sha256");
-const digest = createHash("sha256").update(requirements.map((f) => readFileSync(f, "utf8")).join("\n")).digest("hex");
+const digest = createHash("sha256").update([...requirements, pyproject].map((f) => readFileSync(f, "utf8")).join("\n")).digest("hex");
 
 if (!existsSync(VENV_PYTHON)) {
   console.log("setup: creating container/.venv");
@@ -18,7 +19,11 @@ if (!existsSync(VENV_PYTHON)) {
 }
 if (!existsSync(stamp) || readFileSync(stamp, "utf8") !== digest) {
   console.log("setup: installing the GA worker's Python packages");
-  run(VENV_PYTHON, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", ...requirements.flatMap((f) => ["-r", f])]);
+  const pip = [VENV_PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"];
+  run(pip[0], [...pip.slice(1), ...requirements.flatMap((f) => ["-r", f])]);
+  // The worker package itself, editable: `python -m allele_worker` and the sandboxed children
+  // (`python -I -m allele_worker.child`) import it from container/allele_worker without any path setup.
+  run(pip[0], [...pip.slice(1), "--no-deps", "--editable", join(ROOT, "container")]);
   writeFileSync(stamp, digest);
 }
 

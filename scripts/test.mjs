@@ -8,9 +8,9 @@ import { ROOT, VENV_PYTHON, WRANGLER_ENV } from "./lib.mjs";
 
 const out = join(ROOT, ".wrangler", "test-reports");
 mkdirSync(out, { recursive: true });
-const step = (title, cmd, args) => {
+const step = (title, cmd, args, cwd = ROOT) => {
   console.log(`\n== ${title}`);
-  return spawnSync(cmd, args, { cwd: ROOT, stdio: "inherit", env: { ...process.env, ...WRANGLER_ENV } }).status ?? 1;
+  return spawnSync(cmd, args, { cwd, stdio: "inherit", env: { ...process.env, ...WRANGLER_ENV } }).status ?? 1;
 };
 
 let passed = 0;
@@ -24,6 +24,15 @@ if (tsc !== 0) failed++;
 const deploy = step("deploy dry run (wrangler deploy --dry-run)", process.execPath, [join(ROOT, "scripts", "deploy-check.mjs")]);
 if (deploy === 0) passed++;
 else failed++;
+
+// The worker's static checks (configured in container/pyproject.toml): each is one test in the summary line.
+for (const [title, args] of [
+  ["Python lint (ruff)", ["-m", "ruff", "check", ".", "../bench"]],
+  ["Python types (mypy)", ["-m", "mypy"]],
+]) {
+  if (step(title, VENV_PYTHON, args, join(ROOT, "container")) === 0) passed++;
+  else failed++;
+}
 
 const pyReport = join(out, "pytest.xml");
 const py = step("Python worker (pytest)", VENV_PYTHON, ["-m", "pytest", "container/tests", "-q", `--junitxml=${pyReport}`]);

@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import sys
 import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -15,11 +14,9 @@ from typing import Any
 
 import pytest
 
-CONTAINER = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(CONTAINER))
+from allele_worker import results, sandbox
 
-import results  # noqa: E402
-import sandbox  # noqa: E402
+CONTAINER = Path(__file__).resolve().parent.parent
 
 IS_ROOT = os.geteuid() == 0
 _uids = itertools.count(62000)
@@ -89,7 +86,7 @@ class FakeWorker:
                                       "content_length": self.headers.get("Content-Length")})
                 fake.event.notify_all()
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"null")
                 with fake.event:
@@ -102,9 +99,9 @@ class FakeWorker:
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
-            do_PUT = do_POST  # noqa: N815
+            do_PUT = do_POST
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 with fake.event:
                     served = fake.served.get(self.path, 404)
                     self._record(None)

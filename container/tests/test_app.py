@@ -10,11 +10,11 @@ import time
 import urllib.request
 
 import pytest
+from conftest import IS_ROOT, params
 from starlette.testclient import TestClient
 
-from app import create_app
-from conftest import CONTAINER, IS_ROOT, params
-from runs import RunManager
+from allele_worker.app import create_app
+from allele_worker.runs import RunManager
 
 TOKEN = "ab" * 32
 
@@ -141,13 +141,13 @@ def test_failed_run_reports_code_error(client, fake_worker):
                                           "is not defined"}
 
 
-def test_serve_py_from_any_cwd(tmp_path):
+def test_worker_starts_from_any_cwd(tmp_path):
     import socket
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     env = dict(os.environ, PORT=str(port))
-    server = subprocess.Popen([sys.executable, str(CONTAINER / "serve.py")], cwd=tmp_path,
+    server = subprocess.Popen([sys.executable, "-m", "allele_worker"], cwd=tmp_path,
                               env=env, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 20

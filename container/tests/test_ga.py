@@ -8,7 +8,8 @@ from conftest import params, run_child
 
 def test_completed_run_shape(isolation):
     body, _ = run_child(isolation, params(random_seed=3))
-    assert body["status"] == "succeeded" and body["error"] is None and body["engine"] == "accelerated:sss+single_point+random"
+    assert body["status"] == "succeeded" and body["error"] is None
+    assert body["engine"] == "accelerated:sss+single_point+random"
     result = body["result"]
     assert result["stopped_reason"] == "completed" and result["generations_completed"] == 10
     assert len(result["best_solutions_fitness"]) == 11  # initial population + each generation

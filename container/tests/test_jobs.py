@@ -7,10 +7,10 @@ import math
 import numpy
 import pygad
 import pytest
-
-import jobs
-from errors import UserCodeError
 from conftest import params
+
+from allele_worker import jobs
+from allele_worker.errors import UserCodeError
 
 
 def _ga(job_params: dict, initial_population=None) -> pygad.GA:
@@ -45,7 +45,7 @@ def test_every_parameter_reaches_pygad():
         fitness_func_entry="fit",
         gene_constraint="limits = [None, None, None, lambda solution, values: [v for v in values if v >= 0]]\n",
         gene_constraint_entry="limits",
-        **{name: src for name, src in CALLBACKS.items()},
+        **CALLBACKS,
         **{f"{name}_entry": "cb" for name in CALLBACKS},
     )
     ga = _ga(job)

@@ -9,7 +9,7 @@ import time
 import httpx
 import pytest
 
-from reports import Reporter
+from allele_worker.reports import Reporter
 
 
 def test_complete_retries_5xx_then_succeeds(fake_worker):

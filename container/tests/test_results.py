@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import signal
 
-import results
-from sandbox import Limits, ProcessReport
+from allele_worker import results
+from allele_worker.sandbox import Limits, ProcessReport
 
 LIMITS = Limits.from_caps(time_seconds=10, memory_mb=256)
 GOOD = {"type": "outcome", "status": "succeeded", "hit_time_cap": False, "hit_memory_cap": False,

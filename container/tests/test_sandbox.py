@@ -8,9 +8,9 @@ import time
 from pathlib import Path
 
 import pytest
-
-import sandbox
 from conftest import CONTAINER, IS_ROOT, params, run_child
+
+from allele_worker import sandbox
 
 
 def fitness(body: str) -> dict:
@@ -54,12 +54,12 @@ def test_gradual_memory_growth(isolation):
 
 @pytest.mark.skipif(not IS_ROOT, reason="the process limit needs a user of the run's own (root)")
 def test_fork_bomb_contained(isolation):
-    body, report = run_child(isolation, fitness("while True:\n    os.fork()"), time_seconds=3)
+    body, _ = run_child(isolation, fitness("while True:\n    os.fork()"), time_seconds=3)
     assert body["status"] == "failed"
     assert body["error"]["code"] == "resource_limit_exceeded", body["error"]
     assert "process limit" in body["error"]["message"]
     time.sleep(0.2)
-    assert sandbox._pids_of_uid(_last_uid()) == []
+    assert sandbox.process._pids_of_uid(_last_uid()) == []
 
 
 def _last_uid() -> int:
@@ -122,7 +122,7 @@ def test_cannot_write_outside_its_directory(isolation, tmp_path):
     target = Path("/tmp") / f"allele-escape-{os.getpid()}"
     os.chmod(tmp_path, 0o777)  # even a world-writable directory of the worker's
     outside = [str(target), str(CONTAINER / "escape.txt"), "/etc/escape", str(tmp_path / "x")]
-    code = "for path in %r:\n" % (outside,) + (
+    code = f"for path in {outside!r}:\n" + (
         "    try:\n"
         "        open(path, 'w').write('x')\n"
         "        print('wrote', path)\n"

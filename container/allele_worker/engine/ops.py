@@ -11,7 +11,6 @@ import numpy as np
 
 __all__ = [
     "choose_gene_positions",
-    "uniform_index",
     "choose_genes",
     "crossover_offspring",
     "finite_offsets",
@@ -25,6 +24,7 @@ __all__ = [
     "select_parents",
     "sorted_uniform",
     "sss_order",
+    "uniform_index",
 ]
 
 
@@ -200,7 +200,8 @@ def choose_gene_positions(num_rows: int, num_genes: int, count: int, rng: np.ran
         # Floyd's single step: j = num_genes - 1, one draw in range(num_genes) per row (the same
         # Generator.integers draw as choose_genes, so the same stream as before the lean loop).
         return row_range(num_rows), rng.integers(0, num_genes, size=num_rows)
-    return np.nonzero(choose_genes(num_rows, num_genes, count, rng))
+    rows, genes = np.nonzero(choose_genes(num_rows, num_genes, count, rng))
+    return rows, genes
 
 
 def finite_offsets(low, high) -> tuple[int, float | int, float | int]:

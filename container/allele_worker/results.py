@@ -20,7 +20,7 @@ import math
 import signal
 from typing import Any
 
-from sandbox import Limits, ProcessReport
+from .sandbox import Limits, ProcessReport
 
 __all__ = ["ERROR_CODES", "STOPPED_REASONS", "fold", "metrics", "validate_outcome"]
 

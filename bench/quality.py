@@ -1,7 +1,7 @@
 """Search quality: accelerated engine vs stock PyGAD, one-sided Mann-Whitney U test per problem.
 
-    container/.venv/bin/python container/quality.py            # 30 seeds x 5 problems (≈ 11 min)
-    container/.venv/bin/python container/quality.py --short    # 10 seeds, fewer generations, no "dense"
+    container/.venv/bin/python bench/quality.py            # 30 seeds x 5 problems (≈ 11 min)
+    container/.venv/bin/python bench/quality.py --short    # 10 seeds, fewer generations, no "dense"
 
 For each benchmark problem both engines run with the same parameters and the same seeds
 (``random_seed`` = 0..N-1, so the outcome is deterministic).  The final best fitness values are
@@ -16,16 +16,12 @@ import argparse
 import math
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
+import pygad
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import pygad  # noqa: E402
-
-from engine import engine_label  # noqa: E402
-from engine.accelerated import AcceleratedGA  # noqa: E402
+from allele_worker.engine import engine_label
+from allele_worker.engine.accelerated import AcceleratedGA
 
 ALPHA = 0.05
 

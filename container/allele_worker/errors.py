@@ -5,12 +5,10 @@ The tree, so callers catch at the level they need::
     WorkerError                     base of everything raised on purpose here
     ├── InvalidRequest              a POST /runs body does not match the protocol shape (HTTP 400)
     ├── UnknownRun                  no live run has this id (HTTP 404)
-    ├── SandboxUnavailable          a sandbox measure the startup probe found working failed for a run
     └── RunFailure                  the run itself failed; ``code`` is the protocol's error.code
         ├── UserCodeError           code_error: does not compile, entry missing or wrong kind, raised
         ├── LimitExceeded
-        │   ├── TimeLimitExceeded       time_limit_exceeded
-        │   ├── MemoryLimitExceeded     memory_limit_exceeded
+        │   ├── MemoryLimitExceeded     memory_limit_exceeded (time limits are folded from process facts)
         │   └── ResourceLimitExceeded   resource_limit_exceeded (processes, file size, open files, flood)
         └── InternalError           internal_error
 
@@ -28,8 +26,6 @@ __all__ = [
     "MemoryLimitExceeded",
     "ResourceLimitExceeded",
     "RunFailure",
-    "SandboxUnavailable",
-    "TimeLimitExceeded",
     "UnknownRun",
     "UserCodeError",
     "WorkerError",
@@ -46,10 +42,6 @@ class InvalidRequest(WorkerError):
 
 class UnknownRun(WorkerError):
     """No live run has this id."""
-
-
-class SandboxUnavailable(WorkerError):
-    """A sandbox measure that should work could not be applied."""
 
 
 class RunFailure(WorkerError):
@@ -76,10 +68,6 @@ class UserCodeError(RunFailure):
 
 class LimitExceeded(RunFailure):
     code = "resource_limit_exceeded"
-
-
-class TimeLimitExceeded(LimitExceeded):
-    code = "time_limit_exceeded"
 
 
 class MemoryLimitExceeded(LimitExceeded):

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from errors import (
+from .errors import (
     InternalError,
     MemoryLimitExceeded,
     ResourceLimitExceeded,
@@ -147,7 +147,7 @@ def compile_user_code(field_name: str, source: str, entry: str) -> Any:
         raise UserCodeError(f"{field_name}: {exc}") from None
     namespace: dict[str, Any] = {"__name__": f"allele_{field_name}", "__builtins__": builtins}
     try:
-        exec(code, namespace)  # noqa: S102 - running the user's code is the point of this worker
+        exec(code, namespace)
     except MemoryError:
         raise
     except BaseException as exc:  # noqa: BLE001 - user code may raise anything, SystemExit included
@@ -333,7 +333,7 @@ def _execute(spec: JobSpec, emit: Callable[[dict[str, Any]], None],
     import warnings
 
     warnings.showwarning = _show_warning
-    import engine  # imports numpy/pygad: here, so the sandbox is in place before numpy loads
+    from . import engine  # imports numpy/pygad: here, so the sandbox is in place before numpy loads
 
     code = compile_all(spec.params)
     guard = GenerationGuard(user_callback=code.get("on_generation"), spec=spec, emit=emit,
@@ -343,7 +343,7 @@ def _execute(spec: JobSpec, emit: Callable[[dict[str, Any]], None],
         ga = engine.build_ga(kwargs)  # AcceleratedGA when covered, else stock pygad.GA
     except MemoryError:
         raise MemoryLimitExceeded("memory limit reached while creating the population") from None
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001 - user code may raise anything, SystemExit included
         failure = _user_failure(exc)
         if type(failure) is UserCodeError and "line" not in failure.message.split(":")[0]:
             failure = UserCodeError(_clip(f"parameters rejected by PyGAD: {failure.message}"))
@@ -352,7 +352,7 @@ def _execute(spec: JobSpec, emit: Callable[[dict[str, Any]], None],
         ga.run()
     except MemoryError as exc:
         raise _user_failure(exc).with_engine(engine.engine_label(ga)) from None
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001 - user code may raise anything, SystemExit included
         raise _user_failure(exc).with_engine(engine.engine_label(ga)) from None
     if os.getpid() != guard.pid:
         os._exit(0)
@@ -373,7 +373,7 @@ def _execute(spec: JobSpec, emit: Callable[[dict[str, Any]], None],
         }
     except MemoryError:
         raise MemoryLimitExceeded("memory limit reached while collecting the result") from None
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - whatever fails here is the worker's: internal_error
         raise InternalError(f"could not collect the result: {type(exc).__name__}") from None
     return {"type": "outcome", "status": "succeeded", "result": result,
             "engine": engine.engine_label(ga),

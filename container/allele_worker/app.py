@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.applications import Starlette
@@ -16,8 +17,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from errors import InvalidRequest, UnknownRun
-from runs import RunManager, RunRequest, check_population
+from .errors import InvalidRequest, UnknownRun
+from .runs import RunManager, RunRequest, check_population
 
 __all__ = ["VERSION", "create_app", "parse_run_request"]
 
@@ -129,7 +130,7 @@ def _lifespan(on_shutdown: list[Any]) -> Any:
     from contextlib import asynccontextmanager
 
     @asynccontextmanager
-    async def lifespan(app: Starlette):  # type: ignore[no-untyped-def]
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         for hook in on_shutdown:
             hook()

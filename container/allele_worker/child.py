@@ -1,7 +1,7 @@
 """Entry of the sandboxed child process (started by ``sandbox.SandboxedProcess``, never by hand).
 
-``child.py --spec PATH --msg-fd N``: read the job, confine this process, run the GA, send the
-outcome as the last JSON line on fd N.  ``child.py --probe PLAN``: apply the confinement plan and
+``python -I -m allele_worker.child --spec PATH --msg-fd N``: read the job, confine this process, run
+the GA, send the outcome as the last JSON line on fd N.  ``... --probe PLAN``: apply the confinement plan and
 print which measures failed (used once at worker start).
 """
 
@@ -10,16 +10,16 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
+from typing import Any
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import sandbox  # noqa: E402
+from .sandbox.confine import confine
 
 INTERNAL_EXIT = 70
 
 
-def _writer(fd: int):
-    def emit(message: dict) -> None:
+def _writer(fd: int) -> Callable[[dict[str, Any]], None]:
+    def emit(message: dict[str, Any]) -> None:
         data = (json.dumps(message, allow_nan=False, separators=(",", ":")) + "\n").encode()
         view = memoryview(data)
         while view:
@@ -30,7 +30,7 @@ def _writer(fd: int):
 
 def probe(plan_text: str) -> int:
     plan = json.loads(plan_text)
-    failed = sandbox.confine(plan)
+    failed = confine(plan)
     if plan.get("network") and "network" not in failed and "namespaces" not in failed:
         import socket
         try:
@@ -41,6 +41,7 @@ def probe(plan_text: str) -> int:
     if plan.get("uid") is not None and "user" not in failed:
         try:
             import math  # noqa: F401 - an extension module of the standard library
+
             import numpy  # noqa: F401
             import pygad  # noqa: F401
         except ImportError as exc:
@@ -62,12 +63,12 @@ def run(spec_path: str, msg_fd: int) -> int:
         with open(spec_path, "rb") as handle:
             spec_data = json.load(handle)
         os.unlink(spec_path)
-        sandbox.confine(spec_data["sandbox"])
+        confine(spec_data["sandbox"])
     except Exception as exc:  # noqa: BLE001 - nothing of the user's has run yet
         emit({"type": "outcome", "status": "failed",
               "error": {"code": "internal_error", "message": f"sandbox setup failed: {exc}"}})
         return INTERNAL_EXIT
-    import jobs
+    from . import jobs
 
     outcome = jobs.execute(jobs.JobSpec.from_dict(spec_data), emit)
     if os.getpid() != main_pid:
@@ -86,7 +87,7 @@ def main(argv: list[str]) -> int:
         return probe(argv[2])
     if len(argv) == 5 and argv[1] == "--spec" and argv[3] == "--msg-fd":
         return run(argv[2], int(argv[4]))
-    print("child.py is started by the worker, not by hand", file=sys.stderr)
+    print("allele_worker.child is started by the worker, not by hand", file=sys.stderr)
     return 2
 
 

@@ -1,4 +1,4 @@
-"""Start the Allele GA worker: ``container/.venv/bin/python container/serve.py`` (from any cwd).
+"""Start the Allele GA worker: ``python -m allele_worker`` (from any cwd).
 
 Environment: ``HOST`` (default 127.0.0.1), ``PORT`` (default 8788), ``SANDBOX_UID_BASE`` (first uid
 of the per-run users when running as root, default 61000), ``ALLELE_RUN_DIR`` (parent directory of
@@ -13,17 +13,16 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import uvicorn
 
-import uvicorn  # noqa: E402
-
-from app import create_app  # noqa: E402
-from runs import RunManager  # noqa: E402
-from sandbox import probe_isolation, set_dumpable  # noqa: E402
+from .app import create_app
+from .runs import RunManager
+from .sandbox import probe_isolation, set_dumpable
 
 log = logging.getLogger("allele")
-CLEANUP: list = []  # run at graceful shutdown (uvicorn re-raises SIGTERM afterwards: no atexit)
+CLEANUP: list[Callable[[], object]] = []  # run at graceful shutdown (uvicorn re-raises SIGTERM afterwards: no atexit)
 
 
 def build_manager() -> RunManager:

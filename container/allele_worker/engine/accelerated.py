@@ -43,7 +43,7 @@ import pygad
 
 from . import ops
 
-__all__ = ["AcceleratedGA", "SELECTIONS", "CROSSOVERS"]
+__all__ = ["CROSSOVERS", "SELECTIONS", "AcceleratedGA"]
 
 SELECTIONS = {"sss": "steady_state_selection", "tournament": "tournament_selection",
               "random": "random_selection", "rank": "rank_selection",
@@ -240,7 +240,7 @@ class AcceleratedGA(pygad.GA):
         """Stock ``run()`` from the first evaluation on (single objective), with the steps inlined."""
         self._dtype = self._single_type()
         self._shape = self.population.shape
-        best_solution, best_fitness, _ = self.best_solution(pop_fitness=fitness)
+        _, best_fitness, _ = self.best_solution(pop_fitness=fitness)
         unchanged = 0
         if self.generations_completed != 0 and type(self.generations_completed) \
                 in self.supported_int_types:
@@ -374,7 +374,7 @@ class AcceleratedGA(pygad.GA):
             self.last_generation_elitism, self.last_generation_elitism_indices = \
                 self.steady_state_selection(self.last_generation_fitness,
                                             num_parents=self.keep_elitism)
-        best_solution, best_fitness, _ = self.best_solution(pop_fitness=self.last_generation_fitness)
+        _, best_fitness, _ = self.best_solution(pop_fitness=self.last_generation_fitness)
         self.best_solutions_fitness.append(np.copy(best_fitness)
                                            if isinstance(best_fitness, np.ndarray) else best_fitness)
         self.best_solutions_generations.append(self.generations_completed)
@@ -973,7 +973,7 @@ class AcceleratedGA(pygad.GA):
             if not self.suppress_warnings:
                 warnings.warn(f"Failed to find a value that satisfies its gene constraint for the "
                               f"gene at index {gene} with value {current} at generation "
-                              f"{getattr(self, 'generations_completed', 0)}.")
+                              f"{getattr(self, 'generations_completed', 0)}.", stacklevel=2)
             return current
         pick = accepted[min(int(self._generator().random() * n), n - 1)]
         gene_type = self.get_gene_dtype(gene)[0]

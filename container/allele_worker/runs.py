@@ -16,13 +16,14 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
-import results
-from errors import InvalidRequest, UnknownRun
-from reports import Reporter
-from sandbox import Isolation, Limits, SandboxedProcess
+from . import results
+from .errors import InvalidRequest, UnknownRun
+from .reports import Reporter
+from .sandbox import Isolation, Limits, SandboxedProcess
 
 __all__ = ["POPULATION_NOT_LOADED", "RunManager", "RunRequest", "check_population"]
 
@@ -79,7 +80,7 @@ class _Run:
         self.manager, self.request = manager, request
         self.limits = self._limits(request.initial_population)
         self.reporter = manager.reporter_factory(request.report_url, request.report_token)
-        self.cancelled = False
+        self._cancel = threading.Event()  # set by a cancel, read from the supervisor thread
         self.process: SandboxedProcess | None = None
         self.final_metrics: dict[str, Any] | None = None
         self.process_done = threading.Event()
@@ -104,7 +105,7 @@ class _Run:
         if request.initial_population is not None or request.initial_population_url is None:
             return None
         try:
-            population = self.reporter.fetch_population(request.initial_population_url)
+            population: list[list[float]] | None = self.reporter.fetch_population(request.initial_population_url)
         except LookupError as exc:
             log.warning("run %s: start population not loaded: %s", request.run_id, exc)
             raise _PopulationNotLoaded from None
@@ -131,14 +132,14 @@ class _Run:
                 spec=self.request.child_spec(population), limits=self.limits,
                 isolation=self.manager.isolation, workdir=workdir, uid=uid,
                 on_progress=self._on_progress)
-            if self.cancelled:
+            if self._cancel.is_set():
                 raise _Cancelled
             self.process.start()
-            if self.cancelled:
+            if self._cancel.is_set():
                 self.process.kill("cancel")
             report = self.process.wait()
             self.final_metrics = results.metrics(report)
-            if not self.cancelled:
+            if not self._cancel.is_set():
                 body = results.fold(report, self.limits)
                 self.final_metrics = body["metrics"]
         except _Cancelled:
@@ -148,7 +149,7 @@ class _Run:
                     "error": {"code": "internal_error", "message": POPULATION_NOT_LOADED},
                     "metrics": results.metrics(None), "output": "", "engine": results.ENGINE}
             self.final_metrics = body["metrics"]
-        except Exception as exc:  # noqa: BLE001 - the run must still end in a recorded state
+        except Exception as exc:
             log.exception("run %s: worker failure", self.request.run_id)
             body = {"status": "failed", "result": None,
                     "error": {"code": "internal_error",
@@ -160,7 +161,7 @@ class _Run:
             shutil.rmtree(workdir, ignore_errors=True)
             self.manager.give_uid(uid)
         try:
-            if body is not None and not self.cancelled:
+            if body is not None and not self._cancel.is_set():
                 log.info("run %s ended: %s%s", self.request.run_id, body["status"],
                          f" ({body['error']['code']})" if body["error"] else "")
                 self._upload_population(body)
@@ -190,7 +191,7 @@ class _Run:
     def _send_progress(self, interval: float = 1.5) -> None:
         """Progress is also the run's heartbeat: sent from the start (generation 0 until the first one
         ends), so a slow first generation does not look like a lost worker."""
-        while not self.process_done.is_set() and not self.cancelled:
+        while not self.process_done.is_set() and not self._cancel.is_set():
             self.reporter.progress(self._progress or {"generations_completed": 0, "best_solution_fitness": None})
             if self.process_done.wait(interval):
                 break
@@ -198,7 +199,7 @@ class _Run:
     # -- cancel
 
     def cancel(self, timeout: float = 15.0) -> dict[str, Any]:
-        self.cancelled = True
+        self._cancel.set()
         self.reporter.stopped.set()
         if self.process is not None:
             self.process.kill("cancel")

@@ -1,0 +1,36 @@
+"""The sandboxed child process of one run.
+
+``plan`` says what a run may use (``Limits``) and what this machine enforces (``Isolation``);
+``process`` is the parent side (startup probe, spawn, watchdog, group kill, ``wait4`` usage);
+``confine`` is the child side, applied before any user code runs.
+
+Measures, in the order the child applies them (each one that cannot be enforced is reported):
+
+1. new network namespace (``unshare(CLONE_NEWNET)``: no interface but a down loopback);
+2. new mount namespace with a size-limited tmpfs on the run directory, bound over ``/tmp``,
+   ``/var/tmp`` and ``/dev/shm`` (files written there vanish with the run);
+3. rlimits: CPU time, address space, file size, open files, processes, core dumps;
+4. an unprivileged user of its own (uid ``SANDBOX_UID_BASE + slot``, no groups), ``no_new_privs``,
+   death signal when the worker dies.
+
+The environment is emptied by the parent (``PATH``, thread counts, ``HOME``); the report token never
+reaches the child.  The child gets its own session, so its whole process group is killed at once;
+processes of the run's uid that escaped the group are killed too.
+"""
+
+from .confine import confine
+from .plan import Isolation, Limits, child_environment, make_plan
+from .process import ProcessReport, SandboxedProcess, kill_uid, probe_isolation, set_dumpable
+
+__all__ = [
+    "Isolation",
+    "Limits",
+    "ProcessReport",
+    "SandboxedProcess",
+    "child_environment",
+    "confine",
+    "kill_uid",
+    "make_plan",
+    "probe_isolation",
+    "set_dumpable",
+]

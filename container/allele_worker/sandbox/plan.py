@@ -1,0 +1,110 @@
+"""What one run may use and what the machine enforces: ``Limits``, ``Isolation``, the confinement plan
+the parent hands to the child (plain JSON, so it crosses a process boundary), the child's environment."""
+
+from __future__ import annotations
+
+import math
+import resource
+from dataclasses import dataclass, field
+from typing import Any
+
+MIB = 1024 * 1024
+
+# --------------------------------------------------------------------------- limits
+
+
+@dataclass(frozen=True, kw_only=True)
+class Limits:
+    """Every limit of one run.  Soft caps stop the GA at a generation boundary; hard ones kill."""
+
+    time_seconds: float               # soft wall-time cap (caps.time_seconds)
+    memory_mb: int                    # soft memory cap (caps.memory_mb), resident set size
+    hard_time_seconds: float          # watchdog kills the process group past this wall time
+    hard_memory_mb: int               # watchdog kills when the child's RSS passes this
+    cpu_seconds: int                  # RLIMIT_CPU (SIGXCPU, then SIGKILL one second later)
+    address_space_mb: int             # RLIMIT_AS (allocation fails → MemoryError)
+    file_size_mb: int = 64            # RLIMIT_FSIZE and the size of the run's tmpfs
+    open_files: int = 256             # RLIMIT_NOFILE
+    processes: int = 64               # RLIMIT_NPROC for the run's own uid (threads count)
+    output_bytes: int = 64 * 1024     # kept of stdout+stderr
+    output_flood_bytes: int = 64 * MIB  # more than this printed → killed, resource_limit_exceeded
+    message_bytes: int = 256 * MIB    # the largest message the child may send (its outcome)
+
+    @classmethod
+    def from_caps(cls, *, time_seconds: float, memory_mb: int, population_size: int = 0,
+                  **overrides: Any) -> Limits:
+        grace = max(2.0, 0.1 * time_seconds)
+        hard_memory = memory_mb + max(128, memory_mb // 8)
+        values: dict[str, Any] = dict(
+            time_seconds=float(time_seconds),
+            memory_mb=int(memory_mb),
+            hard_time_seconds=float(time_seconds) + grace,
+            hard_memory_mb=hard_memory,
+            cpu_seconds=int(math.ceil(time_seconds + grace)) + 5,
+            address_space_mb=hard_memory + 384,
+            message_bytes=max(16 * MIB, 64 * population_size + MIB),
+        )
+        values.update(overrides)
+        return cls(**values)
+
+
+# --------------------------------------------------------------------------- isolation report
+
+
+@dataclass
+class Isolation:
+    """Which measures this machine enforces; ``notes`` says why the others are not."""
+
+    user: bool = False
+    network: bool = False
+    filesystem: bool = False
+    rlimits: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def health(self) -> dict[str, Any]:
+        return {"user": self.user, "network": self.network, "filesystem": self.filesystem,
+                "rlimits": list(self.rlimits)}
+
+
+RLIMITS = {
+    "cpu": resource.RLIMIT_CPU,
+    "as": resource.RLIMIT_AS,
+    "fsize": resource.RLIMIT_FSIZE,
+    "nofile": resource.RLIMIT_NOFILE,
+    "nproc": resource.RLIMIT_NPROC,
+    "core": resource.RLIMIT_CORE,
+}
+
+
+def child_environment(home: str) -> dict[str, str]:
+    """The child's whole environment: nothing of the worker's (no secrets, no token)."""
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": home,
+        "TMPDIR": home,
+        "LANG": "C.UTF-8",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "NUMEXPR_NUM_THREADS": "1",
+    }
+
+
+def make_plan(*, workdir: str, limits: Limits, isolation: Isolation, uid: int | None,
+          require: bool) -> dict[str, Any]:
+    return {
+        "workdir": workdir,
+        "uid": uid,
+        "network": isolation.network,
+        "filesystem": isolation.filesystem,
+        "require": require,  # fail the run when a measure that should work does not
+        "rlimits": {
+            "cpu": [limits.cpu_seconds, limits.cpu_seconds + 1],
+            "as": [limits.address_space_mb * MIB] * 2,
+            "fsize": [limits.file_size_mb * MIB] * 2,
+            "nofile": [limits.open_files] * 2,
+            "nproc": [limits.processes] * 2,
+            "core": [0, 0],
+        },
+        "tmpfs_mb": limits.file_size_mb,
+    }
