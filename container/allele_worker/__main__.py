@@ -1,7 +1,9 @@
 """Start the Allele GA worker: ``python -m allele_worker`` (from any cwd).
 
 Environment: ``HOST`` (default 127.0.0.1), ``PORT`` (default 8788), ``SANDBOX_UID_BASE`` (first uid
-of the per-run users when running as root, default 61000), ``ALLELE_RUN_DIR`` (parent directory of
+of the per-run users when running as root, default 1000000; each worker claims a block of 1000),
+``ALLELE_LOCK_DIR`` (where the uid block locks live, default /run/allele), ``ALLELE_REQUIRE_ISOLATION``
+(``all``: refuse to start unless every sandbox measure holds), ``ALLELE_RUN_DIR`` (parent directory of
 the runs' temporary directories, default a fresh one under the system temp dir), ``LOG_LEVEL``.
 Logs go to stderr; at start, one line per sandbox measure this machine cannot enforce.
 """
@@ -19,26 +21,31 @@ import uvicorn
 
 from .app import create_app
 from .runs import RunManager
-from .sandbox import probe_isolation, set_dumpable
+from .sandbox import Host, IsolationMissing, set_dumpable
 
 log = logging.getLogger("allele")
 CLEANUP: list[Callable[[], object]] = []  # run at graceful shutdown (uvicorn re-raises SIGTERM afterwards: no atexit)
 
 
 def build_manager() -> RunManager:
-    uid_base = int(os.environ.get("SANDBOX_UID_BASE", "61000")) if os.geteuid() == 0 else None
-    isolation = probe_isolation(uid=uid_base)
+    uid_base = os.environ.get("SANDBOX_UID_BASE")
+    host = Host.setup(uid_base=int(uid_base) if uid_base else None,
+                      lock_dir=os.environ.get("ALLELE_LOCK_DIR") or None)
+    CLEANUP.append(host.close)
+    isolation = host.isolation
     for note in isolation.notes:
         log.warning("isolation: %s", note)
-    log.info("isolation: user=%s network=%s filesystem=%s rlimits=%s", isolation.user,
-             isolation.network, isolation.filesystem, ",".join(isolation.rlimits))
+    log.info("isolation: %s", " ".join(f"{k}={v}" for k, v in isolation.health().items() if k != "notes"))
+    if host.uids:
+        log.info("sandbox uids: block %d (%d..%d)", host.uids.index, host.uids.first,
+                 host.uids.first + host.uids.block_size - 1)
     run_root = os.environ.get("ALLELE_RUN_DIR") or None
     if run_root:
         os.makedirs(run_root, mode=0o711, exist_ok=True)
     else:
         run_root = tempfile.mkdtemp(prefix="allele-runs-")
         CLEANUP.append(lambda: shutil.rmtree(run_root, ignore_errors=True))
-    return RunManager(isolation=isolation, run_root=run_root, uid_base=uid_base)
+    return RunManager(host=host, run_root=run_root)
 
 
 def main() -> None:
@@ -46,7 +53,11 @@ def main() -> None:
     logging.basicConfig(stream=sys.stderr, level=level,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     set_dumpable(False)  # /proc/<worker>/environ unreadable to anything but root
-    manager = build_manager()
+    try:
+        manager = build_manager()
+    except IsolationMissing as exc:
+        log.critical("refusing to start: %s", exc)
+        sys.exit(78)  # EX_CONFIG
     host = os.environ.get("HOST", "127.0.0.1")
     port = int(os.environ.get("PORT", "8788"))
     uvicorn.run(create_app(manager, on_shutdown=CLEANUP), host=host, port=port, log_level=level.lower(),

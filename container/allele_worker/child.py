@@ -29,15 +29,24 @@ def _writer(fd: int) -> Callable[[dict[str, Any]], None]:
 
 
 def probe(plan_text: str) -> int:
+    """Confine this process as a run would be, then try what a hostile run would; print what failed."""
     plan = json.loads(plan_text)
     failed = confine(plan)
-    if plan.get("network") and "network" not in failed and "namespaces" not in failed:
+    if plan.get("network") and "network" not in failed:
         import socket
         try:
             socket.create_connection(("1.1.1.1", 53), timeout=1).close()
             failed["network"] = "a connection still went out"
         except OSError:
             pass
+    if plan.get("pid_namespace") and "pid_namespace" not in failed:
+        others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())]
+        if others:
+            failed["pid_namespace"] = f"the run still sees {len(others)} other process(es)"
+    if plan.get("minimal_root") and "minimal_root" not in failed:
+        visible = [p for p in plan.get("probe_hidden", []) if os.path.exists(p)]
+        if visible:
+            failed["minimal_root"] = f"the run still sees {', '.join(visible)}"
     if plan.get("uid") is not None and "user" not in failed:
         try:
             import math  # noqa: F401 - an extension module of the standard library
@@ -58,7 +67,6 @@ def probe(plan_text: str) -> int:
 
 def run(spec_path: str, msg_fd: int) -> int:
     emit = _writer(msg_fd)
-    main_pid = os.getpid()
     try:
         with open(spec_path, "rb") as handle:
             spec_data = json.load(handle)
@@ -68,6 +76,7 @@ def run(spec_path: str, msg_fd: int) -> int:
         emit({"type": "outcome", "status": "failed",
               "error": {"code": "internal_error", "message": f"sandbox setup failed: {exc}"}})
         return INTERNAL_EXIT
+    main_pid = os.getpid()  # the job's (confine forks): a process forked by user code never reports
     from . import jobs
 
     outcome = jobs.execute(jobs.JobSpec.from_dict(spec_data), emit)

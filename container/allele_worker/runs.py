@@ -23,7 +23,7 @@ from typing import Any
 from . import results
 from .errors import InvalidRequest, UnknownRun
 from .reports import Reporter
-from .sandbox import Isolation, Limits, SandboxedProcess
+from .sandbox import Host, Limits, SandboxedProcess
 
 __all__ = ["POPULATION_NOT_LOADED", "RunManager", "RunRequest", "check_population"]
 
@@ -119,7 +119,8 @@ class _Run:
         return population
 
     def _supervise(self) -> None:
-        uid = self.manager.take_uid()
+        host = self.manager.host
+        uid = host.take_uid()
         workdir = tempfile.mkdtemp(prefix=f"run-{self.request.run_id}-", dir=self.manager.run_root)
         body: dict[str, Any] | None = None
         try:
@@ -130,8 +131,8 @@ class _Run:
                 self.limits = self._limits(population)
             self.process = SandboxedProcess(
                 spec=self.request.child_spec(population), limits=self.limits,
-                isolation=self.manager.isolation, workdir=workdir, uid=uid,
-                on_progress=self._on_progress)
+                isolation=host.isolation, workdir=workdir, uid=uid, cgroups=host.cgroups,
+                group_name=host.group_name(uid, self.request.run_id), on_progress=self._on_progress)
             if self._cancel.is_set():
                 raise _Cancelled
             self.process.start()
@@ -159,7 +160,7 @@ class _Run:
         finally:
             self.process_done.set()
             shutil.rmtree(workdir, ignore_errors=True)
-            self.manager.give_uid(uid)
+            host.give_uid(uid)
         try:
             if body is not None and not self._cancel.is_set():
                 log.info("run %s ended: %s%s", self.request.run_id, body["status"],
@@ -208,36 +209,20 @@ class _Run:
 
 
 class RunManager:
-    def __init__(self, *, isolation: Isolation, run_root: str | None = None,
-                 uid_base: int | None = None, uid_slots: int = 1000,
+    def __init__(self, *, host: Host, run_root: str | None = None,
                  reporter_factory: Callable[[str, str], Reporter] = Reporter,
                  remember_finished: int = 10000, remember_seconds: float = 24 * 3600,
                  limit_overrides: dict[str, Any] | None = None) -> None:
-        self.isolation = isolation
+        self.host = host
+        self.isolation = host.isolation
         self.run_root = run_root or tempfile.mkdtemp(prefix="allele-runs-")
         os.chmod(self.run_root, 0o711)
         self.reporter_factory = reporter_factory
         self.limit_overrides = limit_overrides or {}
-        self._uids = list(range(uid_base, uid_base + uid_slots)) if uid_base is not None else None
         self._live: dict[str, _Run] = {}
         self._finished: OrderedDict[str, float] = OrderedDict()
         self._remember = (remember_finished, remember_seconds)
         self._lock = threading.Lock()
-
-    # -- uids: each live run has a user of its own (process limit and cleanup are per run)
-
-    def take_uid(self) -> int | None:
-        if self._uids is None:
-            return None
-        with self._lock:
-            if not self._uids:
-                raise RuntimeError("no free sandbox uid")
-            return self._uids.pop(0)
-
-    def give_uid(self, uid: int | None) -> None:
-        if uid is not None and self._uids is not None:
-            with self._lock:
-                self._uids.append(uid)
 
     # -- runs
 

@@ -3,11 +3,12 @@ and a tiny HTTP server standing in for the Worker's report endpoints."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
+import shutil
 import tempfile
 import threading
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -19,16 +20,20 @@ from allele_worker import results, sandbox
 CONTAINER = Path(__file__).resolve().parent.parent
 
 IS_ROOT = os.geteuid() == 0
-_uids = itertools.count(62000)
-
-
-def next_uid() -> int | None:
-    return next(_uids) if IS_ROOT else None
 
 
 @pytest.fixture(scope="session")
-def isolation() -> sandbox.Isolation:
-    return sandbox.probe_isolation(uid=next_uid())
+def host() -> Iterator[sandbox.Host]:
+    """This test session's sandbox host: its own uid block (so a worker running on the same machine
+    is never touched), the machine's cgroups, the real startup probe."""
+    host = sandbox.Host.setup()
+    yield host
+    host.close()
+
+
+@pytest.fixture(scope="session")
+def isolation(host: sandbox.Host) -> sandbox.Isolation:
+    return host.isolation
 
 
 def params(**overrides: Any) -> dict[str, Any]:
@@ -41,9 +46,10 @@ def params(**overrides: Any) -> dict[str, Any]:
     return base
 
 
-def run_child(isolation: sandbox.Isolation, job_params: dict[str, Any], *,
+def run_child(host: sandbox.Host, job_params: dict[str, Any], *,
               time_seconds: float = 20, memory_mb: int = 512,
-              initial_population: list | None = None, **limit_overrides: Any
+              initial_population: list | None = None,
+              on_start: Callable[[sandbox.SandboxedProcess], None] | None = None, **limit_overrides: Any
               ) -> tuple[dict[str, Any], sandbox.ProcessReport]:
     """Run one job in a real sandboxed child; return (complete-report body, process report)."""
     limits = sandbox.Limits.from_caps(time_seconds=time_seconds, memory_mb=memory_mb,
@@ -52,14 +58,19 @@ def run_child(isolation: sandbox.Isolation, job_params: dict[str, Any], *,
     spec = {"params": job_params, "initial_population": initial_population,
             "caps": {"time_seconds": time_seconds, "memory_mb": memory_mb}}
     progress: list[dict[str, Any]] = []
-    process = sandbox.SandboxedProcess(spec=spec, limits=limits, isolation=isolation,
-                                       workdir=workdir, uid=next_uid(), on_progress=progress.append)
+    uid = host.take_uid()
+    process = sandbox.SandboxedProcess(spec=spec, limits=limits, isolation=host.isolation,
+                                       workdir=workdir, uid=uid, cgroups=host.cgroups,
+                                       group_name=host.group_name(uid, os.path.basename(workdir)),
+                                       on_progress=progress.append)
     try:
         process.start()
+        if on_start is not None:
+            on_start(process)
         report = process.wait()
     finally:
-        import shutil
         shutil.rmtree(workdir, ignore_errors=True)
+        host.give_uid(uid)
     body = results.fold(report, limits)
     body["_progress"] = progress
     return body, report

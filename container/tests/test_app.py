@@ -10,7 +10,7 @@ import time
 import urllib.request
 
 import pytest
-from conftest import IS_ROOT, params
+from conftest import params
 from starlette.testclient import TestClient
 
 from allele_worker.app import create_app
@@ -20,9 +20,8 @@ TOKEN = "ab" * 32
 
 
 @pytest.fixture
-def client(isolation, tmp_path):
-    manager = RunManager(isolation=isolation, run_root=str(tmp_path),
-                         uid_base=63000 if IS_ROOT else None, uid_slots=20)
+def client(host, tmp_path):
+    manager = RunManager(host=host, run_root=str(tmp_path))
     with TestClient(create_app(manager)) as test_client:
         test_client.manager = manager
         yield test_client

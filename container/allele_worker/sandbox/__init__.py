@@ -18,18 +18,25 @@ reaches the child.  The child gets its own session, so its whole process group i
 processes of the run's uid that escaped the group are killed too.
 """
 
+from .cgroups import CgroupSupport
 from .confine import confine
+from .host import Host, IsolationMissing
 from .plan import Isolation, Limits, child_environment, make_plan
-from .process import ProcessReport, SandboxedProcess, kill_uid, probe_isolation, set_dumpable
+from .process import ProcessReport, SandboxedProcess, probe_isolation, set_dumpable
+from .uids import UidBlock, kill_uids
 
 __all__ = [
+    "CgroupSupport",
+    "Host",
     "Isolation",
+    "IsolationMissing",
     "Limits",
     "ProcessReport",
     "SandboxedProcess",
+    "UidBlock",
     "child_environment",
     "confine",
-    "kill_uid",
+    "kill_uids",
     "make_plan",
     "probe_isolation",
     "set_dumpable",

@@ -1,28 +1,56 @@
-"""Child side of the sandbox: ``confine(plan)`` applies every measure of a plan to the calling process.
+"""Child side of the sandbox: ``confine(plan)`` puts the calling process into the run's sandbox.
 
-Called in the run's child before any user code is loaded (and by the startup probe in a throw-away
-child).  It needs nothing from the parent but the plan, so it can run in a fresh interpreter or in a
-child forked from a warm parent alike.
+It needs nothing from the parent but the plan (plain JSON) and no ``exec``, so it works in a fresh
+interpreter and in a child forked from a warm parent alike.  It must be called while the process has
+one thread.  Three processes come out of it; only the last one returns:
+
+* **relay** (the process that called it; root, outside the namespaces): joins the run's cgroup,
+  unshares the namespaces, forks the init, then only waits and exits as the job did.  Killing it
+  kills everything (the init has a death signal tied to it).
+* **init** (PID 1 of the run's new PID namespace; root in the run's mount namespace): mounts a fresh
+  ``/proc`` and the minimal root, ``pivot_root``s into it, forks the job, reaps every process of the
+  namespace, and when the job ends kills what is left — the kernel kills the whole namespace when
+  PID 1 exits — so a double-forked process never outlives its run.
+* **job**: rlimits, the run's own unprivileged uid, ``no_new_privs``, death signal; ``confine``
+  returns in it and the caller runs the user's code.
+
+The minimal root (a read-only tmpfs): the system's ``/usr`` (and the ``/bin``, ``/lib*`` links or
+directories), the Python installation(s) and the worker package — read-only, bound at their own paths;
+``/dev`` with null, zero, full, random and urandom only; a fresh ``/proc`` that shows the run's own
+processes only; a private size-capped writable ``/tmp`` (also ``HOME``, ``TMPDIR``, ``/dev/shm`` and
+``/var/tmp``); an ``/etc`` with ``passwd``/``group`` entries for the run's user. Nothing else of the
+host: no checkout, no ``.wrangler``, no ``/root``, no other run.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import platform
 import resource
 import signal
+import struct
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from .plan import RLIMITS
 
 PACKAGE = str(Path(__file__).resolve().parent.parent)  # the worker's code: bound into the child's view
 
-CLONE_NEWNS = 0x00020000
-CLONE_NEWNET = 0x40000000
-MS_NOSUID, MS_NODEV, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 4096, 16384, 1 << 18
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(platform.machine())
+DEVICES = ("null", "zero", "full", "random", "urandom")
+
+
+class ConfineError(OSError):
+    """A measure the plan requires could not be applied."""
+
 
 def load_libc() -> Any:
     return ctypes.CDLL(None, use_errno=True)
@@ -34,130 +62,232 @@ def _check(result: int, what: str) -> None:
         raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
-def _blocked_ancestor(path: str) -> str | None:
-    """The first ancestor of ``path`` an unprivileged user cannot pass through, if any."""
-    current = "/"
-    for part in Path(path).parts[1:-1] if Path(path).is_file() else Path(path).parts[1:]:
-        current = os.path.join(current, part)
-        if not os.stat(current).st_mode & 0o001:
-            return current
-    return None
-
-
-def _expose(libc: Any, paths: list[str]) -> None:
-    """Make ``paths`` reachable for the run's user in this mount namespace only.
-
-    A Python installed under a private home (``/root/.pyenv``) cannot be loaded by an unprivileged
-    user.  The blocking directory is covered by an empty tmpfs (hiding the rest of it) and each
-    needed path is bound back at its own place.  Runs in the child's private mount namespace, from
-    the run's tmpfs as current directory.
-    """
-    staged: list[tuple[str, str]] = []
-    covered: set[str] = set()
-    for index, path in enumerate(dict.fromkeys(paths)):
-        blocked = _blocked_ancestor(path)
-        if blocked is None or any(path.startswith(s + "/") or path == s for _, s in staged):
-            continue
-        staged.append(_stage(libc, path, f".expose{index}"))
-        covered.add(blocked)
-    for blocked in covered:
-        _check(libc.mount(b"tmpfs", blocked.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
-                          b"size=1m,mode=0755"), f"cover {blocked}")
-    _restore(libc, staged)
-
-
-def _stage(libc: Any, path: str, stage: str) -> tuple[str, str]:
-    """Bind ``path`` to a stage point in the current directory, before what hides it is mounted."""
-    os.mkdir(stage, 0o700)
-    _check(libc.mount(path.encode(), stage.encode(), None, MS_BIND | MS_REC, None), "stage")
-    return stage, path
-
-
-def _stage_under(libc: Any, paths: list[str], covers: list[str]) -> list[tuple[str, str]]:
-    """Bind the needed paths that lie under a directory about to be covered (a checkout or virtual
-    environment under ``/tmp``) to stage points in the current directory, so they can be put back."""
-    staged: list[tuple[str, str]] = []
-    for index, path in enumerate(dict.fromkeys(os.path.realpath(p) for p in paths)):
-        if not any(path == c or path.startswith(c + "/") for c in covers):
-            continue
-        if any(path.startswith(kept + "/") for _, kept in staged):
-            continue
-        staged.append(_stage(libc, path, f".keep{index}"))
-    return staged
-
-
-def _restore(libc: Any, staged: list[tuple[str, str]]) -> None:
-    """Put staged paths back at their own place (now on a tmpfs that covers what hid them)."""
-    for stage, path in staged:
-        previous = os.umask(0o022)
-        try:
-            os.makedirs(path, exist_ok=True)
-        finally:
-            os.umask(previous)
-        _check(libc.mount(stage.encode(), path.encode(), None, MS_BIND | MS_REC, None), "restore")
-        _check(libc.umount2(stage.encode(), 2), "unstage")  # MNT_DETACH
-        os.rmdir(stage)
+def _die_with_parent(libc: Any, parent: int) -> None:
+    """SIGKILL this process when its parent dies (and if the parent is already gone, now)."""
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def confine(plan: dict[str, Any]) -> dict[str, str]:
-    """Apply every measure of ``plan`` to this process; return the ones that failed (name → why).
+    """Apply ``plan`` (see plan.make_plan); return, in the job process, the measures that failed.
 
-    Called by the child as root (when the worker is root) before any user code is loaded.
-    With ``plan["require"]`` a failure raises instead, so a run never goes ahead less confined
-    than the startup probe promised.
+    With ``plan["require"]`` any failure raises ``ConfineError`` (in the relay) or ends the run with
+    exit status 70 (later), so a run never goes ahead less confined than the startup probe promised.
     """
+    libc = load_libc()
     failed: dict[str, str] = {}
     require = bool(plan.get("require"))
 
     def fail(name: str, exc: BaseException) -> None:
         if require:
-            raise OSError(f"sandbox measure '{name}' failed: {exc}") from exc
+            raise ConfineError(f"sandbox measure '{name}' failed: {exc}") from exc
         failed[name] = str(exc)
 
-    libc = load_libc()
-    workdir = plan["workdir"]
-    uid = plan.get("uid")
     os.umask(0o077)
-    flags = (CLONE_NEWNET if plan.get("network") else 0) | (CLONE_NEWNS if plan.get("filesystem") else 0)
-    if flags:
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    _die_with_parent(libc, os.getppid())
+    for procs in plan.get("cgroup_procs") or []:
         try:
-            _check(libc.unshare(flags), "unshare")
+            with open(procs, "w") as handle:
+                handle.write(str(os.getpid()))
         except OSError as exc:
-            # Try each namespace alone to say which one is missing.
-            if require:
-                fail("namespaces", exc)
-            for name, flag in (("network", CLONE_NEWNET), ("filesystem", CLONE_NEWNS)):
-                if flags & flag:
-                    try:
-                        _check(libc.unshare(flag), "unshare")
-                    except OSError as exc2:
-                        fail(name, exc2)
-    if plan.get("filesystem") and "filesystem" not in failed and "namespaces" not in failed:
+            fail("cgroup", exc)
+    flags = 0
+    for name, flag in (("network", CLONE_NEWNET), ("pid_namespace", CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS),
+                       ("minimal_root", CLONE_NEWNS)):
+        if plan.get(name):
+            try:
+                _check(libc.unshare(flag), f"unshare {name}")
+                flags |= flag
+            except OSError as exc:
+                fail(name, exc)
+    if flags & CLONE_NEWPID:
+        _relay(libc)  # returns in the namespace's init only
+        _die_with_parent(libc, 0)  # the relay is in the parent namespace: our parent reads as pid 0
+    if flags & CLONE_NEWNS:
         try:
-            _check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "make mounts private")
-            owner = f",uid={uid},gid={uid}" if uid is not None else ""
-            options = f"size={int(plan['tmpfs_mb'])}m,mode=0700{owner}".encode()
-            _check(libc.mount(b"tmpfs", workdir.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options),
-                   "mount tmpfs")
-            os.chdir(workdir)  # the tmpfs root; "." stays valid once /tmp is covered
-            covers = [t for t in ("/tmp", "/var/tmp", "/dev/shm") if os.path.isdir(t)]
-            needed = [sys.base_prefix, sys.prefix, PACKAGE]
-            kept = _stage_under(libc, needed, covers)
-            for target in covers:
-                _check(libc.mount(b".", target.encode(), None, MS_BIND, None), f"bind {target}")
-            _restore(libc, kept)
-            if uid is not None:
-                _expose(libc, [sys.base_prefix, sys.prefix, PACKAGE])
+            _minimal_root(libc, plan, pid_namespace=bool(flags & CLONE_NEWPID))
         except OSError as exc:
-            fail("filesystem", exc)
-            os.chdir(workdir)
+            fail("minimal_root", exc)
+            os.chdir(plan["workdir"])
     else:
-        os.chdir(workdir)
+        os.chdir(plan["workdir"])
+    if flags & CLONE_NEWPID:
+        _init(libc)  # returns in the job only
+    _drop(libc, plan, fail)
+    return failed
+
+
+# --------------------------------------------------------------------------- relay and init
+
+
+def _relay(libc: Any) -> None:
+    """Fork the namespace's init; in this process, wait for it and exit as the job did."""
+    status_r, status_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(status_r)
+        os.dup2(status_w, 1023)  # the init reports the job's raw wait status here
+        os.close(status_w)
+        return
+    os.close(status_w)
+    for fd in range(3, 1024):  # hold nothing of the run's (its message pipe closes with the job)
+        if fd != status_r:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    while True:
+        try:
+            os.waitpid(pid, 0)
+            break
+        except ChildProcessError:
+            break
+        except InterruptedError:
+            continue
+    data = os.read(status_r, 4)
+    _exit_as(struct.unpack("i", data)[0] if len(data) == 4 else 70 << 8)
+
+
+def _exit_as(status: int) -> NoReturn:
+    """End this process the way a process with wait status ``status`` ended."""
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        signal.signal(number, signal.SIG_DFL)
+        os.kill(os.getpid(), number)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 70)
+
+
+def _init(libc: Any) -> None:
+    """PID 1 of the run: fork the job, reap everything, end the namespace when the job ends."""
+    job = os.fork()
+    if job == 0:
+        os.close(1023)
+        _die_with_parent(libc, 1)
+        return
+    for fd in range(3, 1023):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(number, signal.SIG_IGN)
+    status = 70 << 8
+    while True:
+        try:
+            pid, wait_status = os.wait()
+        except ChildProcessError:
+            break
+        except InterruptedError:
+            continue
+        if pid == job:
+            status = wait_status
+            try:
+                os.kill(-1, signal.SIGKILL)  # every other process of the namespace
+            except ProcessLookupError:
+                pass
+    os.write(1023, struct.pack("i", status))
+    os._exit(0)
+
+
+# --------------------------------------------------------------------------- the minimal root
+
+
+def _mount(libc: Any, source: str | None, target: str, fstype: str | None, flags: int,
+           data: str | None = None) -> None:
+    _check(libc.mount(source.encode() if source else None, target.encode(),
+                      fstype.encode() if fstype else None, flags, data.encode() if data else None),
+           f"mount {target}")
+
+
+def _bind(libc: Any, source: str, target: str, *, read_only: bool = True, devices: bool = False) -> None:
+    if os.path.isdir(source):
+        os.makedirs(target, mode=0o755, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+        open(target, "a").close()
+    _mount(libc, source, target, None, MS_BIND | MS_REC)
+    flags = MS_REMOUNT | MS_BIND | MS_NOSUID | (0 if devices else MS_NODEV) | (MS_RDONLY if read_only else 0)
+    _mount(libc, None, target, None, flags)
+
+
+def _needed_paths() -> list[str]:
+    """The host paths a run's Python needs, outermost first, without paths inside another one."""
+    paths = sorted({os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, PACKAGE)})
+    kept: list[str] = []
+    for path in paths:
+        if not any(path == k or path.startswith(k + "/") for k in kept) and not path.startswith("/usr/"):
+            kept.append(path)
+    return kept
+
+
+def _minimal_root(libc: Any, plan: dict[str, Any], *, pid_namespace: bool) -> None:
+    if SYS_PIVOT_ROOT is None:
+        raise OSError(f"pivot_root: unknown syscall number on {platform.machine()}")
+    previous = os.umask(0o022)  # the skeleton must be traversable by the run's user
+    try:
+        _build_root(libc, plan, pid_namespace=pid_namespace)
+    finally:
+        os.umask(previous)
+    os.chdir("/tmp")
+
+
+def _build_root(libc: Any, plan: dict[str, Any], *, pid_namespace: bool) -> None:
+    uid = plan.get("uid")
+    owner = f",uid={uid},gid={uid}" if uid is not None else ""
+    workdir = plan["workdir"]
+    _mount(libc, None, "/", None, MS_REC | MS_PRIVATE)
+    # The new root: a small tmpfs on the run's own directory (the job spec is already read).
+    _mount(libc, "tmpfs", workdir, "tmpfs", MS_NOSUID | MS_NODEV, "size=4m,mode=0755")
+    root = workdir
+    for name in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(name):
+            os.symlink(os.readlink(name), root + name)
+        elif os.path.isdir(name):
+            _bind(libc, name, root + name)
+    _bind(libc, "/usr", root + "/usr")
+    for path in _needed_paths():
+        _bind(libc, path, root + path)
+    os.makedirs(root + "/dev", mode=0o755)
+    for device in DEVICES:
+        _bind(libc, f"/dev/{device}", f"{root}/dev/{device}", read_only=False, devices=True)
+    os.makedirs(root + "/tmp", mode=0o700)
+    _mount(libc, "tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+           f"size={int(plan['tmpfs_mb'])}m,mode=0700{owner}")
+    for alias in ("/dev/shm", "/var/tmp"):
+        _bind(libc, root + "/tmp", root + alias, read_only=False)
+    os.makedirs(root + "/etc", mode=0o755)
+    name_uid = uid if uid is not None else os.getuid()
+    with open(root + "/etc/passwd", "w") as handle:
+        handle.write(f"root:x:0:0::/:/bin/false\nrun:x:{name_uid}:{name_uid}::/tmp:/bin/false\n")
+    with open(root + "/etc/group", "w") as handle:
+        handle.write(f"root:x:0:\nrun:x:{name_uid}:\n")
+    for path in (root + "/etc/passwd", root + "/etc/group"):
+        os.chmod(path, 0o644)
+    if os.path.islink("/etc/localtime"):
+        os.symlink(os.readlink("/etc/localtime"), root + "/etc/localtime")
+    os.makedirs(root + "/proc", mode=0o555)
+    if pid_namespace:
+        _mount(libc, "proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        libc.sethostname(b"run", 3)  # the run's own UTS namespace: not the host's name
+    os.chdir(root)
+    _check(libc.syscall(SYS_PIVOT_ROOT, b".", b"."), "pivot_root")
+    _check(libc.umount2(b".", MNT_DETACH), "detach the host's root")  # the old root, stacked on "."
+    os.chdir("/")
+    _mount(libc, None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+# --------------------------------------------------------------------------- the job's own limits
+
+
+def _drop(libc: Any, plan: dict[str, Any], fail: Any) -> None:
+    uid = plan.get("uid")
     try:
         with open("/proc/self/oom_score_adj", "w") as adj:
             adj.write("1000")
     except OSError:
-        pass  # best effort: the child should be the first the kernel's OOM killer picks
+        pass  # best effort: the run should be the first the kernel's OOM killer picks
     for name, (soft, hard) in plan["rlimits"].items():
         if name == "nproc" and uid is None:
             continue  # counts every process of the worker's own user: not applied
@@ -181,6 +311,4 @@ def confine(plan: dict[str, Any]) -> dict[str, str]:
         except OSError as exc:
             fail("user", exc)
     libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    return failed
-
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # a uid change clears it: set it again

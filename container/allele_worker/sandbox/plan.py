@@ -51,19 +51,40 @@ class Limits:
 # --------------------------------------------------------------------------- isolation report
 
 
+MEASURES = ("user", "network", "pid_namespace", "minimal_root", "cgroup")
+
+
 @dataclass
 class Isolation:
-    """Which measures this machine enforces; ``notes`` says why the others are not."""
+    """Which measures this machine enforces (found by the startup probe); ``notes`` say why not.
+
+    ``cgroup`` is "v1" or "v2" when runs get a control group of their own (memory, processes and CPU
+    over the whole process tree), else None: then memory is summed over the processes of the run's
+    uid, CPU comes from the namespace's init reaping every process, and processes are capped by
+    RLIMIT_NPROC of the run's uid."""
 
     user: bool = False
     network: bool = False
-    filesystem: bool = False
+    pid_namespace: bool = False
+    minimal_root: bool = False
+    cgroup: str | None = None
     rlimits: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    def missing(self) -> list[str]:
+        """The measures of MEASURES this machine does not enforce, and any rlimit that failed."""
+        gaps = [name for name in MEASURES if not getattr(self, name)]
+        return gaps + [f"rlimit:{name}" for name in RLIMITS if name not in self.rlimits]
+
     def health(self) -> dict[str, Any]:
-        return {"user": self.user, "network": self.network, "filesystem": self.filesystem,
-                "rlimits": list(self.rlimits)}
+        return {
+            "user": self.user, "network": self.network, "pid_namespace": self.pid_namespace,
+            "minimal_root": self.minimal_root, "cgroup": self.cgroup,
+            "memory_tree": self.cgroup is not None or self.user,
+            "cpu_tree": self.cgroup is not None or self.pid_namespace,
+            "pids": self.cgroup is not None or "nproc" in self.rlimits,
+            "rlimits": list(self.rlimits), "notes": list(self.notes),
+        }
 
 
 RLIMITS = {
@@ -91,12 +112,15 @@ def child_environment(home: str) -> dict[str, str]:
 
 
 def make_plan(*, workdir: str, limits: Limits, isolation: Isolation, uid: int | None,
-          require: bool) -> dict[str, Any]:
+              require: bool, cgroup_procs: list[str] | None = None) -> dict[str, Any]:
+    """What confine() applies in the child (JSON: it crosses a process boundary)."""
     return {
         "workdir": workdir,
         "uid": uid,
         "network": isolation.network,
-        "filesystem": isolation.filesystem,
+        "pid_namespace": isolation.pid_namespace,
+        "minimal_root": isolation.minimal_root,
+        "cgroup_procs": cgroup_procs or [],
         "require": require,  # fail the run when a measure that should work does not
         "rlimits": {
             "cpu": [limits.cpu_seconds, limits.cpu_seconds + 1],

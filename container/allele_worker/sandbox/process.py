@@ -16,33 +16,63 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .confine import PR_SET_DUMPABLE, load_libc
+from .cgroups import CgroupSupport, RunCgroup
+from .confine import PACKAGE, PR_SET_DUMPABLE, load_libc
 from .plan import MIB, RLIMITS, Isolation, Limits, child_environment, make_plan
+from .uids import kill_uids, pids_of_uids
 
 CHILD = [sys.executable, "-I", "-u", "-m", "allele_worker.child"]
 
-def probe_isolation(*, uid: int | None = None, timeout: float = 20.0) -> Isolation:
-    """Run the real confinement code in a throw-away child and see what holds."""
-    isolation = Isolation(user=uid is not None, network=True, filesystem=True)
+def probe_isolation(*, uid: int | None = None, cgroups: CgroupSupport | None = None,
+                    cgroup_note: str = "", timeout: float = 30.0) -> Isolation:
+    """Run the real confinement code in a throw-away child (in a control group of its own when the
+    machine has them) and see which measures hold."""
+    isolation = Isolation(user=uid is not None, network=True, pid_namespace=True, minimal_root=True,
+                          cgroup=f"v{cgroups.version}" if cgroups else None)
     limits = Limits.from_caps(time_seconds=30, memory_mb=512)
     workdir = tempfile.mkdtemp(prefix="allele-probe-")
+    group = cgroups.group(f"allele-probe-{os.getpid()}") if cgroups else None
+    failed: dict[str, str] = {}
+    marker = ""
     try:
         if uid is not None:
             os.chown(workdir, uid, uid)
-        plan = make_plan(workdir=workdir, limits=limits, isolation=isolation, uid=uid, require=False)
+        if group is not None:
+            group.create(memory_bytes=limits.hard_memory_mb * MIB, pids=limits.processes)
+        plan = make_plan(workdir=workdir, limits=limits, isolation=isolation, uid=uid, require=False,
+                         cgroup_procs=group.procs_files() if group else None)
+        marker = os.path.join(os.path.dirname(workdir), f"allele-probe-marker-{os.getpid()}")
+        with open(marker, "w") as handle:
+            handle.write("a file of the host the run must not see")
+        hidden = [marker, "/etc/hostname", "/etc/hosts", os.path.join(os.path.dirname(PACKAGE), "pyproject.toml"),
+                  os.path.expanduser("~/.bashrc")]
+        plan["probe_hidden"] = [path for path in hidden if os.path.exists(path)]
         completed = subprocess.run(
-            [*CHILD, "--probe", json.dumps(plan)],
-            capture_output=True, timeout=timeout, env=child_environment(workdir), cwd=workdir,
-            start_new_session=True, check=False)
-        report = json.loads(completed.stdout.decode() or "{}")
+            [*CHILD, "--probe", json.dumps(plan)], capture_output=True, timeout=timeout,
+            env=child_environment(workdir), cwd=workdir, start_new_session=True, check=False)
+        failed = json.loads(completed.stdout.decode() or "{}").get("failed", {"probe": "no answer"})
+        if group is not None and group.cpu_seconds() is None:
+            failed["cgroup"] = "the run's group reports no CPU usage"
     except (OSError, ValueError, subprocess.SubprocessError) as exc:
-        report = {"failed": {"probe": f"{type(exc).__name__}: {exc}"}}
+        failed = {"probe": f"{type(exc).__name__}: {exc}"}
     finally:
+        if group is not None:
+            group.kill()
+            group.remove()
         _remove_tree(workdir)
-    failed: dict[str, str] = report.get("failed", {"probe": "no answer from the probe"})
-    isolation.network = "network" not in failed and "namespaces" not in failed
-    isolation.filesystem = "filesystem" not in failed and "namespaces" not in failed
+        if os.path.exists(marker):
+            os.unlink(marker)
+    if "probe" in failed:
+        for name in ("network", "pid_namespace", "minimal_root", "user"):
+            failed.setdefault(name, failed["probe"])
+    isolation.network = "network" not in failed
+    isolation.pid_namespace = "pid_namespace" not in failed
+    isolation.minimal_root = "minimal_root" not in failed
     isolation.user = uid is not None and "user" not in failed
+    if cgroups is None:
+        failed.setdefault("cgroup", cgroup_note or "no control groups")
+    elif "cgroup" in failed:
+        isolation.cgroup = None
     isolation.rlimits = [name for name in RLIMITS if f"rlimit:{name}" not in failed]
     if uid is None:
         failed.setdefault("user", "the worker is not root, so the run keeps the worker's user")
@@ -50,8 +80,9 @@ def probe_isolation(*, uid: int | None = None, timeout: float = 20.0) -> Isolati
             isolation.rlimits.remove("nproc")
             failed.setdefault("rlimit:nproc", "only enforced for a user of the run's own")
     for name, reason in sorted(failed.items()):
-        label = {"network": "network namespace", "filesystem": "private tmpfs",
-                 "namespaces": "namespaces", "user": "unprivileged user"}.get(name, name)
+        label = {"network": "network namespace", "pid_namespace": "PID namespace",
+                 "minimal_root": "minimal root", "user": "unprivileged user",
+                 "cgroup": "control group (memory, processes and CPU over the process tree)"}.get(name, name)
         isolation.notes.append(f"{label} unavailable: {reason}")
     return isolation
 
@@ -145,52 +176,32 @@ def _read_rss_mb(pid: int) -> float | None:
         return None
 
 
-def _pids_of_uid(uid: int) -> list[int]:
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/status", "rb") as status:
-                for line in status:
-                    if line.startswith(b"State:") and line.split()[1] in (b"Z", b"X"):
-                        break  # already dead, waiting to be reaped
-                    if line.startswith(b"Uid:"):
-                        if int(line.split()[1]) == uid:
-                            pids.append(int(entry))
-                        break
-        except (OSError, ValueError):
-            continue
-    return pids
-
-
-def kill_uid(uid: int, rounds: int = 50) -> None:
-    """SIGKILL every process of ``uid`` until none is left (a fork bomb cannot outrun this)."""
-    for _ in range(rounds):
-        pids = _pids_of_uid(uid)
-        if not pids:
-            return
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        time.sleep(0.01)
-
-
 def _remove_tree(path: str) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
+def _tree_rss_mb(uid: int) -> float:
+    """Resident memory summed over every process of the run's uid (when there is no cgroup)."""
+    return sum(_read_rss_mb(pid) or 0.0 for pid in pids_of_uids(uid, 1))
+
+
 class SandboxedProcess:
-    """One run's child: spawn, watch, kill, measure.  ``wait()`` blocks until it is gone."""
+    """One run's child: spawn, watch, kill, measure.  ``wait()`` blocks until it is gone.
+
+    With ``cgroups`` the run gets a control group of its own named ``group_name``: memory is capped
+    and measured over the whole tree, processes by ``pids.max``, CPU billed is the group's total, and
+    the end of the run kills every process left in it."""
 
     def __init__(self, *, spec: dict[str, Any], limits: Limits, isolation: Isolation,
-                 workdir: str, uid: int | None,
+                 workdir: str, uid: int | None, cgroups: CgroupSupport | None = None,
+                 group_name: str | None = None,
                  on_progress: Callable[[dict[str, Any]], None] | None = None,
                  poll_seconds: float = 0.05) -> None:
         self.spec, self.limits, self.isolation = spec, limits, isolation
         self.workdir, self.uid = workdir, uid
+        self.group: RunCgroup | None = None
+        if cgroups is not None and isolation.cgroup is not None:
+            self.group = cgroups.group(group_name or f"allele-x-{os.path.basename(workdir)}")
         self.on_progress = on_progress or (lambda message: None)
         self.poll_seconds = poll_seconds
         self.started_at = 0.0
@@ -204,8 +215,14 @@ class SandboxedProcess:
     # -- lifecycle
 
     def start(self) -> None:
+        if self.group is not None:
+            # The kernel's cap sits a little above the watchdog's, so the watchdog normally stops the
+            # run first (clear reason); the kernel's OOM killer is the backstop for a fast allocation.
+            self.group.create(memory_bytes=(self.limits.hard_memory_mb + 64) * MIB,
+                              pids=self.limits.processes)
         plan = make_plan(workdir=self.workdir, limits=self.limits, isolation=self.isolation,
-                     uid=self.uid, require=True)
+                         uid=self.uid, require=True,
+                         cgroup_procs=self.group.procs_files() if self.group else None)
         self.started_at = time.monotonic()
         spec = dict(self.spec, started_at=self.started_at, sandbox=plan)
         spec_path = os.path.join(self.workdir, "job.json")
@@ -221,15 +238,13 @@ class SandboxedProcess:
             self._proc = subprocess.Popen(
                 [*CHILD, "--spec", spec_path, "--msg-fd", str(msg_w)],
                 stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w, pass_fds=(msg_w,),
-                env=child_environment("/tmp" if self.isolation.filesystem else self.workdir),
-                cwd=self.workdir, start_new_session=True,
-                close_fds=True)
+                env=child_environment("/tmp" if self.isolation.minimal_root else self.workdir),
+                cwd=self.workdir, start_new_session=True, close_fds=True)
         except BaseException:
             for fd_ in (out_r, out_w, msg_r, msg_w):
                 os.close(fd_)
+            self._cleanup_group()
             raise
-        finally:
-            pass
         os.close(out_w)
         os.close(msg_w)
         self._output = _BoundedReader(out_r, self.limits.output_bytes)
@@ -248,16 +263,23 @@ class SandboxedProcess:
             self.on_progress({"generations_completed": generations,
                               "best_solution_fitness": fitness})
 
+    def memory_mb(self) -> float | None:
+        """The run's memory now: its group's, else the sum over its uid's processes, else the child's."""
+        if self.group is not None:
+            used = self.group.memory_bytes()
+            return None if used is None else used / MIB
+        if self.uid is not None:
+            return _tree_rss_mb(self.uid)
+        return _read_rss_mb(self._proc.pid) if self._proc else None
+
     def _watch(self) -> None:
-        assert self._proc is not None
-        pid = self._proc.pid
         while not self.ended.wait(self.poll_seconds):
-            rss = _read_rss_mb(pid)
-            if rss is not None:
-                self.peak_rss_mb = max(self.peak_rss_mb, rss)
+            used = self.memory_mb()
+            if used is not None:
+                self.peak_rss_mb = max(self.peak_rss_mb, used)
             if time.monotonic() - self.started_at > self.limits.hard_time_seconds:
                 self.kill("time")
-            elif rss is not None and rss > self.limits.hard_memory_mb:
+            elif used is not None and used > self.limits.hard_memory_mb:
                 self.kill("memory")
             elif self._output.total > self.limits.output_flood_bytes:
                 self.kill("output")
@@ -265,19 +287,27 @@ class SandboxedProcess:
                 self.kill("message")
 
     def kill(self, reason: str) -> None:
-        """Kill the whole process group (and the run's uid); the first reason given is kept."""
+        """Kill the whole run (its group, process group and uid); the first reason given is kept."""
         with self._kill_lock:
             if self._proc is None or self.ended.is_set():
                 return
             if self.killed is None:
                 self.killed = reason
-            try:
-                os.killpg(self._proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            self._kill_tree()
+
+    def _kill_tree(self) -> None:
+        assert self._proc is not None
+        try:
+            os.killpg(self._proc.pid, signal.SIGKILL)  # the relay: its death ends the namespace
+        except (ProcessLookupError, PermissionError):
+            pass
+        if self.group is not None:
+            self.group.kill()
+        if self.uid is not None:
+            kill_uids(self.uid)
 
     def wait(self) -> ProcessReport:
-        """Reap the child with ``os.wait4`` (its own CPU time and peak RSS), then clean up."""
+        """Reap the child, kill whatever of the run is left, and measure it."""
         assert self._proc is not None
         pid = self._proc.pid
         _, status, usage = os.wait4(pid, 0)
@@ -285,12 +315,15 @@ class SandboxedProcess:
         self._proc.returncode = os.waitstatus_to_exitcode(status)  # keep Popen from reaping again
         with self._kill_lock:
             self.ended.set()
-        try:
-            os.killpg(pid, signal.SIGKILL)  # whatever it left in its group
-        except (ProcessLookupError, PermissionError):
-            pass
-        if self.uid is not None:
-            kill_uid(self.uid)
+            self._kill_tree()
+        cpu_seconds = usage.ru_utime + usage.ru_stime  # the relay and every process its init reaped
+        peak_mb = max(self.peak_rss_mb, usage.ru_maxrss / 1024)
+        if self.group is not None:
+            cpu_seconds = max(cpu_seconds, self.group.cpu_seconds() or 0.0)
+            peak_mb = max(peak_mb, (self.group.peak_memory_bytes() or 0) / MIB)
+            if self.killed is None and self.group.oom_kills() > 0:
+                self.killed = "memory"  # the kernel stopped the tree at the group's memory cap
+        self._cleanup_group()
         self._output.join(timeout=5)
         self._messages.join(timeout=5)
         kept = bytes(self._output.kept)
@@ -306,11 +339,16 @@ class SandboxedProcess:
             outcome=self._messages.outcome,
             output=output,
             output_truncated=truncated,
-            cpu_seconds=usage.ru_utime + usage.ru_stime,
-            peak_memory_mb=max(self.peak_rss_mb, usage.ru_maxrss / 1024),
+            cpu_seconds=cpu_seconds,
+            peak_memory_mb=peak_mb,
             wall_ms=wall_ms,
         )
         return self.report
+
+    def _cleanup_group(self) -> None:
+        if self.group is not None:
+            self.group.kill()
+            self.group.remove()
 
     @property
     def pid(self) -> int | None:
