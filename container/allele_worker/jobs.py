@@ -233,6 +233,63 @@ def _gene_type(value: Any) -> Any:
     return value
 
 
+MAX_OBJECTIVES = 1000  # values one solution's fitness may have (a larger answer is a mistake, caught at once)
+
+
+def _values(value: Any) -> int:
+    """How many values a fitness answer holds (1 for a scalar)."""
+    if isinstance(value, (list, tuple)):
+        return len(value)
+    size = getattr(value, "size", None)
+    return int(size) if isinstance(size, int) and getattr(value, "ndim", 0) > 0 else 1
+
+
+def bounded_fitness(fitness: Any, batch_size: Any) -> Callable[[Any, Any, Any], Any]:
+    """``fitness`` with a bound on the size of each answer, checked on every call (a length check),
+    so a fitness returning a million values fails at its first call, not after the whole run."""
+    batched = isinstance(batch_size, int) and not isinstance(batch_size, bool) and batch_size > 1
+
+    def fitness_func(ga: Any, solution: Any, index: Any) -> Any:
+        value = fitness(ga, solution, index)
+        answers = value if batched and isinstance(value, (list, tuple)) else [value]
+        for answer in answers:
+            count = _values(answer)
+            if count > MAX_OBJECTIVES:
+                raise UserCodeError(f"fitness_func returned {count} values for one solution; a fitness "
+                                    f"is a number or at most {MAX_OBJECTIVES} objective values")
+        return value
+
+    return fitness_func
+
+
+def _reportable_fitness(value: Any) -> bool:
+    """A fitness the report can carry: finite numbers that fit a 64-bit float (after jsonable)."""
+    if isinstance(value, list):
+        return all(_reportable_fitness(v) for v in value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
+def check_reportable(result: dict[str, Any]) -> None:
+    """Refuse, as the user's error, a result whose numbers cannot be reported (JSON has no inf/NaN,
+    and the service stores 64-bit floats): a fitness of 10**400 or inf, a population set to NaN."""
+    fitness = [result["best_solution_fitness"], *result["best_solutions_fitness"]]
+    bad = next((v for v in fitness if not _reportable_fitness(v)), "ok")
+    if bad != "ok":
+        shown = ("a non-finite value" if bad is None else f"an integer of {len(str(abs(bad)))} digits"
+                 if isinstance(bad, int) else repr(bad)[:80])
+        raise UserCodeError(f"the fitness values include {shown}; a fitness must be a finite number "
+                            f"within the range of a 64-bit float (about ±1.8e308)")
+    genes = [*result["best_solution"], *(g for row in result["population"] for g in row)]
+    if not all(_reportable_fitness(g) for g in genes):
+        raise UserCodeError("the population contains NaN, infinite or out-of-range genes (a callback "
+                            "or the code changed them); genes must be finite 64-bit numbers")
+
+
 def build_ga_kwargs(spec: JobSpec, code: dict[str, Any], on_generation: Callable[[Any], Any],
                     logger: logging.Logger | None = None) -> dict[str, Any]:
     """The keyword arguments of ``pygad.GA`` for this job (``code`` holds the compiled code fields)."""
@@ -248,7 +305,7 @@ def build_ga_kwargs(spec: JobSpec, code: dict[str, Any], on_generation: Callable
             kwargs[name] = None  # an explicit null is meaningful to PyGAD for these
     if "gene_type" in kwargs:
         kwargs["gene_type"] = _gene_type(kwargs["gene_type"])
-    kwargs["fitness_func"] = code["fitness_func"]
+    kwargs["fitness_func"] = bounded_fitness(code["fitness_func"], kwargs.get("fitness_batch_size"))
     if "gene_constraint" in code:
         kwargs["gene_constraint"] = code["gene_constraint"]
     for name in CALLBACK_FIELDS:
@@ -375,6 +432,10 @@ def _execute(spec: JobSpec, emit: Callable[[dict[str, Any]], None],
         raise MemoryLimitExceeded("memory limit reached while collecting the result") from None
     except Exception as exc:  # noqa: BLE001 - whatever fails here is the worker's: internal_error
         raise InternalError(f"could not collect the result: {type(exc).__name__}") from None
+    try:
+        check_reportable(result)
+    except UserCodeError as exc:
+        raise exc.with_engine(engine.engine_label(ga)) from None
     return {"type": "outcome", "status": "succeeded", "result": result,
             "engine": engine.engine_label(ga),
             "hit_time_cap": stop_reason == "time_cap", "hit_memory_cap": stop_reason == "memory_cap"}

@@ -1,0 +1,433 @@
+"""Hostile user code against the real sandbox: one test per attack of the sandbox-hardening issue and
+per measure (container/README.md, "Threat model").  Every run here is a real child of the real
+sandbox; the tests that need root, namespaces or cgroups say why they skip where they cannot run."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CONTAINER, IS_ROOT, params, run_child
+
+from allele_worker import sandbox
+from allele_worker.sandbox.uids import BLOCK_SIZE, pids_of_uids
+
+needs_root = pytest.mark.skipif(not IS_ROOT, reason="namespaces, uids and cgroups need a root worker")
+
+
+def hostile(body: str, *, returns: str = "0.0") -> dict[str, Any]:
+    """Job parameters whose fitness function runs ``body`` once (first call), then returns."""
+    source = "import os, sys, time\nDONE = []\ndef fitness(ga, solution, idx):\n" \
+             "    if not DONE:\n        DONE.append(1)\n" + textwrap.indent(textwrap.dedent(body), "        ") \
+             + f"\n    return {returns}\n"
+    return params(fitness_func=source, fitness_func_entry="fitness", num_generations=1, sol_per_pop=4,
+                  num_parents_mating=2)
+
+
+def requires(isolation: sandbox.Isolation, *measures: str) -> None:
+    missing = [m for m in measures if not getattr(isolation, m)]
+    if missing:
+        pytest.skip(f"this machine does not enforce {', '.join(missing)}: {'; '.join(isolation.notes)}")
+
+
+# --------------------------------------------------------------------------- secrets and other runs
+
+
+@needs_root
+def test_proc_shows_no_other_process(host, isolation):
+    """A process of the host with a secret on its command line and in its environment (as wrangler
+    once had ADMIN_TOKEN) is invisible: the run's /proc lists its own processes only."""
+    requires(isolation, "pid_namespace")
+    secret = f"SECRET-{os.getpid()}-{time.time_ns()}"
+    decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", secret],
+                             env={"ADMIN_TOKEN": secret})
+    try:
+        body, _ = run_child(host, hostile("""
+            found, pids = [], []
+            for entry in os.listdir('/proc'):
+                if entry.isdigit():
+                    pids.append(int(entry))
+                    for name in ('cmdline', 'environ'):
+                        try:
+                            found.append(open(f'/proc/{entry}/{name}', 'rb').read().decode('latin-1'))
+                        except OSError:
+                            pass
+            print('PIDS', sorted(pids))
+            print('SEEN', '|'.join(found))
+        """))
+    finally:
+        decoy.kill()
+        decoy.wait()
+    assert body["status"] == "succeeded", body
+    assert secret not in body["output"]
+    pids = json.loads(body["output"].split("PIDS ")[1].splitlines()[0])
+    assert set(pids) <= {1, 2}, pids  # the namespace's init and the job itself
+
+
+@needs_root
+def test_no_other_run_is_discoverable(host, isolation):
+    """While another run is live, nothing a run can read names it (no run id in /proc, no directory)."""
+    requires(isolation, "pid_namespace", "minimal_root")
+    started = threading.Event()
+    other: dict[str, Any] = {}
+
+    def other_run() -> None:
+        other["body"], _ = run_child(host, hostile("time.sleep(4)"),
+                                     on_start=lambda process: (other.update(workdir=process.workdir),
+                                                               started.set()))
+
+    thread = threading.Thread(target=other_run)
+    thread.start()
+    assert started.wait(20)
+    try:
+        marker = os.path.basename(other["workdir"])
+        body, _ = run_child(host, hostile("""
+            hits = []
+            for top in ('/proc', '/tmp', '/', '/dev', '/etc'):
+                for root, dirs, files in os.walk(top):
+                    if root.startswith('/proc/') and root.count('/') > 3:
+                        dirs[:] = []
+                    for name in dirs + files:
+                        hits.append(os.path.join(root, name))
+                    if len(hits) > 200000:
+                        break
+            for entry in os.listdir('/proc'):
+                if entry.isdigit():
+                    try:
+                        hits.append(open(f'/proc/{entry}/cmdline', 'rb').read().decode('latin-1'))
+                    except OSError:
+                        pass
+            print('LISTING', '\\n'.join(h for h in hits if 'run-' in h or 'allele-test' in h))
+        """), time_seconds=30)
+    finally:
+        thread.join()
+    assert body["status"] == "succeeded", body
+    assert marker not in body["output"]
+    assert other["body"]["status"] == "succeeded"
+
+
+@needs_root
+def test_service_files_are_not_readable(host, isolation, tmp_path_factory):
+    """A checkout outside /tmp with world-readable state files (the worst case), the service user's
+    HOME and the real checkout: the run cannot open any of them."""
+    requires(isolation, "minimal_root")
+    checkout = Path(tempfile.mkdtemp(prefix="allele-checkout-", dir="/var/tmp" if os.path.isdir("/var/tmp")
+                                     else None))
+    state = checkout / ".wrangler"
+    (state / "state" / "v3" / "d1").mkdir(parents=True)
+    secrets = {
+        state / "allele-local.json": '{"adminToken": "admin-secret", "runTokenSecret": "run-secret"}',
+        state / "state" / "v3" / "d1" / "db.sqlite": "webhook secrets, key hashes, other tenants' code",
+        checkout / ".dev.vars": "ADMIN_TOKEN=admin-secret",
+    }
+    for path, text in secrets.items():
+        path.write_text(text)
+        path.chmod(0o644)
+    for directory in (checkout, state, state / "state", state / "state" / "v3", state / "state" / "v3" / "d1"):
+        directory.chmod(0o755)
+    targets = [*map(str, secrets), str(CONTAINER.parent / "package.json"), str(CONTAINER / "pyproject.toml"),
+               os.path.expanduser("~/.bashrc"), os.path.expanduser("~"), "/etc/shadow", "/etc/hostname"]
+    try:
+        body, _ = run_child(host, hostile(f"""
+            for path in {targets!r}:
+                try:
+                    if os.path.isdir(path):
+                        print('LISTED', path, os.listdir(path))
+                    else:
+                        print('READ', path, open(path).read()[:40])
+                except OSError as exc:
+                    print('DENIED', path, type(exc).__name__)
+        """))
+    finally:
+        shutil.rmtree(checkout, ignore_errors=True)
+    assert body["status"] == "succeeded", body
+    assert "READ" not in body["output"] and "secret" not in body["output"], body["output"]
+    # A directory on the way to the Python installation or the worker package shows that way only.
+    on_the_way = {part for path in (sys.base_prefix, sys.prefix, str(CONTAINER / "allele_worker"))
+                  for part in Path(os.path.realpath(path)).parts}
+    for line in body["output"].splitlines():
+        if line.startswith("LISTED"):
+            listed = eval(line.split(" ", 2)[2])  # the repr of a list of names, printed above
+            assert set(listed) <= on_the_way, line
+
+
+@needs_root
+def test_home_and_tmpdir_are_private_and_writable(host, isolation):
+    requires(isolation, "minimal_root")
+    body, _ = run_child(host, hostile("""
+        import tempfile
+        home = os.environ['HOME']
+        open(os.path.join(home, 'a.txt'), 'w').write('x')
+        with tempfile.NamedTemporaryFile() as handle:
+            handle.write(b'y')
+        print('WROTE', home, tempfile.gettempdir(), sorted(os.listdir('/')))
+        for path in ('/usr/x', '/x', '/etc/x'):
+            try:
+                open(path, 'w')
+                print('ESCAPED', path)
+            except OSError:
+                pass
+    """))
+    assert body["status"] == "succeeded", body
+    assert "WROTE /tmp /tmp" in body["output"] and "ESCAPED" not in body["output"]
+
+
+# --------------------------------------------------------------------------- the whole process tree
+
+
+@needs_root
+def test_fork_tree_memory_is_capped_as_a_whole(host, isolation):
+    """3 forked children of 200 MB each against a 256 MB cap: the run ends at the cap."""
+    requires(isolation, "cgroup")
+    body, _ = run_child(host, hostile("""
+        for _ in range(3):
+            if os.fork() == 0:
+                block = bytearray(200 * 2**20)
+                for i in range(0, len(block), 4096):
+                    block[i] = 1
+                time.sleep(30)
+                os._exit(0)
+        time.sleep(30)
+    """), memory_mb=256, time_seconds=20)
+    assert body["status"] == "failed"
+    assert body["error"]["code"] == "memory_limit_exceeded", body["error"]
+    assert body["metrics"]["hit_memory_cap"] is True
+    assert body["metrics"]["execution_duration_ms"] < 20000  # stopped at the cap, not at the time cap
+
+
+@needs_root
+def test_cpu_of_double_forked_processes_is_billed(host, isolation):
+    """4 double-forked busy loops (each re-parented away from the job) are billed their CPU."""
+    requires(isolation, "cgroup")
+    body, _ = run_child(host, hostile("""
+        for _ in range(4):
+            if os.fork() == 0:
+                if os.fork() == 0:
+                    end = time.process_time() + 1.0
+                    while time.process_time() < end:
+                        pass
+                    os._exit(0)
+                os._exit(0)
+        time.sleep(3)
+    """))
+    assert body["status"] == "succeeded", body
+    # Each loop burns exactly 1 CPU-second; the job itself sleeps.  Without tree accounting this was ≈ 0.2.
+    assert body["metrics"]["cpu_seconds_used"] >= 3.5, body["metrics"]
+
+
+DOUBLE_FORK_SLEEPER = textwrap.dedent("""\
+    if os.fork() == 0:
+        if os.fork() == 0:
+            os.setsid()
+            while True:
+                time.sleep(0.05)
+        os._exit(0)
+""")
+
+
+def _wait_for(predicate, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+@needs_root
+def test_double_forked_process_dies_with_the_run(host, isolation):
+    requires(isolation, "user")
+    uids: list[int] = []
+    body, _ = run_child(host, hostile(DOUBLE_FORK_SLEEPER + "time.sleep(0.5)"),
+                        on_start=lambda process: uids.append(process.uid))
+    assert body["status"] == "succeeded", body
+    assert pids_of_uids(uids[0], 1) == []
+
+
+@needs_root
+def test_double_forked_process_dies_with_a_cancel(host, isolation):
+    requires(isolation, "user")
+    uids: list[int] = []
+
+    def cancel_when_forked(process: sandbox.SandboxedProcess) -> None:
+        uids.append(process.uid)
+        assert _wait_for(lambda: len(pids_of_uids(process.uid, 1)) >= 2)
+        process.kill("cancel")
+
+    _, report = run_child(host, hostile(DOUBLE_FORK_SLEEPER + "time.sleep(30)"), time_seconds=60,
+                          on_start=cancel_when_forked)
+    assert report.killed == "cancel"
+    assert pids_of_uids(uids[0], 1) == []
+
+
+def _start_worker(port: int, lock_dir: str, run_dir: str) -> subprocess.Popen[bytes]:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOST": "127.0.0.1", "PORT": str(port),
+           "ALLELE_LOCK_DIR": lock_dir, "ALLELE_RUN_DIR": run_dir, "LOG_LEVEL": "INFO"}
+    worker = subprocess.Popen([sys.executable, "-m", "allele_worker"], env=env, stderr=subprocess.PIPE,
+                              cwd=run_dir)
+    assert _wait_for(lambda: _health(port) is not None, 30), "the worker did not start"
+    return worker
+
+
+def _health(port: int) -> dict[str, Any] | None:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1) as answer:
+            result: dict[str, Any] = json.load(answer)
+            return result
+    except OSError:
+        return None
+
+
+def _free_port() -> int:
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@needs_root
+def test_processes_and_groups_do_not_outlive_a_worker_crash(isolation, fake_worker, tmp_path):
+    """SIGKILL the worker mid-run: the run's whole tree dies with it (death signals through the
+    relay and the namespace's init); the next worker on the block removes the group left behind."""
+    requires(isolation, "user", "pid_namespace")
+    lock_dir, run_dir = str(tmp_path / "locks"), str(tmp_path / "runs")
+    os.makedirs(run_dir)
+    port = _free_port()
+    worker = _start_worker(port, lock_dir, run_dir)
+    first_uid = None
+    try:
+        job = {"run_id": "runCRASH0001", "submission_id": "sub123456789",
+               "params": hostile(DOUBLE_FORK_SLEEPER + "time.sleep(60)"), "initial_population": None,
+               "caps": {"time_seconds": 120, "memory_mb": 512},
+               "report": {"url": f"{fake_worker.url}/internal/v1/runs/runCRASH0001", "token": "ab" * 32}}
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/runs", data=json.dumps(job).encode(),
+                                         headers={"content-type": "application/json"}, method="POST")
+        urllib.request.urlopen(request, timeout=10).close()
+        first_uid = _block_first(worker)  # the worker logs its block; its runs' uids are the block's
+        assert _wait_for(lambda: len(pids_of_uids(first_uid, BLOCK_SIZE)) >= 2)
+    finally:
+        worker.kill()
+        worker.wait()
+    assert first_uid is not None
+    assert _wait_for(lambda: pids_of_uids(first_uid, BLOCK_SIZE) == [], 10)
+    groups = _groups_named("allele-")
+    restarted = _start_worker(port, lock_dir, run_dir)
+    try:
+        assert _wait_for(lambda: not (_groups_named("allele-") & groups))
+    finally:
+        restarted.terminate()
+        restarted.wait(10)
+
+
+def _block_first(worker: subprocess.Popen[bytes]) -> int:
+    assert worker.stderr is not None
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        line = worker.stderr.readline().decode()
+        if "sandbox uids: block" in line:
+            return int(line.split("(")[1].split("..")[0])
+    raise AssertionError("the worker did not log its uid block")
+
+
+def _groups_named(prefix: str) -> set[str]:
+    found: set[str] = set()
+    for base in Path("/sys/fs/cgroup").rglob(f"{prefix}*"):
+        if base.is_dir():
+            found.add(base.name)
+    return found
+
+
+@needs_root
+def test_two_workers_never_touch_each_others_runs(host, isolation, tmp_path):
+    """A second worker on the host gets another uid block; its start-up sweep and its runs' cleanup
+    leave the first worker's live run alone."""
+    requires(isolation, "user")
+    result: dict[str, Any] = {}
+    started = threading.Event()
+    thread = threading.Thread(target=lambda: result.update(
+        body=run_child(host, hostile("time.sleep(3)"), on_start=lambda p: started.set())[0]))
+    thread.start()
+    assert started.wait(20)
+    second = sandbox.Host.setup()
+    try:
+        assert second.uids is not None and host.uids is not None
+        assert second.uids.index != host.uids.index
+        assert abs(second.uids.first - host.uids.first) >= BLOCK_SIZE  # disjoint uid ranges
+        body, _ = run_child(second, hostile(DOUBLE_FORK_SLEEPER))
+        assert body["status"] == "succeeded"
+    finally:
+        second.close()
+        thread.join()
+    assert result["body"]["status"] == "succeeded", result["body"]
+
+
+# --------------------------------------------------------------------------- numbers a report cannot carry
+
+
+def test_fitness_too_large_for_a_float_is_a_code_error(host):
+    body, _ = run_child(host, hostile("pass", returns="10**400"))
+    assert body["status"] == "failed" and body["error"]["code"] == "code_error", body["error"]
+    assert "64-bit float" in body["error"]["message"]
+
+
+def test_infinite_fitness_is_a_code_error(host):
+    body, _ = run_child(host, hostile("pass", returns="float('inf')"))
+    assert body["status"] == "failed" and body["error"]["code"] == "code_error", body["error"]
+
+
+@pytest.mark.parametrize("value", ["numpy.nan", "numpy.inf"])
+def test_population_of_nan_or_inf_is_a_code_error(host, value):
+    job = params(num_generations=3, on_generation=f"import numpy\ndef cb(ga):\n    ga.population[:] = {value}\n",
+                 on_generation_entry="cb")
+    body, _ = run_child(host, job)
+    assert body["status"] == "failed" and body["error"]["code"] == "code_error", body["error"]
+
+
+def test_a_million_objectives_fail_at_the_first_call(host):
+    body, _ = run_child(host, hostile("pass", returns="[1.0] * 1_000_000"))
+    assert body["status"] == "failed" and body["error"]["code"] == "code_error", body["error"]
+    assert "1000000 values" in body["error"]["message"]
+    assert body["metrics"]["cpu_seconds_used"] < 5  # one call, not a whole run of them
+
+
+def test_startup_refuses_when_isolation_is_required_and_missing(monkeypatch):
+    """ALLELE_REQUIRE_ISOLATION=all (the image's setting) makes a worker that cannot enforce every
+    measure refuse to start instead of running less confined."""
+    from allele_worker.sandbox import host as host_module
+
+    weak = sandbox.Isolation(user=True, network=True, pid_namespace=True, minimal_root=False, cgroup="v1",
+                             rlimits=["cpu", "as", "fsize", "nofile", "nproc", "core"],
+                             notes=["minimal root unavailable: test"])
+    monkeypatch.setattr(host_module, "probe_isolation", lambda **_: weak)
+    with pytest.raises(sandbox.IsolationMissing, match="minimal_root"):
+        sandbox.Host.setup(require_all=True, lock_dir=tempfile.mkdtemp())
+    assert weak.missing() == ["minimal_root"]
+
+
+def test_worker_refuses_to_start_without_isolation_as_non_root_when_required(tmp_path):
+    env = {"PATH": os.environ.get("PATH", ""), "PORT": str(_free_port()), "ALLELE_REQUIRE_ISOLATION": "all",
+           "ALLELE_LOCK_DIR": str(tmp_path)}
+    if IS_ROOT:
+        pytest.skip("as root this machine enforces every measure; the refusal is covered above")
+    answer = subprocess.run([sys.executable, "-m", "allele_worker"], env=env, capture_output=True, timeout=60)
+    assert answer.returncode == 78 and b"refusing to start" in answer.stderr
+
+
+def test_health_reports_every_measure(host):
+    health = host.isolation.health()
+    if IS_ROOT:
+        assert host.isolation.missing() == [], host.isolation.notes
+    assert {"pid_namespace", "minimal_root", "network", "user", "cgroup", "memory_tree", "cpu_tree",
+            "pids"} <= set(health)
