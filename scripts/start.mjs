@@ -1,11 +1,13 @@
 // `npm start`: the whole service locally — the Worker under `wrangler dev` (local D1, Queues, R2,
 // Durable Objects) and the Python GA worker as a process — plus an idempotently seeded demo account.
-// Env: PORT (default 8787), WORKER_PORT (default PORT + 1), ADMIN_TOKEN, ALLELE_DEMO_KEY, ALLELE_STATE_DIR.
+// Env: PORT (default 8787), WORKER_PORT (default PORT + 1), ADMIN_TOKEN, ALLELE_DEMO_KEY, ALLELE_STATE_DIR,
+// WEBHOOK_ALLOW_PRIVATE (default true here). The Worker's vars reach wrangler in a 0600 file, never on a
+// command line; a GA worker that crashes is restarted.
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { LOCAL_STATE, migrateLocal, PERSIST_TO, readJson, run, startLocalService, STATE_DIR, wranglerBin, writeJson } from "./lib.mjs";
+import { dirname, join } from "node:path";
+import { LOCAL_STATE, makePrivate, migrateLocal, PERSIST_TO, readJson, run, startLocalService, STATE_DIR, wranglerBin, writeJson } from "./lib.mjs";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const base62 = (n) => [...randomBytes(n * 2)].filter((b) => b < 248).slice(0, n).map((b) => BASE62[b % 62]).join("");
@@ -16,7 +18,8 @@ const ALL_SCOPES = ["submissions:read", "submissions:write", "results:read", "re
 const port = Number(process.env.PORT ?? 8787);
 const workerPort = Number(process.env.WORKER_PORT ?? port + 1);
 
-mkdirSync(STATE_DIR, { recursive: true });
+mkdirSync(STATE_DIR, { recursive: true, mode: 0o700 });
+makePrivate(STATE_DIR); // state written by an older version, before the scripts' umask
 const state = readJson(LOCAL_STATE, {});
 state.adminToken = process.env.ADMIN_TOKEN || state.adminToken || `adm_${base62(32)}`;
 state.runTokenSecret ||= base62(48);
@@ -48,8 +51,10 @@ const seedFile = join(mkdtempSync(join(tmpdir(), "allele-seed-")), "seed.sql");
 writeFileSync(seedFile, seed);
 const persist = PERSIST_TO ? ["--persist-to", PERSIST_TO] : [];
 run(wranglerBin, ["d1", "execute", "DB", "--local", "--file", seedFile, ...persist], { stdio: ["ignore", "ignore", "inherit"] });
+rmSync(dirname(seedFile), { recursive: true, force: true });
 
-const service = await startLocalService({
+let service;
+service = await startLocalService({
   port,
   workerPort,
   persistTo: PERSIST_TO,
@@ -58,16 +63,15 @@ const service = await startLocalService({
     ADMIN_TOKEN: state.adminToken,
     RUN_TOKEN_SECRET: state.runTokenSecret,
     REPORT_BASE_URL: `http://127.0.0.1:${port}`,
-    WEBHOOK_ALLOW_PRIVATE: "true",
+    // Local receivers (127.0.0.1) are allowed by default here; WEBHOOK_ALLOW_PRIVATE=false checks as production does.
+    WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE ?? "true",
+  },
+  onExit: (part, code) => {
+    console.error(`${part} exited (${code}); stopping`);
+    void (service?.stop() ?? Promise.resolve()).then(() => process.exit(code ?? 1));
   },
 });
 const base = `http://localhost:${port}`;
-for (const child of service.children) {
-  child.on("exit", (code) => {
-    console.error(`a part of the service exited (${code}); stopping`);
-    void service.stop().then(() => process.exit(code ?? 1));
-  });
-}
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => void service.stop().then(() => process.exit(0)));
 
 // wrangler dev does not fire cron triggers by itself: tick the scheduled handler every minute.

@@ -106,16 +106,17 @@ export async function checkWebhookUrl(raw: string, resolver: Resolver, policy: U
   if (!hostname) return reject("invalid_url", "The URL has no host.");
 
   const literal = ipLiteral(hostname);
+  const name = hostname.replace(/\.$/, ""); // "vm." is the single-label "vm", fully qualified
   let addresses: string[];
   if (literal) {
     addresses = [literal];
   } else if (policy.allowPrivate && (hostname === "localhost" || hostname.endsWith(".localhost"))) {
     addresses = ["127.0.0.1"];
-  } else if (BLOCKED_NAME.test(hostname.replace(/\.$/, "")) || !hostname.includes(".")) {
+  } else if (BLOCKED_NAME.test(name) || !name.includes(".")) {
     return reject("host_not_allowed", `The host ${hostname} is not a public host name.`);
   } else {
     try {
-      addresses = await resolver.resolve(hostname.replace(/\.$/, ""));
+      addresses = await resolver.resolve(name);
     } catch (err) {
       const detail = err instanceof ResolveError ? err.message : "DNS lookup failed";
       return reject("dns_lookup_failed", `The host ${hostname} could not be looked up: ${detail}.`);

@@ -2,7 +2,7 @@
 // curl command, and that curl command works. (Own state directory and ports, so it never touches
 // the developer's local data.)
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -21,11 +21,48 @@ async function start(port: number): Promise<string> {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  child.stdout!.on("data", (d: Buffer) => (output += d));
-  child.stderr!.on("data", (d: Buffer) => (output += d));
+  const take = (d: Buffer) => {
+    output += d;
+    printed += d;
+  };
+  child.stdout!.on("data", take);
+  child.stderr!.on("data", take);
   const deadline = Date.now() + 120_000;
   while (!output.includes("curl -s ") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
   return output;
+}
+
+let printed = "";
+const printedSoFar = () => printed;
+
+/** Every process's command line on this machine (as any user can read them). */
+function commandLines(): [number, string][] {
+  const found: [number, string][] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      found.push([Number(entry), readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ")]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+}
+
+function modes(dir: string): [string, number][] {
+  const found: [string, number][] = [];
+  const walk = (path: string) => {
+    const info = statSync(path);
+    found.push([path, info.mode & 0o777]);
+    if (info.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));
+  };
+  walk(dir);
+  return found;
 }
 
 async function stop(): Promise<void> {
@@ -68,11 +105,36 @@ describe("npm start", () => {
     expect(account.balances.total).toBeGreaterThan(99);
     expect(account.balances.total).toBeLessThan(100);
 
+    // No secret on any command line of this machine (they reach wrangler in a 0600 file).
+    const secrets = ["start-admin-token-123", JSON.parse(readFileSync(join(stateDir, "allele-local.json"), "utf8")).runTokenSecret];
+    for (const [pid, cmdline] of commandLines()) for (const secret of secrets) expect(cmdline, `/proc/${pid}/cmdline`).not.toContain(secret);
+    // Local state is this user's only: directories 0700, files 0600.
+    for (const [path, mode] of modes(stateDir)) expect([path, mode.toString(8)]).toEqual([path, statSync(path).isDirectory() ? "700" : "600"]);
+
+    // A GA worker that crashes is restarted, and runs go on.
+    const worker = commandLines().find(([pid, cmdline]) => cmdline.includes("allele_worker") && parentOf(pid) === child!.pid);
+    expect(worker, "the GA worker process of npm start").toBeDefined();
+    process.kill(worker![0], "SIGKILL");
+    const restarted = Date.now() + 30_000;
+    while (!/GA worker exited .*restarting/.test(printedSoFar()) && Date.now() < restarted) await new Promise((r) => setTimeout(r, 100));
+    expect(printedSoFar()).toMatch(/GA worker exited \(SIGKILL\); restarting it/);
+    const second = await fetch(`${api}/submissions/`, { method: "POST", headers, body });
+    expect(second.status).toBe(202);
+    const secondId = ((await second.json()) as { id: string }).id;
+    let secondStatus = "queued";
+    for (let i = 0; i < 600 && (secondStatus === "queued" || secondStatus === "running"); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      secondStatus = ((await (await fetch(`${api}/submissions/${secondId}`, { headers })).json()) as { status: string }).status;
+    }
+    expect(secondStatus).toBe("succeeded");
+    expect(child!.exitCode).toBeNull();
+    const charged = (await (await fetch(`${api}/account`, { headers })).json()) as { balances: { total: number } };
+
     // A second start on the same data seeds nothing twice: same key, no second 100.00 grant.
     await stop();
     const again = await start(port);
     expect(again).toContain(demoKey);
     const after = (await (await fetch(`${api}/account`, { headers })).json()) as { balances: { total: number } };
-    expect(after.balances.total).toBe(account.balances.total);
+    expect(after.balances.total).toBe(charged.balances.total);
   });
 });

@@ -109,6 +109,8 @@ describe("PATCH /api/v1/results/{id}", () => {
     const only = await json(await call(`/api/v1/results/${resultId}`, { key: a.key, method: "PATCH", body: { is_shared: false } }));
     expect(only).toMatchObject({ name: "Renamed ✓", is_shared: false });
     expect(await json(await call(`/api/v1/results/${resultId}`, { key: a.key }))).toMatchObject({ name: "Renamed ✓", is_shared: false });
+    const surrogate = await expectError(await call(`/api/v1/results/${resultId}`, { key: a.key, method: "PATCH", body: { name: "x\ud800" } }), 400, "validation_failed");
+    expect(surrogate.details.fields[0].field).toBe("name");
     const empty = await json(await call(`/api/v1/results/${resultId}`, { key: a.key, method: "PATCH", body: { name: "" } }));
     expect(empty.name).toBe("");
   });

@@ -35,6 +35,12 @@ describe("URL safety at create", () => {
       expect(["non_public_address", "host_not_allowed"]).toContain(err.details.reason);
     });
   }
+  for (const url of ["https://vm/hook", "https://vm./hook", "https://localhost./hook"]) {
+    it(`rejects a single-label host, with or without the trailing dot: ${url}`, async () => {
+      const err = await expectError(await create(url), 422, "invalid_webhook_url");
+      expect(err.details.reason).toBe("host_not_allowed");
+    });
+  }
   it("rejects a host with one public and one private address", async () => {
     const err = await expectError(await create("https://mixed.example.com/"), 422, "invalid_webhook_url");
     expect(err.details).toMatchObject({ reason: "non_public_address", address: "10.0.0.1", range: "private" });

@@ -14,7 +14,7 @@ import { getDb, type Db } from "../../storage/db";
 import { getAccount, getAccountByEmail, grantCredits, insertAccount, updateAccount, type AccountRow } from "../../storage/accounts";
 import { insertKey, listKeys, revokeKey } from "../../storage/keys";
 import type { Overrides } from "../../storage/schema";
-import { jsonBody } from "../validation/validate";
+import { jsonBody, text } from "../validation/validate";
 import { accountView } from "../views";
 
 const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
@@ -118,7 +118,7 @@ export const adminRoutes = new Hono<AppEnv>()
   })
   .post(
     "/accounts/:id/keys",
-    jsonBody(z.strictObject({ name: z.string().min(1).max(100), scopes, expires_at: future.nullable().optional() })),
+    jsonBody(z.strictObject({ name: text(100).pipe(z.string().min(1)), scopes, expires_at: future.nullable().optional() })),
     async (c) => {
       const db = getDb(c.env.DB);
       const account = await ownAccount(db, c.req.param("id"));

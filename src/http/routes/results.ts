@@ -23,7 +23,7 @@ import { admittedWrite, requireScope } from "../middleware/auth";
 import { idempotent } from "../middleware/idempotency";
 import { bool, cursor, finiteNumber, isoDate, last, openCursor, pageLinks, pageSize } from "../validation/list-query";
 import { continueSchema, mergeParameters } from "../validation/submission";
-import { jsonBody, optionalJsonBody, query } from "../validation/validate";
+import { jsonBody, optionalJsonBody, query, text } from "../validation/validate";
 import { origin, resultFull, resultListItem, submissionUrls } from "../views";
 
 const listQuery = z.strictObject({
@@ -39,7 +39,7 @@ const listQuery = z.strictObject({
 });
 
 const patchBody = z
-  .strictObject({ name: z.string().max(200).optional(), is_shared: z.boolean().optional() })
+  .strictObject({ name: text(200).optional(), is_shared: z.boolean().optional() })
   .refine((b) => b.name !== undefined || b.is_shared !== undefined, { message: "send name and/or is_shared" });
 
 export const resultsRoutes = new Hono<AppEnv>()

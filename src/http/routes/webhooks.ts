@@ -13,7 +13,7 @@ import { checkWebhookUrl, policyOf } from "../../webhooks/url-safety";
 import { webhookView } from "../../webhooks/views";
 import { requireScope } from "../middleware/auth";
 import { cursor, openCursor, pageLinks, pageSize } from "../validation/list-query";
-import { jsonBody, query } from "../validation/validate";
+import { jsonBody, query, text } from "../validation/validate";
 
 const fields = {
   url: z.string().min(1).max(2048),
@@ -22,7 +22,7 @@ const fields = {
     .min(1, "must name at least one event type")
     .transform((list) => [...new Set(list)]),
   is_active: z.boolean(),
-  description: z.string().max(200),
+  description: text(200),
 };
 
 const createSchema = z.strictObject({

@@ -1,7 +1,7 @@
 // The creation parameters of a submission (DECISIONS.md §5) and the overrides of reexecute/continue.
 import { z } from "zod";
 import { ApiError, validationError } from "../../errors";
-import { fieldErrors, TOO_LARGE } from "./validate";
+import { fieldErrors, text, TOO_LARGE } from "./validate";
 
 export const CODE_FIELDS = [
   "fitness_func",
@@ -97,9 +97,14 @@ function crossFieldIssues(p: GaParameters): Issue[] {
   upTo("keep_elitism", p.sol_per_pop, "sol_per_pop");
   upTo("keep_parents", p.num_parents_mating, "num_parents_mating");
   upTo("fitness_batch_size", p.sol_per_pop, "sol_per_pop");
+  // PyGAD draws uniform(low, high), which overflows to inf when high - low does (e.g. ±1.7e308).
+  const span = (low: number, high: number) => Number.isFinite(high - low);
+  const SPAN = "must be within about ±8.9e307 of the other bound: high - low must be a finite 64-bit number";
   if (p.init_range_low >= p.init_range_high) add("init_range_low", "must be less than init_range_high");
+  else if (!span(p.init_range_low, p.init_range_high)) add("init_range_high", SPAN);
   const { random_mutation_min_val: lo, random_mutation_max_val: hi } = p;
   if (lo !== undefined && hi !== undefined && lo >= hi) add("random_mutation_min_val", "must be less than random_mutation_max_val");
+  else if (!span(lo ?? -1, hi ?? 1)) add("random_mutation_max_val", SPAN);
   const adaptive = p.mutation_type === "adaptive";
   for (const field of ["mutation_probability", "mutation_percent_genes", "mutation_num_genes"] as const) {
     const v = p[field];
@@ -115,7 +120,10 @@ function crossFieldIssues(p: GaParameters): Issue[] {
   }
   const ranges = [p.gene_space, ...(Array.isArray(p.gene_space) ? p.gene_space : [])];
   for (const r of ranges) {
-    if (r && typeof r === "object" && !Array.isArray(r) && r.low >= r.high) add("gene_space", "a range needs low < high");
+    if (r && typeof r === "object" && !Array.isArray(r)) {
+      if (r.low >= r.high) add("gene_space", "a range needs low < high");
+      else if (!span(r.low, r.high)) add("gene_space", `a range ${SPAN}`);
+    }
   }
   return issues;
 }
@@ -131,7 +139,7 @@ export type GaParameters = z.output<typeof gaObject>;
 
 /** The body of POST /submissions. */
 export const createSubmissionSchema = withCrossFieldRules(
-  z.strictObject({ name: z.string().max(200).default(""), ...gaShape }),
+  z.strictObject({ name: text(200).default(""), ...gaShape }),
 );
 
 /** Full GA parameters (used to re-check a submission's parameters merged with overrides). */

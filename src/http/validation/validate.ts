@@ -4,7 +4,7 @@ import { zValidator } from "@hono/zod-validator";
 import { bodyLimit } from "hono/body-limit";
 import { every } from "hono/combine";
 import { createMiddleware } from "hono/factory";
-import type { z } from "zod";
+import { z } from "zod";
 import type { AppEnv } from "../../env";
 import { ApiError, validationError, type FieldError } from "../../errors";
 
@@ -14,6 +14,17 @@ export const MAX_BODY_BYTES = 256 * 1024;
 export const TOO_LARGE = "payload_too_large:";
 
 type Issues = { issues: z.core.$ZodIssue[] };
+
+/**
+ * Free text a person names things with (names, descriptions): at most `max` UTF-16 units and well-formed
+ * Unicode. JSON may carry a lone surrogate (`"\ud800"`); storing it would silently turn it into U+FFFD,
+ * so it is refused instead (docs/decisions.md#free-text).
+ */
+export const text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((s) => !/\p{Cs}/u.test(s), { message: "must be valid Unicode text (it contains a lone surrogate)" });
 
 export function fieldErrors(error: Issues): FieldError[] {
   return error.issues.flatMap((issue) => {
