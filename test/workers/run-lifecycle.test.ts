@@ -155,6 +155,19 @@ describe("terminal transitions: one place, exactly once", () => {
     expect((await run(a.runId))!.status).toBe("queued");
   });
 
+  it("refuses a forged completion of a live run: guessed, empty or wrongly signed tokens (the run stays as it was)", async () => {
+    const { runId } = await queuedRun();
+    const forged = async (message: string) => {
+      const key = await crypto.subtle.importKey("raw", new TextEncoder().encode("not-the-run-token-secret"), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+      return [...new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(message)))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    };
+    for (const token of ["0".repeat(64), "ab".repeat(32), "", await forged(`run:${runId}`)]) {
+      const res = await completeRun(runId, {}, token);
+      expect(res.status, token).toBe(401);
+    }
+    expect((await run(runId))!.status).toBe("queued");
+  });
+
   it("delete of a live run bills it and removes submission and runs; the ledger row stays", async () => {
     const { submissionId, runId } = await queuedRun({ fitness_func: SLOW, num_generations: 1000 });
     await deliver([runId]);
