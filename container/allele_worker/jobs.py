@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import builtins
 import errno
+import functools
 import logging
 import math
 import os
@@ -249,6 +250,7 @@ def bounded_fitness(fitness: Any, batch_size: Any) -> Callable[[Any, Any, Any], 
     so a fitness returning a million values fails at its first call, not after the whole run."""
     batched = isinstance(batch_size, int) and not isinstance(batch_size, bool) and batch_size > 1
 
+    @functools.wraps(fitness)
     def fitness_func(ga: Any, solution: Any, index: Any) -> Any:
         value = fitness(ga, solution, index)
         answers = value if batched and isinstance(value, (list, tuple)) else [value]
