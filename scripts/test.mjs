@@ -25,6 +25,10 @@ const deploy = step("deploy dry run (wrangler deploy --dry-run)", process.execPa
 if (deploy === 0) passed++;
 else failed++;
 
+// The import graph of src/ runs one way (scripts/check-imports.mjs; docs/architecture.md).
+if (step("import graph of src/ (no cycle, no upward import)", process.execPath, [join(ROOT, "scripts", "check-imports.mjs")]) === 0) passed++;
+else failed++;
+
 // The worker's static checks (configured in container/pyproject.toml): each is one test in the summary line.
 for (const [title, args] of [
   ["Python lint (ruff)", ["-m", "ruff", "check", ".", "../bench"]],

@@ -1,6 +1,6 @@
 // newApp(): the Hono app — middleware order, routes, error handling. Used by index.ts and the tests.
 import { Hono } from "hono";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./http/context";
 import { methodNotAllowed, onError, onNotFound } from "./http/error-handler";
 import { identifyAndLimit, requireKey } from "./http/middleware/auth";
 import { requestId } from "./http/middleware/request-id";

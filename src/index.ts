@@ -1,18 +1,24 @@
-// The Worker's entry points: HTTP, queue consumers, cron. No logic here.
+// The Worker's entry points: HTTP, queue consumers, cron, and the wiring of the container's outbound
+// handler to the app. No logic here.
 import { newApp } from "./app";
 import type { Bindings } from "./env";
 import { handleDeliveryBatch } from "./queues/deliveries";
 import { handleRunBatch } from "./queues/runs";
 import { reconcileRuns, releaseEndedRuns } from "./queues/scheduled";
-import type { DeliveryMessage, RunMessage } from "./queues/messages";
-import { requeueDueDeliveries } from "./webhooks/outbox";
+import type { DeliveryMessage, RunMessage } from "./env";
+import { requeueDueDeliveries } from "./events/outbox";
 
 export { AccountGate } from "./do/account-gate";
 export { IpRateLimit } from "./do/ip-rate-limit";
-export { GaRunner } from "./runner/container-runner";
+import { GaRunner, INTERNAL_HOST } from "./runner/container-runner";
+
+export { GaRunner };
 export { ContainerProxy } from "@cloudflare/containers";
 
 const app = newApp();
+
+// The container's reports (to http://allele.internal/...) are served by the same app.
+GaRunner.outboundByHost = { [INTERNAL_HOST]: (req: Request, env: Bindings) => app.fetch(req, env) };
 
 export default {
   fetch: app.fetch,

@@ -1,6 +1,6 @@
 // What a run costs (DECISIONS.md §6): cpu_seconds × CPU_PRICE + peak_memory_GB × wall_seconds × MEMORY_PRICE,
 // in integer micro-units of currency, rounded up.
-import type { Bindings } from "../env";
+import { config } from "../config";
 
 export interface Usage {
   cpuSeconds: number;
@@ -10,12 +10,7 @@ export interface Usage {
 
 export const MICRO = 1_000_000;
 
-export function prices(env: Bindings) {
-  return {
-    cpu: Number(env.CPU_PRICE ?? "0.00005"),
-    memory: Number(env.MEMORY_PRICE ?? "0.00001"),
-  };
-}
+export const prices = (env: object) => config(env).prices;
 
 export function chargeMicro(usage: Usage, price: { cpu: number; memory: number }): { amountMicro: number; gbSeconds: number } {
   const gbSeconds = (usage.peakMemoryMb / 1024) * (usage.wallMs / 1000);

@@ -5,6 +5,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Bindings } from "../env";
 import { ensureRateSchema, hit, peek, type Bucket, type RateDecision, type RateLimits, type WindowState } from "./rate-window";
+import { liveRunIds } from "../storage/run-end";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Idempotency records live this long. */
@@ -190,12 +191,7 @@ export class AccountGate extends DurableObject<Bindings> {
       .map((r) => r.run_id);
     for (let i = 0; i < held.length; i += 50) {
       const chunk = held.slice(i, i + 50);
-      const live = await this.env.DB.prepare(
-        `SELECT id FROM runs WHERE id IN (${chunk.map(() => "?").join(",")}) AND status IN ('queued', 'running')`,
-      )
-        .bind(...chunk)
-        .all<{ id: string }>();
-      const alive = new Set(live.results.map((r) => r.id));
+      const alive = await liveRunIds(this.env.DB, chunk);
       for (const runId of chunk) if (!alive.has(runId)) this.release(runId);
     }
     if (this.count(`SELECT count(*) AS n FROM slots`) > 0) await this.ctx.storage.setAlarm(Date.now() + RECONCILE_EVERY_MS);

@@ -2,6 +2,8 @@
 // request is a row; a window's count is the rows younger than 60 s. Called only from synchronous
 // Durable Object code, so a check and the insert that follows it cannot interleave with another request.
 
+import { config } from "../config";
+
 export const WINDOW_MS = 60_000;
 
 /** Requests per window: per key, per user (all of its keys), per IP without a valid credential. */
@@ -11,11 +13,8 @@ export interface RateLimits {
   ip: number;
 }
 
-/** interface.md: 60 per key, twice that per user, 60 per IP; RATE_LIMIT_* override them (tests, operators). */
-export function rateLimits(env: { RATE_LIMIT_KEY?: string; RATE_LIMIT_USER?: string; RATE_LIMIT_IP?: string }): RateLimits {
-  const key = Number(env.RATE_LIMIT_KEY || 60);
-  return { key, user: Number(env.RATE_LIMIT_USER || key * 2), ip: Number(env.RATE_LIMIT_IP || 60) };
-}
+/** docs/api.md#rate-limits: 60 per key, twice that per user, 60 per IP; RATE_LIMIT_* override them. */
+export const rateLimits = (env: object): RateLimits => config(env).rateLimits;
 
 export interface Bucket {
   name: string; // e.g. "key:alk_7Hq2xY9a", "user", "ip"

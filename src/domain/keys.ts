@@ -1,5 +1,5 @@
 // API keys: `alk_` + 8 base62 (the public prefix) + `_` + 40 base62 of secret (DECISIONS.md §2).
-import { randomBase62 } from "./ids";
+import { randomBase62 } from "../lib/ids";
 
 export const SCOPES = [
   "submissions:read",

@@ -1,26 +1,26 @@
 // A run's way from the queue to a worker: claim (queued → running), start, progress, give back.
+import { config, runTokenSecret } from "../config";
 import { and, eq, sql } from "drizzle-orm";
 import type { Bindings } from "../env";
-import { limitsFor } from "../gates/admission";
+import { limitsFor } from "../admission/admission";
 import type { AccountRow } from "../storage/accounts";
 import { getDb } from "../storage/db";
 import { accounts, runs, submissions } from "../storage/schema";
 import type { RunRow } from "../storage/submissions";
 import { INTERNAL_HOST } from "../runner/container-runner";
 import { getRunner, type StartRequest } from "../runner/runner";
-import { hmacSha256Hex } from "./crypto";
-import { nowIso } from "./ids";
+import { hmacSha256Hex } from "../lib/crypto";
+import { nowIso } from "../lib/ids";
 import { POPULATION_FILE } from "./result-files";
 import { getResultFile } from "../storage/results";
 
 /** The per-run token the GA worker presents on its reports; the user's code never sees it. */
 export async function runToken(env: Bindings, runId: string): Promise<string> {
-  if (!env.RUN_TOKEN_SECRET) throw new Error("RUN_TOKEN_SECRET is not configured");
-  return hmacSha256Hex(env.RUN_TOKEN_SECRET, `run:${runId}`);
+  return hmacSha256Hex(runTokenSecret(env), `run:${runId}`);
 }
 
 export function reportUrl(env: Bindings, runId: string): string {
-  const base = env.REPORT_BASE_URL || `http://${INTERNAL_HOST}`;
+  const base = config(env).reportBaseUrl ?? `http://${INTERNAL_HOST}`;
   return `${base.replace(/\/$/, "")}/internal/v1/runs/${runId}`;
 }
 

@@ -1,17 +1,16 @@
 // Submissions and their runs: create, add a run (reexecute / continue), cancel, delete (DECISIONS.md §5).
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, notInArray, sql } from "drizzle-orm";
 import type { Bindings } from "../env";
 import { ApiError } from "../errors";
 import { getDb } from "../storage/db";
-import { submissions, type RunKind } from "../storage/schema";
+import { isLive, LIVE_STATUSES, submissions, type RunKind } from "../storage/schema";
 import { deleteSubmissionRow, getRun, insertSubmissionStatements, type RunRow, type SubmissionRow } from "../storage/submissions";
-import { platformQueueCap } from "../gates/admission";
+import { platformQueueCap } from "../admission/admission";
 import { getRunner, type RunMetrics } from "../runner/runner";
 import { platformCapStatement } from "../storage/platform-queue";
-import { newId, nowIso } from "./ids";
+import { newId, nowIso } from "../lib/ids";
 import { endRun, type EndedRun } from "./transitions";
 
-export const isLive = (status: string) => status === "queued" || status === "running";
 
 /** 409 for a reexecute or continue while a run of the submission is queued or running. */
 export function assertNoLiveRun(submission: SubmissionRow): void {
@@ -100,7 +99,7 @@ export async function addRun(
         and(
           eq(submissions.id, submission.id),
           eq(submissions.latestRunId, submission.latestRunId),
-          sql`${submissions.status} NOT IN ('queued', 'running')`,
+          notInArray(submissions.status, [...LIVE_STATUSES]),
         ),
       ),
     db.run(sql`

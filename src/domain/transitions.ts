@@ -1,21 +1,24 @@
 // The one place where a run ends: succeeded, failed, cancelled, or deleted with its submission.
 //
 // Everything a run's end changes is written in one D1 batch (one transaction): the run, the
-// submission, the result and its file rows, the credit charge and the account balance. The first
-// statement moves the run out of a live state and stamps it with a fresh token; every later
+// submission, the result and its file rows, the credit charge and the account balance, the webhook
+// events and their deliveries (the statements: storage/run-end.ts, billing/ledger.ts, events/outbox.ts).
+// The first statement moves the run out of a live state and stamps it with a fresh token; every later
 // statement only applies WHERE that token is on the run, so when two callers race (a completion
 // report and a cancel, or a queue message delivered twice) exactly one batch changes anything.
-import { eq, sql } from "drizzle-orm";
-import type { Bindings } from "../env";
+// After the batch, the winner alone gives the run's admission places back and sends its events.
+import { accountGate } from "../admission/account-gate";
+import { runChargeStatements } from "../billing/ledger";
 import { chargeMicro, prices } from "../billing/prices";
-import { getDb } from "../storage/db";
-import { runs, submissions } from "../storage/schema";
-import type { RunRow } from "../storage/submissions";
-import { newId, nowIso } from "./ids";
-import { buildResultFiles, POPULATION_FILE, r2Key, stagedPopulationKey, type GaResult } from "./result-files";
+import type { Bindings } from "../env";
+import { enqueueRunDeliveries, runEndOutboxStatements, type RunEndEventFacts } from "../events/outbox";
+import { newId, nowIso } from "../lib/ids";
 import type { RunMetrics } from "../runner/runner";
-import { afterRunEnded } from "./run-hooks";
-import { runEndOutboxStatements } from "../webhooks/outbox";
+import { getDb } from "../storage/db";
+import { endRunStatement, endSubmissionStatement, findRunWithSource, insertResultFileStatement, insertResultStatement, wonBy } from "../storage/run-end";
+import { isLive } from "../storage/schema";
+import type { RunRow } from "../storage/submissions";
+import { buildResultFiles, POPULATION_FILE, r2Key, stagedPopulationKey, type GaResult } from "./result-files";
 
 export type TerminalStatus = "succeeded" | "failed" | "cancelled" | "deleted";
 
@@ -28,7 +31,7 @@ export interface RunOutcome {
   engine?: string | null;
 }
 
-/** Everything known about a run's end, for the statements and hooks that react to it. */
+/** Everything known about a run's end, for the statements and the steps that follow it. */
 export interface EndedRun {
   run: RunRow;
   source: "api" | "web";
@@ -41,8 +44,6 @@ export interface EndedRun {
   chargedMicro: number;
   endedAt: string;
 }
-
-const LIVE = sql`('queued', 'running')`;
 
 function usageOf(run: RunRow, metrics: RunMetrics | null | undefined, now: string) {
   const wallMs = metrics?.execution_duration_ms ?? (run.startedAt ? Math.max(0, Date.parse(now) - Date.parse(run.startedAt)) : 0);
@@ -59,59 +60,47 @@ function usageOf(run: RunRow, metrics: RunMetrics | null | undefined, now: strin
  */
 export async function endRun(env: Bindings, runId: string, outcome: RunOutcome): Promise<EndedRun | null> {
   const db = getDb(env.DB);
-  const found = await db
-    .select({ run: runs, source: submissions.source })
-    .from(runs)
-    .leftJoin(submissions, eq(submissions.id, runs.submissionId))
-    .where(eq(runs.id, runId))
-    .get();
+  const found = await findRunWithSource(db, runId);
   const run = found?.run;
-  if (!run || (run.status !== "queued" && run.status !== "running")) return null;
+  if (!run || !isLive(run.status)) return null;
 
   const now = nowIso();
   const token = crypto.randomUUID();
   const usage = usageOf(run, outcome.metrics, now);
   const charge = run.paidWithCredits ? chargeMicro(usage, prices(env)) : { amountMicro: 0, gbSeconds: 0 };
-  const won = sql`EXISTS (SELECT 1 FROM runs WHERE id = ${runId} AND terminal_token = ${token})`;
+  const won = wonBy(runId, token);
   const storedStatus = outcome.status === "deleted" ? "cancelled" : outcome.status;
   const result = outcome.status === "succeeded" ? outcome.result ?? null : null;
 
   const statements = [
-    db.run(sql`
-      UPDATE runs SET status = ${storedStatus}, terminal_token = ${token}, finished_at = ${now}, updated_at = ${now},
-        execution_duration_ms = ${usage.wallMs}, cpu_seconds_used = ${usage.cpuSeconds}, peak_memory_mb = ${usage.peakMemoryMb},
-        hit_time_cap = ${outcome.metrics?.hit_time_cap ? 1 : 0}, hit_memory_cap = ${outcome.metrics?.hit_memory_cap ? 1 : 0},
-        error_code = ${outcome.error?.code ?? null}, error_message = ${outcome.error?.message ?? null},
-        output = ${outcome.output ?? null}, engine = ${outcome.engine ?? null}, credits_charged_micro = ${charge.amountMicro},
-        generations_completed = coalesce(${result?.generations_completed ?? null}, generations_completed),
-        best_solution_fitness = ${result ? result.best_solution_fitness : sql`best_solution_fitness`}
-      WHERE id = ${runId} AND status IN ${LIVE} RETURNING id`),
+    endRunStatement(db, runId, {
+      status: storedStatus,
+      token,
+      now,
+      usage,
+      hitTimeCap: outcome.metrics?.hit_time_cap ?? false,
+      hitMemoryCap: outcome.metrics?.hit_memory_cap ?? false,
+      error: outcome.error ?? null,
+      output: outcome.output ?? null,
+      engine: outcome.engine ?? null,
+      chargedMicro: charge.amountMicro,
+      generationsCompleted: result?.generations_completed ?? null,
+      bestSolutionFitness: result ? result.best_solution_fitness : undefined,
+    }),
   ];
 
-  // The charge: one ledger row per run (also unique by run_id), free credits first, then paid.
   if (run.paidWithCredits) {
     statements.push(
-      db.run(sql`
-        INSERT INTO credit_ledger (id, account_id, kind, run_id, submission_id, amount_micro, free_delta_micro, paid_delta_micro, cpu_seconds, gb_seconds, created_at)
-        SELECT ${newId()}, a.id, 'run_charge', ${runId}, ${run.submissionId}, ${-charge.amountMicro},
-          -min(${charge.amountMicro}, max(a.free_credits_micro, 0)), -(${charge.amountMicro} - min(${charge.amountMicro}, max(a.free_credits_micro, 0))),
-          ${usage.cpuSeconds}, ${charge.gbSeconds}, ${now}
-        FROM accounts a WHERE a.id = ${run.accountId} AND ${won}`),
-      db.run(sql`
-        UPDATE accounts SET
-          free_credits_micro = free_credits_micro - min(${charge.amountMicro}, max(free_credits_micro, 0)),
-          paid_credits_micro = paid_credits_micro - (${charge.amountMicro} - min(${charge.amountMicro}, max(free_credits_micro, 0))),
-          updated_at = ${now}
-        WHERE id = ${run.accountId} AND ${won}`),
+      ...runChargeStatements(
+        db,
+        { ledgerId: newId(), accountId: run.accountId, runId, submissionId: run.submissionId, amountMicro: charge.amountMicro, cpuSeconds: usage.cpuSeconds, gbSeconds: charge.gbSeconds, now },
+        won,
+      ),
     );
   }
 
   let resultId: string | null = null;
   const files = [];
-  const fileRow = (name: string, contentType: string, size: number, key: string) =>
-    db.run(sql`
-      INSERT INTO result_files (result_id, name, content_type, size_bytes, r2_key, created_at)
-      SELECT ${resultId}, ${name}, ${contentType}, ${size}, ${key}, ${now} WHERE ${won}`);
   if (result) {
     resultId = newId();
     const summary = {
@@ -125,19 +114,30 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
       created_at: now,
     };
     files.push(...buildResultFiles(summary, result));
+    const id = resultId;
     statements.push(
-      db.run(sql`
-        INSERT INTO results (id, account_id, submission_id, run_id, name, is_shared, best_solution, best_solution_fitness,
-          best_solution_generation, best_solutions_fitness, generations_completed, stopped_reason, parameters, created_at, updated_at)
-        SELECT ${resultId}, ${run.accountId}, ${run.submissionId}, ${runId}, s.name, 0, ${JSON.stringify(result.best_solution)},
-          ${result.best_solution_fitness}, ${result.best_solution_generation}, ${JSON.stringify(result.best_solutions_fitness)},
-          ${result.generations_completed}, ${result.stopped_reason}, ${JSON.stringify(run.parameters)}, ${now}, ${now}
-        FROM submissions s WHERE s.id = ${run.submissionId} AND ${won}`),
-      ...files.map((f) => fileRow(f.name, f.contentType, new TextEncoder().encode(f.body).byteLength, r2Key(resultId!, f.name))),
+      insertResultStatement(
+        db,
+        run,
+        {
+          resultId: id,
+          now,
+          bestSolution: result.best_solution,
+          bestSolutionFitness: result.best_solution_fitness,
+          bestSolutionGeneration: result.best_solution_generation,
+          bestSolutionsFitness: result.best_solutions_fitness,
+          generationsCompleted: result.generations_completed,
+          stoppedReason: result.stopped_reason,
+        },
+        won,
+      ),
+      ...files.map((f) =>
+        insertResultFileStatement(db, id, { name: f.name, contentType: f.contentType, size: new TextEncoder().encode(f.body).byteLength, key: r2Key(id, f.name) }, now, won),
+      ),
     );
     // The final population, streamed to R2 by the GA worker before its report, stays where it is.
     const staged = result.population ? null : await env.FILES.head(stagedPopulationKey(runId));
-    if (staged) statements.push(fileRow(POPULATION_FILE, "application/json", staged.size, staged.key));
+    if (staged) statements.push(insertResultFileStatement(db, id, { name: POPULATION_FILE, contentType: "application/json", size: staged.size, key: staged.key }, now, won));
   }
 
   const ended: EndedRun = {
@@ -154,16 +154,10 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
   };
 
   // Webhook outbox: the events and their deliveries, in this same batch (only for the caller that won).
-  statements.push(...runEndOutboxStatements(db, ended, won));
+  const facts = runEndFacts(ended);
+  if (facts) statements.push(...runEndOutboxStatements(db, facts, won));
 
-  statements.push(
-    outcome.status === "deleted"
-      ? db.run(sql`DELETE FROM submissions WHERE id = ${run.submissionId} AND ${won}`)
-      : db.run(sql`
-          UPDATE submissions SET updated_at = ${now}, credits_charged_micro = credits_charged_micro + ${charge.amountMicro},
-            status = CASE WHEN latest_run_id = ${runId} THEN ${storedStatus} ELSE status END
-          WHERE id = ${run.submissionId} AND ${won}`),
-  );
+  statements.push(endSubmissionStatement(db, run, { deleted: outcome.status === "deleted", status: storedStatus, chargedMicro: charge.amountMicro, now }, won));
 
   // Files first: if this caller then loses the race, they are removed again.
   if (resultId) {
@@ -181,4 +175,37 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
   if (!resultId) await env.FILES.delete(stagedPopulationKey(runId));
   await afterRunEnded(env, ended);
   return ended;
+}
+
+/** What the run's webhook events say; runs of `web` submissions and deletions fire nothing. */
+function runEndFacts(ended: EndedRun): RunEndEventFacts | null {
+  if (ended.source !== "api" || ended.status === "deleted") return null;
+  return {
+    accountId: ended.run.accountId,
+    submissionId: ended.run.submissionId,
+    runId: ended.run.id,
+    endedAt: ended.endedAt,
+    status: ended.status,
+    resultId: ended.resultId,
+    bestSolutionFitness: ended.result?.best_solution_fitness ?? null,
+    generationsCompleted: ended.result?.generations_completed ?? null,
+    error: ended.error,
+    executionDurationMs: ended.usage.wallMs,
+    cpuSecondsUsed: ended.usage.cpuSeconds,
+    peakMemoryMb: ended.usage.peakMemoryMb,
+    hitMemoryCap: ended.metrics?.hit_memory_cap ?? false,
+    hitTimeCap: ended.metrics?.hit_time_cap ?? false,
+  };
+}
+
+/**
+ * What else happens once the run's end is written (exactly once, by the caller that won): its slot and
+ * in-flight place go back to the account's gate (its platform queue place went with its status), and
+ * the deliveries written in the batch are sent. Both are idempotent; the cron sends anything left.
+ */
+export async function afterRunEnded(env: Bindings, ended: EndedRun): Promise<void> {
+  const sends = ended.source === "api" && ended.status !== "deleted"
+    ? enqueueRunDeliveries(env, ended.run.id).catch((err) => console.error("webhook dispatch failed; the cron will send", ended.run.id, err))
+    : Promise.resolve();
+  await Promise.all([accountGate(env, ended.run.accountId).release(ended.run.id), sends]);
 }

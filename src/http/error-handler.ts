@@ -1,7 +1,7 @@
 // The one place that turns any thrown error into the documented error body.
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "./context";
 import { ApiError, errorBody } from "../errors";
 
 function render(c: Context<AppEnv>, err: ApiError) {

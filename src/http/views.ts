@@ -1,7 +1,7 @@
 // Response shapes of submissions and results (DECISIONS.md §5).
 import type { Context } from "hono";
 import type { Bindings } from "../env";
-import { limitsFor } from "../gates/admission";
+import { limitsFor } from "../admission/admission";
 import type { AccountRow } from "../storage/accounts";
 import type { ResultFileRow, ResultRow } from "../storage/results";
 import type { RunRow, SubmissionRow } from "../storage/submissions";

@@ -3,7 +3,7 @@
 // the final failure, or a message that finds nothing to do is acknowledged.
 import type { Bindings } from "../env";
 import { attemptDelivery, defaultDeps, type DeliveryDeps } from "../webhooks/deliver";
-import type { DeliveryMessage } from "./messages";
+import type { DeliveryMessage } from "../env";
 
 export async function handleDeliveryMessage(env: Bindings, message: Message<DeliveryMessage>, deps: DeliveryDeps = defaultDeps(env)): Promise<void> {
   const deliveryId = message.body?.delivery_id;

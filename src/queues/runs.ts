@@ -7,7 +7,7 @@ import { endRun } from "../domain/transitions";
 import { getRunner } from "../runner/runner";
 import { getDb } from "../storage/db";
 import { getRun } from "../storage/submissions";
-import type { RunMessage } from "./messages";
+import type { RunMessage } from "../env";
 
 /** Start attempts before a run fails with worker_unavailable (the queue's max_retries is higher). */
 export const MAX_START_ATTEMPTS = 5;

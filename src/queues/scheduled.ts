@@ -1,9 +1,9 @@
 // The cron handler: nothing stays stuck. Safe to run twice (every change is conditional).
 import { and, eq, gt, inArray, isNull, lt, or } from "drizzle-orm";
 import type { Bindings } from "../env";
-import { nowIso } from "../domain/ids";
+import { nowIso } from "../lib/ids";
 import { endRun } from "../domain/transitions";
-import { accountGate } from "../gates/admission";
+import { accountGate } from "../admission/account-gate";
 import { getDb } from "../storage/db";
 import { runs } from "../storage/schema";
 

@@ -1,7 +1,7 @@
 // Runner on Cloudflare Containers: one GaRunner instance (a container-backed Durable Object) per run.
 import { Container } from "@cloudflare/containers";
 import type { Bindings } from "../env";
-import { readCancel, readStart, RunnerUnavailable, type Runner, type RunMetrics, type StartRequest } from "./runner";
+import { readCancel, readStart, RunnerUnavailable, type Runner, type RunMetrics, type StartRequest } from "./protocol";
 
 /** The host name the container uses to report back; routed to the Worker by the outbound handler. */
 export const INTERNAL_HOST = "allele.internal";
@@ -12,12 +12,8 @@ export class GaRunner extends Container<Bindings> {
   // User code runs in here: no internet. Reports reach the Worker through the outbound handler only.
   enableInternet = false;
 
-  static outboundByHost = {
-    [INTERNAL_HOST]: async (req: Request, env: Bindings) => {
-      const { newApp } = await import("../app");
-      return newApp().fetch(req, env);
-    },
-  };
+  // Reports reach the Worker through `outboundByHost[INTERNAL_HOST]`, which the entry point wires to the
+  // app (src/index.ts): the runner does not know the HTTP layer above it.
 
   /** Keep the instance while its run is alive; stop it once the run has ended. */
   override async onActivityExpired(): Promise<void> {

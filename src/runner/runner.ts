@@ -1,51 +1,15 @@
-// The one interface through which the Worker reaches the Python GA worker (docs/runner-protocol.md).
-// Two implementations: a Cloudflare Container per run (production) and a local URL (npm start, tests).
+// Which runner the Worker uses: a Cloudflare Container per run (production) or the GA worker process at
+// RUNNER_URL (npm start, tests). Both speak runner/protocol.ts.
+import { config } from "../config";
 import type { Bindings } from "../env";
-import { ContainerRunner } from "./container-runner";
+import { ContainerRunner, type GaRunner } from "./container-runner";
 import { LocalRunner } from "./local-runner";
+import type { Runner } from "./protocol";
 
-export interface RunMetrics {
-  cpu_seconds_used: number;
-  peak_memory_mb: number;
-  execution_duration_ms: number;
-  hit_time_cap: boolean;
-  hit_memory_cap: boolean;
-}
-
-export interface StartRequest {
-  run_id: string;
-  submission_id: string;
-  params: Record<string, unknown>;
-  initial_population: number[][] | null;
-  /** A continue's start population, fetched by the GA worker with the run's token (streamed from R2). */
-  initial_population_url: string | null;
-  caps: { time_seconds: number; memory_mb: number };
-  report: { url: string; token: string };
-}
-
-export interface Runner {
-  /** Starts the run; "already" when the worker already has this run id (a duplicate message). */
-  start(request: StartRequest): Promise<"started" | "already">;
-  /** Stops the run's process at once and returns its usage, or null when the worker has no such live run. */
-  cancel(runId: string): Promise<RunMetrics | null>;
-}
-
-export class RunnerUnavailable extends Error {}
+export type { RunMetrics, StartRequest, Runner } from "./protocol";
+export { RunnerUnavailable } from "./protocol";
 
 export function getRunner(env: Bindings): Runner {
-  return env.RUNNER_URL ? new LocalRunner(env.RUNNER_URL) : new ContainerRunner(env.GA_RUNNER);
-}
-
-/** Shared by both implementations: interpret the worker's answers. */
-export async function readStart(res: Response): Promise<"started" | "already"> {
-  if (res.status === 202) return "started";
-  if (res.status === 200) return "already";
-  throw new RunnerUnavailable(`worker answered ${res.status} to start: ${(await res.text()).slice(0, 500)}`);
-}
-
-export async function readCancel(res: Response): Promise<RunMetrics | null> {
-  if (res.status === 404) return null;
-  if (!res.ok) throw new RunnerUnavailable(`worker answered ${res.status} to cancel`);
-  const body = (await res.json()) as { metrics?: RunMetrics };
-  return body.metrics ?? null;
+  const url = config(env).runnerUrl;
+  return url ? new LocalRunner(url) : new ContainerRunner(env.GA_RUNNER as DurableObjectNamespace<GaRunner>);
 }

@@ -6,6 +6,10 @@ import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from
 
 export type Plan = "free" | "trial" | "premium";
 export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
+
+/** The statuses of a live run (and of a submission whose latest run is live): the one declaration. */
+export const LIVE_STATUSES = ["queued", "running"] as const satisfies readonly RunStatus[];
+export const isLive = (status: string): boolean => (LIVE_STATUSES as readonly string[]).includes(status);
 export type RunKind = "initial" | "reexecute" | "continue";
 export type Overrides = Partial<{
   concurrent_submissions: number;

@@ -1,5 +1,6 @@
 // Host name → addresses, behind one small interface: DNS over HTTPS from the Worker in production,
 // a fixed answer in tests. (Workers have no socket-level resolver; DoH is the documented way.)
+import { config, DEFAULT_DOH_URL } from "../config";
 
 export interface Resolver {
   /** Every A and AAAA address of `hostname`; an empty list when it has none (NXDOMAIN, no records). */
@@ -8,8 +9,6 @@ export interface Resolver {
 
 /** The lookup itself failed (resolver unreachable or answered with an error other than NXDOMAIN). */
 export class ResolveError extends Error {}
-
-export const DEFAULT_DOH_URL = "https://cloudflare-dns.com/dns-query";
 
 const RECORD_TYPES = { A: 1, AAAA: 28 } as const;
 
@@ -49,6 +48,6 @@ export class DohResolver implements Resolver {
 }
 
 /** The resolver the Worker uses: DoH at `DOH_URL` (an optional var) or Cloudflare's endpoint. */
-export function getResolver(env: { DOH_URL?: string }): Resolver {
-  return new DohResolver(env.DOH_URL || DEFAULT_DOH_URL);
+export function getResolver(env: object): Resolver {
+  return new DohResolver(config(env).dohUrl);
 }

@@ -1,6 +1,6 @@
 // Delivery signatures (interface.md "Signature"): `sha256=` + hex HMAC-SHA256 of `<timestamp>.<raw body>`,
 // keyed by the webhook's secret. A fresh timestamp and signature for every attempt; the body never changes.
-import { hmacSha256Hex, toHex } from "../domain/crypto";
+import { hmacSha256Hex, toHex } from "../lib/crypto";
 
 export const USER_AGENT = "Allele-Webhook/1.0";
 

@@ -5,12 +5,12 @@
 import { and, eq, gt, sql } from "drizzle-orm";
 import type { Bindings } from "../env";
 import { ApiError, notFound, validationError } from "../errors";
-import { isoMicros } from "../domain/ids";
+import { isoMicros } from "../lib/ids";
 import { getDb, type Db } from "../storage/db";
 import { events } from "../storage/schema";
 import { getAccountDelivery, getEvent, getWebhook, listAttempts, listDeliveries, type DeliveryRow, type WebhookRow } from "../storage/webhooks";
-import { enqueueDeliveries, newDeliveryId } from "./outbox";
-import { envelope, EVENT_TYPES, TEST_OCCURRED_AT, testData, type EventType } from "./payloads";
+import { enqueueDeliveries, newDeliveryId } from "../events/outbox";
+import { envelope, EVENT_TYPES, TEST_OCCURRED_AT, testData, type EventType } from "../events/payloads";
 import { attemptView, deliveryView } from "./views";
 
 export const TOOL_LIMIT_PER_MINUTE = 10;

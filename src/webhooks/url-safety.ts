@@ -3,6 +3,7 @@
 // checked the same way. Ranges come from ipaddr.js; anything it calls "unicast" is public unless it
 // falls in one of the extra ranges below. Run at create, at PATCH and before every delivery attempt.
 import ipaddr from "ipaddr.js";
+import { config } from "../config";
 import { ResolveError, type Resolver } from "./resolver";
 
 export type UnsafeReason =
@@ -23,7 +24,7 @@ export interface UrlPolicy {
   allowPrivate: boolean;
 }
 
-export const policyOf = (env: { WEBHOOK_ALLOW_PRIVATE?: string }): UrlPolicy => ({ allowPrivate: env.WEBHOOK_ALLOW_PRIVATE === "true" });
+export const policyOf = (env: object): UrlPolicy => ({ allowPrivate: config(env).webhookAllowPrivate });
 
 const cidr = (s: string) => ipaddr.parseCIDR(s);
 

@@ -2,7 +2,7 @@
 // receivers as functions. Only outbound fetches to the DoH endpoint and to registered receiver origins
 // are intercepted; anything else (the GA worker) goes out for real.
 import { vi } from "vitest";
-import { DEFAULT_DOH_URL } from "../../src/webhooks/resolver";
+import { DEFAULT_DOH_URL } from "../../src/config";
 
 export interface Received {
   url: string;

@@ -3,6 +3,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import type { AccountGate } from "../../src/do/account-gate";
+import { accountGate } from "../../src/admission/account-gate";
 import { claimRun, unclaimRun } from "../../src/domain/runs";
 import { getDb } from "../../src/storage/db";
 import { platformCapStatement } from "../../src/storage/platform-queue";
@@ -32,7 +33,7 @@ const usage = async (key: string) => (await json(await call("/api/v1/account", {
 const overrides = (a: TestAccount, o: Record<string, number | null>) => admin(`/accounts/${a.id}`, { method: "PATCH", body: { overrides: o } });
 const platformQueued = async () => (await env.DB.prepare("SELECT queued FROM platform_queue WHERE id = 1").first<{ queued: number }>())!.queued;
 const getRunRow = (runId: string) => getRun(getDb(env.DB), runId);
-const gateOf = (accountId: string) => env.ACCOUNT_GATE.getByName(accountId);
+const gateOf = (accountId: string) => accountGate(env, accountId);
 const ageHits = (accountId: string, ms: number) =>
   runInDurableObject(gateOf(accountId), async (_gate: AccountGate, state) => {
     state.storage.sql.exec("UPDATE hits SET at = at - ?", ms);

@@ -6,7 +6,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 // @ts-expect-error -- as above
 import { Buffer } from "node:buffer";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { requeueDueDeliveries } from "../../src/webhooks/outbox";
+import { requeueDueDeliveries } from "../../src/events/outbox";
 import { call, createSubmission, env, finishSubmission, json, latestRunId, newAccount, type TestAccount } from "../helpers/api";
 import { LITERALS, RESOLVED } from "../helpers/address-classes";
 import { attemptRows, Clock, consume, deliveriesOf, deliveryRow, holdDeliveryQueue, queuedIds, seedDelivery } from "../helpers/deliveries";

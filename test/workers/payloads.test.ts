@@ -1,6 +1,6 @@
 // best_solution_fitness travels as a decimal string in webhook data (interface.md): never exponent form.
 import { describe, expect, it } from "vitest";
-import { decimalString } from "../../src/webhooks/payloads";
+import { decimalString } from "../../src/events/payloads";
 
 describe("decimalString", () => {
   it.each([

@@ -4,14 +4,14 @@
 import { createMiddleware } from "hono/factory";
 import { matchedRoutes } from "hono/route";
 import type { Context } from "hono";
-import type { AppEnv, Caller } from "../../env";
+import type { AppEnv, Caller } from "../context";
 import { ApiError } from "../../errors";
-import { constantTimeEqual, sha256Hex } from "../../domain/crypto";
-import { nowIso } from "../../domain/ids";
+import { constantTimeEqual, sha256Hex } from "../../lib/crypto";
+import { nowIso } from "../../lib/ids";
 import { keyPrefix, type Scope } from "../../domain/keys";
 import { rateLimits, type RateDecision } from "../../do/rate-window";
-import { accountGate } from "../../gates/admission";
-import { rateHeaders, rateLimitedError, type DeferredRate } from "../../gates/rate-limit";
+import { accountGate, ipWindow } from "../../admission/account-gate";
+import { rateHeaders, rateLimitedError, type DeferredRate } from "../../admission/rate-limit";
 import { onError } from "../error-handler";
 import { getDb, type Db } from "../../storage/db";
 import { findKeyWithAccount, keyNeedsTouch, touchKey } from "../../storage/keys";
@@ -69,7 +69,7 @@ export const identifyAndLimit = createMiddleware<AppEnv>(async (c, next) => {
   let decision: RateDecision | null = null;
   if (!deferred) {
     if (!caller) {
-      decision = await c.env.IP_RATE_LIMIT.getByName(clientIp(c)).rate(limits.ip);
+      decision = await ipWindow(c.env, clientIp(c)).rate(limits.ip);
     } else if (handlers.includes(withUsage)) {
       // The count and the usage after it in one call (a refused request gets no usage).
       const counted = await accountGate(c.env, caller.accountId).rateWithUsage(caller.keyPrefix, limits);

@@ -3,11 +3,11 @@
 // different request under the same key is 422; a duplicate while the first is in flight is 409.
 // Only successful (2xx) responses are stored: a rejected request can be retried with the same key.
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../context";
 import { ApiError, validationError } from "../../errors";
-import { sha256Hex } from "../../domain/crypto";
+import { sha256Hex } from "../../lib/crypto";
 import type { IdempotencyBegin } from "../../do/account-gate";
-import { accountGate } from "../../gates/admission";
+import { accountGate } from "../../admission/account-gate";
 
 const KEY = /^[\x20-\x7E]{1,255}$/;
 

@@ -1,6 +1,6 @@
 // Gives every request an id, echoed in `X-Request-Id` and in error bodies.
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../context";
 
 const INCOMING = /^[A-Za-z0-9._:-]{8,128}$/;
 

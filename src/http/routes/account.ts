@@ -1,7 +1,7 @@
 // GET /api/v1/account (any valid key): plan, balances, limits in force and current usage — what a
 // user needs to see why a request was refused.
 import { Hono } from "hono";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../context";
 import { rateLimits } from "../../do/rate-window";
 import { withUsage } from "../middleware/auth";
 import { accountView } from "../views";

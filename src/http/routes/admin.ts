@@ -1,13 +1,14 @@
 // /admin/v1: the operator's surface (DECISIONS.md §9), guarded by the ADMIN_TOKEN secret.
 // Without a configured token every admin path is 404, as if it did not exist.
+import { config } from "../../config";
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../context";
 import { bearerToken } from "../middleware/auth";
 import { ApiError, notFound } from "../../errors";
-import { constantTimeEqual, sha256Hex } from "../../domain/crypto";
-import { newId, nowIso } from "../../domain/ids";
+import { constantTimeEqual, sha256Hex } from "../../lib/crypto";
+import { newId, nowIso } from "../../lib/ids";
 import { generateKey, SCOPES } from "../../domain/keys";
 import { toMicro } from "../../billing/prices";
 import { getDb, type Db } from "../../storage/db";
@@ -18,7 +19,7 @@ import { jsonBody, text } from "../validation/validate";
 import { accountView } from "../views";
 
 const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
-  const token = c.env.ADMIN_TOKEN;
+  const token = config(c.env).adminToken;
   if (!token) throw new ApiError("not_found", "No such endpoint.");
   const presented = bearerToken(c.req.header("Authorization"));
   if (!constantTimeEqual(presented, token)) {

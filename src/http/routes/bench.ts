@@ -1,15 +1,16 @@
 // Routes for `npm run bench` only, enabled by BENCH_ROUTES=true (404 otherwise): a bare Hono route to
 // compare the gated API against, and a loop of admissions straight into one account's Durable Object.
+import { config } from "../../config";
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../context";
 import { notFound } from "../../errors";
-import { accountGate } from "../../gates/admission";
+import { accountGate } from "../../admission/account-gate";
 import { rateLimits } from "../../do/rate-window";
-import { newId } from "../../domain/ids";
+import { newId } from "../../lib/ids";
 
 const enabled = createMiddleware<AppEnv>(async (c, next) => {
-  if (c.env.BENCH_ROUTES !== "true") throw notFound("endpoint");
+  if (!config(c.env).benchRoutes) throw notFound("endpoint");
   await next();
 });
 

@@ -3,10 +3,10 @@
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../context";
 import { bearerToken } from "../middleware/auth";
 import { ApiError } from "../../errors";
-import { constantTimeEqual } from "../../domain/crypto";
+import { constantTimeEqual } from "../../lib/crypto";
 import { recordProgress, runToken, startPopulationFile } from "../../domain/runs";
 import { stagedPopulationKey } from "../../domain/result-files";
 import { getDb } from "../../storage/db";

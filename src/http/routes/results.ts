@@ -1,12 +1,12 @@
 // /api/v1/results: list, get, patch, delete, files, continue.
 import { Hono } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../context";
 import { ApiError, notFound } from "../../errors";
-import { withAdmission } from "../../gates/admission";
+import { withAdmission } from "../../admission/admission";
 import { addRun, assertNoLiveRun, enqueueRun } from "../../domain/submissions";
 import { POPULATION_FILE } from "../../domain/result-files";
-import { nowIso } from "../../domain/ids";
+import { nowIso } from "../../lib/ids";
 import { getDb } from "../../storage/db";
 import {
   deleteResult,

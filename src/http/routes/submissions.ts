@@ -1,9 +1,9 @@
 // /api/v1/submissions: list, create, get, delete, cancel, reexecute.
 import { Hono } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../context";
 import { notFound } from "../../errors";
-import { withAdmission } from "../../gates/admission";
+import { withAdmission } from "../../admission/admission";
 import { addRun, assertNoLiveRun, cancelSubmission, createSubmission, deleteSubmission, enqueueRun } from "../../domain/submissions";
 import { getDb } from "../../storage/db";
 import type { RunStatus } from "../../storage/schema";

@@ -1,12 +1,13 @@
 // /api/v1/webhooks: list, create, get, update, delete, rotate-secret (interface.md, DECISIONS.md §8).
 import { Hono } from "hono";
 import { z } from "zod";
-import type { AppEnv, Bindings } from "../../env";
+import type { Bindings } from "../../env";
+import type { AppEnv } from "../context";
 import { ApiError, notFound } from "../../errors";
-import { newId, nowIso } from "../../domain/ids";
+import { newId, nowIso } from "../../lib/ids";
 import { getDb } from "../../storage/db";
 import { deleteWebhook, getWebhook, insertWebhookWithinLimit, listWebhooks, MAX_WEBHOOKS_PER_ACCOUNT, updateWebhook } from "../../storage/webhooks";
-import { EVENT_TYPES } from "../../webhooks/payloads";
+import { EVENT_TYPES } from "../../events/payloads";
 import { getResolver } from "../../webhooks/resolver";
 import { newSecret } from "../../webhooks/signing";
 import { checkWebhookUrl, policyOf } from "../../webhooks/url-safety";

@@ -1,9 +1,11 @@
 // Query parameters shared by every list: page_size, cursor, date ranges; repeated parameter = last wins.
+import { runTokenSecret } from "../../config";
 import type { Context } from "hono";
 import { z } from "zod";
-import type { AppEnv, Bindings } from "../../env";
+import type { Bindings } from "../../env";
+import type { AppEnv } from "../context";
 import { validationError } from "../../errors";
-import { constantTimeEqual, hmacSha256Hex } from "../../domain/crypto";
+import { constantTimeEqual, hmacSha256Hex } from "../../lib/crypto";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../storage/pagination";
 
 /** A query parameter whose last occurrence wins when it is repeated. */
@@ -64,8 +66,7 @@ function linkFor(url: string, cursorValue: string | null): string | null {
 const SIGNATURE_HEX = 32;
 
 async function signature(env: Bindings, accountId: string, payload: string): Promise<string> {
-  if (!env.RUN_TOKEN_SECRET) throw new Error("RUN_TOKEN_SECRET is not configured");
-  return (await hmacSha256Hex(env.RUN_TOKEN_SECRET, `cursor:${accountId}:${payload}`)).slice(0, SIGNATURE_HEX);
+  return (await hmacSha256Hex(runTokenSecret(env), `cursor:${accountId}:${payload}`)).slice(0, SIGNATURE_HEX);
 }
 
 /** The storage-level cursor inside a signed one; 400 validation_failed when it was not issued to this account. */

@@ -5,7 +5,7 @@ import { bodyLimit } from "hono/body-limit";
 import { every } from "hono/combine";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../context";
 import { ApiError, validationError, type FieldError } from "../../errors";
 
 export const MAX_BODY_BYTES = 256 * 1024;

@@ -1,5 +1,5 @@
 // Event types, the `data` of each (interface.md "Events", DECISIONS.md §8) and the envelope.
-import { isoMicros } from "../domain/ids";
+import { isoMicros } from "../lib/ids";
 
 export const EVENT_TYPES = ["submission.succeeded", "submission.failed", "submission.cancelled", "result.completed", "webhook.test"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -1,23 +1,24 @@
 // The gates a write (create, reexecute, continue) passes after the per-minute limit, in the order of
 // interface.md: concurrent submissions, in-flight API runs, daily quota, parameter caps, credits,
 // platform queue. The first that fails answers; a rejected write takes nothing (DECISIONS.md §6).
+import { config } from "../config";
 import type { Bindings } from "../env";
 import { ApiError } from "../errors";
 import { toMicro } from "../billing/prices";
-import { newId } from "../domain/ids";
+import { newId } from "../lib/ids";
 import type { Admission, GateError } from "../do/account-gate";
 import type { AccountRow } from "../storage/accounts";
 import { isPlatformAtCapacity } from "../storage/platform-queue";
+import { accountGate } from "./account-gate";
 import { apiRunLimits, type Limits } from "./limits";
 import { rateLimitedError, type DeferredRate } from "./rate-limit";
 
 export function limitsFor(env: Bindings, account: AccountRow): Limits {
-  return apiRunLimits(account.plan, account.overrides, Number(env.NEGATIVE_BALANCE_CAP ?? "1"));
+  return apiRunLimits(account.plan, account.overrides, config(env).negativeBalanceCap);
 }
 
 /** PLATFORM_QUEUE_CAP: queued runs on the whole platform before writes are refused. */
-export const platformQueueCap = (env: Bindings) => Number(env.PLATFORM_QUEUE_CAP ?? "1000");
-export const accountGate = (env: Bindings, accountId: string) => env.ACCOUNT_GATE.getByName(accountId);
+export const platformQueueCap = (env: Bindings) => config(env).platformQueueCap;
 
 /** 403 tier_limit_exceeded when num_generations or num_genes is over the caps in force. */
 export function parameterCapFailure(limits: Limits, params: { num_generations: number; num_genes: number }): GateError | null {

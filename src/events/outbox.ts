@@ -1,13 +1,12 @@
 // The webhook outbox. A run's end writes its events and one delivery row per active subscribed
-// webhook in the same D1 batch as the end itself (domain/transitions.ts), so an event exists exactly
+// webhook in the same D1 batch as the end itself (domain/transitions.ts builds the facts), so an event exists exactly
 // when the run ended, and nothing is lost between the write and the queue. The queue then only
 // carries delivery ids: `enqueueRunDeliveries` right after the batch, and the cron handler
 // (`requeueDueDeliveries`) for anything due that was never sent or whose message was lost.
 import { and, eq, inArray, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Bindings } from "../env";
-import type { EndedRun } from "../domain/transitions";
-import { toHex } from "../domain/crypto";
-import { nowIso } from "../domain/ids";
+import { toHex } from "../lib/crypto";
+import { nowIso } from "../lib/ids";
 import { getDb, type Db } from "../storage/db";
 import { deliveries } from "../storage/schema";
 import { envelope, occurredAt, runEndEvents, type RunEndFacts } from "./payloads";
@@ -19,44 +18,29 @@ const SQL_DELIVERY_ID = sql`lower(hex(randomblob(8)))`;
 /** A message whose delivery has not moved this long after it was due is considered lost and re-sent. */
 export const LOST_AFTER_MS = 5 * 60_000;
 
-export function runEndFacts(ended: EndedRun): RunEndFacts | null {
-  if (ended.source !== "api" || ended.status === "deleted") return null;
-  return {
-    submissionId: ended.run.submissionId,
-    status: ended.status,
-    resultId: ended.resultId,
-    bestSolutionFitness: ended.result?.best_solution_fitness ?? null,
-    generationsCompleted: ended.result?.generations_completed ?? null,
-    error: ended.error,
-    executionDurationMs: ended.usage.wallMs,
-    cpuSecondsUsed: ended.usage.cpuSeconds,
-    peakMemoryMb: ended.usage.peakMemoryMb,
-    hitMemoryCap: ended.metrics?.hit_memory_cap ?? false,
-    hitTimeCap: ended.metrics?.hit_time_cap ?? false,
-  };
+/** A run's end as its events tell it, with where it happened (the outbox rows' own columns). */
+export interface RunEndEventFacts extends RunEndFacts {
+  accountId: string;
+  runId: string;
+  endedAt: string;
 }
 
-/**
- * The outbox statements of a run's end, each applying only WHERE `won` holds (the caller that ended
- * the run). Runs of `web` submissions and deletions fire nothing.
- */
-export function runEndOutboxStatements(db: Db, ended: EndedRun, won: SQL) {
-  const facts = runEndFacts(ended);
-  if (!facts) return [];
-  const at = occurredAt(ended.endedAt);
+/** The outbox statements of a run's end, each applying only WHERE `won` holds (the caller that ended the run). */
+export function runEndOutboxStatements(db: Db, facts: RunEndEventFacts, won: SQL) {
+  const at = occurredAt(facts.endedAt);
   return runEndEvents(facts).flatMap(({ type, data }) => {
     const eventId = crypto.randomUUID();
     const body = envelope(eventId, type, at, data);
     return [
       db.run(sql`
         INSERT INTO events (id, account_id, type, data, occurred_at, submission_id, run_id, origin, created_at)
-        SELECT ${eventId}, ${ended.run.accountId}, ${type}, ${JSON.stringify(data)}, ${at}, ${ended.run.submissionId}, ${ended.run.id}, 'run', ${ended.endedAt}
+        SELECT ${eventId}, ${facts.accountId}, ${type}, ${JSON.stringify(data)}, ${at}, ${facts.submissionId}, ${facts.runId}, 'run', ${facts.endedAt}
         WHERE ${won}`),
       db.run(sql`
         INSERT INTO deliveries (id, account_id, webhook_id, event_id, event_type, body, status, attempt_count, next_attempt_at, is_test, created_at, updated_at)
-        SELECT ${SQL_DELIVERY_ID}, w.account_id, w.id, ${eventId}, ${type}, ${body}, 'pending', 0, ${ended.endedAt}, 0, ${ended.endedAt}, ${ended.endedAt}
+        SELECT ${SQL_DELIVERY_ID}, w.account_id, w.id, ${eventId}, ${type}, ${body}, 'pending', 0, ${facts.endedAt}, 0, ${facts.endedAt}, ${facts.endedAt}
         FROM webhooks w
-        WHERE w.account_id = ${ended.run.accountId} AND w.is_active = 1
+        WHERE w.account_id = ${facts.accountId} AND w.is_active = 1
           AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE json_each.value = ${type}) AND ${won}`),
     ];
   });

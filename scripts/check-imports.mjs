@@ -1,0 +1,108 @@
+// `npm test` step (and `node scripts/check-imports.mjs`): the import graph of src/ runs one way.
+// Every import counts — `import type`, `export … from` and dynamic `import()` included. Fails on any
+// cycle and on any import from a lower layer to a higher one (the order is docs/architecture.md's).
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { ROOT } from "./lib.mjs";
+
+/**
+ * Layers from the top down; a file belongs to the first pattern that matches its path under src/.
+ * A file may import files of its own layer (no cycle) or of any layer below it, never above.
+ */
+export const LAYERS = [
+  ["entry", ["index.ts"]],
+  ["composition", ["app.ts"]],
+  ["http and consumers", ["http/", "queues/"]],
+  ["webhook delivery and tools", ["webhooks/"]],
+  ["domain", ["domain/"]],
+  ["event outbox", ["events/"]],
+  ["admission", ["admission/"]],
+  ["leaves: Durable Objects and the runner", ["do/", "runner/"]],
+  ["billing", ["billing/"]],
+  ["storage", ["storage/"]],
+  ["ground: configuration, environment, errors, ids and crypto", ["config.ts", "env.ts", "errors.ts", "lib/"]],
+];
+
+const SRC = join(ROOT, "src");
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|(?:^|\n)\s*import\s*["']([^"']+)["']/g;
+
+function files(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return files(path);
+    return /\.tsx?$/.test(name) && !name.endsWith(".d.ts") ? [path] : [];
+  });
+}
+
+function resolveImport(from, spec) {
+  if (!spec.startsWith(".")) return null; // a package
+  const base = resolve(dirname(from), spec);
+  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, join(base, "index.ts")]) {
+    try {
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // try the next form
+    }
+  }
+  throw new Error(`${relative(ROOT, from)}: cannot resolve import "${spec}"`);
+}
+
+export function layerOf(path) {
+  const rel = relative(SRC, path);
+  const index = LAYERS.findIndex(([, patterns]) => patterns.some((p) => (p.endsWith("/") ? rel.startsWith(p) : rel === p)));
+  if (index < 0) throw new Error(`src/${rel} belongs to no layer: add it to LAYERS in scripts/check-imports.mjs and docs/architecture.md`);
+  return index;
+}
+
+export function importGraph(root = SRC) {
+  const graph = new Map();
+  for (const file of files(root)) {
+    const text = readFileSync(file, "utf8");
+    const targets = new Set();
+    for (const m of text.matchAll(IMPORT)) {
+      const target = resolveImport(file, m[1] ?? m[2] ?? m[3]);
+      if (target) targets.add(target);
+    }
+    graph.set(file, targets);
+  }
+  return graph;
+}
+
+export function problems(graph) {
+  const found = [];
+  const name = (p) => `src/${relative(SRC, p)}`;
+  for (const [file, targets] of graph) {
+    for (const target of targets) {
+      if (layerOf(target) < layerOf(file)) {
+        found.push(`upward import: ${name(file)} (${LAYERS[layerOf(file)][0]}) -> ${name(target)} (${LAYERS[layerOf(target)][0]})`);
+      }
+    }
+  }
+  // Cycles: depth-first search, reporting each cycle once by its path.
+  const state = new Map();
+  const stack = [];
+  const visit = (file) => {
+    state.set(file, "open");
+    stack.push(file);
+    for (const target of graph.get(file) ?? []) {
+      if (state.get(target) === "open") found.push(`cycle: ${[...stack.slice(stack.indexOf(target)), target].map(name).join(" -> ")}`);
+      else if (!state.has(target)) visit(target);
+    }
+    stack.pop();
+    state.set(file, "done");
+  };
+  for (const file of graph.keys()) if (!state.has(file)) visit(file);
+  return found;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+  const graph = importGraph();
+  const found = problems(graph);
+  const edges = [...graph.values()].reduce((n, t) => n + t.size, 0);
+  if (found.length) {
+    console.error(found.join("\n"));
+    console.error(`\n${found.length} problem(s) in the import graph of src/ (${graph.size} files, ${edges} imports)`);
+    process.exit(1);
+  }
+  console.log(`import graph of src/: ${graph.size} files, ${edges} imports, no cycle, no upward import`);
+}

@@ -1,0 +1,32 @@
+// What a request carries through the HTTP layer: the Worker's bindings and the per-request variables.
+import type { DeferredRate } from "../admission/rate-limit";
+import type { Usage } from "../do/account-gate";
+import type { Bindings } from "../env";
+import type { AccountRow } from "../storage/accounts";
+
+export interface Caller {
+  accountId: string;
+  keyId: string;
+  keyPrefix: string;
+  scopes: string[];
+  /** The account row as read with the key (plan, overrides, balances) at the start of the request. */
+  account: AccountRow;
+  /** Whether `last_used_at` is due an update (it is written at most once a minute). */
+  touch: boolean;
+}
+
+export interface Variables {
+  requestId: string;
+  caller: Caller;
+  /** X-RateLimit-* of the window that applied to this request (not set for an admitted write: see deferredRate). */
+  rateHeaders: Record<string, string>;
+  /** An admitted write's per-minute count, taken by its admission call (admission/rate-limit.ts). */
+  deferredRate: DeferredRate | null;
+  /** The account's usage right after this request's count; set only on routes marked `withUsage`. */
+  usage: Usage;
+}
+
+export interface AppEnv {
+  Bindings: Bindings;
+  Variables: Variables;
+}
