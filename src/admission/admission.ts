@@ -1,6 +1,6 @@
 // The gates a write (create, reexecute, continue) passes after the per-minute limit, in the order of
-// interface.md: concurrent submissions, in-flight API runs, daily quota, parameter caps, credits,
-// platform queue. The first that fails answers; a rejected write takes nothing (DECISIONS.md §6).
+// docs/api.md#gates: concurrent submissions, in-flight API runs, daily quota, parameter caps, credits,
+// platform queue. The first that fails answers; a rejected write takes nothing (docs/api.md#limits).
 import { config } from "../config";
 import type { Bindings } from "../env";
 import { ApiError } from "../errors";

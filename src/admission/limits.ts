@@ -1,4 +1,4 @@
-// Plan limits, per-user overrides, and the limits that apply to a credit-paid API run (DECISIONS.md §6).
+// Plan limits, per-user overrides, and the limits that apply to a credit-paid API run (docs/api.md#limits).
 import type { Overrides, Plan } from "../storage/schema";
 
 export interface Limits {

@@ -1,4 +1,4 @@
-// What a run costs (DECISIONS.md §6): cpu_seconds × CPU_PRICE + peak_memory_GB × wall_seconds × MEMORY_PRICE,
+// What a run costs (docs/api.md#limits): cpu_seconds × CPU_PRICE + peak_memory_GB × wall_seconds × MEMORY_PRICE,
 // in integer micro-units of currency, rounded up.
 import { config } from "../config";
 

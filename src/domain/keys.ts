@@ -1,4 +1,4 @@
-// API keys: `alk_` + 8 base62 (the public prefix) + `_` + 40 base62 of secret (DECISIONS.md §2).
+// API keys: `alk_` + 8 base62 (the public prefix) + `_` + 40 base62 of secret (docs/api.md#identifiers).
 import { randomBase62 } from "../lib/ids";
 
 export const SCOPES = [

@@ -1,4 +1,4 @@
-// The downloadable files of a result (DECISIONS.md §5), built from the worker's completion report.
+// The downloadable files of a result (docs/api.md#submissions-runs-results), built from the worker's completion report.
 
 export interface GaResult {
   best_solution: number[];

@@ -1,4 +1,4 @@
-// Submissions and their runs: create, add a run (reexecute / continue), cancel, delete (DECISIONS.md §5).
+// Submissions and their runs: create, add a run (reexecute / continue), cancel, delete (docs/api.md#submissions-runs-results).
 import { and, eq, notInArray, sql } from "drizzle-orm";
 import type { Bindings } from "../env";
 import { ApiError } from "../errors";

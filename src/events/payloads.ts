@@ -1,4 +1,4 @@
-// Event types, the `data` of each (interface.md "Events", DECISIONS.md §8) and the envelope.
+// Event types, the `data` of each (docs/webhooks.md#events, #event-data, #envelope) and the envelope.
 import { isoMicros } from "../lib/ids";
 
 export const EVENT_TYPES = ["submission.succeeded", "submission.failed", "submission.cancelled", "result.completed", "webhook.test"] as const;

@@ -1,4 +1,4 @@
-// Response shapes of submissions and results (DECISIONS.md §5).
+// Response shapes of submissions and results (docs/api.md#submissions-runs-results).
 import type { Context } from "hono";
 import type { Bindings } from "../env";
 import { limitsFor } from "../admission/admission";

@@ -1,4 +1,4 @@
-// Identifiers and timestamps (DECISIONS.md §2).
+// Identifiers and timestamps (docs/api.md#identifiers).
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /** `length` random base62 characters, without modulo bias. */

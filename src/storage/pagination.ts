@@ -1,4 +1,4 @@
-// Keyset pagination over (sort key, id) with opaque cursors (DECISIONS.md §4).
+// Keyset pagination over (sort key, id) with opaque cursors (docs/api.md#lists).
 import { and, asc, desc, eq, gt, lt, or, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { validationError } from "../errors";

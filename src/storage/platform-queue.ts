@@ -1,4 +1,4 @@
-// The platform-wide count of queued runs (DECISIONS.md §6, PLATFORM_QUEUE_CAP). Triggers on `runs`
+// The platform-wide count of queued runs (docs/api.md#limits, PLATFORM_QUEUE_CAP). Triggers on `runs`
 // (migrations/0001_platform_queue.sql) keep the count and refuse a new queued run at the cap, inside
 // the same D1 transaction as the run's own change; the Worker only states the cap in force.
 import { and, eq, ne } from "drizzle-orm";

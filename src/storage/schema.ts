@@ -124,7 +124,7 @@ export const results = sqliteTable(
   {
     id: text("id").primaryKey(),
     accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
-    // Not a foreign key: results outlive a deleted submission (DECISIONS.md §5).
+    // Not a foreign key: results outlive a deleted submission (docs/api.md#submissions-runs-results).
     submissionId: text("submission_id").notNull(),
     runId: text("run_id").notNull(),
     name: text("name").notNull(),

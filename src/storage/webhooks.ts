@@ -9,7 +9,7 @@ export type EventRow = typeof events.$inferSelect;
 export type DeliveryRow = typeof deliveries.$inferSelect;
 export type DeliveryAttemptRow = typeof deliveryAttempts.$inferSelect;
 
-/** At most this many webhooks per account (DECISIONS.md §8). */
+/** At most this many webhooks per account (docs/webhooks.md). */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
 
 const NEWEST_FIRST: Ordering = { key: webhooks.createdAt, id: webhooks.id, descending: true, valueOf: (r) => r.createdAt as string };

@@ -1,4 +1,4 @@
-// One delivery attempt (DECISIONS.md §8): re-check the webhook (exists, active, URL still safe — DNS is
+// One delivery attempt (docs/webhooks.md): re-check the webhook (exists, active, URL still safe — DNS is
 // resolved again), claim attempt N exactly once, POST the stored body with a fresh timestamp and
 // signature, no redirects, 10 s timeout; record the attempt and decide: done, retry later, or failed.
 import { and, eq, sql } from "drizzle-orm";

@@ -1,4 +1,4 @@
-// Delivery signatures (interface.md "Signature"): `sha256=` + hex HMAC-SHA256 of `<timestamp>.<raw body>`,
+// Delivery signatures (docs/webhooks.md#signature): `sha256=` + hex HMAC-SHA256 of `<timestamp>.<raw body>`,
 // keyed by the webhook's secret. A fresh timestamp and signature for every attempt; the body never changes.
 import { hmacSha256Hex, toHex } from "../lib/crypto";
 

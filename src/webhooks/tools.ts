@@ -1,4 +1,4 @@
-// The dashboard tools' engine (interface.md "Dashboard tools"): Test fires a synthetic event, Replay
+// The dashboard tools' engine (docs/webhooks.md#dashboard-tools): Test fires a synthetic event, Replay
 // re-sends a delivery's event under a fresh event id, Inspect reads a delivery with every attempt.
 // Test and Replay go through the same pipeline as run events (outbox row → queue → attempts) and are
 // limited to 10 per minute per account each, exactly: the limit is a condition of the insert itself.

@@ -1,4 +1,4 @@
-// Webhook URL safety (DECISIONS.md §8): https only, and every address the host resolves to must be
+// Webhook URL safety (docs/webhooks.md): https only, and every address the host resolves to must be
 // public. IP literals in any notation (decimal, octal, hex, short forms, IPv6 with embedded IPv4) are
 // checked the same way. Ranges come from ipaddr.js; anything it calls "unicast" is public unless it
 // falls in one of the extra ranges below. Run at create, at PATCH and before every delivery attempt.

@@ -1,4 +1,4 @@
-// Response shapes of webhooks and of the delivery log (DECISIONS.md §8). The secret appears only
+// Response shapes of webhooks and of the delivery log (docs/webhooks.md). The secret appears only
 // where the caller asks for it: creation and rotation.
 import type { DeliveryAttemptRow, DeliveryRow, WebhookRow } from "../storage/webhooks";
 

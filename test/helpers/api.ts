@@ -179,7 +179,7 @@ export async function newResult(key: string, overrides: Record<string, unknown> 
 }
 
 /**
- * Asserts the documented error envelope (DECISIONS.md §3): status, code, message, details (an object),
+ * Asserts the documented error envelope (docs/api.md#errors): status, code, message, details (an object),
  * request_id equal to the X-Request-Id header. Returns the `error` object.
  */
 export async function expectError(res: Response, status: number, code: string): Promise<any> {

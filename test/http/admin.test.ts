@@ -1,4 +1,4 @@
-// The operator's surface /admin/v1 (DECISIONS.md §9): accounts, keys, credits, overrides.
+// The operator's surface /admin/v1 (docs/api.md#admin-api): accounts, keys, credits, overrides.
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { newApp } from "../../src/app";

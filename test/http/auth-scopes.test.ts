@@ -1,4 +1,4 @@
-// Credentials (401 in every form), scopes on every route (403 scope_required), 404 and 405 (DECISIONS.md §2, §3).
+// Credentials (401 in every form), scopes on every route (403 scope_required), 404 and 405 (docs/api.md#identifiers, docs/api.md#errors).
 import { beforeEach, describe, expect, it } from "vitest";
 import {
   admin,

@@ -1,4 +1,4 @@
-// List filters of submissions and results (DECISIONS.md §4): each filter, unknown values and
+// List filters of submissions and results (docs/api.md#lists): each filter, unknown values and
 // parameters (400), and "a repeated parameter: the last one wins".
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, completeRun, createSubmission, env, expectError, failedFields, json, newKey, newRoomyAccount, type TestAccount } from "../helpers/api";

@@ -1,4 +1,4 @@
-// Cursor pagination (DECISIONS.md §4): every ordering of both lists walked forward and back with no
+// Cursor pagination (docs/api.md#lists): every ordering of both lists walked forward and back with no
 // duplicate and no gap, in the right order; page_size rules; links; bad cursors.
 import { beforeAll, describe, expect, it } from "vitest";
 import {

@@ -1,5 +1,5 @@
 // Results: get, patch, delete (with its R2 files), file downloads, continue, and what deleting a
-// submission leaves (DECISIONS.md §5). Results come from runs ended through the internal report endpoint.
+// submission leaves (docs/api.md#submissions-runs-results). Results come from runs ended through the internal report endpoint.
 import { describe, expect, it, vi } from "vitest";
 import {
   BASE,

@@ -1,4 +1,4 @@
-// Every error a create / cancel / reexecute can answer (DECISIONS.md §3, §5, §6), and that a rejected
+// Every error a create / cancel / reexecute can answer (docs/api.md#errors, docs/api.md#submissions-runs-results, docs/api.md#limits), and that a rejected
 // create leaves nothing behind (no row, no queue message) while an accepted one sends exactly one message,
 // after its answer; a failed send is made good by the cron.
 import { describe, expect, it, vi } from "vitest";

@@ -1,4 +1,4 @@
-// Success paths of the submissions endpoints: create, list, get, delete, cancel, reexecute (DECISIONS.md §5).
+// Success paths of the submissions endpoints: create, list, get, delete, cancel, reexecute (docs/api.md#submissions-runs-results).
 import { describe, expect, it, vi } from "vitest";
 import {
   BASE,

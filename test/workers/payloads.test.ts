@@ -1,4 +1,4 @@
-// best_solution_fitness travels as a decimal string in webhook data (interface.md): never exponent form.
+// best_solution_fitness travels as a decimal string in webhook data (docs/webhooks.md#event-data): never exponent form.
 import { describe, expect, it } from "vitest";
 import { decimalString } from "../../src/events/payloads";
 

@@ -1,4 +1,4 @@
-// Who is calling, and the per-minute gate every request passes first (DECISIONS.md §6): a valid bearer
+// Who is calling, and the per-minute gate every request passes first (docs/api.md#limits): a valid bearer
 // key counts against its key's and its user's rolling windows; a request without one against its IP's,
 // before any 401. Every response carries the X-RateLimit-* headers of the window that applied.
 import { createMiddleware } from "hono/factory";

@@ -1,4 +1,4 @@
-// Idempotency-Key on the three writes (DECISIONS.md §7): scoped per account, 24 hours, fingerprinted by
+// Idempotency-Key on the three writes (docs/api.md#idempotency): scoped per account, 24 hours, fingerprinted by
 // method, path and body. A replay answers the stored response with `Idempotent-Replayed: true`; a
 // different request under the same key is 422; a duplicate while the first is in flight is 409.
 // Only successful (2xx) responses are stored: a rejected request can be retried with the same key.

@@ -1,4 +1,4 @@
-// /admin/v1: the operator's surface (DECISIONS.md §9), guarded by the ADMIN_TOKEN secret.
+// /admin/v1: the operator's surface (docs/api.md#admin-api), guarded by the ADMIN_TOKEN secret.
 // Without a configured token every admin path is 404, as if it did not exist.
 import { config } from "../../config";
 import { Hono } from "hono";

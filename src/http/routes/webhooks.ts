@@ -1,4 +1,4 @@
-// /api/v1/webhooks: list, create, get, update, delete, rotate-secret (interface.md, DECISIONS.md §8).
+// /api/v1/webhooks: list, create, get, update, delete, rotate-secret (docs/webhooks.md#registering, #webhook-object).
 import { Hono } from "hono";
 import { z } from "zod";
 import type { Bindings } from "../../env";

@@ -62,7 +62,7 @@ function linkFor(url: string, cursorValue: string | null): string | null {
 }
 
 // Cursors are signed (HMAC-SHA256 keyed by RUN_TOKEN_SECRET, bound to the account), so a forged or
-// altered cursor is 400 like a malformed one (DECISIONS.md §4).
+// altered cursor is 400 like a malformed one (docs/api.md#lists).
 const SIGNATURE_HEX = 32;
 
 async function signature(env: Bindings, accountId: string, payload: string): Promise<string> {

@@ -1,4 +1,4 @@
-// The creation parameters of a submission (DECISIONS.md §5) and the overrides of reexecute/continue.
+// The creation parameters of a submission (docs/api.md#submissions-runs-results) and the overrides of reexecute/continue.
 import { z } from "zod";
 import { ApiError, validationError } from "../../errors";
 import { fieldErrors, text, TOO_LARGE } from "./validate";
@@ -135,6 +135,10 @@ function withCrossFieldRules<T extends z.ZodType<GaParameters>>(schema: T) {
 }
 
 const gaObject = z.strictObject(gaShape);
+
+/** Every GA parameter a submission may carry, code fields and their entry names included (the GA
+ * worker's own list, container/allele_worker/jobs.py, must agree: test/e2e/parameters.test.ts). */
+export const GA_PARAMETER_NAMES: readonly string[] = Object.keys(gaShape);
 export type GaParameters = z.output<typeof gaObject>;
 
 /** The body of POST /submissions. */
