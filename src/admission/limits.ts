@@ -1,17 +1,15 @@
 // Plan limits, per-user overrides, and the limits that apply to a credit-paid API run (docs/api.md#limits).
-import type { Overrides, Plan } from "../storage/schema";
+import type { OverridableLimit, Overrides, Plan } from "../storage/schema";
 
-export interface Limits {
-  concurrent_submissions: number;
-  inflight_api_runs: number;
-  daily_quota: number;
-  max_num_generations: number;
-  max_num_genes: number;
-  /** Currency units below zero that the free + paid balance may reach before credit runs are refused. */
-  negative_balance_cap: number;
+/**
+ * Every limit of a plan: the overridable ones (storage/schema.ts OVERRIDABLE_LIMITS; there,
+ * `negative_balance_cap` is the currency units below zero that the free + paid balance may reach before
+ * credit runs are refused) and the run caps.
+ */
+export type Limits = Record<OverridableLimit, number> & {
   run_time_seconds: number;
   run_memory_mb: number;
-}
+};
 
 export const PLAN_LIMITS: Record<Plan, Limits> = {
   free: {

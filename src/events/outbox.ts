@@ -25,25 +25,60 @@ export interface RunEndEventFacts extends RunEndFacts {
   endedAt: string;
 }
 
+/** One event of the outbox: what `events` stores (origin `run`, `test` or `replay`). */
+export interface OutboxEvent {
+  id: string;
+  accountId: string;
+  type: string;
+  data: Record<string, unknown>;
+  occurredAt: string;
+  submissionId: string | null;
+  runId: string | null;
+  origin: "run" | "test" | "replay";
+  createdAt: string;
+}
+
+/** Who gets a delivery of the event: one given webhook, or every active webhook of the account subscribed to its type. */
+export type DeliveryTargets = { webhookId: string; deliveryId: string; replayOf: string | null; isTest: boolean } | "subscribed";
+
+/**
+ * The two statements that put an event in the outbox: the event row, then its deliveries (pending, due
+ * at once), each applying only WHERE `condition` holds — the run's end was won, or a tool is under its
+ * limit. The one place events and deliveries are inserted.
+ */
+export function outboxStatements(db: Db, event: OutboxEvent, targets: DeliveryTargets, condition: SQL) {
+  const body = envelope(event.id, event.type, event.occurredAt, event.data);
+  const at = event.createdAt;
+  const insertEvent = db.run(sql`
+    INSERT INTO events (id, account_id, type, data, occurred_at, submission_id, run_id, origin, created_at)
+    SELECT ${event.id}, ${event.accountId}, ${event.type}, ${JSON.stringify(event.data)}, ${event.occurredAt}, ${event.submissionId}, ${event.runId}, ${event.origin}, ${at}
+    WHERE ${condition}`);
+  const insertDeliveries =
+    targets === "subscribed"
+      ? db.run(sql`
+          INSERT INTO deliveries (id, account_id, webhook_id, event_id, event_type, body, status, attempt_count, next_attempt_at, is_test, created_at, updated_at)
+          SELECT ${SQL_DELIVERY_ID}, w.account_id, w.id, ${event.id}, ${event.type}, ${body}, 'pending', 0, ${at}, 0, ${at}, ${at}
+          FROM webhooks w
+          WHERE w.account_id = ${event.accountId} AND w.is_active = 1
+            AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE json_each.value = ${event.type}) AND ${condition}`)
+      : db.run(sql`
+          INSERT INTO deliveries (id, account_id, webhook_id, event_id, event_type, body, status, attempt_count, next_attempt_at, replay_of, is_test, created_at, updated_at)
+          SELECT ${targets.deliveryId}, ${event.accountId}, ${targets.webhookId}, ${event.id}, ${event.type}, ${body}, 'pending', 0, ${at}, ${targets.replayOf}, ${targets.isTest ? 1 : 0}, ${at}, ${at}
+          WHERE EXISTS (SELECT 1 FROM events WHERE id = ${event.id}) AND EXISTS (SELECT 1 FROM webhooks WHERE id = ${targets.webhookId})`);
+  return [insertEvent, insertDeliveries] as const;
+}
+
 /** The outbox statements of a run's end, each applying only WHERE `won` holds (the caller that ended the run). */
 export function runEndOutboxStatements(db: Db, facts: RunEndEventFacts, won: SQL) {
-  const at = occurredAt(facts.endedAt);
-  return runEndEvents(facts).flatMap(({ type, data }) => {
-    const eventId = crypto.randomUUID();
-    const body = envelope(eventId, type, at, data);
-    return [
-      db.run(sql`
-        INSERT INTO events (id, account_id, type, data, occurred_at, submission_id, run_id, origin, created_at)
-        SELECT ${eventId}, ${facts.accountId}, ${type}, ${JSON.stringify(data)}, ${at}, ${facts.submissionId}, ${facts.runId}, 'run', ${facts.endedAt}
-        WHERE ${won}`),
-      db.run(sql`
-        INSERT INTO deliveries (id, account_id, webhook_id, event_id, event_type, body, status, attempt_count, next_attempt_at, is_test, created_at, updated_at)
-        SELECT ${SQL_DELIVERY_ID}, w.account_id, w.id, ${eventId}, ${type}, ${body}, 'pending', 0, ${facts.endedAt}, 0, ${facts.endedAt}, ${facts.endedAt}
-        FROM webhooks w
-        WHERE w.account_id = ${facts.accountId} AND w.is_active = 1
-          AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE json_each.value = ${type}) AND ${won}`),
-    ];
-  });
+  const occurred = occurredAt(facts.endedAt);
+  return runEndEvents(facts).flatMap(({ type, data }) =>
+    outboxStatements(
+      db,
+      { id: crypto.randomUUID(), accountId: facts.accountId, type, data, occurredAt: occurred, submissionId: facts.submissionId, runId: facts.runId, origin: "run", createdAt: facts.endedAt },
+      "subscribed",
+      won,
+    ),
+  );
 }
 
 /** Puts deliveries on the queue. Each is claimed first (enqueued_at set), so two callers never both send it. */

@@ -11,14 +11,21 @@ export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "cancell
 export const LIVE_STATUSES = ["queued", "running"] as const satisfies readonly RunStatus[];
 export const isLive = (status: string): boolean => (LIVE_STATUSES as readonly string[]).includes(status);
 export type RunKind = "initial" | "reexecute" | "continue";
-export type Overrides = Partial<{
-  concurrent_submissions: number;
-  inflight_api_runs: number;
-  daily_quota: number;
-  max_num_generations: number;
-  max_num_genes: number;
-  negative_balance_cap: number;
-}>;
+/**
+ * The limits an operator may override per account (docs/api.md#admin-api): the one declaration, from
+ * which the stored `overrides` type, the admin PATCH body and the limits in force derive. `money` is a
+ * currency amount (may be fractional); `count` a whole number.
+ */
+export const OVERRIDABLE_LIMITS = {
+  concurrent_submissions: "count",
+  inflight_api_runs: "count",
+  daily_quota: "count",
+  max_num_generations: "count",
+  max_num_genes: "count",
+  negative_balance_cap: "money",
+} as const;
+export type OverridableLimit = keyof typeof OVERRIDABLE_LIMITS;
+export type Overrides = Partial<Record<OverridableLimit, number>>;
 
 export const accounts = sqliteTable("accounts", {
   id: text("id").primaryKey(),

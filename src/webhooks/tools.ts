@@ -9,8 +9,8 @@ import { isoMicros } from "../lib/ids";
 import { getDb, type Db } from "../storage/db";
 import { events } from "../storage/schema";
 import { getAccountDelivery, getEvent, getWebhook, listAttempts, listDeliveries, type DeliveryRow, type WebhookRow } from "../storage/webhooks";
-import { enqueueDeliveries, newDeliveryId } from "../events/outbox";
-import { envelope, EVENT_TYPES, TEST_OCCURRED_AT, testData, type EventType } from "../events/payloads";
+import { enqueueDeliveries, newDeliveryId, outboxStatements } from "../events/outbox";
+import { EVENT_TYPES, TEST_OCCURRED_AT, testData, type EventType } from "../events/payloads";
 import { attemptView, deliveryView } from "./views";
 
 export const TOOL_LIMIT_PER_MINUTE = 10;
@@ -60,17 +60,15 @@ async function fire(env: Bindings, e: NewEvent): Promise<FiredDelivery> {
   const since = new Date(now - WINDOW_MS).toISOString();
   const eventId = crypto.randomUUID();
   const deliveryId = newDeliveryId();
-  const body = envelope(eventId, e.type, e.occurredAt, e.data);
   const accountId = e.webhook.accountId;
+  const underLimit = sql`(SELECT count(*) FROM events WHERE account_id = ${accountId} AND origin = ${e.origin} AND created_at > ${since}) < ${TOOL_LIMIT_PER_MINUTE}`;
   const [inserted] = await db.batch([
-    db.run(sql`
-      INSERT INTO events (id, account_id, type, data, occurred_at, submission_id, run_id, origin, created_at)
-      SELECT ${eventId}, ${accountId}, ${e.type}, ${JSON.stringify(e.data)}, ${e.occurredAt}, ${e.submissionId}, ${e.runId}, ${e.origin}, ${created}
-      WHERE (SELECT count(*) FROM events WHERE account_id = ${accountId} AND origin = ${e.origin} AND created_at > ${since}) < ${TOOL_LIMIT_PER_MINUTE}`),
-    db.run(sql`
-      INSERT INTO deliveries (id, account_id, webhook_id, event_id, event_type, body, status, attempt_count, next_attempt_at, replay_of, is_test, created_at, updated_at)
-      SELECT ${deliveryId}, ${accountId}, ${e.webhook.id}, ${eventId}, ${e.type}, ${body}, 'pending', 0, ${created}, ${e.replayOf}, ${e.isTest ? 1 : 0}, ${created}, ${created}
-      WHERE EXISTS (SELECT 1 FROM events WHERE id = ${eventId}) AND EXISTS (SELECT 1 FROM webhooks WHERE id = ${e.webhook.id})`),
+    ...outboxStatements(
+      db,
+      { id: eventId, accountId, type: e.type, data: e.data, occurredAt: e.occurredAt, submissionId: e.submissionId, runId: e.runId, origin: e.origin, createdAt: created },
+      { webhookId: e.webhook.id, deliveryId, replayOf: e.replayOf, isTest: e.isTest },
+      underLimit,
+    ),
   ]);
   if ((inserted as unknown as D1Result).meta.changes !== 1) throw await rateLimited(db, accountId, e.origin, now);
   await enqueueDeliveries(env, [deliveryId]);

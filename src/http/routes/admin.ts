@@ -14,7 +14,7 @@ import { toMicro } from "../../billing/prices";
 import { getDb, type Db } from "../../storage/db";
 import { getAccount, getAccountByEmail, grantCredits, insertAccount, updateAccount, type AccountRow } from "../../storage/accounts";
 import { insertKey, listKeys, revokeKey } from "../../storage/keys";
-import type { Overrides } from "../../storage/schema";
+import { OVERRIDABLE_LIMITS, type OverridableLimit, type Overrides } from "../../storage/schema";
 import { jsonBody, text } from "../validation/validate";
 import { accountView } from "../views";
 
@@ -33,15 +33,13 @@ const money = z.number().finite().refine((n) => Math.abs(n) <= 1e9, "is out of r
 const scopes = z.array(z.enum(SCOPES)).min(1).refine((s) => new Set(s).size === s.length, "must not repeat a scope");
 const future = z.iso.datetime({ offset: true }).refine((s) => Date.parse(s) > Date.now(), "must be in the future");
 
-const overrideValue = z.number().int().min(0).max(1_000_000_000).nullable().optional();
-const overridesBody = z.strictObject({
-  concurrent_submissions: overrideValue,
-  inflight_api_runs: overrideValue,
-  daily_quota: overrideValue,
-  max_num_generations: overrideValue,
-  max_num_genes: overrideValue,
-  negative_balance_cap: money.min(0).nullable().optional(),
-});
+const overrideValue = { count: z.number().int().min(0).max(1_000_000_000), money: money.min(0) } as const;
+const overridesBody = z.strictObject(
+  Object.fromEntries(Object.entries(OVERRIDABLE_LIMITS).map(([name, kind]) => [name, overrideValue[kind].nullable().optional()])) as Record<
+    OverridableLimit,
+    z.ZodOptional<z.ZodNullable<z.ZodNumber>>
+  >,
+);
 
 async function issueKey(db: Db, accountId: string, name: string, keyScopes: string[], expiresAt: string | null) {
   const { key, prefix } = generateKey();
