@@ -137,7 +137,7 @@ function withCrossFieldRules<T extends z.ZodType<GaParameters>>(schema: T) {
 const gaObject = z.strictObject(gaShape);
 
 /** Every GA parameter a submission may carry, code fields and their entry names included (the GA
- * worker's own list, container/allele_worker/jobs.py, must agree: test/e2e/parameters.test.ts). */
+ * worker's own list, container/allele_worker/jobs.py, must agree: test/workers/parameters.test.ts). */
 export const GA_PARAMETER_NAMES: readonly string[] = Object.keys(gaShape);
 export type GaParameters = z.output<typeof gaObject>;
 
