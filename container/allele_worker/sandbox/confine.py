@@ -213,8 +213,10 @@ def _bind(libc: Any, source: str, target: str, *, read_only: bool = True, device
 
 
 def _needed_paths() -> list[str]:
-    """The host paths a run's Python needs, outermost first, without paths inside another one."""
-    paths = sorted({os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, PACKAGE)})
+    """The host paths a run's Python needs (its installation(s), the directories it imports from, the
+    worker package), outermost first, without paths inside another one."""
+    imports = [p for p in sys.path if p and os.path.isabs(p) and os.path.isdir(p)]
+    paths = sorted({os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, PACKAGE, *imports)})
     kept: list[str] = []
     for path in paths:
         if not any(path == k or path.startswith(k + "/") for k in kept) and not path.startswith("/usr/"):
@@ -241,6 +243,10 @@ def _build_root(libc: Any, plan: dict[str, Any], *, pid_namespace: bool) -> None
     # The new root: a small tmpfs on the run's own directory (the job spec is already read).
     _mount(libc, "tmpfs", workdir, "tmpfs", MS_NOSUID | MS_NODEV, "size=4m,mode=0755")
     root = workdir
+    # The private /tmp first: a Python installation or checkout under /tmp is bound inside it below.
+    os.makedirs(root + "/tmp", mode=0o700)
+    _mount(libc, "tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+           f"size={int(plan['tmpfs_mb'])}m,mode=0700{owner}")
     for name in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
         if os.path.islink(name):
             os.symlink(os.readlink(name), root + name)
@@ -252,9 +258,6 @@ def _build_root(libc: Any, plan: dict[str, Any], *, pid_namespace: bool) -> None
     os.makedirs(root + "/dev", mode=0o755)
     for device in DEVICES:
         _bind(libc, f"/dev/{device}", f"{root}/dev/{device}", read_only=False, devices=True)
-    os.makedirs(root + "/tmp", mode=0o700)
-    _mount(libc, "tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
-           f"size={int(plan['tmpfs_mb'])}m,mode=0700{owner}")
     for alias in ("/dev/shm", "/var/tmp"):
         _bind(libc, root + "/tmp", root + alias, read_only=False)
     os.makedirs(root + "/etc", mode=0o755)
