@@ -53,19 +53,21 @@ export async function claimRun(env: Bindings, runId: string): Promise<ClaimedRun
 }
 
 /** running → queued after a failed start, so the queue's retry (or the cron) can hand it out again. */
-export async function unclaimRun(env: Bindings, run: RunRow): Promise<void> {
+export async function unclaimRun(env: Bindings, run: RunRow): Promise<boolean> {
   const db = getDb(env.DB);
   const now = nowIso();
-  await db.batch([
+  const [moved] = await db.batch([
     db
       .update(runs)
       .set({ status: "queued", startedAt: null, heartbeatAt: null, enqueuedAt: now, updatedAt: now })
-      .where(and(eq(runs.id, run.id), eq(runs.status, "running"), eq(runs.attempts, run.attempts))),
+      .where(and(eq(runs.id, run.id), eq(runs.status, "running"), eq(runs.attempts, run.attempts)))
+      .returning({ id: runs.id }),
     db
       .update(submissions)
       .set({ status: "queued", updatedAt: now })
       .where(and(eq(submissions.latestRunId, run.id), sql`EXISTS (SELECT 1 FROM runs WHERE id = ${run.id} AND status = 'queued')`)),
   ]);
+  return moved.length === 1;
 }
 
 export class MissingPopulation extends Error {}

@@ -2,6 +2,7 @@
 import { and, eq, gt, inArray, isNull, lt, or } from "drizzle-orm";
 import type { Bindings } from "../env";
 import { nowIso } from "../lib/ids";
+import { unclaimRun } from "../domain/runs";
 import { endRun } from "../domain/transitions";
 import { accountGate } from "../admission/account-gate";
 import { getDb } from "../storage/db";
@@ -36,13 +37,9 @@ export async function reconcileRuns(env: Bindings, now = Date.now()): Promise<{ 
       if (ended) lost++;
       continue;
     }
-    // First loss: give the run back to the queue (a container host may have restarted).
-    const back = await db
-      .update(runs)
-      .set({ status: "queued", heartbeatAt: null, enqueuedAt: stamp, updatedAt: stamp })
-      .where(and(eq(runs.id, run.id), eq(runs.status, "running"), eq(runs.attempts, run.attempts)))
-      .returning({ id: runs.id });
-    if (back.length) {
+    // First loss: give the run back to the queue (a container host may have restarted); its submission
+    // shows `queued` again, as after any other unclaim.
+    if (await unclaimRun(env, run)) {
       await env.RUNS_QUEUE.send({ run_id: run.id });
       requeued++;
     }

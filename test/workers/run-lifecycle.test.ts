@@ -228,6 +228,8 @@ describe("cron: nothing stuck", () => {
     expect(again.requeued).toBe(0);
     expect(send.mock.calls.filter(([m]) => (m as { run_id: string }).run_id === runId)).toHaveLength(1);
     expect(await run(runId)).toMatchObject({ status: "queued", attempts: 1 });
+    // The submission shows its run waiting again, not still running.
+    expect((await getSubmission(account.key, submissionId)).status).toBe("queued");
 
     await deliver([runId]);
     expect(await run(runId)).toMatchObject({ status: "running", attempts: 2 });
