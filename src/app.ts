@@ -1,5 +1,6 @@
 // newApp(): the Hono app — middleware order, routes, error handling. Used by index.ts and the tests.
 import { Hono } from "hono";
+import { readiness } from "./domain/health";
 import type { AppEnv } from "./http/context";
 import { methodNotAllowed, onError, onNotFound } from "./http/error-handler";
 import { identifyAndLimit, requireKey } from "./http/middleware/auth";
@@ -41,7 +42,11 @@ export function newApp() {
     // Answered before authentication: a wrong method reveals nothing. HEAD follows GET.
     app.on(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].filter((m) => !allowed.includes(m) && !(m === "HEAD" && allowed.includes("GET"))), path, methodNotAllowed(allowed));
   }
-  app.get("/api/v1/health", (c) => c.json({ status: "ok" }));
+  app.get("/api/v1/health", async (c) => {
+    const { ready, checks } = await readiness(c.env);
+    const failing = Object.entries(checks).filter(([, check]) => check.status === "down").map(([part]) => part);
+    return c.json(ready ? { status: "ok", checks } : { status: "unavailable", failing, checks }, ready ? 200 : 503);
+  });
   app.route("/internal/v1/runs", internalRunsRoutes);
   app.route("/admin/v1", adminRoutes);
   app.route("/__bench", benchRoutes);

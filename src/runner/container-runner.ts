@@ -61,4 +61,9 @@ export class ContainerRunner implements Runner {
   async cancel(runId: string): Promise<RunMetrics | null> {
     return this.namespace.getByName(runId).cancelRun(runId);
   }
+
+  /** Each run starts its own container instance: there is no standing worker to ask. */
+  async health(): Promise<{ status: "on_demand" }> {
+    return { status: "on_demand" };
+  }
 }

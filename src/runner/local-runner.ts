@@ -24,4 +24,13 @@ export class LocalRunner implements Runner {
   async cancel(runId: string): Promise<RunMetrics | null> {
     return readCancel(await this.call(`/runs/${runId}/cancel`, {}));
   }
+
+  async health(): Promise<{ status: "ok" } | { status: "down"; reason: string }> {
+    try {
+      const res = await fetch(new URL("/health", this.baseUrl), { signal: AbortSignal.timeout(2_000) });
+      return res.ok ? { status: "ok" } : { status: "down", reason: `GA worker answered ${res.status}` };
+    } catch (err) {
+      return { status: "down", reason: `GA worker unreachable (${err instanceof Error ? err.name : "error"})` };
+    }
+  }
 }

@@ -24,6 +24,8 @@ export interface Runner {
   start(request: StartRequest): Promise<"started" | "already">;
   /** Stops the run's process at once and returns its usage, or null when the worker has no such live run. */
   cancel(runId: string): Promise<RunMetrics | null>;
+  /** Whether the worker answers now: "ok", "down" (with why), or "on_demand" (a container per run starts when needed). */
+  health(): Promise<{ status: "ok" | "on_demand" } | { status: "down"; reason: string }>;
 }
 
 export class RunnerUnavailable extends Error {}
