@@ -57,8 +57,15 @@ export default defineConfig({
       workersProject("workers", ["test/http/**/*.test.ts", "test/workers/**/*.test.ts"], {
         RATE_LIMIT_KEY: "1000000",
         RATE_LIMIT_IP: "1000000",
+        RUN_CAPACITY: "1000",
       }),
-      workersProject("limits", ["test/limits/**/*.test.ts"]),
+      // One place on the whole platform: runs wait their turn, round-robin across accounts.
+      workersProject("dispatch", ["test/dispatch/**/*.test.ts"], {
+        RATE_LIMIT_KEY: "1000000",
+        RATE_LIMIT_IP: "1000000",
+        RUN_CAPACITY: "1",
+      }),
+      workersProject("limits", ["test/limits/**/*.test.ts"], { RUN_CAPACITY: "1000" }),
       {
         // Outside: `wrangler dev` and the real Python worker process, driven over HTTP.
         test: {

@@ -1,7 +1,7 @@
 // Helpers shared by the project's scripts (setup, start, admin, test, deploy check).
 import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -46,14 +46,24 @@ export function migrateLocal(persistTo) {
   run(wranglerBin, ["d1", "migrations", "apply", "DB", "--local", ...extra], { stdio: ["ignore", "ignore", "inherit"] });
 }
 
+/** Runs at once locally: the GA worker's places (WORKER_CONCURRENCY) and the Worker's RUN_CAPACITY. */
+export const LOCAL_CAPACITY = Number(process.env.WORKER_CONCURRENCY || availableParallelism());
+
 /** The GA worker's environment: nothing of ours beyond what it needs (no tokens, no keys). */
-export function workerEnv(port) {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", HOST: "127.0.0.1", PORT: String(port), PYTHONUNBUFFERED: "1" };
+export function workerEnv(port, concurrency = LOCAL_CAPACITY) {
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: process.env.HOME ?? "/tmp",
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    PYTHONUNBUFFERED: "1",
+    WORKER_CONCURRENCY: String(concurrency),
+  };
 }
 
-export function startWorkerProcess(port, stdio = "inherit") {
+export function startWorkerProcess(port, stdio = "inherit", concurrency = LOCAL_CAPACITY) {
   if (!existsSync(VENV_PYTHON)) throw new Error("container/.venv is missing: run `npm install` first");
-  return spawn(VENV_PYTHON, ["-m", "allele_worker"], { cwd: ROOT, env: workerEnv(port), stdio });
+  return spawn(VENV_PYTHON, ["-m", "allele_worker"], { cwd: ROOT, env: workerEnv(port, concurrency), stdio });
 }
 
 export async function waitFor(url, timeoutMs = 30_000, isReady = (res) => res.ok) {
@@ -128,7 +138,7 @@ export async function startLocalService({ port, workerPort, persistTo, vars = {}
   const stdio = quiet ? ["ignore", "pipe", "pipe"] : "inherit";
   if (migrate) migrateLocal(persistTo);
   if (!runnerUrl) superviseWorker(() => keep(startWorkerProcess(workerPort, stdio), "ga-worker"), () => stopping, onExit);
-  const allVars = { RUNNER_URL: runnerUrl ?? `http://127.0.0.1:${workerPort}`, REPORT_BASE_URL: `http://127.0.0.1:${port}`, ...vars };
+  const allVars = { RUNNER_URL: runnerUrl ?? `http://127.0.0.1:${workerPort}`, REPORT_BASE_URL: `http://127.0.0.1:${port}`, RUN_CAPACITY: String(LOCAL_CAPACITY), ...vars };
   const envFile = writeEnvFile(allVars);
   const args = ["dev", "--port", String(port), "--ip", "127.0.0.1", "--test-scheduled", "--show-interactive-dev-session=false", "--env-file", envFile.path];
   if (persistTo) args.push("--persist-to", persistTo);
@@ -148,7 +158,8 @@ export async function startLocalService({ port, workerPort, persistTo, vars = {}
   };
   try {
     if (!runnerUrl) await waitFor(`http://127.0.0.1:${workerPort}/health`, 60_000);
-    await waitFor(`${baseUrl}/api/v1/health`, 120_000);
+    // Up once it answers its health (503 too: a bench may run it without a GA worker on purpose).
+    await waitFor(`${baseUrl}/api/v1/health`, 120_000, (res) => res.status === 200 || res.status === 503);
   } catch (err) {
     await stop();
     if (log.length) console.error(log.join(""));

@@ -23,6 +23,7 @@ const schema = z.object({
   MEMORY_PRICE: decimal("0.00001"),
   NEGATIVE_BALANCE_CAP: decimal("1.00"),
   PLATFORM_QUEUE_CAP: count(1000),
+  RUN_CAPACITY: count(20),
   RATE_LIMIT_KEY: count(60),
   /** Twice the key limit unless set. */
   RATE_LIMIT_USER: optional(z.string().regex(/^[1-9]\d*$/, "must be a positive whole number")).transform((v) => (v === undefined ? undefined : Number(v))),
@@ -40,6 +41,7 @@ export interface Config {
   prices: { cpu: number; memory: number };
   negativeBalanceCap: number;
   platformQueueCap: number;
+  runCapacity: number;
   rateLimits: { key: number; user: number; ip: number };
   runnerUrl: string | undefined;
   reportBaseUrl: string | undefined;
@@ -78,6 +80,7 @@ export function config(env: object): Config {
     prices: { cpu: v.CPU_PRICE, memory: v.MEMORY_PRICE },
     negativeBalanceCap: v.NEGATIVE_BALANCE_CAP,
     platformQueueCap: v.PLATFORM_QUEUE_CAP,
+    runCapacity: v.RUN_CAPACITY,
     rateLimits: { key: v.RATE_LIMIT_KEY, user: v.RATE_LIMIT_USER ?? v.RATE_LIMIT_KEY * 2, ip: v.RATE_LIMIT_IP },
     runnerUrl: v.RUNNER_URL,
     reportBaseUrl: v.REPORT_BASE_URL,

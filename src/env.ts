@@ -1,10 +1,14 @@
 // The Worker's bindings, described once, without importing any implementation: the Durable Object
-// namespaces are typed by their one client module each (admission/account-gate.ts, admission/ip-window.ts,
-// runner/runner.ts). Vars and secrets are strings here; config.ts parses them.
+// namespaces are typed by their one client module each (admission/account-gate.ts for the account and IP
+// windows, runner/runner.ts for the containers, runner/dispatch.ts for the Dispatcher). Vars and secrets are strings here; config.ts parses them.
 
-/** A run message names the run to start; D1 is the source of truth. */
+/**
+ * A run message names a run; D1 is the source of truth. Without `granted` it asks the Dispatcher for a
+ * place (a new or re-queued run); with it, the Dispatcher has given the run a place and it may start.
+ */
 export interface RunMessage {
   run_id: string;
+  granted?: boolean;
 }
 
 /** A delivery message names the delivery to attempt. */
@@ -20,6 +24,7 @@ export interface Bindings {
   ACCOUNT_GATE: DurableObjectNamespace;
   IP_RATE_LIMIT: DurableObjectNamespace;
   GA_RUNNER: DurableObjectNamespace;
+  DISPATCHER: DurableObjectNamespace;
   ADMIN_TOKEN?: string;
   RUN_TOKEN_SECRET?: string;
   RUNNER_URL?: string;
@@ -28,6 +33,8 @@ export interface Bindings {
   MEMORY_PRICE?: string;
   NEGATIVE_BALANCE_CAP?: string;
   PLATFORM_QUEUE_CAP?: string;
+  /** Runs that may run at once on the platform (container instances, or the local GA worker's places). */
+  RUN_CAPACITY?: string;
   WEBHOOK_ALLOW_PRIVATE?: string;
   /** DNS-over-HTTPS endpoint (JSON API) for webhook host checks; Cloudflare's by default. */
   DOH_URL?: string;

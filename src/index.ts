@@ -10,6 +10,7 @@ import { requeueDueDeliveries } from "./events/outbox";
 
 export { AccountGate } from "./do/account-gate";
 export { IpRateLimit } from "./do/ip-rate-limit";
+export { Dispatcher } from "./do/dispatcher";
 import { GaRunner, INTERNAL_HOST } from "./runner/container-runner";
 
 export { GaRunner };

@@ -2,7 +2,8 @@
 
 Environment: ``HOST`` (default 127.0.0.1), ``PORT`` (default 8788), ``SANDBOX_UID_BASE`` (first uid
 of the per-run users when running as root, default 1000000; each worker claims a block of 1000),
-``ALLELE_LOCK_DIR`` (where the uid block locks live, default /run/allele), ``ALLELE_REQUIRE_ISOLATION``
+``ALLELE_LOCK_DIR`` (where the uid block locks live, default /run/allele), ``WORKER_CONCURRENCY``
+(runs at once, default the number of CPUs; more starts are refused with 503 at_capacity), ``ALLELE_REQUIRE_ISOLATION``
 (``all``: refuse to start unless every sandbox measure holds), ``ALLELE_RUN_DIR`` (parent directory of
 the runs' temporary directories, default a fresh one under the system temp dir), ``LOG_LEVEL``.
 Logs go to stderr; at start, one line per sandbox measure this machine cannot enforce.
@@ -45,7 +46,8 @@ def build_manager() -> RunManager:
     else:
         run_root = tempfile.mkdtemp(prefix="allele-runs-")
         CLEANUP.append(lambda: shutil.rmtree(run_root, ignore_errors=True))
-    return RunManager(host=host, run_root=run_root)
+    concurrency = os.environ.get("WORKER_CONCURRENCY")
+    return RunManager(host=host, run_root=run_root, concurrency=int(concurrency) if concurrency else None)
 
 
 def main() -> None:

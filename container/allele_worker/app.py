@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from .errors import InvalidRequest, UnknownRun
+from .errors import AtCapacity, InvalidRequest, UnknownRun
 from .runs import RunManager, RunRequest, check_population
 
 __all__ = ["VERSION", "create_app", "parse_run_request"]
@@ -79,6 +79,7 @@ def create_app(manager: RunManager, on_shutdown: list[Any] | None = None) -> Sta
     async def health(request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok", "version": VERSION,
                              "isolation": manager.isolation.health(),
+                             "capacity": manager.concurrency, "in_use": manager.in_use,
                              "active_runs": manager.active_runs})
 
     async def start_run(request: Request) -> JSONResponse:
@@ -91,7 +92,10 @@ def create_app(manager: RunManager, on_shutdown: list[Any] | None = None) -> Sta
             return _error(400, "invalid_request", "the body is not valid JSON")
         except InvalidRequest as exc:
             return _error(400, "invalid_request", str(exc))
-        started, state = await run_in_threadpool(manager.start, run)
+        try:
+            started, state = await run_in_threadpool(manager.start, run)
+        except AtCapacity as exc:
+            return _error(503, "at_capacity", str(exc))
         return JSONResponse({"run_id": run.run_id, "state": state},
                             status_code=202 if started else 200)
 

@@ -5,6 +5,7 @@ The tree, so callers catch at the level they need::
     WorkerError                     base of everything raised on purpose here
     ├── InvalidRequest              a POST /runs body does not match the protocol shape (HTTP 400)
     ├── UnknownRun                  no live run has this id (HTTP 404)
+    ├── AtCapacity                  every place of this worker is taken (HTTP 503 at_capacity)
     └── RunFailure                  the run itself failed; ``code`` is the protocol's error.code
         ├── UserCodeError           code_error: does not compile, entry missing or wrong kind, raised
         ├── LimitExceeded
@@ -20,6 +21,7 @@ outcome message it sends to the parent; the parent folds process facts into the 
 from __future__ import annotations
 
 __all__ = [
+    "AtCapacity",
     "InternalError",
     "InvalidRequest",
     "LimitExceeded",
@@ -42,6 +44,10 @@ class InvalidRequest(WorkerError):
 
 class UnknownRun(WorkerError):
     """No live run has this id."""
+
+
+class AtCapacity(WorkerError):
+    """Every place (WORKER_CONCURRENCY) is taken: the run is not started."""
 
 
 class RunFailure(WorkerError):

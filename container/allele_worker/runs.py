@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import results
-from .errors import InvalidRequest, UnknownRun
+from .errors import AtCapacity, InvalidRequest, UnknownRun
 from .reports import Reporter
 from .sandbox import Host, Limits, SandboxedProcess
 
@@ -212,8 +212,11 @@ class RunManager:
     def __init__(self, *, host: Host, run_root: str | None = None,
                  reporter_factory: Callable[[str, str], Reporter] = Reporter,
                  remember_finished: int = 10000, remember_seconds: float = 24 * 3600,
-                 limit_overrides: dict[str, Any] | None = None) -> None:
+                 limit_overrides: dict[str, Any] | None = None, concurrency: int | None = None) -> None:
         self.host = host
+        # Runs whose child may exist at once (WORKER_CONCURRENCY; default: one per CPU). A start past it
+        # is refused (503 at_capacity), so a run never waits for a CPU with its wall-time cap running.
+        self.concurrency = concurrency or os.cpu_count() or 1
         self.isolation = host.isolation
         self.run_root = run_root or tempfile.mkdtemp(prefix="allele-runs-")
         os.chmod(self.run_root, 0o711)
@@ -234,6 +237,8 @@ class RunManager:
                 return False, "running"
             if request.run_id in self._finished:
                 return False, "finished"
+            if self._in_use() >= self.concurrency:
+                raise AtCapacity(f"all {self.concurrency} places of this worker are in use")
             run = _Run(self, request)
             self._live[request.run_id] = run
         run.thread.start()
@@ -265,6 +270,15 @@ class RunManager:
         while self._finished and (len(self._finished) > count
                                   or now - next(iter(self._finished.values())) > seconds):
             self._finished.popitem(last=False)
+
+    def _in_use(self) -> int:
+        """Places taken: runs whose child may still exist (a place frees when the child is gone)."""
+        return sum(1 for run in self._live.values() if not run.process_done.is_set())
+
+    @property
+    def in_use(self) -> int:
+        with self._lock:
+            return self._in_use()
 
     @property
     def active_runs(self) -> int:

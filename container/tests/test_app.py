@@ -42,6 +42,27 @@ def test_health(client):
     data = answer.json()
     assert data["status"] == "ok" and data["active_runs"] == 0 and data["version"]
     assert {"user", "network", "rlimits"} <= set(data["isolation"])
+    assert data["capacity"] >= 1 and data["in_use"] == 0
+
+
+def test_a_start_past_the_worker_places_is_refused_and_a_place_frees_with_the_child(host, tmp_path, fake_worker):
+    """WORKER_CONCURRENCY places: one more start is 503 at_capacity and starts nothing; once a run's
+    child is gone its place is free again (the completion report may still be on its way)."""
+    manager = RunManager(host=host, run_root=str(tmp_path), concurrency=1)
+    with TestClient(create_app(manager)) as client:
+        slow = params(fitness_func="import time\ndef f(ga, s, i):\n    time.sleep(0.05)\n    return 0.0\n",
+                      fitness_func_entry="f", num_generations=20)
+        assert client.post("/runs", json=body("runCAP000001", fake_worker.url, params=slow)).status_code == 202
+        refused = client.post("/runs", json=body("runCAP000002", fake_worker.url))
+        assert refused.status_code == 503 and refused.json()["error"]["code"] == "at_capacity"
+        assert client.get("/health").json()["in_use"] == 1
+        assert client.get("/runs/runCAP000002").status_code == 404  # nothing of it was started
+        fake_worker.wait_for("/complete")
+        deadline = time.monotonic() + 10
+        while client.get("/health").json()["in_use"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert client.post("/runs", json=body("runCAP000003", fake_worker.url)).status_code == 202
+    manager.wait_idle(10)
 
 
 def test_run_reports_progress_and_complete(client, fake_worker):

@@ -271,9 +271,10 @@ def test_double_forked_process_dies_with_a_cancel(host, isolation):
     assert pids_of_uids(uids[0], 1) == []
 
 
-def _start_worker(port: int, lock_dir: str, run_dir: str) -> subprocess.Popen[bytes]:
+def _start_worker(port: int, run_dir: str) -> subprocess.Popen[bytes]:
+    # The default lock directory: the worker claims a uid block of its own beside the test session's.
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOST": "127.0.0.1", "PORT": str(port),
-           "ALLELE_LOCK_DIR": lock_dir, "ALLELE_RUN_DIR": run_dir, "LOG_LEVEL": "INFO"}
+           "ALLELE_RUN_DIR": run_dir, "LOG_LEVEL": "INFO"}
     worker = subprocess.Popen([sys.executable, "-m", "allele_worker"], env=env, stderr=subprocess.PIPE,
                               cwd=run_dir)
     assert _wait_for(lambda: _health(port) is not None, 30), "the worker did not start"
@@ -302,10 +303,10 @@ def test_processes_and_groups_do_not_outlive_a_worker_crash(isolation, fake_work
     """SIGKILL the worker mid-run: the run's whole tree dies with it (death signals through the
     relay and the namespace's init); the next worker on the block removes the group left behind."""
     requires(isolation, "user", "pid_namespace")
-    lock_dir, run_dir = str(tmp_path / "locks"), str(tmp_path / "runs")
+    run_dir = str(tmp_path / "runs")
     os.makedirs(run_dir)
     port = _free_port()
-    worker = _start_worker(port, lock_dir, run_dir)
+    worker = _start_worker(port, run_dir)
     first_uid = None
     try:
         job = {"run_id": "runCRASH0001", "submission_id": "sub123456789",
@@ -323,7 +324,7 @@ def test_processes_and_groups_do_not_outlive_a_worker_crash(isolation, fake_work
     assert first_uid is not None
     assert _wait_for(lambda: pids_of_uids(first_uid, BLOCK_SIZE) == [], 10)
     groups = _groups_named("allele-")
-    restarted = _start_worker(port, lock_dir, run_dir)
+    restarted = _start_worker(port, run_dir)
     try:
         assert _wait_for(lambda: not (_groups_named("allele-") & groups))
     finally:
@@ -412,7 +413,7 @@ def test_startup_refuses_when_isolation_is_required_and_missing(monkeypatch):
                              notes=["minimal root unavailable: test"])
     monkeypatch.setattr(host_module, "probe_isolation", lambda **_: weak)
     with pytest.raises(sandbox.IsolationMissing, match="minimal_root"):
-        sandbox.Host.setup(require_all=True, lock_dir=tempfile.mkdtemp())
+        sandbox.Host.setup(require_all=True)
     assert weak.missing() == ["minimal_root"]
 
 

@@ -129,8 +129,8 @@ def test_the_image_runs_a_job(tmp_path: Path, fake_worker: Any) -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     command = json.loads(facts["cmd"])
-    env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", **env_of_image, "HOST": "127.0.0.1", "PORT": str(port),
-           "ALLELE_LOCK_DIR": str(tmp_path / "locks")}
+    # The default lock directory: this worker claims a uid block of its own beside the test session's.
+    env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", **env_of_image, "HOST": "127.0.0.1", "PORT": str(port)}
     worker = subprocess.Popen([str(venv / "bin" / command[0]), *command[1:]], env=env, cwd=app,
                               stderr=subprocess.PIPE)
     try:

@@ -13,6 +13,7 @@ import { chargeMicro, prices } from "../billing/prices";
 import type { Bindings } from "../env";
 import { enqueueRunDeliveries, runEndOutboxStatements, type RunEndEventFacts } from "../events/outbox";
 import { newId, nowIso } from "../lib/ids";
+import { releasePlace } from "../runner/dispatch";
 import type { RunMetrics } from "../runner/runner";
 import { getDb } from "../storage/db";
 import { endRunStatement, endSubmissionStatement, findRunWithSource, insertResultFileStatement, insertResultStatement, wonBy } from "../storage/run-end";
@@ -200,12 +201,12 @@ function runEndFacts(ended: EndedRun): RunEndEventFacts | null {
 
 /**
  * What else happens once the run's end is written (exactly once, by the caller that won): its slot and
- * in-flight place go back to the account's gate (its platform queue place went with its status), and
- * the deliveries written in the batch are sent. Both are idempotent; the cron sends anything left.
+ * in-flight place go back to the account's gate (its platform queue place went with its status), its
+ * run place (or its turn in the line) to the Dispatcher, and the deliveries written in the batch are sent. Both are idempotent; the cron sends anything left.
  */
 export async function afterRunEnded(env: Bindings, ended: EndedRun): Promise<void> {
   const sends = ended.source === "api" && ended.status !== "deleted"
     ? enqueueRunDeliveries(env, ended.run.id).catch((err) => console.error("webhook dispatch failed; the cron will send", ended.run.id, err))
     : Promise.resolve();
-  await Promise.all([accountGate(env, ended.run.accountId).release(ended.run.id), sends]);
+  await Promise.all([accountGate(env, ended.run.accountId).release(ended.run.id), releasePlace(env, ended.run.id), sends]);
 }

@@ -1,11 +1,14 @@
-// The runs queue consumer: claim a queued run (queued → running) and start it on a worker.
-// A message is only a pointer; D1 decides. A duplicate or late message, or one whose submission was
-// deleted or cancelled, finds nothing to claim and is acknowledged.
+// The runs queue consumer: a queued run asks the Dispatcher for a place; once it has one, it is claimed
+// (queued → running) and started on a worker. A message is only a pointer; D1 decides. A duplicate or
+// late message, or one whose submission was deleted or cancelled, finds nothing to claim and is
+// acknowledged (giving back the place it held).
 import type { Bindings } from "../env";
 import { claimRun, MissingPopulation, startRun, unclaimRun } from "../domain/runs";
 import { endRun } from "../domain/transitions";
-import { getRunner } from "../runner/runner";
+import { givePlaceBack, offerPlace, releasePlace } from "../runner/dispatch";
+import { getRunner, WorkerFull } from "../runner/runner";
 import { getDb } from "../storage/db";
+import { isLive } from "../storage/schema";
 import { getRun } from "../storage/submissions";
 import type { RunMessage } from "../env";
 
@@ -19,8 +22,20 @@ export async function handleRunMessage(env: Bindings, message: Message<RunMessag
     console.error("runs queue: malformed message dropped", message.id);
     return message.ack();
   }
+  const db = getDb(env.DB);
+  if (message.body.granted !== true) {
+    // A run asking for a place: only a queued run waits for one (a running run has its place).
+    const waiting = await getRun(db, runId);
+    if (!waiting || waiting.status !== "queued") return message.ack();
+    if (!(await offerPlace(env, { runId, accountId: waiting.accountId }))) return message.ack(); // its grant comes later
+  }
   const claimed = await claimRun(env, runId);
-  if (!claimed) return message.ack();
+  if (!claimed) {
+    // Cancelled, deleted or ended meanwhile: its place goes to the next in line (a running run keeps it).
+    const now = await getRun(db, runId);
+    if (!now || !isLive(now.status)) await releasePlace(env, runId);
+    return message.ack();
+  }
   const { run } = claimed;
 
   try {
@@ -28,6 +43,12 @@ export async function handleRunMessage(env: Bindings, message: Message<RunMessag
   } catch (err) {
     if (err instanceof MissingPopulation) {
       await endRun(env, run.id, { status: "failed", error: { code: "invalid_state", message: err.message } });
+      return message.ack();
+    }
+    if (err instanceof WorkerFull) {
+      // The worker has fewer places than the books say: the run waits at the head of the line. Never a failure.
+      await unclaimRun(env, run);
+      await givePlaceBack(env, { runId, accountId: run.accountId });
       return message.ack();
     }
     console.error("runs queue: start failed", runId, err);
@@ -38,12 +59,13 @@ export async function handleRunMessage(env: Bindings, message: Message<RunMessag
       });
       return message.ack();
     }
+    // A real fault (the worker cannot be reached): the run keeps its place and tries again later.
     await unclaimRun(env, run);
     return message.retry({ delaySeconds: retryDelay(message.attempts) });
   }
 
   // A cancel or delete that came while the worker was starting could not stop it: stop it now.
-  const now = await getRun(getDb(env.DB), run.id);
+  const now = await getRun(db, run.id);
   if (!now || now.status !== "running") await getRunner(env).cancel(run.id).catch(() => null);
   message.ack();
 }

@@ -30,10 +30,18 @@ export interface Runner {
 
 export class RunnerUnavailable extends Error {}
 
+/** The worker has no free place for the run (503 at_capacity): a matter of waiting, never a failure. */
+export class WorkerFull extends Error {}
+
 /** Shared by both implementations: interpret the worker's answers. */
 export async function readStart(res: Response): Promise<"started" | "already"> {
   if (res.status === 202) return "started";
   if (res.status === 200) return "already";
+  if (res.status === 503) {
+    const code = ((await res.json().catch(() => null)) as { error?: { code?: string } } | null)?.error?.code;
+    if (code === "at_capacity") throw new WorkerFull("the worker has no free place");
+    throw new RunnerUnavailable("worker answered 503 to start");
+  }
   throw new RunnerUnavailable(`worker answered ${res.status} to start: ${(await res.text()).slice(0, 500)}`);
 }
 

@@ -7,7 +7,7 @@ import { LocalRunner } from "./local-runner";
 import type { Runner } from "./protocol";
 
 export type { RunMetrics, StartRequest, Runner } from "./protocol";
-export { RunnerUnavailable } from "./protocol";
+export { RunnerUnavailable, WorkerFull } from "./protocol";
 
 export function getRunner(env: Bindings): Runner {
   const url = config(env).runnerUrl;

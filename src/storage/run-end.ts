@@ -86,7 +86,17 @@ export function endSubmissionStatement(db: Db, run: RunRow, ended: { deleted: bo
         WHERE id = ${run.submissionId} AND ${won}`);
 }
 
-/** Of these run ids, those still live (the account Durable Object's reconciliation). */
+/** Of these run ids, those still queued (the Dispatcher's reconciliation of its waiting line). */
+export async function queuedRunIds(d1: D1Database, runIds: string[]): Promise<Set<string>> {
+  if (runIds.length === 0) return new Set();
+  const found = await d1
+    .prepare(`SELECT id FROM runs WHERE id IN (${runIds.map(() => "?").join(",")}) AND status = 'queued'`)
+    .bind(...runIds)
+    .all<{ id: string }>();
+  return new Set(found.results.map((r) => r.id));
+}
+
+/** Of these run ids, those still live (the account and Dispatcher Durable Objects' reconciliation). */
 export async function liveRunIds(d1: D1Database, runIds: string[]): Promise<Set<string>> {
   if (runIds.length === 0) return new Set();
   const placeholders = runIds.map(() => "?").join(",");

@@ -28,7 +28,8 @@ function workerParameters(): string {
 
 export default async function setup(project: TestProject) {
   const port = await freePort();
-  const child = startWorkerProcess(port, "ignore");
+  // Places enough for every suite's runs at once; the dispatch suite's worker has one place.
+  const child = startWorkerProcess(port, "ignore", project.name === "dispatch" ? 1 : 64);
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/health`, 60_000);
   project.provide("runnerUrl", url);

@@ -1,0 +1,183 @@
+// The Dispatcher: one Durable Object that owns the platform's run places and the line of runs waiting
+// for one (docs/architecture.md "Capacity and fair share"). A run is started only when a place is free;
+// until then it stays `queued` (its slot held, no wall-time cap running). Places go round-robin across
+// the accounts that have runs waiting, FIFO within an account, so one account's many runs cannot starve
+// another's single run. It only keeps the books: a granted run is started by the runs queue consumer
+// (the grant travels as a `{run_id, granted: true}` message, or is answered to the offer itself).
+// Every method runs to completion on SQLite, so two racing offers or releases can never both take the
+// last place.
+import { DurableObject } from "cloudflare:workers";
+import type { Bindings } from "../env";
+import { liveRunIds, queuedRunIds } from "../storage/run-end";
+
+/** How often the line is checked against D1 while anything waits or holds a place. */
+const RECONCILE_EVERY_MS = 30_000;
+/** A run given back by a full worker is offered its place again after this long. */
+export const FULL_WORKER_PAUSE_MS = 2_000;
+
+export interface Offer {
+  runId: string;
+  accountId: string;
+}
+
+export interface DispatchState {
+  capacity: number;
+  placed: string[];
+  /** The waiting line in the order places would go now. */
+  waiting: string[];
+}
+
+export class Dispatcher extends DurableObject<Bindings> {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Bindings) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(`
+      CREATE TABLE IF NOT EXISTS waiting (run_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, seq INTEGER NOT NULL);
+      CREATE INDEX IF NOT EXISTS waiting_account ON waiting (account_id, seq);
+      CREATE TABLE IF NOT EXISTS placed (run_id TEXT PRIMARY KEY, at INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    `);
+  }
+
+  /**
+   * A run that wants a place (idempotent: a run already waiting or placed keeps its turn). Returns
+   * whether this run may start now; other runs granted by the same call are sent to the runs queue.
+   */
+  async offer(offer: Offer, capacity: number): Promise<{ startNow: boolean }> {
+    if (!this.has("placed", offer.runId)) {
+      this.sql.exec(
+        `INSERT OR IGNORE INTO waiting (run_id, account_id, seq) VALUES (?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM waiting))`,
+        offer.runId,
+        offer.accountId,
+      );
+    }
+    const granted = this.grant(capacity);
+    await this.send(granted.filter((id) => id !== offer.runId));
+    await this.keepReconciling();
+    return { startNow: granted.includes(offer.runId) || this.isPlacedAndUnstarted(offer.runId, granted) };
+  }
+
+  /** A run left its place or the line (ended, cancelled, deleted, or never to start): the next get theirs. */
+  async release(runId: string, capacity: number): Promise<string[]> {
+    this.sql.exec(`DELETE FROM placed WHERE run_id = ?`, runId);
+    this.sql.exec(`DELETE FROM waiting WHERE run_id = ?`, runId);
+    const granted = this.grant(capacity);
+    await this.send(granted);
+    return granted;
+  }
+
+  /**
+   * A granted run the worker refused for want of room (it has fewer places than the books say): it goes
+   * back to the head of the line, and places are offered again after a short pause.
+   */
+  async giveBack(offer: Offer): Promise<void> {
+    this.sql.exec(`DELETE FROM placed WHERE run_id = ?`, offer.runId);
+    this.sql.exec(
+      `INSERT OR IGNORE INTO waiting (run_id, account_id, seq) VALUES (?, ?, (SELECT coalesce(min(seq), 1) - 1 FROM waiting))`,
+      offer.runId,
+      offer.accountId,
+    );
+    this.sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('paused_until', ?)`, String(Date.now() + FULL_WORKER_PAUSE_MS));
+    await this.ctx.storage.setAlarm(Date.now() + FULL_WORKER_PAUSE_MS);
+  }
+
+  /** The books, for tests and operators. */
+  state(capacity: number): DispatchState {
+    return {
+      capacity,
+      placed: this.sql.exec<{ run_id: string }>(`SELECT run_id FROM placed ORDER BY at, run_id`).toArray().map((r) => r.run_id),
+      waiting: this.order(),
+    };
+  }
+
+  /** Drops what no longer waits or runs in D1 (a release that never came), then hands out free places. */
+  override async alarm(): Promise<void> {
+    const placed = this.sql.exec<{ run_id: string }>(`SELECT run_id FROM placed`).toArray().map((r) => r.run_id);
+    const waiting = this.sql.exec<{ run_id: string }>(`SELECT run_id FROM waiting`).toArray().map((r) => r.run_id);
+    const [live, queued] = await Promise.all([liveRunIds(this.env.DB, placed), queuedRunIds(this.env.DB, waiting)]);
+    for (const id of placed) if (!live.has(id)) this.sql.exec(`DELETE FROM placed WHERE run_id = ?`, id);
+    for (const id of waiting) if (!queued.has(id)) this.sql.exec(`DELETE FROM waiting WHERE run_id = ?`, id);
+    const capacity = Number(this.meta("capacity") ?? "0");
+    if (capacity > 0) await this.send(this.grant(capacity));
+    await this.keepReconciling(true);
+  }
+
+  // -- the books
+
+  /** Moves runs from the line to free places, round-robin across accounts; returns the granted run ids. */
+  private grant(capacity: number): string[] {
+    this.sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('capacity', ?)`, String(capacity));
+    if (Number(this.meta("paused_until") ?? "0") > Date.now()) return [];
+    const granted: string[] = [];
+    let free = capacity - this.count(`SELECT count(*) AS n FROM placed`);
+    while (free > 0) {
+      const next = this.next();
+      if (!next) break;
+      this.sql.exec(`DELETE FROM waiting WHERE run_id = ?`, next.run_id);
+      this.sql.exec(`INSERT OR IGNORE INTO placed (run_id, at) VALUES (?, ?)`, next.run_id, Date.now());
+      this.sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('last_account', ?)`, next.account_id);
+      granted.push(next.run_id);
+      free--;
+    }
+    return granted;
+  }
+
+  /** The next run in turn: the first waiting account after the last one served (by id, wrapping), its oldest run. */
+  private next(): { run_id: string; account_id: string } | null {
+    const last = this.meta("last_account") ?? "";
+    const pick = (where: string, ...args: string[]) =>
+      this.sql
+        .exec<{ run_id: string; account_id: string }>(
+          `SELECT run_id, account_id FROM waiting WHERE account_id = (SELECT min(account_id) FROM waiting ${where}) ORDER BY seq LIMIT 1`,
+          ...args,
+        )
+        .toArray()[0] ?? null;
+    return pick(`WHERE account_id > ?`, last) ?? pick("");
+  }
+
+  /** The whole line in grant order (a dry run of `next`). */
+  private order(): string[] {
+    const rows = this.sql.exec<{ run_id: string; account_id: string }>(`SELECT run_id, account_id FROM waiting ORDER BY account_id, seq`).toArray();
+    const byAccount = new Map<string, string[]>();
+    for (const r of rows) byAccount.set(r.account_id, [...(byAccount.get(r.account_id) ?? []), r.run_id]);
+    const accounts = [...byAccount.keys()];
+    const last = this.meta("last_account") ?? "";
+    let turn = accounts.findIndex((a) => a > last);
+    if (turn < 0) turn = 0;
+    const line: string[] = [];
+    while (line.length < rows.length) {
+      const queue = byAccount.get(accounts[turn % accounts.length]!)!;
+      if (queue.length) line.push(queue.shift()!);
+      turn++;
+    }
+    return line;
+  }
+
+  private isPlacedAndUnstarted(runId: string, granted: string[]): boolean {
+    // A repeated offer of a run that already holds a place (its first grant message was lost): start it.
+    return !granted.includes(runId) && this.has("placed", runId) && !this.has("waiting", runId);
+  }
+
+  private async send(runIds: string[]): Promise<void> {
+    if (runIds.length) await this.env.RUNS_QUEUE.sendBatch(runIds.map((run_id) => ({ body: { run_id, granted: true } })));
+  }
+
+  private async keepReconciling(force = false): Promise<void> {
+    const busy = this.count(`SELECT (SELECT count(*) FROM waiting) + (SELECT count(*) FROM placed) AS n`) > 0;
+    if (busy && (force || (await this.ctx.storage.getAlarm()) === null)) await this.ctx.storage.setAlarm(Date.now() + RECONCILE_EVERY_MS);
+  }
+
+  private has(table: "placed" | "waiting", runId: string): boolean {
+    return this.count(`SELECT count(*) AS n FROM ${table} WHERE run_id = ?`, runId) > 0;
+  }
+
+  private meta(key: string): string | undefined {
+    return this.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0]?.value;
+  }
+
+  private count(query: string, ...args: string[]): number {
+    return this.sql.exec<{ n: number | null }>(query, ...args).one().n ?? 0;
+  }
+}
