@@ -1,4 +1,4 @@
-// `npm run bench [-- service gates webhooks engine]`: every benchmark, each measuring its contenders side
+// `npm run bench [-- service gates webhooks load engine]`: every benchmark, each measuring its contenders side
 // by side in one run on this machine (timings on shared machines are noisy: compare ratios, not
 // absolute numbers). Starts its own local service (fresh state) for the sections that need one.
 // `--smoke`: every section with a handful of samples — it proves the scripts run (npm test does
@@ -14,7 +14,7 @@ const ADMIN_TOKEN = "bench-admin-token-0123456789";
 const args = process.argv.slice(2);
 const smoke = args.includes("--smoke");
 const named = args.filter((a) => a !== "--smoke");
-const sections = named.length ? named : ["service", "gates", "webhooks", "engine"];
+const sections = named.length ? named : ["service", "gates", "webhooks", "load", "engine"];
 const results = {};
 
 async function withService(options, fn) {
@@ -88,6 +88,13 @@ if (sections.includes("gates")) {
 if (sections.includes("webhooks") && existsSync(join(ROOT, "bench", "webhooks.mjs"))) {
   const { run } = await import("./webhooks.mjs");
   results.webhooks = await withService({}, async ({ baseUrl }) => run({ baseUrl, adminToken: ADMIN_TOKEN, smoke }));
+}
+
+if (sections.includes("load")) {
+  const { run } = await import("./load.mjs");
+  results.load = await withService({}, async ({ baseUrl, children }) =>
+    run({ baseUrl, adminToken: ADMIN_TOKEN, pids: children.map((c) => c.pid), smoke }),
+  );
 }
 
 if (sections.includes("engine") && existsSync(join(ROOT, "bench", "engine.py"))) {
