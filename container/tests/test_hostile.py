@@ -83,9 +83,10 @@ def test_no_other_run_is_discoverable(host, isolation):
     other: dict[str, Any] = {}
 
     def other_run() -> None:
-        other["body"], _ = run_child(host, hostile("time.sleep(4)"),
-                                     on_start=lambda process: (other.update(workdir=process.workdir),
-                                                               started.set()))
+        # Lives until the scan below is over (then cancelled), so the scan always has it to find.
+        other["body"], other["report"] = run_child(
+            host, hostile("time.sleep(120)"), time_seconds=180,
+            on_start=lambda process: (other.update(workdir=process.workdir, process=process), started.set()))
 
     thread = threading.Thread(target=other_run)
     thread.start()
@@ -111,10 +112,11 @@ def test_no_other_run_is_discoverable(host, isolation):
             print('LISTING', '\\n'.join(h for h in hits if 'run-' in h or 'allele-test' in h))
         """), time_seconds=30)
     finally:
+        other["process"].kill("cancel")
         thread.join()
     assert body["status"] == "succeeded", body
     assert marker not in body["output"]
-    assert other["body"]["status"] == "succeeded"
+    assert other["report"].killed == "cancel"  # it was alive during the whole scan
 
 
 @needs_root
@@ -211,19 +213,23 @@ def test_cpu_of_double_forked_processes_is_billed(host, isolation):
     """4 double-forked busy loops (each re-parented away from the job) are billed their CPU."""
     requires(isolation, "cgroup")
     body, _ = run_child(host, hostile("""
+        done_r, done_w = os.pipe()
         for _ in range(4):
             if os.fork() == 0:
                 if os.fork() == 0:
+                    os.close(done_r)
                     end = time.process_time() + 1.0
                     while time.process_time() < end:
                         pass
-                    os._exit(0)
+                    os._exit(0)  # closes its end of the pipe
                 os._exit(0)
-        time.sleep(3)
-    """))
+        os.close(done_w)
+        os.read(done_r, 1)  # EOF once every loop has burnt its second and exited
+    """), time_seconds=60)
     assert body["status"] == "succeeded", body
-    # Each loop burns exactly 1 CPU-second; the job itself sleeps.  Without tree accounting this was ≈ 0.2.
-    assert body["metrics"]["cpu_seconds_used"] >= 3.5, body["metrics"]
+    # Each loop burns exactly 1 CPU-second of its own; the job itself waits on a pipe. Without accounting
+    # over the whole tree this was billed ≈ 0.2.
+    assert body["metrics"]["cpu_seconds_used"] >= 3.9, body["metrics"]
 
 
 DOUBLE_FORK_SLEEPER = textwrap.dedent("""\
