@@ -221,6 +221,18 @@ describe("POST /api/v1/submissions/{id}/cancel and /reexecute", () => {
     expect(JSON.parse(run!.parameters)).toMatchObject({ num_generations: 7, random_seed: 3, num_genes: 5 });
   });
 
+  it("an override changes only what it names: the defaults of creation do not reset stored values", async () => {
+    const id = await createSubmission(a.key, { init_range_low: -1, init_range_high: 1, sample_size: 5 });
+    await completeRun((await getSubmission(a.key, id)).latest_run.id);
+    for (const body of [{}, { num_generations: 9 }]) {
+      expect((await call(`/api/v1/submissions/${id}/reexecute`, { key: a.key, body })).status).toBe(202);
+      const row = await getSubmission(a.key, id);
+      const run = await env.DB.prepare("SELECT parameters FROM runs WHERE id = ?").bind(row.latest_run.id).first<{ parameters: string }>();
+      expect(JSON.parse(run!.parameters)).toMatchObject({ init_range_low: -1, init_range_high: 1, sample_size: 5 });
+      await completeRun(row.latest_run.id);
+    }
+  });
+
   it("cancels a running submission", async () => {
     const id = await createSubmission(a.key);
     const runId = (await getSubmission(a.key, id)).latest_run.id;

@@ -149,9 +149,18 @@ export const createSubmissionSchema = withCrossFieldRules(
 /** Full GA parameters (used to re-check a submission's parameters merged with overrides). */
 export const gaParametersSchema = withCrossFieldRules(gaObject);
 
-/** Overrides accepted by reexecute (any GA parameter) and continue (not num_genes, gene_type, sol_per_pop). */
-export const reexecuteSchema = gaObject.partial();
-export const continueSchema = gaObject.omit({ num_genes: true, gene_type: true, sol_per_pop: true }).partial();
+/**
+ * Overrides accepted by reexecute (any GA parameter) and continue (not num_genes, gene_type, sol_per_pop).
+ * Without the creation defaults: an override changes only what it names (a `.partial()` of the creation
+ * schema would fill init_range_low/high and sample_size with their defaults and reset the stored values).
+ */
+const overridable = z.strictObject(
+  Object.fromEntries(Object.entries(gaShape).map(([name, schema]) => [name, schema instanceof z.ZodDefault ? schema.unwrap() : schema])) as {
+    [K in keyof typeof gaShape]: (typeof gaShape)[K] extends z.ZodDefault<infer Inner> ? Inner : (typeof gaShape)[K];
+  },
+);
+export const reexecuteSchema = overridable.partial();
+export const continueSchema = overridable.omit({ num_genes: true, gene_type: true, sol_per_pop: true }).partial();
 
 /** Top-level names a Python source defines, by a line scan: `def NAME`, `class NAME`, `NAME =`, `NAME: T =`. */
 export function topLevelNames(source: string): Set<string> {
