@@ -17,6 +17,8 @@ const STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   entry_symbol_required: 422,
+  unsupported_submission_type: 422,
+  unsupported_field: 422,
   entry_symbol_not_found: 422,
   idempotency_key_mismatch: 422,
   invalid_webhook_url: 422,

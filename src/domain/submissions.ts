@@ -34,6 +34,7 @@ export async function enqueueRun(env: Bindings, runId: string): Promise<void> {
 
 export interface CreateInput {
   name: string;
+  description?: string;
   parameters: Record<string, unknown>;
   source?: "api" | "web";
 }
@@ -52,6 +53,7 @@ export async function createSubmission(env: Bindings, accountId: string, runId: 
         accountId,
         name: input.name,
         nameLower: input.name.toLowerCase(),
+        description: input.description ?? "",
         source: input.source ?? "api",
         status: "queued",
         parameters: input.parameters,

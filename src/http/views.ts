@@ -24,6 +24,7 @@ export function submissionFull(origin: string, s: SubmissionRow, run: RunRow) {
   return {
     ...submissionListItem(s),
     submission_type: s.submissionType,
+    description: s.description,
     parameters: s.parameters,
     queued_at: run.queuedAt,
     started_at: run.startedAt,

@@ -65,6 +65,8 @@ export const submissions = sqliteTable(
     nameLower: text("name_lower").notNull(),
     source: text("source").$type<"api" | "web">().notNull(),
     submissionType: text("submission_type").notNull().default("new"),
+    // Free text of the submitter's (≤ 2,000 characters; docs/api.md#submission-row).
+    description: text("description").notNull().default(""),
     // Mirrors the latest run's status (the status of a submission is its latest run's).
     status: text("status").$type<RunStatus>().notNull(),
     parameters: text("parameters", { mode: "json" }).$type<Record<string, unknown>>().notNull(),

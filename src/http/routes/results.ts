@@ -21,14 +21,14 @@ import {
 import { getSubmission } from "../../storage/submissions";
 import { admittedWrite, requireScope } from "../middleware/auth";
 import { idempotent } from "../middleware/idempotency";
-import { bool, cursor, finiteNumber, isoDate, last, openCursor, pageLinks, pageSize } from "../validation/list-query";
+import { bool, finiteNumber, isoDate, last, openCursor, paged, pageLinks, paging } from "../validation/list-query";
 import { continueSchema, mergeParameters } from "../validation/submission";
 import { jsonBody, optionalJsonBody, query, text } from "../validation/validate";
 import { origin, resultFull, resultListItem, submissionUrls } from "../views";
 
-const listQuery = z.strictObject({
-  page_size: pageSize,
-  cursor,
+const listQuery = paged(
+  z.strictObject({
+  ...paging,
   submission_id: last(z.string().min(1).max(64)).optional(),
   is_shared: bool,
   min_fitness: finiteNumber,
@@ -36,7 +36,8 @@ const listQuery = z.strictObject({
   created_after: isoDate,
   created_before: isoDate,
   ordering: last(z.enum(Object.keys(RESULT_ORDERINGS) as [ResultOrdering, ...ResultOrdering[]])).default("-created_at"),
-});
+  }),
+);
 
 const patchBody = z
   .strictObject({ name: text(200).optional(), is_shared: z.boolean().optional() })

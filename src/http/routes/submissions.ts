@@ -10,16 +10,16 @@ import type { RunStatus } from "../../storage/schema";
 import { getSubmission, getSubmissionWithRun, listSubmissions, SUBMISSION_ORDERINGS, type SubmissionOrdering } from "../../storage/submissions";
 import { admittedWrite, requireScope } from "../middleware/auth";
 import { idempotent } from "../middleware/idempotency";
-import { cursor, isoDate, last, openCursor, pageLinks, pageSize } from "../validation/list-query";
-import { checkEntrySymbols, createSubmissionSchema, mergeParameters, reexecuteSchema } from "../validation/submission";
+import { isoDate, last, openCursor, paged, pageLinks, paging } from "../validation/list-query";
+import { checkEntrySymbols, createSubmissionSchema, mergeParameters, reexecuteSchema, refuseUnsupported } from "../validation/submission";
 import { jsonBody, optionalJsonBody, query } from "../validation/validate";
 import { origin, submissionFull, submissionListItem, submissionUrls } from "../views";
 
 const STATUSES: RunStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
 
-const listQuery = z.strictObject({
-  page_size: pageSize,
-  cursor,
+const listQuery = paged(
+  z.strictObject({
+  ...paging,
   status: last(
     z
       .string()
@@ -32,7 +32,8 @@ const listQuery = z.strictObject({
   created_before: isoDate,
   name_contains: last(z.string().max(100)).optional(),
   ordering: last(z.enum(Object.keys(SUBMISSION_ORDERINGS) as [SubmissionOrdering, ...SubmissionOrdering[]])).default("-created_at"),
-});
+  }),
+);
 
 export const submissionsRoutes = new Hono<AppEnv>()
   .get("/", requireScope("submissions:read"), query(listQuery), async (c) => {
@@ -51,10 +52,14 @@ export const submissionsRoutes = new Hono<AppEnv>()
     });
   })
   .post("/", admittedWrite, requireScope("submissions:write"), jsonBody(createSubmissionSchema), idempotent, async (c) => {
-    const { name, ...parameters } = c.req.valid("json");
+    const body = c.req.valid("json");
+    refuseUnsupported(body);
+    const { name, description, submission_type: _type, webhook_url: _hook, notification_email: _mail, ...parameters } = body;
     checkEntrySymbols(parameters);
     const accountId = c.get("caller").accountId;
-    const { id, runId } = await withAdmission(c.env, c.get("caller").account, parameters, c.get("deferredRate"), (runId) => createSubmission(c.env, accountId, runId, { name, parameters }));
+    const { id, runId } = await withAdmission(c.env, c.get("caller").account, parameters, c.get("deferredRate"), (runId) =>
+      createSubmission(c.env, accountId, runId, { name, description, parameters }),
+    );
     c.executionCtx.waitUntil(enqueueRun(c.env, runId));
     return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
   })

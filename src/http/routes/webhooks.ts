@@ -13,7 +13,7 @@ import { newSecret } from "../../webhooks/signing";
 import { checkWebhookUrl, policyOf } from "../../webhooks/url-safety";
 import { webhookView } from "../../webhooks/views";
 import { requireScope } from "../middleware/auth";
-import { cursor, openCursor, pageLinks, pageSize } from "../validation/list-query";
+import { openCursor, paged, pageLinks, paging } from "../validation/list-query";
 import { jsonBody, query, text } from "../validation/validate";
 
 const fields = {
@@ -40,7 +40,7 @@ const updateSchema = z.strictObject({
   description: fields.description.optional(),
 });
 
-const listQuery = z.strictObject({ page_size: pageSize, cursor });
+const listQuery = paged(z.strictObject({ ...paging }));
 
 /** 422 invalid_webhook_url (with details.reason) unless the URL is https and resolves only to public addresses. */
 async function safeUrl(env: Bindings, raw: string): Promise<string> {

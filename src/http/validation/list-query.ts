@@ -11,17 +11,33 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../storage/pagination";
 /** A query parameter whose last occurrence wins when it is repeated. */
 export const last = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (Array.isArray(v) ? v[v.length - 1] : v), schema);
 
-export const pageSize = last(
+const size = last(
   z
     .string()
     .regex(/^\d+$/, "must be a positive integer")
     .transform(Number)
     .refine((n) => n >= 1, "must be at least 1")
-    .transform((n) => Math.min(n, MAX_PAGE_SIZE))
-    .default(DEFAULT_PAGE_SIZE),
-);
+    .transform((n) => Math.min(n, MAX_PAGE_SIZE)),
+).optional();
 
 export const cursor = last(z.string().min(1).max(1000)).optional();
+
+/**
+ * The paging parameters of every list: `page_size` and its alias `limit` (what the Vilvik SDK sends;
+ * same bounds; both given and different is 400), and `cursor`. Spread into a list's query object and
+ * wrap that object with `paged`.
+ */
+export const paging = { page_size: size, limit: size, cursor };
+
+export function paged<T extends { page_size?: number; limit?: number }>(schema: z.ZodType<T>) {
+  return schema
+    .superRefine((q, ctx) => {
+      if (q.page_size !== undefined && q.limit !== undefined && q.page_size !== q.limit) {
+        ctx.addIssue({ code: "custom", path: ["limit"], message: "is an alias of page_size: send one of them, or both with the same value" });
+      }
+    })
+    .transform(({ limit, ...q }) => ({ ...q, page_size: q.page_size ?? limit ?? DEFAULT_PAGE_SIZE }));
+}
 
 /** ISO 8601 date or date-time (UTC when no offset is given), normalised to the stored form. */
 export const isoDate = last(

@@ -143,8 +143,38 @@ export type GaParameters = z.output<typeof gaObject>;
 
 /** The body of POST /submissions. */
 export const createSubmissionSchema = withCrossFieldRules(
-  z.strictObject({ name: text(200).default(""), ...gaShape }),
+  z.strictObject({
+    name: text(200).default(""),
+    description: text(2000).default(""),
+    // What the Vilvik SDK sends (docs/clients.md): checked by refuseUnsupported, after validation.
+    submission_type: z.string().max(100).optional(),
+    webhook_url: z.unknown().optional(),
+    notification_email: z.unknown().optional(),
+    ...gaShape,
+  }),
 );
+
+/** The submission types Allele runs (the Vilvik interface also names quick types it does not have). */
+export const SUBMISSION_TYPES = ["new"] as const;
+
+/**
+ * 422 for what the body names but Allele does not do: another submission type, or a per-submission
+ * webhook URL or notification e-mail (the Vilvik SDK forwards them when its caller sets them).
+ */
+export function refuseUnsupported(body: { submission_type?: string; webhook_url?: unknown; notification_email?: unknown }): void {
+  if (body.submission_type !== undefined && !(SUBMISSION_TYPES as readonly string[]).includes(body.submission_type)) {
+    throw new ApiError("unsupported_submission_type", `submission_type "${body.submission_type}" is not supported; the supported value is: ${SUBMISSION_TYPES.join(", ")}.`, {
+      field: "submission_type",
+      supported: [...SUBMISSION_TYPES],
+    });
+  }
+  const unsupported = (["webhook_url", "notification_email"] as const).filter((f) => body[f] !== undefined);
+  if (unsupported.length) {
+    throw new ApiError("unsupported_field", `${unsupported.join(" and ")} ${unsupported.length > 1 ? "are" : "is"} not supported per submission; register account webhooks at /api/v1/webhooks instead.`, {
+      fields: unsupported,
+    });
+  }
+}
 
 /** Full GA parameters (used to re-check a submission's parameters merged with overrides). */
 export const gaParametersSchema = withCrossFieldRules(gaObject);

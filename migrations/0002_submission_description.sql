@@ -1,0 +1,1 @@
+ALTER TABLE `submissions` ADD `description` text DEFAULT '' NOT NULL;
