@@ -8,6 +8,9 @@ import { fileURLToPath } from "node:url";
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const VENV = join(ROOT, "container", ".venv");
 export const VENV_PYTHON = join(VENV, "bin", "python");
+/** The Vilvik SDK suite's own environment (container/sdk-tests). */
+export const SDK_VENV = join(ROOT, "container", "sdk-tests", ".venv");
+export const SDK_PYTHON = join(SDK_VENV, "bin", "python");
 /** Where `npm start` keeps its local data: ALLELE_STATE_DIR, or wrangler's own `.wrangler/`. */
 export const STATE_DIR = process.env.ALLELE_STATE_DIR || join(ROOT, ".wrangler");
 /** Local D1/R2/DO/queue data: wrangler's default (`.wrangler/state`) unless ALLELE_STATE_DIR is set. */

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
-import { makePrivate, migrateLocal, ROOT, run, VENV, VENV_PYTHON } from "./lib.mjs";
+import { makePrivate, migrateLocal, ROOT, run, SDK_PYTHON, SDK_VENV, VENV, VENV_PYTHON } from "./lib.mjs";
 
 if (process.env.ALLELE_SKIP_SETUP === "1") process.exit(0);
 
@@ -25,6 +25,17 @@ if (!existsSync(stamp) || readFileSync(stamp, "utf8") !== digest) {
   // (`python -I -m allele_worker.child`) import it from container/allele_worker without any path setup.
   run(pip[0], [...pip.slice(1), "--no-deps", "--editable", join(ROOT, "container")]);
   writeFileSync(stamp, digest);
+}
+
+// The Vilvik SDK's suite (container/sdk-tests): the published SDK, unmodified, in an environment of its own.
+const sdkRequirements = join(ROOT, "container", "sdk-tests", "requirements.txt");
+const sdkStamp = join(SDK_VENV, ".requirements.sha256");
+const sdkDigest = createHash("sha256").update(readFileSync(sdkRequirements, "utf8")).digest("hex");
+if (!existsSync(SDK_PYTHON)) run(process.env.PYTHON ?? "python3", ["-m", "venv", SDK_VENV]);
+if (!existsSync(sdkStamp) || readFileSync(sdkStamp, "utf8") !== sdkDigest) {
+  console.log("setup: installing the Vilvik SDK for its test suite");
+  run(SDK_PYTHON, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", sdkRequirements]);
+  writeFileSync(sdkStamp, sdkDigest);
 }
 
 // A run's sandbox user (an unprivileged uid) loads Python and the worker package: readable by all, even

@@ -2,7 +2,7 @@
 // project (inside workerd, and end to end against `wrangler dev` + the real GA worker).
 // Prints one "N passed, N failed" line (the dry run counts as one test).
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, VENV_PYTHON, WRANGLER_ENV } from "./lib.mjs";
 
@@ -52,6 +52,7 @@ try {
 }
 
 const vitestReport = join(out, "vitest.json");
+rmSync(join(out, "sdk.xml"), { force: true }); // written afresh by this run's e2e project
 const vt = step("vitest (workers + e2e)", join(ROOT, "node_modules", ".bin", "vitest"), [
   "run",
   "--reporter=default",
@@ -66,6 +67,18 @@ try {
   if (vt !== 0 && report.numFailedTests === 0) failed++; // a run error outside any test
 } catch {
   failed++;
+}
+
+// The Vilvik SDK's own suite, run by test/e2e/sdk.test.ts: each of its tests counts (its wrapper too).
+try {
+  const xml = readFileSync(join(out, "sdk.xml"), "utf8");
+  const attr = (name) => Number(new RegExp(`<testsuite[^>]*\\b${name}="(\\d+)"`).exec(xml)?.[1] ?? 0);
+  const bad = attr("failures") + attr("errors");
+  passed += attr("tests") - bad - attr("skipped");
+  failed += bad;
+  skipped += attr("skipped");
+} catch {
+  // the e2e project did not run it (its failure is counted there)
 }
 
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);

@@ -1,0 +1,31 @@
+// The published Vilvik SDK (container/sdk-tests: vilvik==0.5.7 from PyPI, in its own environment made
+// by `npm install`) against the real service: its pytest suite runs here, on this suite's service, with
+// a fresh account. scripts/test.mjs counts the suite's own tests (its JUnit report) in the summary line.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, inject, it } from "vitest";
+// @ts-expect-error -- plain ESM helpers shared with `npm start`
+import { ROOT, SDK_PYTHON } from "../../scripts/lib.mjs";
+import { baseUrl, call, newAccount } from "./client";
+
+describe("the Vilvik SDK, unmodified", () => {
+  it("passes its suite against Allele", { timeout: 300_000 }, async () => {
+    expect(existsSync(SDK_PYTHON), "container/sdk-tests/.venv is missing: run `npm install` (scripts/setup.mjs makes it)").toBe(true);
+    const account = await newAccount();
+    // The suite keeps several submissions live at once: the account's concurrency is raised for it.
+    await call(`/admin/v1/accounts/${account.id}`, {
+      method: "PATCH",
+      token: inject("adminToken"),
+      body: { overrides: { concurrent_submissions: 100, inflight_api_runs: 100 } },
+    });
+    const reports = join(ROOT, ".wrangler", "test-reports");
+    mkdirSync(reports, { recursive: true });
+    const suite = spawnSync(SDK_PYTHON, ["-m", "pytest", "-q", "-p", "no:cacheprovider", `--junitxml=${join(reports, "sdk.xml")}`, join(ROOT, "container", "sdk-tests")], {
+      cwd: join(ROOT, "container", "sdk-tests"),
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ALLELE_BASE_URL: `${baseUrl()}/api/v1`, ALLELE_API_KEY: account.key },
+    });
+    expect(suite.status, `${suite.stdout}\n${suite.stderr}`).toBe(0);
+  });
+});
