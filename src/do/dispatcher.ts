@@ -4,6 +4,9 @@
 // the accounts that have runs waiting, FIFO within an account, so one account's many runs cannot starve
 // another's single run. It only keeps the books: a granted run is started by the runs queue consumer
 // (the grant travels as a `{run_id, granted: true}` message, or is answered to the offer itself).
+// "Round-robin" precisely: the next place goes to the waiting account that holds the fewest places now,
+// and among those to the one served longest ago (never served: first) — so accounts take turns, and an
+// account that arrives late with a single run gets the very next free place.
 // Every method runs to completion on SQLite, so two racing offers or releases can never both take the
 // last place.
 import { DurableObject } from "cloudflare:workers";
@@ -36,7 +39,8 @@ export class Dispatcher extends DurableObject<Bindings> {
     this.sql.exec(`
       CREATE TABLE IF NOT EXISTS waiting (run_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, seq INTEGER NOT NULL);
       CREATE INDEX IF NOT EXISTS waiting_account ON waiting (account_id, seq);
-      CREATE TABLE IF NOT EXISTS placed (run_id TEXT PRIMARY KEY, at INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS placed (run_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, at INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS served (account_id TEXT PRIMARY KEY, turn INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     `);
   }
@@ -116,41 +120,54 @@ export class Dispatcher extends DurableObject<Bindings> {
       const next = this.next();
       if (!next) break;
       this.sql.exec(`DELETE FROM waiting WHERE run_id = ?`, next.run_id);
-      this.sql.exec(`INSERT OR IGNORE INTO placed (run_id, at) VALUES (?, ?)`, next.run_id, Date.now());
-      this.sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('last_account', ?)`, next.account_id);
+      this.sql.exec(`INSERT OR IGNORE INTO placed (run_id, account_id, at) VALUES (?, ?, ?)`, next.run_id, next.account_id, Date.now());
+      this.sql.exec(
+        `INSERT OR REPLACE INTO served (account_id, turn) VALUES (?, (SELECT coalesce(max(turn), 0) + 1 FROM served))`,
+        next.account_id,
+      );
       granted.push(next.run_id);
       free--;
     }
     return granted;
   }
 
-  /** The next run in turn: the first waiting account after the last one served (by id, wrapping), its oldest run. */
+  /** The next run in turn: of the waiting accounts, the one holding fewest places, then served longest ago; its oldest run. */
   private next(): { run_id: string; account_id: string } | null {
-    const last = this.meta("last_account") ?? "";
-    const pick = (where: string, ...args: string[]) =>
+    return (
       this.sql
         .exec<{ run_id: string; account_id: string }>(
-          `SELECT run_id, account_id FROM waiting WHERE account_id = (SELECT min(account_id) FROM waiting ${where}) ORDER BY seq LIMIT 1`,
-          ...args,
+          `SELECT w.run_id, w.account_id FROM waiting w
+           LEFT JOIN served s ON s.account_id = w.account_id
+           ORDER BY (SELECT count(*) FROM placed p WHERE p.account_id = w.account_id), coalesce(s.turn, 0),
+                    (SELECT min(seq) FROM waiting o WHERE o.account_id = w.account_id), w.seq
+           LIMIT 1`,
         )
-        .toArray()[0] ?? null;
-    return pick(`WHERE account_id > ?`, last) ?? pick("");
+        .toArray()[0] ?? null
+    );
   }
 
-  /** The whole line in grant order (a dry run of `next`). */
+  /** The whole line in grant order, as places would go if every placed run stayed placed. */
   private order(): string[] {
-    const rows = this.sql.exec<{ run_id: string; account_id: string }>(`SELECT run_id, account_id FROM waiting ORDER BY account_id, seq`).toArray();
-    const byAccount = new Map<string, string[]>();
-    for (const r of rows) byAccount.set(r.account_id, [...(byAccount.get(r.account_id) ?? []), r.run_id]);
-    const accounts = [...byAccount.keys()];
-    const last = this.meta("last_account") ?? "";
-    let turn = accounts.findIndex((a) => a > last);
-    if (turn < 0) turn = 0;
+    const waiting = this.sql.exec<{ run_id: string; account_id: string; seq: number }>(`SELECT run_id, account_id, seq FROM waiting ORDER BY seq`).toArray();
+    const held = new Map<string, number>();
+    for (const p of this.sql.exec<{ account_id: string }>(`SELECT account_id FROM placed`)) held.set(p.account_id, (held.get(p.account_id) ?? 0) + 1);
+    const turns = new Map(this.sql.exec<{ account_id: string; turn: number }>(`SELECT account_id, turn FROM served`).toArray().map((r) => [r.account_id, r.turn]));
+    let turn = Math.max(0, ...turns.values());
     const line: string[] = [];
-    while (line.length < rows.length) {
-      const queue = byAccount.get(accounts[turn % accounts.length]!)!;
-      if (queue.length) line.push(queue.shift()!);
-      turn++;
+    const rest = [...waiting];
+    while (rest.length) {
+      const firstSeq = (account: string) => Math.min(...rest.filter((r) => r.account_id === account).map((r) => r.seq));
+      rest.sort(
+        (x, y) =>
+          (held.get(x.account_id) ?? 0) - (held.get(y.account_id) ?? 0) ||
+          (turns.get(x.account_id) ?? 0) - (turns.get(y.account_id) ?? 0) ||
+          firstSeq(x.account_id) - firstSeq(y.account_id) ||
+          x.seq - y.seq,
+      );
+      const pick = rest.shift()!;
+      line.push(pick.run_id);
+      held.set(pick.account_id, (held.get(pick.account_id) ?? 0) + 1);
+      turns.set(pick.account_id, ++turn);
     }
     return line;
   }

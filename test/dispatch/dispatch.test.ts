@@ -57,6 +57,17 @@ describe("the Dispatcher's books (one instance of its own, one place)", () => {
     expect(order).toEqual(["B1", "C1", "A2", "A3"]);
   });
 
+  it("gives the next free place to an account that arrives late with a single run", async () => {
+    const d = books("late-comer");
+    await d.offer({ runId: "A1", accountId: "acctA" }, 1);
+    for (const [runId, accountId] of [["A2", "acctA"], ["A3", "acctA"], ["B1", "acctB"], ["B2", "acctB"]] as const) await d.offer({ runId, accountId }, 1);
+    expect(await d.release("A1", 1)).toEqual(["B1"]);
+    expect(await d.release("B1", 1)).toEqual(["A2"]);
+    await d.offer({ runId: "Z1", accountId: "acctZ" }, 1); // late, one run: next in line
+    expect((await d.state(1)).waiting).toEqual(["Z1", "B2", "A3"]);
+    expect(await d.release("A2", 1)).toEqual(["Z1"]);
+  });
+
   it("keeps a run's turn when it is offered twice, and drops it when it is released while waiting", async () => {
     const d = books("idempotent");
     await d.offer({ runId: "X1", accountId: "acctX" }, 1);
