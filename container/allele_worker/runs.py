@@ -131,7 +131,7 @@ class _Run:
                 self.limits = self._limits(population)
             self.process = SandboxedProcess(
                 spec=self.request.child_spec(population), limits=self.limits,
-                isolation=host.isolation, workdir=workdir, uid=uid, cgroups=host.cgroups,
+                isolation=host.isolation, workdir=workdir, uid=uid, cgroups=host.cgroups, forks=host.forks,
                 group_name=host.group_name(uid, self.request.run_id), on_progress=self._on_progress)
             if self._cancel.is_set():
                 raise _Cancelled

@@ -60,7 +60,7 @@ def run_child(host: sandbox.Host, job_params: dict[str, Any], *,
     progress: list[dict[str, Any]] = []
     uid = host.take_uid()
     process = sandbox.SandboxedProcess(spec=spec, limits=limits, isolation=host.isolation,
-                                       workdir=workdir, uid=uid, cgroups=host.cgroups,
+                                       workdir=workdir, uid=uid, cgroups=host.cgroups, forks=host.forks,
                                        group_name=host.group_name(uid, os.path.basename(workdir)),
                                        on_progress=progress.append)
     try:

@@ -324,10 +324,13 @@ def test_processes_and_groups_do_not_outlive_a_worker_crash(isolation, fake_work
         urllib.request.urlopen(request, timeout=10).close()
         first_uid = _block_first(worker)  # the worker logs its block; its runs' uids are the block's
         assert _wait_for(lambda: len(pids_of_uids(first_uid, BLOCK_SIZE)) >= 2)
+        fork_servers = [pid for pid in _children(worker.pid) if b"allele_worker.forkserver" in _cmdline(pid)]
+        assert len(fork_servers) == 1
     finally:
         worker.kill()
         worker.wait()
     assert first_uid is not None
+    assert _wait_for(lambda: not os.path.exists(f"/proc/{fork_servers[0]}"), 10)  # it dies with the worker
     assert _wait_for(lambda: pids_of_uids(first_uid, BLOCK_SIZE) == [], 10)
     groups = _groups_named("allele-")
     restarted = _start_worker(port, run_dir)
@@ -336,6 +339,26 @@ def test_processes_and_groups_do_not_outlive_a_worker_crash(isolation, fake_work
     finally:
         restarted.terminate()
         restarted.wait(10)
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def _children(parent: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat[stat.rindex(")") + 2:].split()[1]) == parent:
+                found.append(int(entry))
+    return found
 
 
 def _block_first(worker: subprocess.Popen[bytes]) -> int:

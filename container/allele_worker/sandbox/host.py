@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from . import cgroups as cgroup_support
 from .cgroups import CgroupSupport
+from .forks import ForkServer, ForkServerGone
 from .plan import Isolation
 from .process import probe_isolation
 from .uids import UidBlock
@@ -32,6 +33,8 @@ class Host:
     isolation: Isolation
     uids: UidBlock | None
     cgroups: CgroupSupport | None
+    #: The warm fork server every run's child is forked from (None: each run starts a fresh interpreter).
+    forks: ForkServer | None = None
 
     @classmethod
     def setup(cls, *, uid_base: int | None = None, lock_dir: str | None = None,
@@ -50,6 +53,11 @@ class Host:
             if uids and probe_uid is not None:
                 uids.give(probe_uid)
         host = cls(isolation=isolation, uids=uids, cgroups=support if isolation.cgroup else None)
+        if os.environ.get("ALLELE_FORK_SERVER", "1") != "0":
+            try:
+                host.forks = ForkServer()
+            except (OSError, ForkServerGone) as exc:
+                log.warning("fork server unavailable, each run starts a fresh interpreter: %s", exc)
         if require_all is None:
             require_all = os.environ.get("ALLELE_REQUIRE_ISOLATION", "") == "all"
         missing = isolation.missing()
@@ -72,5 +80,7 @@ class Host:
         return f"{prefix}{uid if uid is not None else run_id}"
 
     def close(self) -> None:
+        if self.forks:
+            self.forks.close()
         if self.uids:
             self.uids.close()

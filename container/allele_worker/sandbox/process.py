@@ -18,6 +18,7 @@ from typing import Any
 
 from .cgroups import CgroupSupport, RunCgroup
 from .confine import PACKAGE, PR_SET_DUMPABLE, load_libc
+from .forks import ForkServer
 from .plan import MIB, RLIMITS, Isolation, Limits, child_environment, make_plan
 from .uids import kill_uids, pids_of_uids
 
@@ -194,7 +195,7 @@ class SandboxedProcess:
 
     def __init__(self, *, spec: dict[str, Any], limits: Limits, isolation: Isolation,
                  workdir: str, uid: int | None, cgroups: CgroupSupport | None = None,
-                 group_name: str | None = None,
+                 group_name: str | None = None, forks: ForkServer | None = None,
                  on_progress: Callable[[dict[str, Any]], None] | None = None,
                  poll_seconds: float = 0.05) -> None:
         self.spec, self.limits, self.isolation = spec, limits, isolation
@@ -209,6 +210,8 @@ class SandboxedProcess:
         self.peak_rss_mb = 0.0
         self.ended = threading.Event()
         self.report: ProcessReport | None = None
+        self.forks = forks
+        self._pid: int | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._kill_lock = threading.Lock()
 
@@ -235,11 +238,15 @@ class SandboxedProcess:
         out_r, out_w = os.pipe()
         msg_r, msg_w = os.pipe()
         try:
-            self._proc = subprocess.Popen(
-                [*CHILD, "--spec", spec_path, "--msg-fd", str(msg_w)],
-                stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w, pass_fds=(msg_w,),
-                env=child_environment("/tmp" if self.isolation.minimal_root else self.workdir),
-                cwd=self.workdir, start_new_session=True, close_fds=True)
+            if self.forks is not None:  # a fork of the warm parent (it confines itself the same way)
+                self._pid = self.forks.spawn(spec_path, out_w, msg_w)
+            else:
+                self._proc = subprocess.Popen(
+                    [*CHILD, "--spec", spec_path, "--msg-fd", str(msg_w)],
+                    stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w, pass_fds=(msg_w,),
+                    env=child_environment("/tmp" if self.isolation.minimal_root else self.workdir),
+                    cwd=self.workdir, start_new_session=True, close_fds=True)
+                self._pid = self._proc.pid
         except BaseException:
             for fd_ in (out_r, out_w, msg_r, msg_w):
                 os.close(fd_)
@@ -270,7 +277,7 @@ class SandboxedProcess:
             return None if used is None else used / MIB
         if self.uid is not None:
             return _tree_rss_mb(self.uid)
-        return _read_rss_mb(self._proc.pid) if self._proc else None
+        return _read_rss_mb(self._pid) if self._pid else None
 
     def _watch(self) -> None:
         while not self.ended.wait(self.poll_seconds):
@@ -289,16 +296,16 @@ class SandboxedProcess:
     def kill(self, reason: str) -> None:
         """Kill the whole run (its group, process group and uid); the first reason given is kept."""
         with self._kill_lock:
-            if self._proc is None or self.ended.is_set():
+            if self._pid is None or self.ended.is_set():
                 return
             if self.killed is None:
                 self.killed = reason
             self._kill_tree()
 
     def _kill_tree(self) -> None:
-        assert self._proc is not None
+        assert self._pid is not None
         try:
-            os.killpg(self._proc.pid, signal.SIGKILL)  # the relay: its death ends the namespace
+            os.killpg(self._pid, signal.SIGKILL)  # the relay: its death ends the namespace
         except (ProcessLookupError, PermissionError):
             pass
         if self.group is not None:
@@ -308,16 +315,21 @@ class SandboxedProcess:
 
     def wait(self) -> ProcessReport:
         """Reap the child, kill whatever of the run is left, and measure it."""
-        assert self._proc is not None
-        pid = self._proc.pid
-        _, status, usage = os.wait4(pid, 0)
+        assert self._pid is not None
+        if self.forks is not None:
+            exit_ = self.forks.wait(self._pid)
+            status, own_cpu, own_maxrss_kb = exit_.status, exit_.cpu_seconds, exit_.maxrss_kb
+        else:
+            assert self._proc is not None
+            _, status, usage = os.wait4(self._pid, 0)
+            own_cpu, own_maxrss_kb = usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+            self._proc.returncode = os.waitstatus_to_exitcode(status)  # keep Popen from reaping again
         wall_ms = int((time.monotonic() - self.started_at) * 1000)
-        self._proc.returncode = os.waitstatus_to_exitcode(status)  # keep Popen from reaping again
         with self._kill_lock:
             self.ended.set()
             self._kill_tree()
-        cpu_seconds = usage.ru_utime + usage.ru_stime  # the relay and every process its init reaped
-        peak_mb = max(self.peak_rss_mb, usage.ru_maxrss / 1024)
+        cpu_seconds = own_cpu  # the relay and every process its init reaped
+        peak_mb = max(self.peak_rss_mb, own_maxrss_kb / 1024)
         if self.group is not None:
             cpu_seconds = max(cpu_seconds, self.group.cpu_seconds() or 0.0)
             peak_mb = max(peak_mb, (self.group.peak_memory_bytes() or 0) / MIB)
@@ -352,7 +364,7 @@ class SandboxedProcess:
 
     @property
     def pid(self) -> int | None:
-        return self._proc.pid if self._proc else None
+        return self._pid
 
 
 def set_dumpable(flag: bool) -> None:

@@ -1,0 +1,89 @@
+"""The warm fork server: one process that has imported numpy, PyGAD and the engine, and forks one child
+per run on the worker's request; the child then confines itself exactly as a freshly started one does
+(``child.run``: namespaces, minimal root, cgroup, its own uid, rlimits) before any user code runs.
+
+It is started by the worker with the children's empty environment and holds no secret, no report
+token and no socket but its control socket to the worker, which every child closes first. It never
+runs user code itself, so no run can leave anything behind for the next: each child is a fresh fork of
+the same clean parent. It dies with the worker (death signal), and its children with it (theirs).
+
+Protocol on the control socket (``SOCK_SEQPACKET``, one JSON message per packet):
+worker → server ``{"id": n, "spec": path}`` with two file descriptors (output, messages); server →
+worker ``{"started": n, "pid": pid}``, and later ``{"exited": pid, "status": s, "cpu": seconds,
+"maxrss_kb": k}`` once the child is reaped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import socket
+import sys
+
+from .sandbox.confine import PR_SET_PDEATHSIG, load_libc
+
+
+def _warm() -> None:
+    """Import what every run imports, so a forked child starts with it loaded."""
+    import numpy  # noqa: F401
+    import pygad  # noqa: F401
+
+    from . import jobs  # noqa: F401
+    from .engine import accelerated, ops  # noqa: F401
+
+
+def _child(control: socket.socket, spec: str, fds: list[int]) -> None:
+    """In the forked child: become the run's process, then run it as `python -m allele_worker.child` would."""
+    control.close()
+    os.setsid()
+    output, messages = fds
+    os.dup2(output, 1)
+    os.dup2(output, 2)
+    os.close(output)
+    code = 70
+    try:
+        from . import child
+
+        code = child.run(spec, messages)
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
+
+
+def serve(control: socket.socket) -> None:
+    libc = load_libc()
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    _warm()
+    control.send(json.dumps({"ready": True}).encode())
+    children: set[int] = set()
+    while True:
+        readable, _, _ = select.select([control], [], [], 0.02 if children else 1.0)
+        if readable:
+            message, fds, _, _ = socket.recv_fds(control, 1 << 16, 2)
+            if not message:
+                os._exit(0)  # the worker is gone
+            request = json.loads(message)
+            pid = os.fork()
+            if pid == 0:
+                _child(control, request["spec"], fds)
+            for fd in fds:
+                os.close(fd)
+            children.add(pid)
+            control.send(json.dumps({"started": request["id"], "pid": pid}).encode())
+        while children:
+            try:
+                pid, status, usage = os.wait4(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            children.discard(pid)
+            control.send(json.dumps({"exited": pid, "status": status, "cpu": usage.ru_utime + usage.ru_stime,
+                                     "maxrss_kb": usage.ru_maxrss}).encode())
+
+
+if __name__ == "__main__":
+    serve(socket.socket(fileno=int(sys.argv[1])))

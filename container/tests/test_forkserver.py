@@ -1,0 +1,59 @@
+"""The warm fork server (allele_worker/forkserver.py): runs are forks of one parent that imported numpy,
+PyGAD and the engine; that parent holds nothing of the worker's, and no run leaves anything behind for
+the next. (Every sandbox and hostile-code test also runs against these forked children.)"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from conftest import IS_ROOT, run_child
+from test_hostile import hostile
+
+from allele_worker.sandbox.plan import child_environment
+
+
+def _parent_of(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rindex(")") + 2:].split()[1])
+
+
+def test_runs_are_forked_from_the_warm_parent(host):
+    assert host.forks is not None
+    parents: list[int] = []
+    body, _ = run_child(host, hostile("pass"), on_start=lambda process: parents.append(_parent_of(process.pid)))
+    assert body["status"] == "succeeded", body
+    assert parents == [host.forks.pid]
+
+
+def test_the_fork_server_holds_nothing_of_the_workers(host, monkeypatch):
+    monkeypatch.setenv("ADMIN_TOKEN", "worker-secret")  # whatever the worker holds, started after it
+    pid = host.forks.pid
+    raw = Path(f"/proc/{pid}/environ").read_text()
+    environ = dict(line.split("=", 1) for line in raw.split("\0") if "=" in line)
+    assert set(environ) <= set(child_environment("/tmp")), environ
+    fds = os.listdir(f"/proc/{pid}/fd")
+    assert len(fds) <= 5, fds  # stdin, stdout, stderr, its control socket (and select's epoll at most)
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="runs need their own uid to be told apart")
+def test_no_run_leaves_anything_behind_for_the_next(host):
+    first, _ = run_child(host, hostile("""
+        import numpy, pygad, sys, builtins
+        numpy.LEFT_BEHIND = "from the first run"
+        pygad.LEFT_BEHIND = "from the first run"
+        builtins.LEFT_BEHIND = "from the first run"
+        sys.modules["left_behind"] = sys
+        os.environ["LEFT_BEHIND"] = "from the first run"
+        open("/tmp/left-behind", "w").write("from the first run")
+    """))
+    assert first["status"] == "succeeded", first
+    second, _ = run_child(host, hostile("""
+        import numpy, pygad, sys, builtins
+        print("SEEN", [getattr(numpy, "LEFT_BEHIND", None), getattr(pygad, "LEFT_BEHIND", None),
+                       getattr(builtins, "LEFT_BEHIND", None), "left_behind" in sys.modules,
+                       os.environ.get("LEFT_BEHIND"), os.path.exists("/tmp/left-behind")])
+    """))
+    assert second["status"] == "succeeded", second
+    assert "SEEN [None, None, None, False, None, False]" in second["output"], second["output"]
