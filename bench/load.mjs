@@ -32,27 +32,31 @@ async function floor(jobs, cpus) {
   return (performance.now() - started) / 1000;
 }
 
-/** Resident memory of `pids` and all their descendants, in MB (Linux /proc). */
-function treeRssMb(pids) {
-  const parents = new Map();
-  const rss = new Map();
+/** Per process of the machine: parent, resident MB, CPU seconds used so far by it and its reaped children. */
+function processes() {
+  const found = new Map();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      parents.set(Number(entry), Number(fields[1]));
-      rss.set(Number(entry), (Number(fields[21]) * 4096) / 2 ** 20);
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+      found.set(Number(entry), { parent: Number(f[1]), rssMb: (Number(f[21]) * 4096) / 2 ** 20, cpu: ticks / 100 });
     } catch {
       // gone meanwhile
     }
   }
+  return found;
+}
+
+/** Sum of `field` over `roots` and all their descendants. */
+function treeSum(table, roots, field) {
   const inTree = (pid) => {
-    for (let p = pid; p > 1; p = parents.get(p) ?? 0) if (pids.includes(p)) return true;
+    for (let p = pid; p > 1; p = table.get(p)?.parent ?? 0) if (roots.includes(p)) return true;
     return false;
   };
   let total = 0;
-  for (const [pid, mb] of rss) if (inTree(pid)) total += mb;
+  for (const [pid, row] of table) if (inTree(pid)) total += row[field];
   return total;
 }
 
@@ -82,7 +86,7 @@ async function submit(api, key, seed) {
   return (await res.json()).id;
 }
 
-export async function run({ baseUrl, adminToken, pids, smoke = false }) {
+export async function run({ baseUrl, adminToken, pids, workerPid, smoke = false }) {
   const api = `${baseUrl}/api/v1`;
   const cpus = availableParallelism();
   const accounts = smoke ? 3 : 20;
@@ -91,7 +95,10 @@ export async function run({ baseUrl, adminToken, pids, smoke = false }) {
   const lateKey = keys.pop();
 
   let peakMb = 0;
-  const sampler = setInterval(() => (peakMb = Math.max(peakMb, treeRssMb(pids))), 200);
+  const workerdPids = pids.filter((p) => p !== workerPid);
+  const cpuAtStart = processes();
+  const cpu = { service: -treeSum(cpuAtStart, workerdPids, "cpu"), ga: -treeSum(cpuAtStart, [workerPid], "cpu") };
+  const sampler = setInterval(() => (peakMb = Math.max(peakMb, treeSum(processes(), pids, "rssMb"))), 200);
   const started = performance.now();
   const runs = []; // { key, id, account }
   await Promise.all(
@@ -115,6 +122,9 @@ export async function run({ baseUrl, adminToken, pids, smoke = false }) {
   }
   const elapsed = (performance.now() - started) / 1000;
   clearInterval(sampler);
+  const cpuAtEnd = processes();
+  cpu.service += treeSum(cpuAtEnd, workerdPids, "cpu");
+  cpu.ga += treeSum(cpuAtEnd, [workerPid], "cpu"); // the GA worker, its fork server and every run it reaped
 
   const outcomes = [...done.values()];
   const failed = outcomes.filter((d) => d.row.status !== "succeeded");
@@ -137,8 +147,11 @@ export async function run({ baseUrl, adminToken, pids, smoke = false }) {
     ["queue wait of the late single run", lateRun ? `${fmt(waitOf(lateRun))} s (${fmt(waitOf(lateRun) / oneJob)} × one job per CPU)` : "—"],
     ["per-account median wait, max / min", `${fmt(Math.max(...perAccountMedian))} s / ${fmt(Math.min(...perAccountMedian))} s = ${fmt(Math.max(...perAccountMedian) / Math.max(Math.min(...perAccountMedian), 1e-9))}`],
     ["peak memory of the whole service (Worker + GA worker + runs)", `${fmt(peakMb, 0)} MB`],
+    ["CPU used meanwhile: the Worker (wrangler dev, workerd)", `${fmt(cpu.service)} s (${fmt(cpu.service / (total + 1), 3)} s per run)`],
+    ["CPU used meanwhile: the GA worker and its runs", `${fmt(cpu.ga)} s (${fmt(cpu.ga / (total + 1), 3)} s per run)`],
+    ["CPU-seconds available (CPUs × total time)", `${fmt(cpus * elapsed)} s`],
   ];
   console.log("| measure | value |\n|---|---|");
   for (const [name, value] of rows) console.log(`| ${name} | ${value} |`);
-  return { elapsed, floorSeconds, failed: failed.length, capped: capped.length, medianWait: median(waits), lateWait: lateRun ? waitOf(lateRun) : null, perAccountMedian, peakMb };
+  return { elapsed, floorSeconds, failed: failed.length, capped: capped.length, medianWait: median(waits), lateWait: lateRun ? waitOf(lateRun) : null, perAccountMedian, peakMb, cpu };
 }

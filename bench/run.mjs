@@ -93,7 +93,7 @@ if (sections.includes("webhooks") && existsSync(join(ROOT, "bench", "webhooks.mj
 if (sections.includes("load")) {
   const { run } = await import("./load.mjs");
   results.load = await withService({}, async ({ baseUrl, children }) =>
-    run({ baseUrl, adminToken: ADMIN_TOKEN, pids: children.map((c) => c.pid), smoke }),
+    run({ baseUrl, adminToken: ADMIN_TOKEN, pids: children.map((c) => c.pid), workerPid: children[0].pid, smoke }),
   );
 }
 
