@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { readiness } from "./domain/health";
 import type { AppEnv } from "./http/context";
 import { methodNotAllowed, onError, onNotFound } from "./http/error-handler";
-import { identifyAndLimit, requireKey } from "./http/middleware/auth";
+import { countedBy, identifyAndLimit, requireKey } from "./http/middleware/auth";
 import { requestId } from "./http/middleware/request-id";
 import { accountRoutes } from "./http/routes/account";
 import { adminRoutes } from "./http/routes/admin";
@@ -35,6 +35,10 @@ export function newApp() {
   app.use("*", requestId);
   app.onError(onError);
   app.notFound(onNotFound);
+  // How each route's per-minute count is taken, where it is not up front (docs/decisions.md#write-rate-count):
+  // the admitted writes count in their admission call, GET /account gets its usage from its count.
+  app.on("POST", ["/api/v1/submissions", "/api/v1/submissions/:id/reexecute", "/api/v1/results/:id/continue"], countedBy("admission"));
+  app.on("GET", "/api/v1/account", countedBy("usage"));
   // The per-minute gate comes first for every API request, whatever happens to it next.
   app.use("/api/*", identifyAndLimit);
 

@@ -15,6 +15,9 @@ export interface Caller {
   touch: boolean;
 }
 
+/** How a route's per-minute count is taken (http/middleware/auth.ts countedBy); unset: up front. */
+export type RateCount = "admission" | "usage";
+
 export interface Variables {
   requestId: string;
   caller: Caller;
@@ -22,8 +25,10 @@ export interface Variables {
   rateHeaders: Record<string, string>;
   /** An admitted write's per-minute count, taken by its admission call (admission/rate-limit.ts). */
   deferredRate: DeferredRate | null;
-  /** The account's usage right after this request's count; set only on routes marked `withUsage`. */
+  /** The account's usage right after this request's count; set only on routes `countedBy("usage")`. */
   usage: Usage;
+  /** The route's declared way of counting (set before the per-minute gate runs). */
+  rateCount: RateCount | undefined;
 }
 
 export interface AppEnv {

@@ -2,9 +2,8 @@
 // key counts against its key's and its user's rolling windows; a request without one against its IP's,
 // before any 401. Every response carries the X-RateLimit-* headers of the window that applied.
 import { createMiddleware } from "hono/factory";
-import { matchedRoutes } from "hono/route";
 import type { Context } from "hono";
-import type { AppEnv, Caller } from "../context";
+import type { AppEnv, Caller, RateCount } from "../context";
 import { ApiError } from "../../errors";
 import { constantTimeEqual, sha256Hex } from "../../lib/crypto";
 import { nowIso } from "../../lib/ids";
@@ -42,35 +41,36 @@ export async function authenticate(authorization: string | undefined, db: Db): P
 export const clientIp = (c: Context) => c.req.header("CF-Connecting-IP") ?? "unknown";
 
 /**
- * Marks a route whose handler passes the admission gates (create, reexecute, continue): its per-minute
- * count is left to the admission call (`withAdmission`). Does nothing itself.
+ * How a route's per-minute count is taken, declared per route where the app is composed (app.ts):
+ * `admission` — a write that passes the admission gates (create, reexecute, continue): its count rides
+ * on the admission call (`withAdmission`), or is taken after its response when it was refused before;
+ * `usage` — GET /account: the count returns the account's usage in the same Durable Object call.
+ * Any other route is counted up front.
  */
-export const admittedWrite = createMiddleware<AppEnv>((_c, next) => next());
+export const countedBy = (how: RateCount) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    c.set("rateCount", how);
+    await next();
+  });
 
 /**
- * Marks a route that shows the account's usage (GET /account): its per-minute count returns the usage
- * in the same account Durable Object call, stored as `usage`. Does nothing itself.
- */
-export const withUsage = createMiddleware<AppEnv>((_c, next) => next());
-
-/**
- * Identifies the caller (if any) and applies the per-minute rate limit. A write that passes the
- * admission gates is counted by its admission call instead (gates/rate-limit.ts), or right after its
- * response when it was refused before getting there; over the limit, that response becomes the 429.
- * A route marked `withUsage` gets the account's usage from the same call as its count.
+ * Identifies the caller (if any) and applies the per-minute rate limit. A route declared
+ * `countedBy("admission")` is counted by its admission call instead (admission/rate-limit.ts), or right
+ * after its response when it was refused before getting there; over the limit, that response becomes the
+ * 429. A route declared `countedBy("usage")` gets the account's usage from the same call as its count.
  */
 export const identifyAndLimit = createMiddleware<AppEnv>(async (c, next) => {
   const db = getDb(c.env.DB);
   const caller = await authenticate(c.req.header("Authorization"), db);
   const limits = rateLimits(c.env);
-  // The markers of the matched route (admittedWrite, withUsage) decide which call counts a keyed request.
-  const handlers: unknown[] = caller ? matchedRoutes(c).map((r) => r.handler) : [];
-  const deferred: DeferredRate | null = caller && handlers.includes(admittedWrite) ? { keyPrefix: caller.keyPrefix, limits, decision: null } : null;
+  // The route's declaration (countedBy, app.ts) decides which call counts a keyed request.
+  const how = caller ? c.get("rateCount") : undefined;
+  const deferred: DeferredRate | null = caller && how === "admission" ? { keyPrefix: caller.keyPrefix, limits, decision: null } : null;
   let decision: RateDecision | null = null;
   if (!deferred) {
     if (!caller) {
       decision = await ipWindow(c.env, clientIp(c)).rate(limits.ip);
-    } else if (handlers.includes(withUsage)) {
+    } else if (how === "usage") {
       // The count and the usage after it in one call (a refused request gets no usage).
       const counted = await accountGate(c.env, caller.accountId).rateWithUsage(caller.keyPrefix, limits);
       decision = counted.rate;

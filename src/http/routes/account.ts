@@ -3,13 +3,12 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../context";
 import { rateLimits } from "../../do/rate-window";
-import { withUsage } from "../middleware/auth";
 import { accountView } from "../views";
 
-export const accountRoutes = new Hono<AppEnv>().get("/", withUsage, async (c) => {
+export const accountRoutes = new Hono<AppEnv>().get("/", async (c) => {
   const caller = c.get("caller");
   const limits = rateLimits(c.env);
-  // Taken by the rate middleware in the call that counted this request (withUsage): one Durable Object call.
+  // Taken by the rate middleware in the call that counted this request (countedBy("usage"), app.ts): one Durable Object call.
   const usage = c.get("usage");
   const { id, email, plan, overrides, balances, limits: inForce } = accountView(c.env, caller.account);
   return c.json({

@@ -19,7 +19,7 @@ import {
   type ResultOrdering,
 } from "../../storage/results";
 import { getSubmission } from "../../storage/submissions";
-import { admittedWrite, requireScope } from "../middleware/auth";
+import { requireScope } from "../middleware/auth";
 import { idempotent } from "../middleware/idempotency";
 import { bool, finiteNumber, isoDate, last, openCursor, paged, pageLinks, paging } from "../validation/list-query";
 import { continueSchema, mergeParameters } from "../validation/submission";
@@ -107,7 +107,7 @@ export const resultsRoutes = new Hono<AppEnv>()
       },
     });
   })
-  .post("/:id/continue", admittedWrite, requireScope("submissions:write"), optionalJsonBody(continueSchema), idempotent, async (c) => {
+  .post("/:id/continue", requireScope("submissions:write"), optionalJsonBody(continueSchema), idempotent, async (c) => {
     const db = getDb(c.env.DB);
     const accountId = c.get("caller").accountId;
     const result = await getResult(db, accountId, c.req.param("id"));

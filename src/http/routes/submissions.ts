@@ -8,7 +8,7 @@ import { addRun, assertNoLiveRun, cancelSubmission, createSubmission, deleteSubm
 import { getDb } from "../../storage/db";
 import type { RunStatus } from "../../storage/schema";
 import { getSubmission, getSubmissionWithRun, listSubmissions, SUBMISSION_ORDERINGS, type SubmissionOrdering } from "../../storage/submissions";
-import { admittedWrite, requireScope } from "../middleware/auth";
+import { requireScope } from "../middleware/auth";
 import { idempotent } from "../middleware/idempotency";
 import { isoDate, last, openCursor, paged, pageLinks, paging } from "../validation/list-query";
 import { checkEntrySymbols, createSubmissionSchema, mergeParameters, reexecuteSchema, refuseUnsupported } from "../validation/submission";
@@ -51,7 +51,7 @@ export const submissionsRoutes = new Hono<AppEnv>()
       ...(await pageLinks(c, page)),
     });
   })
-  .post("/", admittedWrite, requireScope("submissions:write"), jsonBody(createSubmissionSchema), idempotent, async (c) => {
+  .post("/", requireScope("submissions:write"), jsonBody(createSubmissionSchema), idempotent, async (c) => {
     const body = c.req.valid("json");
     refuseUnsupported(body);
     const { name, description, submission_type: _type, webhook_url: _hook, notification_email: _mail, ...parameters } = body;
@@ -83,7 +83,7 @@ export const submissionsRoutes = new Hono<AppEnv>()
     const row = await getSubmissionWithRun(db, accountId, submission.id);
     return c.json(submissionFull(origin(c), row!.submission, row!.run), 202);
   })
-  .post("/:id/reexecute", admittedWrite, requireScope("submissions:write"), optionalJsonBody(reexecuteSchema), idempotent, async (c) => {
+  .post("/:id/reexecute", requireScope("submissions:write"), optionalJsonBody(reexecuteSchema), idempotent, async (c) => {
     const accountId = c.get("caller").accountId;
     const submission = await getSubmission(getDb(c.env.DB), accountId, c.req.param("id"));
     if (!submission) throw notFound("submission");
