@@ -1,6 +1,6 @@
 // `npm run bench -- load`: many accounts at once against the local service (`npm start`'s setup: the GA
 // worker with one place per CPU, RUN_CAPACITY the same). 20 accounts × 10 runs of a job whose engine
-// time is ≈ 0.2 s, all submitted at once (the bench accounts' slot, in-flight and quota limits are raised
+// time is ≈ 0.2 s, all submitted at once (bench accounts: their slot, in-flight and quota limits raised
 // by the admin API, so nothing waits on the client side), plus one more account that submits a single
 // run when half of the others have finished. Reports: every run's outcome, the total time against the
 // floor (the same jobs run by the engine in one process per CPU, no service), queue waits (the late
@@ -10,6 +10,7 @@ import { availableParallelism } from "node:os";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, VENV_PYTHON } from "../scripts/lib.mjs";
+import { benchAccount } from "./accounts.mjs";
 import { fmt, median } from "./stats.mjs";
 
 const JOB = { num_generations: 900, sol_per_pop: 50, num_parents_mating: 4, num_genes: 10 };
@@ -60,22 +61,6 @@ function treeSum(table, roots, field) {
   return total;
 }
 
-async function newAccount(baseUrl, adminToken, index) {
-  const admin = { Authorization: `Bearer ${adminToken}`, "Content-Type": "application/json" };
-  const created = await fetch(`${baseUrl}/admin/v1/accounts`, {
-    method: "POST",
-    headers: admin,
-    body: JSON.stringify({ email: `load-${index}-${Date.now()}@example.com`, plan: "premium", credits: 100000 }),
-  });
-  const { account, key } = await created.json();
-  await fetch(`${baseUrl}/admin/v1/accounts/${account.id}`, {
-    method: "PATCH",
-    headers: admin,
-    body: JSON.stringify({ overrides: { concurrent_submissions: 100000, inflight_api_runs: 100000, daily_quota: 100000 } }),
-  });
-  return key;
-}
-
 async function submit(api, key, seed) {
   const res = await fetch(`${api}/submissions/`, {
     method: "POST",
@@ -91,7 +76,7 @@ export async function run({ baseUrl, adminToken, pids, workerPid, smoke = false 
   const cpus = availableParallelism();
   const accounts = smoke ? 3 : 20;
   const perAccount = smoke ? 2 : 10;
-  const keys = await Promise.all(Array.from({ length: accounts + 1 }, (_, i) => newAccount(baseUrl, adminToken, i)));
+  const keys = await Promise.all(Array.from({ length: accounts + 1 }, () => benchAccount(baseUrl, adminToken)));
   const lateKey = keys.pop();
 
   let peakMb = 0;

@@ -9,6 +9,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, ROOT, startLocalService, VENV_PYTHON } from "../scripts/lib.mjs";
+import { benchAccount } from "./accounts.mjs";
 
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
 const args = process.argv.slice(2);
@@ -44,25 +45,9 @@ async function withService(options, fn) {
   }
 }
 
-async function benchAccount(baseUrl) {
-  const admin = { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" };
-  const res = await fetch(`${baseUrl}/admin/v1/accounts`, {
-    method: "POST",
-    headers: admin,
-    body: JSON.stringify({ email: `bench-${Date.now()}@example.com`, plan: "premium", credits: 100000 }),
-  });
-  const { account, key } = await res.json();
-  await fetch(`${baseUrl}/admin/v1/accounts/${account.id}`, {
-    method: "PATCH",
-    headers: admin,
-    body: JSON.stringify({ overrides: { concurrent_submissions: 1000000, inflight_api_runs: 1000000, daily_quota: 1000000 } }),
-  });
-  return key;
-}
-
 if (sections.includes("service")) {
   const { run } = await import("./service.mjs");
-  results.service = await withService({}, async ({ baseUrl }) => run({ baseUrl, key: await benchAccount(baseUrl), smoke }));
+  results.service = await withService({}, async ({ baseUrl }) => run({ baseUrl, key: await benchAccount(baseUrl, ADMIN_TOKEN), smoke }));
 }
 
 if (sections.includes("gates")) {
@@ -78,7 +63,7 @@ if (sections.includes("gates")) {
   const { run } = await import("./gates.mjs");
   try {
     results.gates = await withService({ runnerUrl: `http://127.0.0.1:${sinkPort}` }, async ({ baseUrl }) =>
-      run({ baseUrl, key: await benchAccount(baseUrl), ...(smoke ? { requests: 5, admissions: 20 } : {}) }),
+      run({ baseUrl, key: await benchAccount(baseUrl, ADMIN_TOKEN), ...(smoke ? { requests: 5, admissions: 20 } : {}) }),
     );
   } finally {
     sink.close();
@@ -93,6 +78,7 @@ if (sections.includes("webhooks") && existsSync(join(ROOT, "bench", "webhooks.mj
 if (sections.includes("load")) {
   const { run } = await import("./load.mjs");
   results.load = await withService({}, async ({ baseUrl, children }) =>
+    // children: the GA worker first (startLocalService starts it before wrangler), then wrangler.
     run({ baseUrl, adminToken: ADMIN_TOKEN, pids: children.map((c) => c.pid), workerPid: children[0].pid, smoke }),
   );
 }

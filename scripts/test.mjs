@@ -38,18 +38,25 @@ for (const [title, args] of [
   else failed++;
 }
 
-const pyReport = join(out, "pytest.xml");
-const py = step("Python worker (pytest)", VENV_PYTHON, ["-m", "pytest", "container/tests", "-q", `--junitxml=${pyReport}`]);
-try {
-  const xml = readFileSync(pyReport, "utf8");
+/** Adds a pytest JUnit report's counts to the summary; false when there is no readable report. */
+function countJunit(path) {
+  let xml;
+  try {
+    xml = readFileSync(path, "utf8");
+  } catch {
+    return false;
+  }
   const attr = (name) => Number(new RegExp(`<testsuite[^>]*\\b${name}="(\\d+)"`).exec(xml)?.[1] ?? 0);
   const bad = attr("failures") + attr("errors");
   passed += attr("tests") - bad - attr("skipped");
   failed += bad;
   skipped += attr("skipped");
-} catch {
-  failed++;
+  return true;
 }
+
+const pyReport = join(out, "pytest.xml");
+const py = step("Python worker (pytest)", VENV_PYTHON, ["-m", "pytest", "container/tests", "-q", `--junitxml=${pyReport}`]);
+if (!countJunit(pyReport)) failed++;
 
 const vitestReport = join(out, "vitest.json");
 rmSync(join(out, "sdk.xml"), { force: true }); // written afresh by this run's e2e project
@@ -69,17 +76,9 @@ try {
   failed++;
 }
 
-// The Vilvik SDK's own suite, run by test/e2e/sdk.test.ts: each of its tests counts (its wrapper too).
-try {
-  const xml = readFileSync(join(out, "sdk.xml"), "utf8");
-  const attr = (name) => Number(new RegExp(`<testsuite[^>]*\\b${name}="(\\d+)"`).exec(xml)?.[1] ?? 0);
-  const bad = attr("failures") + attr("errors");
-  passed += attr("tests") - bad - attr("skipped");
-  failed += bad;
-  skipped += attr("skipped");
-} catch {
-  // the e2e project did not run it (its failure is counted there)
-}
+// The Vilvik SDK's own suite, run by test/e2e/sdk.test.ts: each of its tests counts (its wrapper too;
+// when the e2e project did not run it, that project's failure is counted there).
+countJunit(join(out, "sdk.xml"));
 
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed === 0 && tsc === 0 && deploy === 0 && (py === 0 || py === 5) && vt === 0 ? 0 : 1);
