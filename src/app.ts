@@ -7,6 +7,7 @@ import { countedBy, identifyAndLimit, requireKey } from "./http/middleware/auth"
 import { requestId } from "./http/middleware/request-id";
 import { accountRoutes } from "./http/routes/account";
 import { adminRoutes } from "./http/routes/admin";
+import { codeUploadsRoutes } from "./http/routes/code-uploads";
 import { benchRoutes } from "./http/routes/bench";
 import { internalRunsRoutes } from "./http/routes/internal-runs";
 import { resultsRoutes } from "./http/routes/results";
@@ -28,6 +29,8 @@ const METHODS: Record<string, string[]> = {
   "/api/v1/webhooks": ["GET", "POST"],
   "/api/v1/webhooks/:id": ["GET", "PATCH", "DELETE"],
   "/api/v1/webhooks/:id/rotate-secret": ["POST"],
+  "/api/v1/code-uploads": ["GET", "POST"],
+  "/api/v1/code-uploads/:id": ["GET"],
 };
 
 export function newApp() {
@@ -61,6 +64,7 @@ export function newApp() {
   api.route("/submissions", submissionsRoutes);
   api.route("/results", resultsRoutes);
   api.route("/webhooks", webhooksRoutes);
+  api.route("/code-uploads", codeUploadsRoutes);
   app.route("/api/v1", api);
 
   return app;

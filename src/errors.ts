@@ -19,6 +19,8 @@ const STATUS = {
   entry_symbol_required: 422,
   unsupported_submission_type: 422,
   unsupported_field: 422,
+  code_upload_not_found: 422,
+  code_upload_expired: 422,
   entry_symbol_not_found: 422,
   idempotency_key_mismatch: 422,
   invalid_webhook_url: 422,

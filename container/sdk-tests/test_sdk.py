@@ -77,6 +77,19 @@ def test_vilvik_run_submits_and_yields_the_result(api_key, base_url):
         assert isinstance(result.best_fitness, float)
 
 
+def test_code_uploads_and_a_submission_that_references_one(client):
+    upload = client.code_uploads.create(content=JOB["fitness_func"])
+    assert upload.code_id and upload.content_size == len(JOB["fitness_func"]) and upload.is_expired is False
+    assert upload.content_sha256 and upload.created_at and upload.expires_at > upload.created_at
+    got = client.code_uploads.get(upload.code_id)
+    assert got.content == JOB["fitness_func"]
+    assert upload.code_id in {u.code_id for u in client.code_uploads.list(limit=100)}
+    job = {k: v for k, v in JOB.items() if k != "fitness_func"}
+    created = client.submissions.create(fitness_func_id=upload.code_id, fitness_func_entry="fitness", **job)
+    result = client.results.wait_for(created.id, timeout=120, poll_interval=0.2)
+    assert isinstance(result.best_fitness, float)
+
+
 def test_webhooks_list_and_health(client):
     assert isinstance(client.webhooks.list(), list)
     assert client.health()["status"] == "ok"

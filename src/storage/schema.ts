@@ -288,3 +288,18 @@ export const platformQueue = sqliteTable("platform_queue", {
   queued: integer("queued").notNull(),
   cap: integer("cap").notNull(),
 });
+
+/** Code uploaded apart from a submission (docs/api.md#code-uploads), referenced as `<field>_id` at creation. */
+export const codeUploads = sqliteTable(
+  "code_uploads",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    content: text("content").notNull(),
+    contentSize: integer("content_size").notNull(),
+    contentSha256: text("content_sha256").notNull(),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("code_uploads_account_created_idx").on(t.accountId, t.createdAt, t.id)],
+);

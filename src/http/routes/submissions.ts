@@ -11,7 +11,8 @@ import { getSubmission, getSubmissionWithRun, listSubmissions, SUBMISSION_ORDERI
 import { requireScope } from "../middleware/auth";
 import { idempotent } from "../middleware/idempotency";
 import { isoDate, last, openCursor, paged, pageLinks, paging } from "../validation/list-query";
-import { checkEntrySymbols, createSubmissionSchema, mergeParameters, reexecuteSchema, refuseUnsupported } from "../validation/submission";
+import { resolveCodeUploads } from "../../domain/code-uploads";
+import { CODE_FIELDS, checkEntrySymbols, createSubmissionSchema, mergeParameters, reexecuteSchema, refuseUnsupported } from "../validation/submission";
 import { jsonBody, optionalJsonBody, query } from "../validation/validate";
 import { origin, submissionFull, submissionListItem, submissionUrls } from "../views";
 
@@ -52,11 +53,11 @@ export const submissionsRoutes = new Hono<AppEnv>()
     });
   })
   .post("/", requireScope("submissions:write"), jsonBody(createSubmissionSchema), idempotent, async (c) => {
-    const body = c.req.valid("json");
+    const accountId = c.get("caller").accountId;
+    const body = await resolveCodeUploads(getDb(c.env.DB), accountId, c.req.valid("json"), CODE_FIELDS);
     refuseUnsupported(body);
     const { name, description, submission_type: _type, webhook_url: _hook, notification_email: _mail, ...parameters } = body;
     checkEntrySymbols(parameters);
-    const accountId = c.get("caller").accountId;
     const { id, runId } = await withAdmission(c.env, c.get("caller").account, parameters, c.get("deferredRate"), (runId) =>
       createSubmission(c.env, accountId, runId, { name, description, parameters }),
     );

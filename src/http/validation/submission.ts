@@ -23,7 +23,8 @@ const STOP_CRITERION = /^(reach_-?\d+(\.\d+)?|saturate_[1-9]\d*)$/;
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 const pair = <T extends z.ZodType>(item: T) => z.tuple([item, item]);
 
-const code = z
+/** A code field's source: at most 64 KiB (413 past it, naming the field). */
+export const code = z
   .string()
   .min(1)
   .refine((s) => new TextEncoder().encode(s).byteLength <= MAX_CODE_BYTES, {
@@ -128,9 +129,9 @@ function crossFieldIssues(p: GaParameters): Issue[] {
   return issues;
 }
 
-function withCrossFieldRules<T extends z.ZodType<GaParameters>>(schema: T) {
+function withCrossFieldRules<T extends z.ZodType<Omit<GaParameters, "fitness_func"> & { fitness_func?: string }>>(schema: T) {
   return schema.superRefine((p, ctx) => {
-    for (const issue of crossFieldIssues(p)) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+    for (const issue of crossFieldIssues(p as GaParameters)) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
   });
 }
 
@@ -150,8 +151,20 @@ export const createSubmissionSchema = withCrossFieldRules(
     submission_type: z.string().max(100).optional(),
     webhook_url: z.unknown().optional(),
     notification_email: z.unknown().optional(),
+    // A code upload in place of a code field (docs/api.md#code-uploads), resolved before the checks.
+    ...Object.fromEntries(CODE_FIELDS.map((field) => [`${field}_id`, z.string().min(1).max(64).optional()])),
     ...gaShape,
+    fitness_func: code.optional(), // or fitness_func_id: one of them is required (below)
   }),
+).superRefine(
+  (body, ctx) => {
+    const given = body as unknown;
+    if (!given || typeof given !== "object" || Array.isArray(given)) return; // the body itself is the error
+    if ((given as Record<string, unknown>).fitness_func === undefined && (given as Record<string, unknown>).fitness_func_id === undefined) {
+      ctx.addIssue({ code: "custom", path: ["fitness_func"], message: "is required (or fitness_func_id, a code upload)" });
+    }
+  },
+  { when: () => true }, // reported with every other failing field, not only once the rest is valid
 );
 
 /** The submission types Allele runs (the Vilvik interface also names quick types it does not have). */
