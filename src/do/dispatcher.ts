@@ -60,7 +60,8 @@ export class Dispatcher extends DurableObject<Bindings> {
     const granted = this.grant(capacity);
     await this.send(granted.filter((id) => id !== offer.runId));
     await this.keepReconciling();
-    return { startNow: granted.includes(offer.runId) || this.isPlacedAndUnstarted(offer.runId, granted) };
+    // Holding a place (granted now, or earlier: its grant message was lost or its start failed) → start it.
+    return { startNow: this.has("placed", offer.runId) };
   }
 
   /** A run left its place or the line (ended, cancelled, deleted, or never to start): the next get theirs. */
@@ -170,11 +171,6 @@ export class Dispatcher extends DurableObject<Bindings> {
       turns.set(pick.account_id, ++turn);
     }
     return line;
-  }
-
-  private isPlacedAndUnstarted(runId: string, granted: string[]): boolean {
-    // A repeated offer of a run that already holds a place (its first grant message was lost): start it.
-    return !granted.includes(runId) && this.has("placed", runId) && !this.has("waiting", runId);
   }
 
   private async send(runIds: string[]): Promise<void> {
