@@ -26,8 +26,13 @@ export const stagedPopulationKey = (runId: string) => `runs/${runId}/${POPULATIO
 
 const csvNumber = (v: number | null) => (v === null ? "" : String(v));
 
-/** The files built from the report; population.json only when the report carried it inline. */
-export function buildResultFiles(summary: Record<string, unknown>, result: GaResult): ResultFile[] {
+export const LOGS_FILE = "logs.txt";
+
+/**
+ * The files built from the report; population.json only when the report carried it inline, logs.txt
+ * when the run printed anything (its own stdout and stderr, as the GA worker kept them: ≤ 64 KiB).
+ */
+export function buildResultFiles(summary: Record<string, unknown>, result: GaResult, output: string | null = null): ResultFile[] {
   const history = ["generation,best_fitness", ...result.best_solutions_fitness.map((f, i) => `${i},${csvNumber(f)}`)].join("\n");
   const best = ["gene,value", ...result.best_solution.map((v, i) => `${i},${v}`)].join("\n");
   const files = [
@@ -37,6 +42,7 @@ export function buildResultFiles(summary: Record<string, unknown>, result: GaRes
     { name: "fitness.svg", contentType: "image/svg+xml", body: fitnessPlot(result.best_solutions_fitness) },
   ];
   if (result.population) files.push({ name: POPULATION_FILE, contentType: "application/json", body: JSON.stringify(result.population) });
+  if (output) files.push({ name: LOGS_FILE, contentType: "text/plain; charset=utf-8", body: output });
   return files;
 }
 

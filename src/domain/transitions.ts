@@ -114,7 +114,7 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
       parameters: run.parameters,
       created_at: now,
     };
-    files.push(...buildResultFiles(summary, result));
+    files.push(...buildResultFiles(summary, result, outcome.output ?? null));
     const id = resultId;
     statements.push(
       insertResultStatement(

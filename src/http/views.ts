@@ -20,6 +20,18 @@ export function submissionListItem(s: SubmissionRow) {
   return { id: s.id, name: s.name, status: s.status, source: s.source, created_at: s.createdAt };
 }
 
+/** The latest run's output as the submission row shows it: its last 8 KiB (the whole text is the result's logs.txt). */
+export const LOGS_SHOWN_BYTES = 8 * 1024;
+function runLogs(output: string | null) {
+  const text = output ?? "";
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.byteLength <= LOGS_SHOWN_BYTES) return { logs: text, logs_truncated: false };
+  // The last 8 KiB, cut at a character boundary (a continuation byte never starts the text).
+  let start = bytes.byteLength - LOGS_SHOWN_BYTES;
+  while (start < bytes.byteLength && (bytes[start]! & 0xc0) === 0x80) start++;
+  return { logs: new TextDecoder().decode(bytes.subarray(start)), logs_truncated: true };
+}
+
 export function submissionFull(origin: string, s: SubmissionRow, run: RunRow) {
   return {
     ...submissionListItem(s),
@@ -40,6 +52,7 @@ export function submissionFull(origin: string, s: SubmissionRow, run: RunRow) {
     hit_time_cap: run.hitTimeCap,
     hit_memory_cap: run.hitMemoryCap,
     credits_charged: s.creditsChargedMicro / 1_000_000,
+    ...runLogs(run.output),
     ...submissionUrls(origin, s.id),
     updated_at: s.updatedAt,
   };

@@ -106,6 +106,8 @@ export interface CompletionOverrides {
   result?: Record<string, unknown> | null;
   error?: { code: string; message: string } | null;
   metrics?: Record<string, unknown>;
+  /** The run's own stdout and stderr, as the GA worker kept them. */
+  output?: string;
 }
 
 /** The GA worker's completion report body (docs/runner-protocol.md). */
@@ -133,7 +135,7 @@ export function completionBody(o: CompletionOverrides = {}): Record<string, unkn
     result: o.result === null ? null : result,
     error: status === "failed" ? (o.error ?? { code: "code_error", message: "line 3: ZeroDivisionError" }) : null,
     metrics: { cpu_seconds_used: 0.5, peak_memory_mb: 60, execution_duration_ms: 700, hit_time_cap: false, hit_memory_cap: false, ...o.metrics },
-    output: "",
+    output: o.output ?? "",
     engine: "pygad",
   };
 }
