@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 
 describe("a run end to end (wrangler dev + the real GA worker)", () => {
-  it("creates, runs and stores a result with history and five downloadable files", async () => {
+  it("creates, runs and stores a result with history and six downloadable files", async () => {
     const created = await call("/api/v1/submissions/", { key, body: job({ random_seed: 7 }) });
     expect(created.status).toBe(202);
     const done = await waitForStatus(key, created.body.id);
@@ -24,8 +24,10 @@ describe("a run end to end (wrangler dev + the real GA worker)", () => {
     expect(result.best_solutions_fitness.length).toBe(31);
     expect(result.stopped_reason).toBe("completed");
     expect(result.files.map((f: { name: string }) => f.name).sort()).toEqual(
-      ["best_solution.csv", "fitness.svg", "fitness_history.csv", "population.json", "result.json"],
+      ["best_solution.csv", "fitness.svg", "fitness_history.csv", "logs.txt", "population.json", "result.json"],
     );
+    // 10 % of 4 genes is less than one gene: PyGAD warns, and the warning is the run's output.
+    expect(done.logs).toContain("mutation_percent_genes selects fewer than one gene");
     for (const file of result.files) {
       const res = await fetch(file.url, { headers: { Authorization: `Bearer ${key}` } });
       expect(res.status).toBe(200);
