@@ -31,7 +31,7 @@ def _warm() -> None:
     import pygad  # noqa: F401
 
     from . import jobs  # noqa: F401
-    from .engine import accelerated, ops  # noqa: F401
+    from .engine import accelerated  # noqa: F401
 
 
 def _child(control: socket.socket, spec: str, fds: list[int]) -> None:

@@ -16,7 +16,7 @@ import pytest
 from conftest import CONTAINER, params
 
 from allele_worker import jobs
-from allele_worker.engine import build_ga, coverage, engine_label, ops
+from allele_worker.engine import build_ga, constraints, coverage, crossover, engine_label, mutation
 from allele_worker.engine.accelerated import AcceleratedGA
 
 
@@ -134,13 +134,13 @@ def test_crossover_offspring_come_from_their_parents(kind, gene_type, probabilit
 def test_two_points_and_single_point_geometry():
     rng = np.random.default_rng(3)
     parents = np.vstack([np.zeros(12), np.ones(12)])
-    single = ops.crossover_offspring("single_point", parents, 500, None, rng)
+    single = crossover.crossover_offspring("single_point", parents, 500, None, rng)
     for row in single[::2]:  # offspring 0, 2, ...: parent 0 then parent 1
         ones = np.nonzero(row)[0]
         assert ones.size == 0 or np.array_equal(ones, np.arange(ones[0], 12))
     points = [12 - np.count_nonzero(row) for row in single[::2]]
     assert min(points) == 0 and max(points) == 11  # point drawn from [0, num_genes)
-    two = ops.crossover_offspring("two_points", parents, 500, None, rng)
+    two = crossover.crossover_offspring("two_points", parents, 500, None, rng)
     for row in two[::2]:
         ones = np.nonzero(row)[0]
         assert ones.size == 0 or np.array_equal(ones, np.arange(ones[0], ones[-1] + 1))
@@ -221,9 +221,9 @@ def test_gene_space_dict_mutation(gene_type):
 def test_choose_genes_exact_counts_and_uniform():
     rng = np.random.default_rng(0)
     for count in (0, 1, 3, 7, 10):
-        mask = ops.choose_genes(2000, 10, count, rng)
+        mask = mutation.choose_genes(2000, 10, count, rng)
         assert np.all(mask.sum(axis=1) == count)
-    mask = ops.choose_genes(20000, 10, 3, rng)
+    mask = mutation.choose_genes(20000, 10, 3, rng)
     assert np.abs(mask.mean(axis=0) - 0.3).max() < 0.02
 
 
@@ -231,7 +231,7 @@ def test_pick_other_and_sorted_uniform():
     rng = np.random.default_rng(0)
     space = np.array([-1.0, 0.0, 2.5, 7.0])
     current = rng.choice(np.append(space, 9.0), size=5000)
-    picked = ops.pick_other(space, current, rng)
+    picked = mutation.pick_other(space, current, rng)
     assert np.isin(picked, space).all()
     assert np.all(picked != current)
     for value in space:  # each other value equally likely
@@ -239,7 +239,7 @@ def test_pick_other_and_sorted_uniform():
             / np.count_nonzero(current == value)
         assert abs(freq[np.searchsorted(space, value)]) == 0
         assert np.abs(np.delete(freq, np.searchsorted(space, value)) - 1 / 3).max() < 0.05
-    values = ops.sorted_uniform(-2.0, 3.0, 10000, rng)
+    values = constraints.sorted_uniform(-2.0, 3.0, 10000, rng)
     assert np.all(values[1:] >= values[:-1]) and values.min() >= -2 and values.max() <= 3
     assert abs(values.mean() - 0.5) < 0.05 and abs(values.std() - 5 / math.sqrt(12)) < 0.05
 
@@ -263,7 +263,7 @@ def test_subset_check_agrees_with_sets():
         cases.append((chosen, pool))
     for chosen, pool in cases:
         want = set(chosen).issubset(pool)
-        got = ops.is_subset(chosen, pool)
+        got = constraints.is_subset(chosen, pool)
         assert got is None or got == want, (chosen, pool)
 
 
@@ -284,10 +284,10 @@ def test_subset_check_on_large_unsorted_pools_agrees_with_sets():
         [pool[0]] * 3,
         [-0.0] if 0.0 in pool else [0.5],
     ]
-    assert ops._is_interval_filter(np.array(cases[0]), pool)
-    assert not ops._is_interval_filter(np.array(cases[5]), pool)
+    assert constraints._is_interval_filter(np.array(cases[0]), pool)
+    assert not constraints._is_interval_filter(np.array(cases[5]), pool)
     for chosen in cases:
-        assert ops.is_subset(chosen, pool) == set(chosen).issubset(pool), chosen
+        assert constraints.is_subset(chosen, pool) == set(chosen).issubset(pool), chosen
 
 
 def constraint_job(**overrides):
@@ -643,7 +643,7 @@ def test_subset_of_sorted_pool_agrees_with_sets():
         else:
             chosen = [float("nan")] if rng.random() < 0.5 else [pool[0], pool[0]]
         want = set(chosen).issubset(pool)
-        got = ops.is_subset_of_sorted(chosen, pool)
+        got = constraints.is_subset_of_sorted(chosen, pool)
         assert got is None or got == want, (chosen, pool)
 
 
@@ -667,31 +667,45 @@ def test_hashed_subset_check_of_unsorted_pools_agrees_with_sets():
         if rng.random() < 0.1:
             chosen.append(float("nan"))
         want = set(chosen).issubset(pool)
-        got = ops.is_subset(chosen, pool)
+        got = constraints.is_subset(chosen, pool)
         assert got is None or got == want
 
 
-def test_equal_rows_is_tuple_equality():
-    from allele_worker.engine.accelerated import _equal_rows
+def test_cache_hits_are_stocks_first_tuple_match():
+    """``fitness.cache_hits``: for each row, the previous fitness of the first source row (elites
+    before parents) equal to it as a tuple (-0.0 equals 0.0, NaN equals nothing, as in stock's
+    dict of tuples); None when a row is not finite (stock evaluates then)."""
+    from allele_worker.engine.fitness import cache_hits
     rng = np.random.default_rng(14)
+
+    def stock_rule(rows, sources, previous):
+        found = {}
+        for index, row in enumerate(rows):
+            for source, indices in sources:
+                hits = [j for j, other in enumerate(source) if tuple(row) == tuple(other)]
+                if hits:
+                    found[index] = previous[indices[hits[0]]]
+                    break
+        return found
+
     for _ in range(100):
         rows = rng.integers(-2, 3, size=(30, 5)).astype(float)
-        others = rng.integers(-2, 3, size=(7, 5)).astype(float)
-        rows[:3] = others[:3]
+        elites = rng.integers(-2, 3, size=(3, 5)).astype(float)
+        parents = rng.integers(-2, 3, size=(7, 5)).astype(float)
+        rows[:3], rows[3:5] = parents[:3], elites[1:]
+        previous = rng.normal(size=30)
+        sources = [(elites, rng.permutation(30)[:3]), (parents, rng.permutation(30)[:7])]
         if rng.random() < 0.3:
-            rows[5, 0], others[0, 0], rows[0, 0] = np.nan, np.nan, np.nan
-        if rng.random() < 0.3:
-            rows[6] = -0.0
-            others[1] = 0.0
-        if rng.random() < 0.2:
-            rows[7, 1], others[2, 1] = np.inf, np.inf
-            rows[7, 2], others[2, 2] = -np.inf, -np.inf
-        want = np.array([[tuple(a) == tuple(b) for b in others] for a in rows])
-        assert np.array_equal(_equal_rows(rows, others), want)
-        ints = rows[np.isfinite(rows).all(axis=1)].astype(np.int64)
-        other_ints = np.nan_to_num(others, nan=0.0, posinf=0.0, neginf=0.0).astype(np.int64)
-        want = np.array([[tuple(a) == tuple(b) for b in other_ints] for a in ints])
-        assert np.array_equal(_equal_rows(ints, other_ints), want)
+            rows[6], parents[1] = -0.0, 0.0
+        for chosen in (sources, sources[1:]):
+            assert cache_hits(rows, chosen, previous) == stock_rule(rows, chosen, previous)
+            ints = rows.astype(np.int64)
+            int_sources = [(source.astype(np.int64), indices) for source, indices in chosen]
+            assert cache_hits(ints, int_sources, previous) == stock_rule(ints, int_sources, previous)
+        for bad in (np.nan, np.inf):
+            spoiled = rows.copy()
+            spoiled[5, 0] = bad
+            assert cache_hits(spoiled, sources, previous) is None
 
 
 @pytest.mark.parametrize("replace", [False, True])
@@ -716,9 +730,9 @@ def test_constraint_candidates_law_and_freshness(replace):
 
 def test_rotated_uniform_is_the_turned_base_sorted():
     rng = np.random.default_rng(3)
-    base = ops.sorted_uniform(0.0, 1.0, 1000, rng)
+    base = constraints.sorted_uniform(0.0, 1.0, 1000, rng)
     for shift in (0.0, 0.25, 0.999999, float(rng.random())):
-        values = ops.rotated_uniform(base * 2.0, shift, -3.0, 2.0)
+        values = constraints.rotated_uniform(base * 2.0, shift, -3.0, 2.0)
         assert values.shape == base.shape and np.all(values[1:] > values[:-1])
         assert np.allclose(values, np.sort((base + shift) % 1.0) * 2.0 - 3.0, rtol=0, atol=1e-12)
         assert values.min() >= -3.0 - 1e-12 and values.max() < -1.0
@@ -726,7 +740,7 @@ def test_rotated_uniform_is_the_turned_base_sorted():
 
 def test_rotated_uniform_when_rounding_makes_the_seam_values_equal():
     base = np.array([0.0, 0.5, np.nextafter(1.0, 0.0)])
-    values = ops.rotated_uniform(base, 0.25, 1e6, 1.0)  # the wrapped last value rounds onto the first
+    values = constraints.rotated_uniform(base, 0.25, 1e6, 1.0)  # the wrapped last value rounds onto the first
     assert np.all(values[1:] >= values[:-1])
     assert np.allclose(values, 1e6 + np.array([0.25, 0.25, 0.75]), rtol=0, atol=1e-9)
 

@@ -1,0 +1,238 @@
+"""Fitness evaluation (PyGAD's ``GAEngine.cal_pop_fitness`` and ``best_solution``): stock's cache
+rule, calls, batches and validation, with the cache matched by vectorised row sums and numeric answers
+placed without per-value Python work.  ``Fitness`` serves stock's loop (``cal_pop_fitness``) and the
+lean loop (``_lean_fitness``, whose cache sources are the arrays it just selected) alike."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import PLAIN_NUMBERS, SCALAR_TYPES, EngineBase, has_nan
+
+__all__ = ["Fitness", "cache_hits"]
+
+_WEIGHTS: dict[int, np.ndarray] = {}
+
+
+def _weights(width: int) -> np.ndarray:
+    """Fixed float weights of the row sums used to find candidate equal rows."""
+    weights = _WEIGHTS.get(width)
+    if weights is None:
+        weights = _WEIGHTS[width] = np.random.default_rng(width).uniform(0.5, 1.5, width)
+    return weights
+
+
+def cache_hits(population: np.ndarray, sources: list, previous) -> dict | None:
+    """Stock's fitness cache: ``{population index: previous[index of the first equal source row]}``
+    over ``sources`` — ``(rows, their indices in the previous population)`` in stock's order (elites,
+    then parents) — with ``==`` per gene over all genes (tuple equality: ``-0.0`` equals ``0.0``,
+    NaN equals nothing).  Candidate pairs are found by a float weighted row sum (the same row always
+    gives the same sum, computed the same way) and then compared exactly.  None when a sum is not
+    finite (NaN or inf in a row): the caller lets stock PyGAD evaluate."""
+    weights = _weights(population.shape[1])
+    with np.errstate(all="ignore"):
+        sums = np.add.reduce(population * weights, axis=1)
+        if len(sources) == 1:
+            (rows, indices), = sources
+            all_sums = np.add.reduce(rows * weights, axis=1)
+        else:
+            rows = np.concatenate([rows for rows, _ in sources])
+            indices = np.concatenate([np.asarray(indices) for _, indices in sources])
+            all_sums = np.add.reduce(rows * weights, axis=1)
+        total = np.add.reduce(sums) + np.add.reduce(all_sums)
+        finite = total - total == 0  # False for NaN or inf anywhere
+    if not finite:
+        return None
+    found: dict = {}
+    first, second = (sums[:, None] == all_sums).nonzero()  # row-major: source order within a row
+    for index, position in zip(first.tolist(), second.tolist()):
+        if index not in found and (population[index] == rows[position]).all():
+            found[index] = previous[indices[position]]
+    return found
+
+
+class Fitness(EngineBase):
+    """Stock's ``cal_pop_fitness`` and ``best_solution`` for a numeric population."""
+
+    def cal_pop_fitness(self):
+        handover = getattr(self, "_handover", None)
+        if handover is not None and handover[0] is not None:
+            # super().run() after the lean run() found a multi-objective first evaluation.
+            fitness, evaluations = handover
+            self._handover = (None, 0)
+            self.num_fitness_evaluations += evaluations
+            return fitness
+        population = self.population
+        if (not self._accel_active or not self.valid_parameters or self.save_solutions
+                or self.save_best_solutions or self.parallel_processing is not None
+                or not isinstance(population, np.ndarray) or population.ndim != 2
+                or population.dtype.kind not in "fiu"):
+            self._note("fitness", False)
+            fitness = super().cal_pop_fitness()
+        else:
+            self._note("fitness", True)
+            try:
+                fitness = self._fast_pop_fitness(population)
+            except Exception as ex:
+                self.logger.exception(ex)
+                raise
+        if self._accel_active and not self._single_objective(fitness) and len(fitness):
+            if fitness.dtype != object or fitness.ndim != 1:
+                self._accel_active = False  # multi-objective: stock PyGAD from now on
+        return fitness
+
+    def _cache_sources(self, population: np.ndarray) -> list | None:
+        """Stock's cache sources, elites before parents; None when one cannot be compared with the
+        population row by row (stock PyGAD then evaluates)."""
+        sources = []
+        if self.keep_elitism > 0 and self.last_generation_elitism is not None:
+            sources.append((self.last_generation_elitism, self.last_generation_elitism_indices))
+        if self.keep_parents != 0 and self.last_generation_parents is not None:
+            sources.append((self.last_generation_parents, self.last_generation_parents_indices))
+        checked = []
+        for rows, indices in sources:
+            rows = np.asarray(rows)
+            if rows.dtype != population.dtype or rows.ndim != 2 \
+                    or rows.shape[1] != population.shape[1]:
+                return None
+            checked.append((rows, indices))
+        return checked
+
+    def _cache_lookup(self, population: np.ndarray) -> dict | None:
+        """The cache hits of stock's rule (``cache_hits``), or None: stock evaluates."""
+        sources = self._cache_sources(population)
+        if not sources:
+            return None if sources is None else {}
+        return cache_hits(population, sources, self.previous_generation_fitness)
+
+    def _lean_fitness(self, population: np.ndarray, elites_in_parents: bool) -> np.ndarray:
+        """``cal_pop_fitness`` in the lean loop.  ``elites_in_parents``: sss selection with
+        ``0 < keep_elitism <= num_parents_mating`` and ``keep_parents != 0``, so the elites are the
+        first parents (same indices, same rows, copied from the same population): matching the
+        parents alone, the first matching parent ``j`` is elite ``j`` when ``j < keep_elitism`` —
+        the value stock finds."""
+        if not self._accel_active:
+            return self.cal_pop_fitness()
+        self._note("fitness", True)
+        if elites_in_parents:  # the loop's own arrays: no checks needed
+            sources = [(self.last_generation_parents, self.last_generation_parents_indices)]
+            found = cache_hits(population, sources, self.previous_generation_fitness)
+        else:
+            found = self._cache_lookup(population)
+        if found is None:
+            return self.cal_pop_fitness()
+        try:
+            return self._fast_pop_fitness(population, found)
+        except Exception as ex:
+            self.logger.exception(ex)
+            raise
+
+    def _cached_values(self, found: dict, pop_fitness: list, n: int) -> list[int]:
+        """Validate and store the reused fitness values; the indices still to evaluate."""
+        validate = self._validate_fitness_value
+        for index in sorted(found):  # population order, as stock
+            value = found[index]
+            if type(value) not in SCALAR_TYPES or value != value \
+                    or self._fitness_value_shape not in (None, ()):
+                value = validate(value, "cached fitness")
+            else:
+                self._fitness_value_shape = ()
+            pop_fitness[index] = value
+        missing = list(range(n))
+        for index in sorted(found, reverse=True):
+            del missing[index]
+        return missing
+
+    def _fast_pop_fitness(self, population: np.ndarray, found: dict | None = None) -> np.ndarray:
+        """Stock's ``cal_pop_fitness`` for a numeric population; ``found``: the cache hits
+        (population index → previous fitness) when the caller has them, else ``_cache_lookup``'s."""
+        if type(self.best_solutions) is np.ndarray:
+            self.best_solutions = self.best_solutions.tolist()
+        if not getattr(self, "_fitness_run_active", False):
+            self._fitness_value_shape = None
+        if found is None:
+            found = self._cache_lookup(population)
+            if found is None:
+                return super().cal_pop_fitness()
+        n = population.shape[0]
+        pop_fitness = [None] * n
+        missing = self._cached_values(found, pop_fitness, n)
+        if missing:
+            fitness_func = self.fitness_func
+            validate = self._validate_fitness_value
+            batch_size = self.fitness_batch_size
+            if batch_size in (None, 1):
+                for index in missing:
+                    value = fitness_func(self, population[index], index)
+                    self.num_fitness_evaluations += 1
+                    if type(value) not in SCALAR_TYPES or value != value \
+                            or self._fitness_value_shape not in (None, ()):
+                        value = validate(value, f"fitness_func for solution {index}")
+                    else:
+                        self._fitness_value_shape = ()
+                    pop_fitness[index] = value
+            else:
+                arrays = []  # (group, float64 result) taken without per-value work
+                for start in range(0, len(missing), batch_size):
+                    group = missing[start:start + batch_size]
+                    if group[-1] - group[0] == len(group) - 1:  # a run of rows: a slice copy
+                        rows = population[group[0]:group[-1] + 1].copy()
+                    else:
+                        rows = population[group, :]
+                    result = fitness_func(self, rows, group)
+                    self.num_fitness_evaluations += len(group)
+                    if self._take_batch(group, result, pop_fitness):
+                        arrays.append((group, result))
+                if arrays:
+                    # What np.array(pop_fitness) gives when a float64 value is among plain
+                    # float/int64 ones: a float64 array.  Built directly.
+                    if all(type(pop_fitness[index]) in PLAIN_NUMBERS for index in found):
+                        out = np.empty(n, dtype=np.float64)
+                        for index in found:  # the cache hits
+                            out[index] = pop_fitness[index]
+                        for group, result in arrays:
+                            if group[-1] - group[0] == len(group) - 1:
+                                out[group[0]:group[-1] + 1] = result
+                            else:
+                                out[group] = result
+                        return out
+                    for group, result in arrays:
+                        for index, value in zip(group, result):
+                            pop_fitness[index] = value
+        return np.array(pop_fitness)
+
+    def _take_batch(self, group: list[int], result, pop_fitness: list) -> bool:
+        """PyGAD's checks of one batch result, vectorised for a plain numeric array.  True: a
+        checked float64 array the caller places itself; False: values stored in ``pop_fitness``."""
+        if type(result) not in (list, tuple, np.ndarray):
+            raise TypeError("Expected to receive a list, tuple, or numpy.ndarray from the fitness "
+                            f"function but the value ({result}) of type {type(result)}.")
+        if isinstance(result, np.ndarray) and result.ndim == 0:
+            raise ValueError("A batched fitness_func must return one fitness value per solution, "
+                             "not a scalar array.")
+        if len(result) != len(group):
+            raise ValueError("There is a mismatch between the number of solutions passed to the "
+                             f"fitness function ({len(group)}) and the number of fitness values "
+                             f"returned ({len(result)}). They must match.")
+        if (isinstance(result, np.ndarray) and result.ndim == 1 and result.dtype.kind in "fiu"
+                and self._fitness_value_shape in (None, ())
+                and not (result.dtype.kind == "f" and has_nan(result))):
+            self._fitness_value_shape = ()
+            if result.dtype == np.float64:
+                return True  # the caller places the whole array
+            for index, value in zip(group, result):
+                pop_fitness[index] = value
+            return False
+        validate = self._validate_fitness_value
+        for index, value in zip(group, result):
+            pop_fitness[index] = validate(value, f"fitness_func for solution {index}")
+        return False
+
+    def best_solution(self, pop_fitness=None):
+        if (self._accel_active and isinstance(pop_fitness, np.ndarray) and pop_fitness.ndim == 1
+                and pop_fitness.dtype.kind in "fiu" and len(pop_fitness) == len(self.population)
+                and len(pop_fitness) and not (pop_fitness.dtype.kind == "f"
+                                              and np.isnan(pop_fitness).any())):
+            index = int(np.argmax(pop_fitness))
+            return self.population[index, :].copy(), pop_fitness[index], index
+        return super().best_solution(pop_fitness=pop_fitness)
