@@ -1,7 +1,8 @@
 """Search quality: accelerated engine vs stock PyGAD, one-sided Mann-Whitney U test per problem.
 
-    container/.venv/bin/python bench/quality.py            # 30 seeds x 5 problems (≈ 11 min)
-    container/.venv/bin/python bench/quality.py --short    # 10 seeds, fewer generations, no "dense"
+    container/.venv/bin/python bench/quality.py            # 30 seeds x 7 problems (≈ 20 min)
+    container/.venv/bin/python bench/quality.py --short    # 10 seeds, fewer generations, no slow ones
+    container/.venv/bin/python bench/quality.py --problems constrained100,dense
 
 For each benchmark problem both engines run with the same parameters and the same seeds
 (``random_seed`` = 0..N-1, so the outcome is deterministic).  The final best fitness values are
@@ -68,11 +69,16 @@ PROBLEMS = {
                      crossover_type="two_points"),
     "constrained": dict(fitness_func=shifted_sphere, num_genes=6, sample_size=200,
                         gene_constraint=[at_most_one] * 6, crossover_type="uniform"),
+    # The default sample_size and a tenfold one: fresh candidates per call, drawn per generation.
+    "constrained100": dict(fitness_func=shifted_sphere, num_genes=6, sample_size=100,
+                           gene_constraint=[at_most_one] * 6, crossover_type="uniform"),
+    "constrained1k": dict(fitness_func=shifted_sphere, num_genes=6, sample_size=1000,
+                          gene_constraint=[at_most_one] * 6, crossover_type="uniform"),
     # Dense constraint candidates: the accelerated engine shares one base among calls (engine.md).
     "dense": dict(fitness_func=shifted_sphere, num_genes=6, sample_size=10000,
                   gene_constraint=[at_most_one] * 6, crossover_type="uniform"),
 }
-SLOW = {"dense"}  # left out of --short (stock takes ≈ 10 s per run)
+SLOW = {"dense", "constrained1k"}  # left out of --short (stock takes seconds per run)
 
 
 def run(problem: str, accelerated: bool, seed: int, generations: int) -> float:
@@ -125,7 +131,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--short", action="store_true", help="10 seeds, 40 generations")
     parser.add_argument("--seeds", type=int, default=None)
     parser.add_argument("--generations", type=int, default=None)
+    parser.add_argument("--problems", default=",".join(PROBLEMS),
+                        help="comma-separated subset of: " + ", ".join(PROBLEMS))
     args = parser.parse_args(argv)
+    chosen = args.problems.split(",")
     seeds = args.seeds or (10 if args.short else 30)
     generations = args.generations or (40 if args.short else 100)
     print(f"quality: {seeds} seeds x {generations} generations, pop 50, one-sided Mann-Whitney U "
@@ -134,7 +143,7 @@ def main(argv: list[str]) -> int:
           f"{'accel mean':>12} {'U':>7} {'p':>7}  verdict   time s (stock/accel)")
     failed = []
     for problem in PROBLEMS:
-        if args.short and problem in SLOW:
+        if problem not in chosen or (args.short and problem in SLOW):
             continue
         started = time.perf_counter()
         stock = np.array([run(problem, False, seed, generations) for seed in range(seeds)])

@@ -58,7 +58,7 @@ PLAIN_PARAMS = (
     "mutation_by_replacement", "random_mutation_min_val", "random_mutation_max_val",
     "crossover_type", "crossover_probability", "parent_selection_type", "K_tournament",
     "keep_parents", "keep_elitism", "gene_type", "gene_space", "allow_duplicate_genes",
-    "stop_criteria", "random_seed", "fitness_batch_size", "sample_size",
+    "stop_criteria", "random_seed", "fitness_batch_size", "sample_size", "parallel_processing",
 )
 # Allele's own defaults where they are not PyGAD's (PyGAD 3.9 has the same ones today; kept explicit).
 DEFAULTS = {"init_range_low": -4, "init_range_high": 4}
@@ -130,7 +130,9 @@ def describe_user_exception(exc: BaseException) -> str:
     if isinstance(exc, SyntaxError) and exc.filename and exc.filename.startswith("<"):
         name = exc.filename.strip("<>")
         return _clip(f"{name} line {exc.lineno}: SyntaxError: {exc.msg}")
-    user_frames = [f for f in traceback.extract_tb(exc.__traceback__)
+    # An exception from a parallel fitness worker process carries its frames (engine/parallel.py).
+    frames = getattr(exc, "remote_frames", None) or traceback.extract_tb(exc.__traceback__)
+    user_frames = [f for f in frames
                    if f.filename.startswith("<") and f.filename.strip("<>") in CODE_FIELDS]
     if user_frames:
         frame = user_frames[-1]

@@ -59,6 +59,14 @@ class RunRequest:
     report_token: str
     initial_population_url: str | None = None  # fetched by the parent when no inline population
 
+    @property
+    def workers(self) -> int:
+        """Fitness evaluations at once (``parallel_processing``: ``N``, ``[mode, N]``; else 1): the
+        places (CPUs) the run takes, docs/runner-protocol.md#places."""
+        value = self.params.get("parallel_processing")
+        count = value[1] if isinstance(value, list) and len(value) == 2 else value
+        return count if isinstance(count, int) and not isinstance(count, bool) and count > 1 else 1
+
     def child_spec(self, initial_population: list[list[float]] | None = None) -> dict[str, Any]:
         """What the child receives: no report URL, no token (the population is fetched already)."""
         return {"run_id": self.run_id, "params": self.params,
@@ -76,8 +84,8 @@ class _PopulationNotLoaded(Exception):
 
 
 class _Run:
-    def __init__(self, manager: RunManager, request: RunRequest) -> None:
-        self.manager, self.request = manager, request
+    def __init__(self, manager: RunManager, request: RunRequest, places: int) -> None:
+        self.manager, self.request, self.places = manager, request, places
         self.limits = self._limits(request.initial_population)
         self.reporter = manager.reporter_factory(request.report_url, request.report_token)
         self._cancel = threading.Event()  # set by a cancel, read from the supervisor thread
@@ -237,9 +245,11 @@ class RunManager:
                 return False, "running"
             if request.run_id in self._finished:
                 return False, "finished"
-            if self._in_use() >= self.concurrency:
-                raise AtCapacity(f"all {self.concurrency} places of this worker are in use")
-            run = _Run(self, request)
+            places = min(request.workers, self.concurrency)  # a wider run takes every place
+            if self._in_use() + places > self.concurrency:
+                raise AtCapacity(f"{self._in_use()} of the {self.concurrency} places of this worker are in "
+                                 f"use; the run needs {places}")
+            run = _Run(self, request, places)
             self._live[request.run_id] = run
         run.thread.start()
         return True, "running"
@@ -272,8 +282,8 @@ class RunManager:
             self._finished.popitem(last=False)
 
     def _in_use(self) -> int:
-        """Places taken: runs whose child may still exist (a place frees when the child is gone)."""
-        return sum(1 for run in self._live.values() if not run.process_done.is_set())
+        """Places taken by runs whose child may still exist (they free when the child is gone)."""
+        return sum(run.places for run in self._live.values() if not run.process_done.is_set())
 
     @property
     def in_use(self) -> int:

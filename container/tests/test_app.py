@@ -65,6 +65,29 @@ def test_a_start_past_the_worker_places_is_refused_and_a_place_frees_with_the_ch
     manager.wait_idle(10)
 
 
+def test_a_run_with_parallel_workers_takes_a_place_per_worker(host, tmp_path, fake_worker):
+    """``parallel_processing`` N: the run takes N places (at most all of them), so a run that would
+    need more than are left is refused; one asking for more than the worker has takes them all."""
+    manager = RunManager(host=host, run_root=str(tmp_path), concurrency=3)
+    slow = "import time\ndef f(ga, s, i):\n    time.sleep(0.05)\n    return 0.0\n"
+    with TestClient(create_app(manager)) as client:
+        wide = params(fitness_func=slow, fitness_func_entry="f", num_generations=20,
+                      parallel_processing=["process", 2])
+        assert client.post("/runs", json=body("runPAR000001", fake_worker.url, params=wide)).status_code == 202
+        assert client.get("/health").json()["in_use"] == 2
+        both = params(parallel_processing=2)
+        refused = client.post("/runs", json=body("runPAR000002", fake_worker.url, params=both))
+        assert refused.status_code == 503 and refused.json()["error"]["code"] == "at_capacity"
+        narrow = params(fitness_func=slow, fitness_func_entry="f", num_generations=20)
+        assert client.post("/runs", json=body("runPAR000003", fake_worker.url, params=narrow)).status_code == 202
+        assert client.get("/health").json()["in_use"] == 3
+        assert manager.wait_idle(30)
+        everything = params(parallel_processing=["thread", 8])
+        assert client.post("/runs", json=body("runPAR000004", fake_worker.url, params=everything)).status_code == 202
+        assert client.get("/health").json()["in_use"] == 3
+    manager.wait_idle(10)
+
+
 def test_run_reports_progress_and_complete(client, fake_worker):
     job = body("runAAA000001", fake_worker.url,
                params=params(num_generations=30, random_seed=1,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
 import subprocess
 import sys
 import warnings
@@ -239,9 +240,12 @@ def test_pick_other_and_sorted_uniform():
             / np.count_nonzero(current == value)
         assert abs(freq[np.searchsorted(space, value)]) == 0
         assert np.abs(np.delete(freq, np.searchsorted(space, value)) - 1 / 3).max() < 0.05
-    values = constraints.sorted_uniform(-2.0, 3.0, 10000, rng)
-    assert np.all(values[1:] >= values[:-1]) and values.min() >= -2 and values.max() <= 3
-    assert abs(values.mean() - 0.5) < 0.05 and abs(values.std() - 5 / math.sqrt(12)) < 0.05
+    samples = constraints.sorted_uniform(3, 10000, rng)
+    assert samples.shape == (3, 10000)
+    for values in samples * 5.0 - 2.0:
+        assert np.all(values[1:] >= values[:-1]) and values.min() >= -2 and values.max() <= 3
+        assert abs(values.mean() - 0.5) < 0.05 and abs(values.std() - 5 / math.sqrt(12)) < 0.05
+    assert not np.array_equal(samples[0], samples[1])
 
 
 # --------------------------------------------------------------------------- constraints
@@ -536,7 +540,6 @@ def test_callbacks_can_replace_offspring():
     ({"allow_duplicate_genes": False}, "allow_duplicate_genes"),
     ({"gene_type": [int] * 8}, "gene_type"),
     ({"save_solutions": True}, "save_solutions"),
-    ({"parallel_processing": 2}, "parallel_processing"),
 ])
 def test_uncovered_configurations_run_stock_pygad(overrides, reason):
     covered, why = coverage(base(**overrides))
@@ -708,29 +711,78 @@ def test_cache_hits_are_stocks_first_tuple_match():
             assert cache_hits(spoiled, sources, previous) is None
 
 
+def float_candidates(fast, gene, values):
+    """The candidates ``_float_candidates`` gives one generation's calls of ``gene`` (one per value)."""
+    values = np.asarray(values, dtype=float)
+    return list(fast._float_candidates(np.full(values.shape[0], gene), values))
+
+
+@pytest.mark.parametrize("size", [100, 300, 1000])
 @pytest.mark.parametrize("replace", [False, True])
-def test_constraint_candidates_law_and_freshness(replace):
+def test_constraint_candidates_law_and_freshness(replace, size):
     """Candidates are sorted, unique, in the mutation range (around the gene unless by
     replacement), a fresh set for every call; a value picked from them is uniform."""
-    _, fast = pair(gene_constraint=[lambda s, v: list(v)] * 8, sample_size=300,
+    _, fast = pair(gene_constraint=[lambda s, v: list(v)] * 8, sample_size=size,
                    mutation_by_replacement=replace, random_mutation_min_val=-1.0,
                    random_mutation_max_val=2.0)
     seen, picks = [], []
-    for _ in range(400):
-        values = fast._constraint_candidates(0, 10.0)
-        assert values.shape == (300,) and np.all(values[1:] > values[:-1])
-        offset = values if replace else values - 10.0
-        assert offset.min() >= -1.0 - 1e-9 and offset.max() < 2.0 + 1e-9
-        seen.append(values[0])
-        picks.append(offset[fast._rng.integers(0, 300)])
+    for _ in range(8):  # 8 generations of 50 calls
+        for values in float_candidates(fast, 0, np.full(50, 10.0)):
+            assert values.shape == (size,) and np.all(values[1:] > values[:-1])
+            offset = values if replace else values - 10.0
+            assert offset.min() >= -1.0 - 1e-9 and offset.max() < 2.0 + 1e-9
+            seen.append(values[0])
+            picks.append(offset[fast._rng.integers(0, size)])
     assert len(set(seen)) == len(seen)
     picks = np.array(picks)
     assert abs(picks.mean() - 0.5) < 0.15 and abs(picks.var() - 0.75) < 0.15
 
 
+def test_constraint_candidates_follow_each_gene_and_value():
+    """Per-gene mutation ranges, the current value of each call, and a gene whose range is one
+    value (a single candidate)."""
+    _, fast = pair(gene_constraint=[lambda s, v: list(v)] * 8, sample_size=100,
+                   random_mutation_min_val=[-1.0, 0.0, 5.0, 0, 0, 0, 0, 0],
+                   random_mutation_max_val=[1.0, 3.0, 5.0, 1, 1, 1, 1, 1])
+    genes = np.array([0, 1, 2, 1])
+    current = np.array([0.5, -2.0, 7.0, 100.0])
+    calls = list(fast._float_candidates(genes, current))
+    for values, (low, high), start in zip(calls, [(-1, 1), (0, 3), (5, 5), (0, 3)], current):
+        assert np.all(values[1:] > values[:-1])
+        assert values.min() >= start + low - 1e-9 and values.max() < start + high + 1e-9
+    assert calls[2].tolist() == [12.0]
+
+
+@pytest.mark.parametrize("low, high", [(-4, 4), (-4.0, 4.0), (0.5, 0.5), (3, -2.5), (1e15, 1e15 + 3),
+                                       (np.float64(-1.5), np.int64(2))])
+def test_initial_candidates_are_stocks(low, high):
+    """The constructor's constraint pass draws its candidates from PyGAD's own generator exactly as
+    stock does (so the initial population stays stock's)."""
+    _, fast = pair(gene_constraint=[lambda s, v: list(v)] * 8, sample_size=300,
+                   init_range_low=low, init_range_high=high)
+    generator = fast.numpy_random_generator
+    state = generator.get_state()
+    want = pygad.GA.get_initial_population_gene_candidates(fast, 3, 300, all_integer_values=False)
+    after = generator.get_state()
+    generator.set_state(state)
+    got = fast._initial_candidates(3)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+    assert all(np.array_equal(a, b) for a, b in zip(generator.get_state(), after))
+
+
+@pytest.mark.parametrize("sample_size", [100, 1000, 10000])
+def test_constrained_initial_population_is_stocks(sample_size):
+    def below_one(solution, values):
+        return [v for v in values if v < 1.0]
+    stock, fast = pair(gene_constraint=[below_one, None] * 4, sample_size=sample_size,
+                       num_generations=1)
+    assert np.array_equal(stock.population, fast.population)
+    assert (fast.population[:, ::2] < 1.0).all()
+
+
 def test_rotated_uniform_is_the_turned_base_sorted():
     rng = np.random.default_rng(3)
-    base = constraints.sorted_uniform(0.0, 1.0, 1000, rng)
+    base = constraints.sorted_uniform(1, 1000, rng)[0]
     for shift in (0.0, 0.25, 0.999999, float(rng.random())):
         values = constraints.rotated_uniform(base * 2.0, shift, -3.0, 2.0)
         assert values.shape == base.shape and np.all(values[1:] > values[:-1])
@@ -745,21 +797,21 @@ def test_rotated_uniform_when_rounding_makes_the_seam_values_equal():
     assert np.allclose(values, 1e6 + np.array([0.25, 0.25, 0.75]), rtol=0, atol=1e-9)
 
 
-def test_candidates_far_from_zero_lose_the_values_rounding_merges():
-    """Around 1e12 a float64 step is 1.2e-4, wider than the 2e-4 / 10,000-point spacing: merged values
-    are dropped, the rest stay strictly increasing (the spacing check only skips that work when no
-    two candidates can meet)."""
-    _, fast = pair(gene_constraint=[lambda s, v: list(v)] * 8, sample_size=10000,
+@pytest.mark.parametrize("size", [100, 10000])
+def test_candidates_far_from_zero_lose_the_values_rounding_merges(size):
+    """Around 1e12 a float64 step is 1.2e-4, wider than the spacing of 2e-4 / sample_size: merged
+    values are dropped, the rest stay strictly increasing (the spacing check only skips that work
+    when no two candidates can meet)."""
+    _, fast = pair(gene_constraint=[lambda s, v: list(v)] * 8, sample_size=size,
                    random_mutation_min_val=-1e-4, random_mutation_max_val=1e-4)
-    far = fast._constraint_candidates(0, 1e12)
-    assert np.all(far[1:] > far[:-1]) and far.shape[0] < 10000
-    near = fast._constraint_candidates(0, 1.0)
-    assert near.shape == (10000,) and np.all(near[1:] > near[:-1])
+    far, near = float_candidates(fast, 0, [1e12, 1.0])
+    assert np.all(far[1:] > far[:-1]) and far.shape[0] < size
+    assert near.shape == (size,) and np.all(near[1:] > near[:-1])
 
 
-def test_dense_constraint_candidates_share_a_base_for_16_calls_then_draw_anew():
-    """sample_size >= 10000: 16 calls see one base turned by their own shift (the same spacings
-    round the circle, different values); the 17th call gets a new base."""
+def test_dense_constraint_candidates_share_a_sample_per_16_calls():
+    """sample_size >= 10000: 16 calls see one sample turned by their own shift (the same spacings
+    round the circle, different values); the 17th call gets a new sample."""
     _, fast = pair(gene_constraint=[lambda s, v: list(v)] * 8, sample_size=10000,
                    mutation_by_replacement=True, random_mutation_min_val=0.0,
                    random_mutation_max_val=1.0)
@@ -768,7 +820,7 @@ def test_dense_constraint_candidates_share_a_base_for_16_calls_then_draw_anew():
         gaps = np.diff(np.append(values, values[0] + 1.0))
         return np.roll(gaps, -int(np.argmin(gaps)))
 
-    calls = [fast._constraint_candidates(0, 0.0) for _ in range(17)]
+    calls = float_candidates(fast, 0, np.zeros(17))
     assert len({float(v[0]) for v in calls}) == 17
     first = spacings(calls[0])
     for values in calls[1:16]:
@@ -1070,3 +1122,119 @@ def test_lean_loop_takes_stocks_steps_after_a_callback_edits_the_state():
             np.testing.assert_array_equal(a, b, err_msg=name)
     assert lean.best_solutions_fitness == loop.best_solutions_fitness
     assert lean.generations_completed == 5
+
+
+# --------------------------------------------------------------------------- parallel fitness
+
+
+def _children() -> set[int]:
+    """This process's live children (the pool's worker processes while a run holds them; the test
+    session's fork server too)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == os.getpid() and fields[0] != "Z":
+                found.add(int(entry))
+    return found
+
+
+def generation_aware(ga, solution, index):
+    return -float(np.sum(solution ** 2)) + 0.01 * ga.generations_completed
+
+
+PARALLEL_FORMS = [2, 3, ["thread", 2], ["thread", 4], ["process", 2], ["process", 4]]
+
+
+@pytest.mark.parametrize("overrides", [
+    {}, {"fitness_batch_size": 3}, {"keep_elitism": 0, "keep_parents": 2},
+    {"gene_type": int, "init_range_low": -3, "init_range_high": 3},  # many cache hits
+    {"on_parents": lambda ga, parents: None},  # stock's loop with the accelerated operators
+])
+@pytest.mark.parametrize("parallel", PARALLEL_FORMS)
+def test_parallel_fitness_gives_the_serial_run(parallel, overrides):
+    """Every form of ``parallel_processing`` gives exactly the serial run: the same fitness calls
+    (rows, batches, count), the same final state; the fitness sees the current generation in ``ga``;
+    the worker processes end with the run."""
+    runs, before = [], _children()
+    for setting in (None, parallel):
+        fitness = generation_aware
+        if overrides.get("fitness_batch_size"):
+            def fitness(ga, rows, indices):
+                return -np.sum(np.asarray(rows, dtype=float) ** 2, axis=1) + 0.01 * ga.generations_completed
+        ga = AcceleratedGA(**base(**{"num_generations": 12, "sol_per_pop": 30, "fitness_func": fitness,
+                                     "parallel_processing": setting, **overrides}))
+        ga.run()
+        runs.append(ga)
+    serial, parallel_run = runs
+    for name in STATE:
+        np.testing.assert_array_equal(getattr(parallel_run, name), getattr(serial, name), err_msg=name)
+    assert parallel_run.best_solutions_fitness == serial.best_solutions_fitness
+    assert parallel_run.num_fitness_evaluations == serial.num_fitness_evaluations
+    assert engine_label(parallel_run) == engine_label(serial)
+    assert _children() <= before
+
+
+@pytest.mark.parametrize("parallel", [["thread", 3], ["process", 3]])
+def test_parallel_fitness_raises_the_first_error_in_population_order(parallel):
+    """An exception in any worker is raised for the first failing solution in population order, as a
+    serial run would, after counting the evaluations before it; the pool ends with the run."""
+    def fitness(ga, solution, index):
+        if ga.generations_completed == 1 and index in (14, 25):
+            raise ValueError(f"solution {index}")
+        return 1.0
+
+    before = _children()
+    serial = AcceleratedGA(**base(fitness_func=fitness, sol_per_pop=30, num_generations=3))
+    with pytest.raises(ValueError, match="solution 14"):
+        serial.run()
+    ga = AcceleratedGA(**base(fitness_func=fitness, sol_per_pop=30, num_generations=3,
+                              parallel_processing=parallel))
+    with pytest.raises(ValueError, match="solution 14") as raised:
+        ga.run()
+    assert ga.num_fitness_evaluations == serial.num_fitness_evaluations
+    if parallel[0] == "process":  # the frames of the worker's call travel with the exception
+        assert raised.value.remote_frames[-1].name == "fitness"
+    assert _children() <= before
+
+
+def test_a_worker_process_that_dies_fails_the_run():
+    from allele_worker.engine.parallel import WorkerLost
+
+    def fitness(ga, solution, index):
+        if index == 29:
+            os._exit(3)  # only a worker evaluates the last solution
+        return 1.0
+    before = _children()
+    ga = AcceleratedGA(**base(fitness_func=fitness, sol_per_pop=30, parallel_processing=["process", 2]))
+    with pytest.raises(WorkerLost, match="exit status 3"):
+        ga.run()
+    assert _children() <= before
+
+
+def test_parallel_workers_see_attributes_callbacks_set():
+    """A process worker's ``ga`` is refreshed every generation with the GA's data, attributes set by
+    a callback included (stock's process mode sends a snapshot too); functions stay its own."""
+    def on_generation(ga):
+        ga.penalty = ga.generations_completed * 2
+
+    def fitness(ga, solution, index):
+        return float(getattr(ga, "penalty", -1)) - float(np.sum(solution ** 2))
+
+    runs = []
+    for setting in (None, ["process", 2]):
+        ga = AcceleratedGA(**base(fitness_func=fitness, on_generation=on_generation, sol_per_pop=10,
+                                  num_generations=4, parallel_processing=setting))
+        ga.run()
+        runs.append(ga.best_solutions_fitness)
+    assert runs[1] == runs[0] and max(runs[0]) > 0  # the penalty reached the workers
+
+
+def test_parallel_forms_are_covered_by_the_accelerated_engine():
+    for form in PARALLEL_FORMS:
+        assert coverage(base(parallel_processing=form)) == (True, "covered")
+    assert isinstance(build_ga(base(parallel_processing=["process", 2])), AcceleratedGA)

@@ -26,8 +26,6 @@ def coverage(kwargs: dict[str, Any]) -> tuple[bool, str]:
         return False, "gene_type is not a single int/float"
     if kwargs.get("allow_duplicate_genes", True) is not True:
         return False, "allow_duplicate_genes is False"
-    if kwargs.get("parallel_processing") is not None:
-        return False, "parallel_processing"
     if kwargs.get("save_solutions") or kwargs.get("save_best_solutions"):
         return False, "save_solutions/save_best_solutions"
     if kwargs.get("gene_categorical") not in (None, False):

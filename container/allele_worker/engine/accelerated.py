@@ -39,12 +39,14 @@ from .crossover import CROSSOVERS, Crossover
 from .fitness import Fitness
 from .loop import LeanLoop
 from .mutation import Mutation
+from .parallel import ParallelFitness
 from .selection import SELECTIONS, Selection
 
 __all__ = ["AcceleratedGA"]
 
 
-class AcceleratedGA(LeanLoop, Fitness, Selection, Crossover, Mutation, Constraints, pygad.GA):
+class AcceleratedGA(LeanLoop, Fitness, ParallelFitness, Selection, Crossover, Mutation, Constraints,
+                    pygad.GA):
     """Drop-in ``pygad.GA``; see the module docstring for what is accelerated."""
 
     def __init__(self, *args, **kwargs):
@@ -52,7 +54,6 @@ class AcceleratedGA(LeanLoop, Fitness, Selection, Crossover, Mutation, Constrain
         self._accel_used: dict[str, str] = {}  # step → "accelerated" | "pygad", as they ran
         self._rng = None
         self._space_cache = None
-        self._base_left = (None, 0.0, 0, None)  # candidate base, spacing, calls left, (scaled, width)
         self._handover = None  # (first fitness, its evaluations) for stock run() after lean run()
         super().__init__(*args, **kwargs)
         # The engine's own generator: seeded from random_seed, so a seeded run is reproducible.

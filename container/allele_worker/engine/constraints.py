@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import threading
 import warnings
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -17,15 +18,14 @@ from .mutation import finite_offsets
 __all__ = ["Constraints", "is_subset", "is_subset_of_sorted", "rotated_uniform", "sorted_uniform"]
 
 
-def sorted_uniform(low: float, high: float, size: int, rng: np.random.Generator) -> np.ndarray:
-    """``size`` i.i.d. uniform draws on ``[low, high)``, already sorted, in O(size): the order
-    statistics of uniforms are the normalised partial sums of exponentials (Rényi).  Same joint
-    law as ``np.sort(rng.uniform(low, high, size))`` without the sort."""
-    sums = np.cumsum(rng.standard_exponential(size + 1))
-    values = sums[:-1]
-    values *= (high - low) / sums[-1]
-    values += low
-    return values
+def sorted_uniform(rows: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``rows`` samples of ``size`` i.i.d. uniform draws on ``[0, 1)``, each row already sorted, in
+    O(rows × size): the order statistics of uniforms are the normalised partial sums of
+    exponentials (Rényi).  Same joint law as ``np.sort(rng.random((rows, size)), axis=1)`` without
+    the sort, in one draw for all rows."""
+    sums = rng.standard_exponential((rows, size + 1))
+    np.cumsum(sums, axis=1, out=sums)
+    return sums[:, :size] / sums[:, size:]
 
 
 def rotated_uniform(scaled: np.ndarray, shift: float, low: float, width: float) -> np.ndarray:
@@ -64,19 +64,29 @@ def is_subset_of_sorted(selected, pool: np.ndarray) -> bool | None:
     """``is_subset(selected, pool)`` for a ``pool`` the caller knows is strictly increasing float64
     without NaN (the engine's own constraint candidates): the pool checks are skipped and, for the
     usual answer of an order-keeping filter (strictly increasing values), one linear merge."""
-    if isinstance(selected, np.ndarray) and selected.dtype.kind != "f":
+    chosen: np.ndarray | None
+    if type(selected) is list:
+        try:
+            chosen = np.fromiter(selected, dtype=np.float64, count=len(selected))
+        except (TypeError, ValueError, OverflowError):
+            return None
+    elif isinstance(selected, np.ndarray) and selected.dtype.kind != "f":
         return is_subset(selected, pool)
-    chosen = _chosen(selected)
-    if chosen is None:
-        return None
+    else:
+        chosen = _chosen(selected)
+        if chosen is None:
+            return None
     m = chosen.shape[0]
     if m == 0:
         return True
     # An order-keeping filter with a threshold (``v > 0``, ``low <= v < high``) returns a run of
-    # consecutive candidates: one slice comparison settles it.
-    start = int(pool.searchsorted(chosen[0]))
-    if start + m <= pool.shape[0] and (pool[start:start + m] == chosen).all():
-        return True
+    # consecutive candidates: one comparison settles it — of the bytes first (equal bit patterns are
+    # equal numbers: the pool holds no NaN), then of the values (-0.0 equals 0.0).
+    run = pool[pool.searchsorted(chosen[0]):]
+    if run.shape[0] >= m:
+        run = run[:m]
+        if run.tobytes() == chosen.tobytes() or (run == chosen).all():
+            return True
     if m == 1:
         if chosen[0] != chosen[0]:  # NaN never matches
             return False
@@ -106,9 +116,10 @@ def _is_interval_filter(chosen: np.ndarray, pool: np.ndarray) -> bool:
     """Whether ``chosen`` is exactly the pool's values between its smallest and largest, in pool
     order — what a threshold filter (``v > 0``, ``lo <= v < hi``) returns.  True proves every chosen
     value is in the pool; False proves nothing (the caller checks another way)."""
-    mask = pool >= chosen.min()  # NaN anywhere: no match, False
-    mask &= pool <= chosen.max()
-    return int(np.count_nonzero(mask)) == chosen.shape[0] and bool((pool[mask] == chosen).all())
+    mask = pool >= np.minimum.reduce(chosen)  # NaN anywhere: no match, False
+    mask &= pool <= np.maximum.reduce(chosen)
+    kept = pool[mask]
+    return kept.shape[0] == chosen.shape[0] and bool((kept == chosen).all())
 
 
 def _all_in_hashed(chosen: np.ndarray, pool: np.ndarray) -> bool:
@@ -177,10 +188,14 @@ def is_subset(selected, values) -> bool | None:
         if chosen.dtype.kind == "f" and pool.dtype.kind in "iu":
             if not np.all(np.isfinite(chosen)) or np.any(chosen != np.trunc(chosen)):
                 return False
-    if pool.shape[0] > 1 and not np.all(pool[1:] >= pool[:-1]):
-        if pool.shape[0] >= _HASH_MIN_POOL:  # e.g. PyGAD's unsorted initial-population candidates
-            chosen, pool = chosen.astype(np.float64, copy=False), pool.astype(np.float64, copy=False)
-            return _is_interval_filter(chosen, pool) or _all_in_hashed(chosen, pool)
+    if pool.shape[0] > 1 and not (pool[1:] >= pool[:-1]).all():
+        # e.g. PyGAD's unsorted initial-population candidates: a threshold filter keeps them in
+        # pool order, which one pass over the pool confirms
+        if _is_interval_filter(chosen, pool):
+            return True
+        if pool.shape[0] >= _HASH_MIN_POOL:
+            return _all_in_hashed(chosen.astype(np.float64, copy=False),
+                                  pool.astype(np.float64, copy=False))
         pool = np.sort(pool)
     if pool.dtype.kind == "f" and np.isnan(pool[-1]):  # NaN sorts last; NaN never matches anyway
         pool = pool[~np.isnan(pool)]
@@ -202,91 +217,203 @@ def is_subset(selected, values) -> bool | None:
 
 
 class Constraints(EngineBase):
-    """New values for constrained genes (``gene_space`` None) and the fast output check."""
+    """Constrained genes during random mutation (``gene_space`` None) and at initialisation, and
+    the fast output check."""
 
-    _base_left: tuple
+    def _mutate_in_order(self, offspring: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+                         values: np.ndarray, constrained: np.ndarray) -> None:
+        """Write the mutation of the rows holding a constrained gene, gene by gene in ascending
+        order (``rows``/``cols`` row-major), so each constraint sees the solution as already
+        changed, as in PyGAD: an unconstrained gene takes its drawn value, a constrained one a
+        value its constraint accepts (PyGAD's ``filter_gene_values_by_constraint``: the constraint
+        gets copies of the solution and of the sorted unique candidates, its answer must be a
+        subset of them, a warning when it accepts nothing and the gene keeps its value).
 
-    def _constraint_candidates(self, gene: int, value) -> np.ndarray:
-        """What PyGAD passes to a gene constraint during random mutation without a gene space:
-        ``sample_size`` values of the mutation range (added to the gene unless by replacement),
-        converted, sorted and unique.
+        The draws of the whole generation come first, in one step each (``_float_candidates``,
+        the picks); int genes draw their candidates call by call (``_int_candidates``)."""
+        hit = constrained[cols]
+        where = np.flatnonzero(hit)
+        genes = cols[where]
+        current = offspring[rows[where], genes]  # a constrained gene is changed by its own call only
+        picks = self._generator().random(where.shape[0]).tolist()
+        candidates: Iterator[np.ndarray]
+        if self._single_type() is np.float64:
+            candidates = iter(self._float_candidates(genes, current))
+        else:
+            candidates = map(self._int_candidates, genes.tolist(), current.tolist())
+        gene_type = self.gene_type[0]
+        constraint = self.gene_constraint
+        isfinite = math.isfinite
+        call = 0
+        for row, gene, value, constrained_gene in zip(rows.tolist(), cols.tolist(), values.tolist(),
+                                                      hit.tolist()):
+            if not constrained_gene:
+                offspring[row, gene] = value
+                continue
+            solution = offspring[row]
+            pool = next(candidates)
+            accepted = constraint[gene](solution.copy(), pool.copy())
+            if pool.dtype.kind == "f" and isfinite(pool[-1]) and isfinite(pool[0]):
+                # sorted, unique, no NaN: the cheaper check
+                valid = type(accepted) in (list, np.ndarray) and is_subset_of_sorted(accepted, pool)
+            else:
+                valid = None
+            if valid is None:
+                valid = self.validate_gene_constraint_callable_output(accepted, pool)
+            if not valid:
+                raise Exception("The output from the gene_constraint callable/function must be a list "
+                                "or NumPy array that is a subset of the passed values (second argument).")
+            n = len(accepted)
+            if n:  # int(U * n) < n for U < 1 (see crossover.uniform_index)
+                offspring[row, gene] = gene_type(accepted[int(picks[call] * n)])
+            elif not self.suppress_warnings:
+                warnings.warn(f"Failed to find a value that satisfies its gene constraint for the "
+                              f"gene at index {gene} with value {solution[gene]} at generation "
+                              f"{getattr(self, 'generations_completed', 0)}.", stacklevel=2)
+            call += 1
 
-        Float genes: a sorted uniform base (``sorted_uniform``, drawn afresh every
-        ``_base_uses(size)`` calls) turned by a fresh uniform shift per call (``rotated_uniform``):
-        every candidate is uniform on the range as in stock, but calls sharing a base see the
+    def _float_candidates(self, genes: np.ndarray, current: np.ndarray) -> Iterable[np.ndarray]:
+        """The candidates of each constrained call of one generation (float genes), in call order:
+        what PyGAD passes to a gene constraint during random mutation without a gene space —
+        ``sample_size`` uniform values of the gene's mutation range (added to the gene unless by
+        replacement), sorted and unique.  The generation's draws happen in one step, before the
+        first call.
+
+        Below 1,250 candidates every call gets its own sample, i.i.d. uniforms as in stock, drawn
+        for all calls at once as order statistics (normalised exponential spacings, one
+        ``(calls, sample_size + 1)`` draw, no sort).  From 1,250 on, one sorted sample serves
+        ``_base_uses(size)`` calls, each turned round the range by its own uniform shift
+        (``rotated_uniform``): every candidate is still uniform, the calls sharing a sample see the
         same spacings (docs/engine.md)."""
         rng = self._generator()
-        dtype = self._single_type()
-        low, high = self.get_random_mutation_range(gene)
         size = int(self.sample_size)
-        replace = self.mutation_by_replacement
-        if np.dtype(dtype).kind == "f":
-            if low == high:
-                values = np.full(1, float(low) if replace else float(low) + float(value))
+        calls = genes.shape[0]
+        ranges = {gene: self.get_random_mutation_range(gene) for gene in set(genes.tolist())}
+        lows = np.array([float(ranges[gene][0]) for gene in genes.tolist()])
+        widths = np.array([float(ranges[gene][1]) for gene in genes.tolist()]) - lows
+        starts = lows if self.mutation_by_replacement else lows + current
+        uses = _base_uses(size)
+        samples = -(-calls // uses)
+        base = sorted_uniform(samples, size, rng)
+        gaps = np.diff(base, axis=1).min(axis=1, initial=1.0)
+        if uses > 1:
+            np.minimum(gaps, base[:, 0] + 1.0 - base[:, -1], out=gaps)  # round the circle
+            shifts = rng.random((calls,)).tolist()
+        else:
+            base *= widths[:, None]
+            base += starts[:, None]
+        gaps = gaps[np.arange(calls) // uses] * widths
+        # Spacings wider than the rounding of these values: no two candidates are equal.
+        distinct = gaps > 2.0 * (np.spacing(np.maximum(np.abs(starts), np.abs(starts + widths)))
+                                 + np.spacing(widths))
+        if uses == 1 and distinct.all():
+            return base  # its rows, one per call
+        return self._candidate_rows(base, uses, starts, widths, distinct.tolist(),
+                                    shifts if uses > 1 else [])
+
+    @staticmethod
+    def _candidate_rows(base: np.ndarray, uses: int, starts: np.ndarray, widths: np.ndarray,
+                        distinct: list[bool], shifts: list[float]) -> Iterator[np.ndarray]:
+        """``_float_candidates`` call by call: turned samples (``uses`` > 1), merged values dropped
+        where rounding made two candidates equal, a single one for an empty range."""
+        calls = starts.shape[0]
+        scaled = (-1, -1.0, base[0])
+        for call in range(calls):
+            width = float(widths[call])
+            if width == 0.0:
+                values = starts[call:call + 1].copy()
+            elif uses == 1:
+                values = base[call]
             else:
-                start = float(low) if replace else float(low) + float(value)
-                width = float(high) - float(low)
-                scaled, gap = self._candidate_base(size, width, rng)
-                values = rotated_uniform(scaled, rng.random(), start, width)
-                # Spacings wider than the rounding of these values: no two candidates are equal.
-                if gap * width > 2.0 * (math.ulp(max(abs(start), abs(start + width))) + math.ulp(width)):
-                    return values
-            if values.shape[0] > 1:
+                sample = call // uses
+                if scaled[0] != sample or scaled[1] != width:
+                    scaled = (sample, width, base[sample] * width)
+                values = rotated_uniform(scaled[2], shifts[call], float(starts[call]), width)
+            if not distinct[call] and values.shape[0] > 1:
                 same = values[1:] == values[:-1]
                 if same.any():
                     values = values[np.concatenate(([True], ~same))]
-            return values
+            yield values
+
+    def _int_candidates(self, gene: int, value) -> np.ndarray:
+        """What PyGAD passes to the constraint of an int gene during random mutation without a gene
+        space: the offsets of the gene's mutation range (``sample_size`` of them, distinct, when
+        there are more), added to the gene unless by replacement, sorted and unique."""
+        low, high = self.get_random_mutation_range(gene)
+        size = int(self.sample_size)
         count, first, step = finite_offsets(low, high)
         if count <= size:
             index = np.arange(max(count, 1))
         else:
-            index = rng.choice(count, size=size, replace=False)
+            index = self._generator().choice(count, size=size, replace=False)
         offsets = first + index * step
-        values = offsets if replace else int(value) + offsets
+        values = offsets if self.mutation_by_replacement else int(value) + offsets
         return np.unique(np.asarray(values).astype(np.int64))
 
-    def _candidate_base(self, size: int, width: float,
-                        rng: np.random.Generator) -> tuple[np.ndarray, float]:
-        """(``width`` × the sorted base of constraint candidates in [0, 1), the base's smallest
-        spacing round the circle); the base is drawn afresh every ``_base_uses(size)`` calls."""
-        base, gap, left, scaled = self._base_left
-        if base is None or base.shape[0] != size or left == 0:
-            base, left = sorted_uniform(0.0, 1.0, size, rng), _base_uses(size)
-            gap = float(min(np.diff(base).min(initial=1.0), base[0] + 1.0 - base[-1]))
-            scaled = None
-        if scaled is None or scaled[1] != width:
-            scaled = (base * width, width)
-        self._base_left = (base, gap, left - 1, scaled)
-        return scaled[0], gap
+    def apply_initial_population_gene_constraints(self, population, warn=True):
+        """Stock's constraint pass over the initial population (the same calls in the same order,
+        the same candidates and picks from PyGAD's own generators, so the same population), with
+        PyGAD's ``filter_gene_values_by_constraint`` done inline and the fast output check."""
+        constraints = self.gene_constraint
+        if constraints is None or not (isinstance(population, np.ndarray) and population.ndim == 2
+                                       and population.dtype.kind in "fiu"):
+            return super().apply_initial_population_gene_constraints(population, warn=warn)
+        subset = self.validate_gene_constraint_callable_output
+        for solution in population:
+            for gene, constraint in enumerate(constraints):
+                if constraint is None:
+                    continue
+                value = solution[gene]
+                accepted = constraint(solution.copy(), [value])
+                single = type(accepted) is list and (
+                    not accepted or (len(accepted) == 1 and accepted[0] is value))
+                if not (single or subset(accepted, [value])):
+                    raise Exception("The output from the gene_constraint callable/function must be "
+                                    "a list or NumPy array that is a subset of the passed values "
+                                    "(second argument).")
+                if len(accepted):
+                    if len(accepted) != 1:
+                        raise ValueError("A gene constraint checking a single value must return an "
+                                         "empty list or NumPy array, or one containing only that "
+                                         "value.")
+                    continue
+                candidates = self._initial_candidates(gene)
+                accepted = constraint(solution.copy(), candidates.copy())
+                if not subset(accepted, candidates):
+                    raise Exception("The output from the gene_constraint callable/function must be "
+                                    "a list or NumPy array that is a subset of the passed values "
+                                    "(second argument).")
+                if len(accepted) == 0:
+                    if warn and not self.suppress_warnings:
+                        warnings.warn(f"No value satisfied the constraint for the gene at index "
+                                      f"{gene} with value {solution[gene]} while creating the "
+                                      f"initial population.", stacklevel=2)
+                else:
+                    solution[gene] = self.python_random_generator.choice(accepted)
+        return population
 
-    def _constrained_value(self, solution: np.ndarray, gene: int):
-        """A new value of ``gene`` that its constraint accepts, or its current value when none
-        is: PyGAD's ``filter_gene_values_by_constraint`` (the constraint gets copies of the
-        solution and the candidates, its output must be a subset of them, a warning when it
-        accepts nothing) with the output check done knowing the candidates are sorted."""
-        current = solution[gene]
-        candidates = self._constraint_candidates(gene, current)
-        accepted = self.gene_constraint[gene](solution.copy(), candidates.copy())
-        if candidates.dtype.kind == "f" and math.isfinite(candidates[-1]) \
-                and math.isfinite(candidates[0]):  # sorted, unique, no NaN: the cheaper check
-            valid = type(accepted) in (list, np.ndarray) and is_subset_of_sorted(accepted, candidates)
-        else:
-            valid = None
-        if valid is None:
-            valid = self.validate_gene_constraint_callable_output(accepted, candidates)
-        if not valid:
-            raise Exception("The output from the gene_constraint callable/function must be a list "
-                            "or NumPy array that is a subset of the passed values (second argument).")
-        n = len(accepted)
-        if n == 0:
-            if not self.suppress_warnings:
-                warnings.warn(f"Failed to find a value that satisfies its gene constraint for the "
-                              f"gene at index {gene} with value {current} at generation "
-                              f"{getattr(self, 'generations_completed', 0)}.", stacklevel=2)
-            return current
-        pick = accepted[min(int(self._generator().random() * n), n - 1)]
-        gene_type = self.get_gene_dtype(gene)[0]
-        return pick if gene_type is object else gene_type(pick)
+    def _initial_candidates(self, gene: int) -> np.ndarray:
+        """``get_initial_population_gene_candidates(gene, sample_size, all_integer_values=False)``:
+        for a float64 gene without gene space or precision, stock's draw and conversion without
+        its per-call dispatch (the same values: PyGAD's own generator, the same bounds); else
+        stock's."""
+        if self.gene_space is not None or self.gene_type[1] is not None \
+                or self._single_type() is not np.float64:
+            return self.get_initial_population_gene_candidates(gene, self.sample_size,
+                                                               all_integer_values=False)
+        lower, upper = sorted(self.get_initial_population_range(gene))
+        values = self.numpy_random_generator.uniform(lower, upper, size=self.sample_size)
+        # PyGAD's _convert_initial_population_range_values for float64 without precision: the
+        # values stay inside [lower, upper) as float64 sees it.
+        lower = lower.item() if isinstance(lower, np.generic) else lower
+        upper = upper.item() if isinstance(upper, np.generic) else upper
+        first, last = float(lower), float(upper)
+        if lower != upper:
+            if first < lower:
+                first = np.nextafter(first, np.inf)
+            if last >= upper:
+                last = np.nextafter(last, -np.inf)
+        return np.clip(values, first, last)
 
     def validate_gene_constraint_callable_output(self, selected_values, values):
         if type(selected_values) not in (list, np.ndarray):
@@ -298,8 +425,8 @@ class Constraints(EngineBase):
 
 
 def _base_uses(size: int) -> int:
-    """How many constraint calls share one base of ``size`` candidates (each turned by its own
-    shift): one (a fresh i.i.d. sample per call, as in stock) for small samples, where drawing is
-    cheap and a shared lattice of few points would show in the search; up to 16 for dense ones
-    (``sample_size`` ≥ 10,000), whose draw costs more than the rest of the engine's work per call."""
+    """How many constraint calls share one sample of ``size`` candidates (each turned by its own
+    shift): one (a fresh i.i.d. sample per call, as in stock) below 1,250, where a shared lattice of
+    few points would show in the search; up to 16 for dense ones (``sample_size`` ≥ 10,000), whose
+    draw costs more than the rest of the engine's work per call."""
     return max(1, min(16, size // 625))

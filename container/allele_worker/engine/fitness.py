@@ -64,7 +64,7 @@ class Fitness(EngineBase):
             return fitness
         population = self.population
         if (not self._accel_active or not self.valid_parameters or self.save_solutions
-                or self.save_best_solutions or self.parallel_processing is not None
+                or self.save_best_solutions
                 or not isinstance(population, np.ndarray) or population.ndim != 2
                 or population.dtype.kind not in "fiu"):
             self._note("fitness", False)
@@ -157,7 +157,10 @@ class Fitness(EngineBase):
         n = population.shape[0]
         pop_fitness = [None] * n
         missing = self._cached_values(found, pop_fitness, n)
-        if missing:
+        pool = self._pool() if missing and self.parallel_processing is not None else None
+        if pool is not None:
+            self._parallel_values(pool, missing, pop_fitness)
+        elif missing:
             fitness_func = self.fitness_func
             validate = self._validate_fitness_value
             batch_size = self.fitness_batch_size
@@ -200,6 +203,28 @@ class Fitness(EngineBase):
                         for index, value in zip(group, result):
                             pop_fitness[index] = value
         return np.array(pop_fitness)
+
+    def _parallel_values(self, pool, missing: list[int], pop_fitness: list) -> None:
+        """The values of ``missing`` from the run's pool (``parallel.FitnessPool``), in population
+        order, through stock's validation; the first exception in that order is raised after the
+        values before it are counted, as a serial evaluation does."""
+        batch_size = self.fitness_batch_size
+        if batch_size in (None, 1):
+            values, error = pool.evaluate(self, [(index, False) for index in missing])
+            validate = self._validate_fitness_value
+            for index, value in zip(missing, values):
+                self.num_fitness_evaluations += 1
+                pop_fitness[index] = validate(value, f"fitness_func for solution {index}")
+        else:
+            groups = [missing[start:start + batch_size] for start in range(0, len(missing), batch_size)]
+            values, error = pool.evaluate(self, [(group, True) for group in groups])
+            for group, result in zip(groups, values):
+                self.num_fitness_evaluations += len(group)
+                if self._take_batch(group, result, pop_fitness):
+                    for index, value in zip(group, result):
+                        pop_fitness[index] = value
+        if error is not None:
+            raise error
 
     def _take_batch(self, group: list[int], result, pop_fitness: list) -> bool:
         """PyGAD's checks of one batch result, vectorised for a plain numeric array.  True: a

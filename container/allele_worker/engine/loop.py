@@ -36,7 +36,7 @@ class LeanLoop(EngineBase):
             self.lean_run and self._accel_active and self.valid_parameters is True
             and self._base_ok()
             and not self.save_solutions and not self.save_best_solutions
-            and self.parallel_processing is None and not getattr(self, "delay_after_gen", 0)
+            and not getattr(self, "delay_after_gen", 0)
             and all(getattr(self, name, None) is None for name in self._LEAN_CALLBACKS)
             and isinstance(self.parent_selection_type, str)
             and self.parent_selection_type in SELECTIONS

@@ -165,19 +165,14 @@ class Mutation(EngineBase):
         if constrained is None:
             offspring[rows, cols] = values
             return offspring
-        # Rows with a constrained gene to mutate go gene by gene in ascending order, so each
-        # constraint sees the solution as already changed, as in PyGAD.
+        # Rows with a constrained gene go gene by gene, in order (Constraints._mutate_in_order).
         hit = constrained[cols]
         slow_rows = np.zeros(rows_n, dtype=bool)
         slow_rows[rows[hit]] = True
         fast = ~slow_rows[rows]
         offspring[rows[fast], cols[fast]] = values[fast]
-        for position in np.nonzero(~fast)[0]:
-            row, gene = rows[position], cols[position]
-            if constrained[gene]:
-                offspring[row, gene] = self._constrained_value(offspring[row], int(gene))
-            else:
-                offspring[row, gene] = values[position]
+        slow = ~fast
+        self._mutate_in_order(offspring, rows[slow], cols[slow], values[slow], constrained)
         return offspring
 
     def _mutated_values(self, space, current: np.ndarray, cols: np.ndarray,

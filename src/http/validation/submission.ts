@@ -63,6 +63,8 @@ const gaShape = {
   stop_criteria: z.union([z.string().regex(STOP_CRITERION), z.array(z.string().regex(STOP_CRITERION)).min(1).max(10)]).optional(),
   random_seed: int(0, 4_294_967_295).optional(),
   fitness_batch_size: int(1, 5000).optional(),
+  // PyGAD's forms; the number of workers is capped per plan (403 past it, docs/api.md#parameter-caps).
+  parallel_processing: z.union([int(0, 1024), z.tuple([z.enum(["process", "thread"]), int(0, 1024)])]).nullable().optional(),
   fitness_func: code,
   fitness_func_entry: entry.optional(),
   gene_constraint: code.optional(),

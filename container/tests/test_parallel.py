@@ -1,0 +1,142 @@
+"""Parallel fitness evaluation (``parallel_processing``) in the real sandbox: the worker processes are
+the run's — confined like it, billed with it, killed with it — and the results equal a serial run's.
+Engine-level equivalence (every form, batches, errors) is in test_engine.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+import time
+from typing import Any
+
+import pytest
+from conftest import IS_ROOT, params, run_child
+
+from allele_worker import sandbox
+from allele_worker.sandbox.uids import pids_of_uids
+
+needs_root = pytest.mark.skipif(not IS_ROOT, reason="namespaces, uids and cgroups need a root worker")
+FORMS: list[Any] = [3, ["thread", 3], ["process", 3]]
+
+
+def requires(isolation: sandbox.Isolation, *measures: str) -> None:
+    missing = [m for m in measures if not getattr(isolation, m)]
+    if missing:
+        pytest.skip(f"this machine does not enforce {', '.join(missing)}: {'; '.join(isolation.notes)}")
+
+
+def job(body: str, parallel: Any, **overrides: Any) -> dict[str, Any]:
+    """A job whose fitness runs ``body`` (``solution``, ``idx`` and ``say``, one JSON line to the
+    output in one write, in scope)."""
+    source = "import json, os, socket, sys, time\nimport numpy\n" \
+             "def say(fact):\n    os.write(1, (json.dumps(fact) + '\\n').encode())\n" \
+             "def fitness(ga, solution, idx):\n" + textwrap.indent(textwrap.dedent(body), "    ")
+    return params(fitness_func=source, fitness_func_entry="fitness", parallel_processing=parallel,
+                  **{"num_generations": 3, "sol_per_pop": 12, "num_parents_mating": 4, "num_genes": 4,
+                     "random_seed": 5, **overrides})
+
+
+def facts(output: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+
+
+@pytest.mark.parametrize("parallel", FORMS)
+def test_results_equal_a_serial_run(host, parallel):
+    """The same seed gives the same result in every form as one evaluation at a time: best genes and
+    fitness, their history, the final population (the fitness reads ``ga`` too)."""
+    body = "return -float(numpy.sum(solution ** 2)) + 0.01 * ga.generations_completed\n"
+    serial, _ = run_child(host, job(body, None, num_generations=15))
+    parallel_run, _ = run_child(host, job(body, parallel, num_generations=15))
+    assert serial["status"] == parallel_run["status"] == "succeeded", parallel_run
+    assert parallel_run["result"] == serial["result"]
+    assert parallel_run["engine"] == serial["engine"]
+
+
+@needs_root
+def test_worker_processes_are_confined_like_the_run(host, isolation):
+    """Each process that evaluates fitness runs as the run's user, in its PID namespace (it sees the
+    run's processes only), without network and without the host's files."""
+    requires(isolation, "user", "pid_namespace", "network", "minimal_root")
+    hidden = os.path.abspath(__file__)
+    body, _ = run_child(host, job(f"""
+        try:
+            socket.create_connection(("1.1.1.1", 53), timeout=1).close()
+            network = True
+        except OSError:
+            network = False
+        procs = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+        say({{"pid": os.getpid(), "uid": os.getuid(), "procs": procs, "network": network,
+             "host_file": os.path.exists({hidden!r})}})
+        return float(idx)
+    """, ["process", 3]))
+    assert body["status"] == "succeeded", body
+    seen = facts(body["output"])
+    pids = {fact["pid"] for fact in seen}
+    assert len(pids) == 3, seen  # the run's own process and its 2 workers each evaluated
+    uids = {fact["uid"] for fact in seen}
+    assert len(uids) == 1 and uids != {0}, seen  # the run's own user, in every process
+    assert not any(fact["network"] or fact["host_file"] for fact in seen)
+    for fact in seen:  # init (1), the job and its workers, nothing else
+        assert set(fact["procs"]) <= pids | {1}, fact
+
+
+@needs_root
+def test_cpu_of_worker_processes_is_billed(host, isolation):
+    """Every CPU-second of the workers is billed: 36 evaluations burning 50 ms of CPU each, spread
+    over 3 processes, bill at least their 1.8 CPU-seconds."""
+    requires(isolation, "cgroup")
+    body, _ = run_child(host, job("""
+        end = time.process_time() + 0.05
+        while time.process_time() < end:
+            pass
+        say({"pid": os.getpid()})
+        return float(idx)
+    """, ["process", 3], num_generations=2), time_seconds=60)
+    assert body["status"] == "succeeded", body
+    calls = len(facts(body["output"]))
+    assert len({fact["pid"] for fact in facts(body["output"])}) == 3
+    assert body["metrics"]["cpu_seconds_used"] >= 0.05 * calls * 0.95, (calls, body["metrics"])
+
+
+@needs_root
+def test_worker_processes_die_with_a_cancel(host, isolation):
+    """A cancel while the workers are busy ends them all: nothing of the run's user is left."""
+    requires(isolation, "user")
+    uids: list[int] = []
+
+    def cancel_when_busy(process: sandbox.SandboxedProcess) -> None:
+        uids.append(process.uid)
+        deadline = time.monotonic() + 20
+        while len(pids_of_uids(process.uid, 1)) < 4 and time.monotonic() < deadline:  # job + 3 workers
+            time.sleep(0.05)
+        process.kill("cancel")
+
+    _, report = run_child(host, job("time.sleep(60)\nreturn 0.0\n", ["process", 4]), time_seconds=120,
+                          on_start=cancel_when_busy)
+    assert report.killed == "cancel"
+    assert pids_of_uids(uids[0], 1) == []
+
+
+@needs_root
+def test_worker_processes_die_with_the_run_at_its_time_cap(host, isolation):
+    """A worker stuck in the fitness when the run reaches its hard time cap is killed with it."""
+    requires(isolation, "user")
+    uids: list[int] = []
+    body, _ = run_child(host, job("""
+        if idx == 11:
+            time.sleep(600)
+        return 0.0
+    """, ["process", 2]), time_seconds=2, on_start=lambda process: uids.append(process.uid))
+    assert body["status"] == "failed" and body["error"]["code"] == "time_limit_exceeded", body
+    assert pids_of_uids(uids[0], 1) == []
+
+
+def test_an_exception_in_a_worker_names_the_users_line(host):
+    body, _ = run_child(host, job("""
+        if idx == 11:
+            raise ValueError("no solution 11")
+        return 0.0
+    """, ["process", 2]))
+    assert body["status"] == "failed" and body["error"]["code"] == "code_error", body
+    assert body["error"]["message"] == "fitness_func line 8: ValueError: no solution 11"
