@@ -16,7 +16,7 @@ writeFileSync(
   readFileSync(root("./wrangler.toml"), "utf8")
     .replace(/\[\[queues\.consumers\]\][^[]*/g, "")
     .replace('main = "src/index.ts"', `main = "${root("./src/index.ts")}"`)
-    .replace('image = "./container/Dockerfile"', `image = "${root("./container/Dockerfile")}"`)
+    .replaceAll('image = "./container/Dockerfile"', `image = "${root("./container/Dockerfile")}"`)
     .replace('migrations_dir = "migrations"', `migrations_dir = "${root("./migrations")}"`),
 );
 

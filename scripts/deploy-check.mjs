@@ -9,7 +9,7 @@ const config = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
 const image = 'image = "./container/Dockerfile"';
 if (!config.includes(image)) throw new Error(`wrangler.toml no longer has ${image}; update scripts/deploy-check.mjs`);
 const checked = join(ROOT, ".wrangler", "deploy-check.toml");
-writeFileSync(checked, config.replace(image, 'image = "registry.cloudflare.com/allele/ga-worker:dry-run"').replace('main = "src/index.ts"', `main = "${join(ROOT, "src", "index.ts")}"`));
+writeFileSync(checked, config.replaceAll(image, 'image = "registry.cloudflare.com/allele/ga-worker:dry-run"').replace('main = "src/index.ts"', `main = "${join(ROOT, "src", "index.ts")}"`));
 const out = mkdtempSync(join(ROOT, ".wrangler", "dry-run-"));
 try {
   run(wranglerBin, ["deploy", "--dry-run", "--config", checked, "--outdir", out]);

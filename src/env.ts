@@ -24,6 +24,8 @@ export interface Bindings {
   ACCOUNT_GATE: DurableObjectNamespace;
   IP_RATE_LIMIT: DurableObjectNamespace;
   GA_RUNNER: DurableObjectNamespace;
+  /** The GA worker on 4 vCPUs, for runs with parallel fitness workers. */
+  GA_RUNNER_WIDE: DurableObjectNamespace;
   DISPATCHER: DurableObjectNamespace;
   ADMIN_TOKEN?: string;
   RUN_TOKEN_SECRET?: string;
@@ -33,7 +35,7 @@ export interface Bindings {
   MEMORY_PRICE?: string;
   NEGATIVE_BALANCE_CAP?: string;
   PLATFORM_QUEUE_CAP?: string;
-  /** Runs that may run at once on the platform (container instances, or the local GA worker's places). */
+  /** Places (CPUs) for runs on the platform: a run takes one, or one per parallel fitness worker (container vCPUs, or the local GA worker's places). */
   RUN_CAPACITY?: string;
   WEBHOOK_ALLOW_PRIVATE?: string;
   /** DNS-over-HTTPS endpoint (JSON API) for webhook host checks; Cloudflare's by default. */

@@ -11,15 +11,15 @@ import { requeueDueDeliveries } from "./events/outbox";
 export { AccountGate } from "./do/account-gate";
 export { IpRateLimit } from "./do/ip-rate-limit";
 export { Dispatcher } from "./do/dispatcher";
-import { GaRunner, INTERNAL_HOST } from "./runner/container-runner";
+import { GaRunner, GaRunnerWide, INTERNAL_HOST } from "./runner/container-runner";
 
-export { GaRunner };
+export { GaRunner, GaRunnerWide };
 export { ContainerProxy } from "@cloudflare/containers";
 
 const app = newApp();
 
-// The container's reports (to http://allele.internal/...) are served by the same app.
-GaRunner.outboundByHost = { [INTERNAL_HOST]: (req: Request, env: Bindings) => app.fetch(req, env) };
+// The containers' reports (to http://allele.internal/...) are served by the same app.
+GaRunner.outboundByHost = GaRunnerWide.outboundByHost = { [INTERNAL_HOST]: (req: Request, env: Bindings) => app.fetch(req, env) };
 
 export default {
   fetch: app.fetch,

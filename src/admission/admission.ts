@@ -10,6 +10,7 @@ import type { Admission, GateError } from "../do/account-gate";
 import type { AccountRow } from "../storage/accounts";
 import { isPlatformAtCapacity } from "../storage/platform-queue";
 import { accountGate } from "./account-gate";
+import { parallelWorkers } from "../runner/protocol";
 import { apiRunLimits, type Limits } from "./limits";
 import { rateLimitedError, type DeferredRate } from "./rate-limit";
 
@@ -20,11 +21,15 @@ export function limitsFor(env: Bindings, account: AccountRow): Limits {
 /** PLATFORM_QUEUE_CAP: queued runs on the whole platform before writes are refused. */
 export const platformQueueCap = (env: Bindings) => config(env).platformQueueCap;
 
-/** 403 tier_limit_exceeded when num_generations or num_genes is over the caps in force. */
-export function parameterCapFailure(limits: Limits, params: { num_generations: number; num_genes: number }): GateError | null {
+/** What the parameter caps look at. */
+export type CappedParameters = { num_generations: number; num_genes: number; parallel_processing?: unknown };
+
+/** 403 tier_limit_exceeded when num_generations, num_genes or the parallel workers are over the caps in force. */
+export function parameterCapFailure(limits: Limits, params: CappedParameters): GateError | null {
   const caps = [
     ["num_generations", params.num_generations, limits.max_num_generations],
     ["num_genes", params.num_genes, limits.max_num_genes],
+    ["parallel_processing", parallelWorkers(params), limits.max_parallel_workers],
   ] as const;
   for (const [parameter, requested, limit] of caps) {
     if (requested > limit) {
@@ -57,7 +62,7 @@ export function creditFailure(limits: Limits, account: AccountRow): GateError | 
 export async function withAdmission<T>(
   env: Bindings,
   account: AccountRow,
-  params: { num_generations: number; num_genes: number },
+  params: CappedParameters,
   deferred: DeferredRate | null,
   create: (runId: string) => Promise<T>,
 ): Promise<T> {

@@ -7,6 +7,9 @@
 // "Round-robin" precisely: the next place goes to the waiting account that holds the fewest places now,
 // and among those to the one served longest ago (never served: first) — so accounts take turns, and an
 // account that arrives late with a single run gets the very next free place.
+// A run that evaluates its fitness in N workers (`parallel_processing`) takes N places, at most the
+// whole capacity; the next run in turn waits until its places are free, and no run behind it jumps
+// ahead (so a wide run is never starved by narrow ones).
 // Every method runs to completion on SQLite, so two racing offers or releases can never both take the
 // last place.
 import { DurableObject } from "cloudflare:workers";
@@ -21,10 +24,14 @@ export const FULL_WORKER_PAUSE_MS = 2_000;
 export interface Offer {
   runId: string;
   accountId: string;
+  /** Places (CPUs) the run takes: its parallel fitness workers, 1 without. */
+  places: number;
 }
 
 export interface DispatchState {
   capacity: number;
+  /** Places taken (a run with parallel fitness workers takes one per worker). */
+  in_use: number;
   placed: string[];
   /** The waiting line in the order places would go now. */
   waiting: string[];
@@ -43,6 +50,17 @@ export class Dispatcher extends DurableObject<Bindings> {
       CREATE TABLE IF NOT EXISTS served (account_id TEXT PRIMARY KEY, turn INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     `);
+    if (this.meta("schema") !== "2") {
+      // Version 2: a run's places (books written before it hold one-place runs).
+      for (const table of ["waiting", "placed"]) {
+        try {
+          this.sql.exec(`ALTER TABLE ${table} ADD COLUMN places INTEGER NOT NULL DEFAULT 1`);
+        } catch {
+          // the column is there already
+        }
+      }
+      this.sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', '2')`);
+    }
   }
 
   /**
@@ -52,9 +70,10 @@ export class Dispatcher extends DurableObject<Bindings> {
   async offer(offer: Offer, capacity: number): Promise<{ startNow: boolean }> {
     if (!this.has("placed", offer.runId)) {
       this.sql.exec(
-        `INSERT OR IGNORE INTO waiting (run_id, account_id, seq) VALUES (?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM waiting))`,
+        `INSERT OR IGNORE INTO waiting (run_id, account_id, places, seq) VALUES (?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM waiting))`,
         offer.runId,
         offer.accountId,
+        offer.places,
       );
     }
     const granted = this.grant(capacity);
@@ -80,9 +99,10 @@ export class Dispatcher extends DurableObject<Bindings> {
   async giveBack(offer: Offer): Promise<void> {
     this.sql.exec(`DELETE FROM placed WHERE run_id = ?`, offer.runId);
     this.sql.exec(
-      `INSERT OR IGNORE INTO waiting (run_id, account_id, seq) VALUES (?, ?, (SELECT coalesce(min(seq), 1) - 1 FROM waiting))`,
+      `INSERT OR IGNORE INTO waiting (run_id, account_id, places, seq) VALUES (?, ?, ?, (SELECT coalesce(min(seq), 1) - 1 FROM waiting))`,
       offer.runId,
       offer.accountId,
+      offer.places,
     );
     this.sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('paused_until', ?)`, String(Date.now() + FULL_WORKER_PAUSE_MS));
     await this.ctx.storage.setAlarm(Date.now() + FULL_WORKER_PAUSE_MS);
@@ -92,6 +112,7 @@ export class Dispatcher extends DurableObject<Bindings> {
   state(capacity: number): DispatchState {
     return {
       capacity,
+      in_use: this.count(`SELECT coalesce(sum(places), 0) AS n FROM placed`),
       placed: this.sql.exec<{ run_id: string }>(`SELECT run_id FROM placed ORDER BY at, run_id`).toArray().map((r) => r.run_id),
       waiting: this.order(),
     };
@@ -111,35 +132,47 @@ export class Dispatcher extends DurableObject<Bindings> {
 
   // -- the books
 
-  /** Moves runs from the line to free places, round-robin across accounts; returns the granted run ids. */
+  /**
+   * Moves runs from the line to free places, round-robin across accounts; returns the granted run ids.
+   * A run takes its places (at most the capacity); when the next in turn needs more than are free, it
+   * waits for them and the line waits with it.
+   */
   private grant(capacity: number): string[] {
     this.sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('capacity', ?)`, String(capacity));
     if (Number(this.meta("paused_until") ?? "0") > Date.now()) return [];
     const granted: string[] = [];
-    let free = capacity - this.count(`SELECT count(*) AS n FROM placed`);
+    let free = capacity - this.count(`SELECT coalesce(sum(places), 0) AS n FROM placed`);
     while (free > 0) {
       const next = this.next();
       if (!next) break;
+      const places = Math.min(next.places, capacity);
+      if (places > free) break;
       this.sql.exec(`DELETE FROM waiting WHERE run_id = ?`, next.run_id);
-      this.sql.exec(`INSERT OR IGNORE INTO placed (run_id, account_id, at) VALUES (?, ?, ?)`, next.run_id, next.account_id, Date.now());
+      this.sql.exec(
+        `INSERT OR IGNORE INTO placed (run_id, account_id, places, at) VALUES (?, ?, ?, ?)`,
+        next.run_id,
+        next.account_id,
+        places,
+        Date.now(),
+      );
       this.sql.exec(
         `INSERT OR REPLACE INTO served (account_id, turn) VALUES (?, (SELECT coalesce(max(turn), 0) + 1 FROM served))`,
         next.account_id,
       );
       granted.push(next.run_id);
-      free--;
+      free -= places;
     }
     return granted;
   }
 
   /** The next run in turn: of the waiting accounts, the one holding fewest places, then served longest ago; its oldest run. */
-  private next(): { run_id: string; account_id: string } | null {
+  private next(): { run_id: string; account_id: string; places: number } | null {
     return (
       this.sql
-        .exec<{ run_id: string; account_id: string }>(
-          `SELECT w.run_id, w.account_id FROM waiting w
+        .exec<{ run_id: string; account_id: string; places: number }>(
+          `SELECT w.run_id, w.account_id, w.places FROM waiting w
            LEFT JOIN served s ON s.account_id = w.account_id
-           ORDER BY (SELECT count(*) FROM placed p WHERE p.account_id = w.account_id), coalesce(s.turn, 0),
+           ORDER BY (SELECT coalesce(sum(places), 0) FROM placed p WHERE p.account_id = w.account_id), coalesce(s.turn, 0),
                     (SELECT min(seq) FROM waiting o WHERE o.account_id = w.account_id), w.seq
            LIMIT 1`,
         )
@@ -149,9 +182,13 @@ export class Dispatcher extends DurableObject<Bindings> {
 
   /** The whole line in grant order, as places would go if every placed run stayed placed. */
   private order(): string[] {
-    const waiting = this.sql.exec<{ run_id: string; account_id: string; seq: number }>(`SELECT run_id, account_id, seq FROM waiting ORDER BY seq`).toArray();
+    const waiting = this.sql
+      .exec<{ run_id: string; account_id: string; places: number; seq: number }>(`SELECT run_id, account_id, places, seq FROM waiting ORDER BY seq`)
+      .toArray();
     const held = new Map<string, number>();
-    for (const p of this.sql.exec<{ account_id: string }>(`SELECT account_id FROM placed`)) held.set(p.account_id, (held.get(p.account_id) ?? 0) + 1);
+    for (const p of this.sql.exec<{ account_id: string; places: number }>(`SELECT account_id, places FROM placed`)) {
+      held.set(p.account_id, (held.get(p.account_id) ?? 0) + p.places);
+    }
     const turns = new Map(this.sql.exec<{ account_id: string; turn: number }>(`SELECT account_id, turn FROM served`).toArray().map((r) => [r.account_id, r.turn]));
     let turn = Math.max(0, ...turns.values());
     const line: string[] = [];
@@ -167,7 +204,7 @@ export class Dispatcher extends DurableObject<Bindings> {
       );
       const pick = rest.shift()!;
       line.push(pick.run_id);
-      held.set(pick.account_id, (held.get(pick.account_id) ?? 0) + 1);
+      held.set(pick.account_id, (held.get(pick.account_id) ?? 0) + pick.places);
       turns.set(pick.account_id, ++turn);
     }
     return line;

@@ -6,6 +6,7 @@ import type { Bindings } from "../env";
 import { claimRun, MissingPopulation, startRun, unclaimRun } from "../domain/runs";
 import { endRun } from "../domain/transitions";
 import { givePlaceBack, offerPlace, releasePlace } from "../runner/dispatch";
+import { parallelWorkers } from "../runner/protocol";
 import { getRunner, WorkerFull } from "../runner/runner";
 import { getDb } from "../storage/db";
 import { isLive } from "../storage/schema";
@@ -27,7 +28,8 @@ export async function handleRunMessage(env: Bindings, message: Message<RunMessag
     // A run asking for a place: only a queued run waits for one (a running run has its place).
     const waiting = await getRun(db, runId);
     if (!waiting || waiting.status !== "queued") return message.ack();
-    if (!(await offerPlace(env, { runId, accountId: waiting.accountId }))) return message.ack(); // its grant comes later
+    const offer = { runId, accountId: waiting.accountId, places: parallelWorkers(waiting.parameters) };
+    if (!(await offerPlace(env, offer))) return message.ack(); // its grant comes later
   }
   const claimed = await claimRun(env, runId);
   if (!claimed) {
@@ -48,7 +50,7 @@ export async function handleRunMessage(env: Bindings, message: Message<RunMessag
     if (err instanceof WorkerFull) {
       // The worker has fewer places than the books say: the run waits at the head of the line. Never a failure.
       await unclaimRun(env, run);
-      await givePlaceBack(env, { runId, accountId: run.accountId });
+      await givePlaceBack(env, { runId, accountId: run.accountId, places: parallelWorkers(run.parameters) });
       return message.ack();
     }
     console.error("runs queue: start failed", runId, err);

@@ -1,7 +1,7 @@
 // Runner on Cloudflare Containers: one GaRunner instance (a container-backed Durable Object) per run.
 import { Container } from "@cloudflare/containers";
 import type { Bindings } from "../env";
-import { readCancel, readStart, RunnerUnavailable, type Runner, type RunMetrics, type StartRequest } from "./protocol";
+import { parallelWorkers, readCancel, readStart, RunnerUnavailable, type Runner, type RunMetrics, type StartRequest } from "./protocol";
 
 /** The host name the container uses to report back; routed to the Worker by the outbound handler. */
 export const INTERNAL_HOST = "allele.internal";
@@ -47,19 +47,31 @@ export class GaRunner extends Container<Bindings> {
   }
 }
 
+/**
+ * The same worker on a 4-vCPU instance (wrangler.toml), for the runs that evaluate their fitness in
+ * parallel (`parallel_processing` N > 1, at most 4 by plan): such a run takes N places, one per vCPU.
+ */
+export class GaRunnerWide extends GaRunner {}
+
 export class ContainerRunner implements Runner {
-  constructor(private readonly namespace: DurableObjectNamespace<GaRunner>) {}
+  constructor(
+    private readonly namespace: DurableObjectNamespace<GaRunner>,
+    private readonly wide: DurableObjectNamespace<GaRunner>,
+  ) {}
 
   async start(request: StartRequest): Promise<"started" | "already"> {
+    const namespace = parallelWorkers(request.params) > 1 ? this.wide : this.namespace;
     try {
-      return await this.namespace.getByName(request.run_id).startRun(request);
+      return await namespace.getByName(request.run_id).startRun(request);
     } catch (err) {
       throw new RunnerUnavailable(`container for run ${request.run_id} did not start: ${String(err)}`);
     }
   }
 
+  /** The run is on one of the two classes (by its parameters); the other has no such live run. */
   async cancel(runId: string): Promise<RunMetrics | null> {
-    return this.namespace.getByName(runId).cancelRun(runId);
+    const [narrow, wide] = await Promise.all([this.namespace, this.wide].map((n) => n.getByName(runId).cancelRun(runId)));
+    return narrow ?? wide ?? null;
   }
 
   /** Each run starts its own container instance: there is no standing worker to ask. */

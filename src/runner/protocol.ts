@@ -19,6 +19,17 @@ export interface StartRequest {
   report: { url: string; token: string };
 }
 
+/**
+ * How many fitness evaluations a run's `parallel_processing` asks to run at once (PyGAD's forms: `N`,
+ * `["process", N]`, `["thread", N]`; null, absent or 0: one). A run takes that many places — CPUs — in
+ * the Dispatcher and on the GA worker (docs/runner-protocol.md#places), at most the whole capacity.
+ */
+export function parallelWorkers(params: Record<string, unknown>): number {
+  const value = params.parallel_processing;
+  const count = Array.isArray(value) ? value[1] : value;
+  return typeof count === "number" && Number.isInteger(count) && count > 1 ? count : 1;
+}
+
 export interface Runner {
   /** Starts the run; "already" when the worker already has this run id (a duplicate message). */
   start(request: StartRequest): Promise<"started" | "already">;

@@ -11,5 +11,6 @@ export { RunnerUnavailable, WorkerFull } from "./protocol";
 
 export function getRunner(env: Bindings): Runner {
   const url = config(env).runnerUrl;
-  return url ? new LocalRunner(url) : new ContainerRunner(env.GA_RUNNER as DurableObjectNamespace<GaRunner>);
+  if (url) return new LocalRunner(url);
+  return new ContainerRunner(env.GA_RUNNER as DurableObjectNamespace<GaRunner>, env.GA_RUNNER_WIDE as DurableObjectNamespace<GaRunner>);
 }

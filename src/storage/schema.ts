@@ -22,6 +22,7 @@ export const OVERRIDABLE_LIMITS = {
   daily_quota: "count",
   max_num_generations: "count",
   max_num_genes: "count",
+  max_parallel_workers: "count",
   negative_balance_cap: "money",
 } as const;
 export type OverridableLimit = keyof typeof OVERRIDABLE_LIMITS;

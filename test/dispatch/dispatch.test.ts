@@ -47,9 +47,9 @@ describe("the Dispatcher's books (one instance of its own, one place)", () => {
 
   it("gives places round-robin across accounts, FIFO within one", async () => {
     const d = books("round-robin");
-    expect((await d.offer({ runId: "A1", accountId: "acctA" }, 1)).startNow).toBe(true);
+    expect((await d.offer({ runId: "A1", accountId: "acctA", places: 1 }, 1)).startNow).toBe(true);
     for (const [runId, accountId] of [["A2", "acctA"], ["A3", "acctA"], ["B1", "acctB"], ["C1", "acctC"]] as const) {
-      expect((await d.offer({ runId, accountId }, 1)).startNow).toBe(false);
+      expect((await d.offer({ runId, accountId, places: 1 }, 1)).startNow).toBe(false);
     }
     expect((await d.state(1)).waiting).toEqual(["B1", "C1", "A2", "A3"]);
     const order = [];
@@ -59,24 +59,39 @@ describe("the Dispatcher's books (one instance of its own, one place)", () => {
 
   it("gives the next free place to an account that arrives late with a single run", async () => {
     const d = books("late-comer");
-    await d.offer({ runId: "A1", accountId: "acctA" }, 1);
-    for (const [runId, accountId] of [["A2", "acctA"], ["A3", "acctA"], ["B1", "acctB"], ["B2", "acctB"]] as const) await d.offer({ runId, accountId }, 1);
+    await d.offer({ runId: "A1", accountId: "acctA", places: 1 }, 1);
+    for (const [runId, accountId] of [["A2", "acctA"], ["A3", "acctA"], ["B1", "acctB"], ["B2", "acctB"]] as const) await d.offer({ runId, accountId, places: 1 }, 1);
     expect(await d.release("A1", 1)).toEqual(["B1"]);
     expect(await d.release("B1", 1)).toEqual(["A2"]);
-    await d.offer({ runId: "Z1", accountId: "acctZ" }, 1); // late, one run: next in line
+    await d.offer({ runId: "Z1", accountId: "acctZ", places: 1 }, 1); // late, one run: next in line
     expect((await d.state(1)).waiting).toEqual(["Z1", "B2", "A3"]);
     expect(await d.release("A2", 1)).toEqual(["Z1"]);
   });
 
   it("keeps a run's turn when it is offered twice, and drops it when it is released while waiting", async () => {
     const d = books("idempotent");
-    await d.offer({ runId: "X1", accountId: "acctX" }, 1);
-    await d.offer({ runId: "Y1", accountId: "acctY" }, 1);
-    await d.offer({ runId: "Y1", accountId: "acctY" }, 1);
-    await d.offer({ runId: "Z1", accountId: "acctZ" }, 1);
+    await d.offer({ runId: "X1", accountId: "acctX", places: 1 }, 1);
+    await d.offer({ runId: "Y1", accountId: "acctY", places: 1 }, 1);
+    await d.offer({ runId: "Y1", accountId: "acctY", places: 1 }, 1);
+    await d.offer({ runId: "Z1", accountId: "acctZ", places: 1 }, 1);
     expect((await d.state(1)).waiting).toEqual(["Y1", "Z1"]);
     await d.release("Y1", 1); // cancelled while waiting
     expect(await d.release("X1", 1)).toEqual(["Z1"]);
+  });
+
+  it("a run with N parallel fitness workers takes N places; the next in turn waits for its places and nobody jumps ahead", async () => {
+    const d = books("places");
+    expect((await d.offer({ runId: "A1", accountId: "acctA", places: 2 }, 4)).startNow).toBe(true);
+    expect((await d.offer({ runId: "B1", accountId: "acctB", places: 3 }, 4)).startNow).toBe(false); // 2 free
+    expect((await d.offer({ runId: "C1", accountId: "acctC", places: 1 }, 4)).startNow).toBe(false); // behind B1
+    expect(await d.state(4)).toMatchObject({ in_use: 2, placed: ["A1"], waiting: ["B1", "C1"] });
+    expect(await d.release("A1", 4)).toEqual(["B1", "C1"]);
+    expect(await d.state(4)).toMatchObject({ in_use: 4, waiting: [] });
+    // More workers than the platform has places: the run takes them all, once they are free.
+    await d.offer({ runId: "D1", accountId: "acctD", places: 8 }, 4);
+    expect(await d.release("B1", 4)).toEqual([]);
+    expect(await d.release("C1", 4)).toEqual(["D1"]);
+    expect(await d.state(4)).toMatchObject({ in_use: 4, placed: ["D1"] });
   });
 });
 
@@ -95,11 +110,21 @@ describe("runs wait for a place and start when one frees", () => {
     // The first run's end gives its place to the second; the grant travels on the runs queue (inside
     // the test pool, the test hands the queue's message to the consumer, as for every other message).
     await call(`/api/v1/submissions/${first.submissionId}/cancel`, { key: a.key, method: "POST" });
-    expect(await dispatchState(env)).toEqual({ capacity: 1, placed: [second.runId], waiting: [] });
+    expect(await dispatchState(env)).toEqual({ capacity: 1, in_use: 1, placed: [second.runId], waiting: [] });
     await deliver([second.runId], env, true);
     expect(await runRow(second.runId)).toMatchObject({ status: "running", attempts: 1 });
     await completeRun(second.runId); // inside the test pool reports go nowhere: the test delivers it
     expect((await runRow(second.runId))!.status).toBe("succeeded");
+  }, 30_000);
+
+  it("a run's parallel_processing workers are the places it asks for", async () => {
+    const wide = { ...env, RUN_CAPACITY: "3" };
+    const run = await queuedRun(a, { fitness_func: SLOW, num_generations: 1000, parallel_processing: ["process", 2] });
+    await deliver([run.runId], wide);
+    expect(await runRow(run.runId)).toMatchObject({ status: "running" });
+    expect(await dispatchState(wide as never)).toMatchObject({ in_use: 2, placed: [run.runId] });
+    await call(`/api/v1/submissions/${run.submissionId}/cancel`, { key: a.key, method: "POST" });
+    expect(await dispatchState(env)).toMatchObject({ in_use: 0, placed: [] });
   }, 30_000);
 
   it("cancel and delete of a waiting run work, and its turn is dropped", async () => {

@@ -249,6 +249,32 @@ describe("write gates", () => {
     expect(err.details).toMatchObject({ parameter: "num_genes", limit: 5 });
   });
 
+  it("parallel_processing: every PyGAD form accepted up to the workers in force; 403 past them, per-account override", async () => {
+    const a = await newAccount("free"); // API runs: Premium's 4 workers
+    for (const form of [null, 0, 1, 4, ["process", 4], ["thread", 3], ["process", 0]]) {
+      const res = await create(a.key, job({ parallel_processing: form }));
+      expect(res.status, JSON.stringify(form)).toBe(202);
+      const { id } = await json(res);
+      expect((await getSubmission(a.key, id)).parameters.parallel_processing).toEqual(form);
+      await call(`/api/v1/submissions/${id}`, { key: a.key, method: "DELETE" });
+    }
+    for (const form of [5, ["process", 5], ["thread", 16]]) {
+      const err = await expectError(await create(a.key, job({ parallel_processing: form })), 403, "tier_limit_exceeded");
+      expect(err.details).toEqual({ parameter: "parallel_processing", limit: 4, requested: Array.isArray(form) ? form[1] : form });
+    }
+    for (const bad of [-1, 2.5, "4", ["gpu", 2], [2], ["process"], ["process", 2, 3], { workers: 2 }]) {
+      const err = await expectError(await create(a.key, job({ parallel_processing: bad })), 400, "validation_failed");
+      expect(err.details.fields[0].field).toBe("parallel_processing");
+    }
+    await overrides(a, { max_parallel_workers: 1 });
+    expect((await json(await call("/api/v1/account", { key: a.key }))).limits.max_parallel_workers).toBe(1);
+    expect((await create(a.key, job({ parallel_processing: ["thread", 1] }))).status).toBe(202);
+    const err = await expectError(await create(a.key, job({ parallel_processing: ["process", 2] })), 403, "tier_limit_exceeded");
+    expect(err.details).toEqual({ parameter: "parallel_processing", limit: 1, requested: 2 });
+    await overrides(a, { max_parallel_workers: 8 });
+    expect((await create(a.key, job({ parallel_processing: ["process", 8] }))).status).toBe(202);
+  });
+
   it("credits: 402 below the negative-balance cap, allowed at it; the cap is overridable", async () => {
     const a = await newAccount("premium", 0);
     await admin(`/accounts/${a.id}/credits`, { body: { amount: -1 } });
