@@ -57,3 +57,32 @@ def test_no_run_leaves_anything_behind_for_the_next(host):
     """))
     assert second["status"] == "succeeded", second
     assert "SEEN [None, None, None, False, None, False]" in second["output"], second["output"]
+
+
+def test_each_run_draws_its_own_unseeded_random_numbers(host):
+    """Forks of one parent share its generators' states (Python's ``random`` reseeds itself after a
+    fork, numpy's global generator does not): each run starts both afresh."""
+    drawn: dict[str, set[str]] = {"random": set(), "numpy": set()}
+    for _ in range(3):
+        body, _ = run_child(host, hostile("""
+            import random, numpy
+            print("DRAWN", random.random(), numpy.random.random())
+        """))
+        assert body["status"] == "succeeded", body
+        line = next(line for line in body["output"].splitlines() if line.startswith("DRAWN"))
+        drawn["random"].add(line.split()[1])
+        drawn["numpy"].add(line.split()[2])
+    assert len(drawn["random"]) == 3 and len(drawn["numpy"]) == 3, drawn
+
+
+def test_the_fork_server_warmed_up_with_its_own_jobs_only():
+    """The warm-up runs the service's own code (no job's): every code field is a constant of the
+    package, and the jobs run and succeed."""
+    from allele_worker import forkserver, jobs
+
+    for extra in forkserver.WARM_UP:
+        assert set(extra) <= {"fitness_func", "fitness_batch_size", "gene_constraint", "gene_constraint_entry"}
+        params = {"num_generations": 2, "sol_per_pop": 20, "num_parents_mating": 4, "num_genes": 10,
+                  "random_seed": 0, "fitness_func_entry": "fitness", **extra}
+        outcome = jobs.execute(jobs.JobSpec(params=params), lambda message: None)
+        assert outcome["status"] == "succeeded", outcome
