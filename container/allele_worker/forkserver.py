@@ -40,17 +40,22 @@ WARM_UP = (
 
 def warm() -> None:
     """Import what every run imports and run the warm-up jobs, so a forked child starts with all of it
-    loaded and used once."""
+    loaded and used once; then freeze what is left, so a child's garbage collections never walk (and
+    so never copy, page by page) the objects it shares with this parent."""
+    import gc
+
     import numpy  # noqa: F401
     import pygad  # noqa: F401
 
-    from . import jobs
+    from . import child, jobs  # noqa: F401
     from .engine import accelerated  # noqa: F401
 
     for extra in WARM_UP:
         params = {"num_generations": 4, "sol_per_pop": 20, "num_parents_mating": 4, "num_genes": 10,
                   "random_seed": 0, "fitness_func_entry": "fitness", **extra}
         jobs.execute(jobs.JobSpec(params=params), lambda message: None)
+    gc.collect()
+    gc.freeze()
 
 
 def _fresh_randomness() -> None:

@@ -193,7 +193,11 @@ def _user_failure(exc: BaseException) -> RunFailure:
 
 
 class GenerationGuard:
-    """The ``on_generation`` PyGAD sees: user callback, then progress, then the soft caps."""
+    """The ``on_generation`` PyGAD sees: user callback, then progress, then the soft caps.  The run's
+    memory is read at most every ``MEMORY_EVERY`` seconds (the parent's watchdog polls as often), so a
+    fast generation does not pay a read of /proc for each of thousands of generations."""
+
+    MEMORY_EVERY = 0.05
 
     def __init__(self, *, user_callback: Callable[[Any], Any] | None, spec: JobSpec,
                  emit: Callable[[dict[str, Any]], None], rss_mb: Callable[[], float],
@@ -206,6 +210,7 @@ class GenerationGuard:
         self.stop_reason: str | None = None
         self.pid = os.getpid()
         self._last_emit = -math.inf
+        self._last_memory = -math.inf
 
     def __call__(self, ga: Any) -> str | None:
         if os.getpid() != self.pid:  # a process forked by user code must not carry on as the run
@@ -223,8 +228,10 @@ class GenerationGuard:
         if self.stop_reason is None:
             if now - self.spec.started_at >= self.spec.time_seconds:
                 self.stop_reason = "time_cap"
-            elif self.rss_mb() >= self.spec.memory_mb:
-                self.stop_reason = "memory_cap"
+            elif now - self._last_memory >= self.MEMORY_EVERY:
+                self._last_memory = now
+                if self.rss_mb() >= self.spec.memory_mb:
+                    self.stop_reason = "memory_cap"
         return "stop" if self.stop_reason is not None else None
 
 
@@ -255,6 +262,8 @@ def bounded_fitness(fitness: Any, batch_size: Any) -> Callable[[Any, Any, Any], 
     @functools.wraps(fitness)
     def fitness_func(ga: Any, solution: Any, index: Any) -> Any:
         value = fitness(ga, solution, index)
+        if type(value) is float or type(value) is int:  # one value: nothing to count
+            return value
         answers = value if batched and isinstance(value, (list, tuple)) else [value]
         for answer in answers:
             count = _values(answer)
