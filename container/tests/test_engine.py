@@ -240,12 +240,13 @@ def test_pick_other_and_sorted_uniform():
             / np.count_nonzero(current == value)
         assert abs(freq[np.searchsorted(space, value)]) == 0
         assert np.abs(np.delete(freq, np.searchsorted(space, value)) - 1 / 3).max() < 0.05
-    samples = constraints.sorted_uniform(3, 10000, rng)
-    assert samples.shape == (3, 10000)
-    for values in samples * 5.0 - 2.0:
-        assert np.all(values[1:] >= values[:-1]) and values.min() >= -2 and values.max() <= 3
+    for rows, size in ((3, 10000), (300, 100)):  # the two ways of drawing them
+        samples = constraints.sorted_uniform(rows, size, rng)
+        assert samples.shape == (rows, size)
+        assert np.all(samples[:, 1:] >= samples[:, :-1]) and samples.min() >= 0 and samples.max() < 1
+        values = samples.reshape(-1) * 5.0 - 2.0
         assert abs(values.mean() - 0.5) < 0.05 and abs(values.std() - 5 / math.sqrt(12)) < 0.05
-    assert not np.array_equal(samples[0], samples[1])
+        assert not np.array_equal(samples[0], samples[1])
 
 
 # --------------------------------------------------------------------------- constraints
