@@ -73,6 +73,25 @@ describe("a run end to end (wrangler dev + the real GA worker)", () => {
     expect((await call(`/api/v1/submissions/${created.body.id}`, { key })).status).toBe(404);
   });
 
+  it("parallel_processing: a run with 2 process workers gives the serial run's result, billed", async () => {
+    const slow = "import time\nimport numpy\n\ndef fitness(ga, solution, idx):\n    time.sleep(0.002)\n    return -float(numpy.sum(solution ** 2))\n";
+    const results = [];
+    for (const parallel of [null, ["process", 2], ["thread", 2]]) {
+      const created = await call("/api/v1/submissions/", { key, body: job({ random_seed: 11, fitness_func: slow, parallel_processing: parallel }) });
+      expect(created.status).toBe(202);
+      const done = await waitForStatus(key, created.body.id);
+      expect(done.status, JSON.stringify(done.error)).toBe("succeeded");
+      expect(done.parameters.parallel_processing).toEqual(parallel);
+      expect(done.cpu_seconds_used).toBeGreaterThan(0);
+      const list = (await call(`/api/v1/results/?submission_id=${created.body.id}`, { key })).body.results;
+      results.push((await call(`/api/v1/results/${list[0].id}`, { key })).body);
+    }
+    for (const other of results.slice(1)) {
+      expect(other.best_solution).toEqual(results[0].best_solution);
+      expect(other.best_solutions_fitness).toEqual(results[0].best_solutions_fitness);
+    }
+  });
+
   it("reexecute with the same random_seed reproduces the result", async () => {
     const created = await call("/api/v1/submissions/", { key, body: job({ random_seed: 42 }) });
     await waitForStatus(key, created.body.id);
