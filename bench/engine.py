@@ -1,8 +1,9 @@
-"""Stock PyGAD vs the accelerated engine, side by side in one run (issue 6).
+"""Stock PyGAD vs the accelerated engine, side by side in one run (issues 6 and 15).
 
-    container/.venv/bin/python bench/engine.py            # a few minutes
+    container/.venv/bin/python bench/engine.py            # ≈ 10 minutes
     container/.venv/bin/python bench/engine.py --full     # stock "big" job in full (≈ 6 min more)
     container/.venv/bin/python bench/engine.py --quick    # smoke run (seconds), used by the tests
+    container/.venv/bin/python bench/engine.py --jobs constraint100,parallel --repeat 7
 
 For every job: total run time (constructor + ``run()``), the time spent inside user code (fitness,
 gene constraints, ``on_generation``; each wrapped in a timer), the engine's own overhead (the
@@ -15,6 +16,17 @@ the "big" job (1000 × 1000) for a few generations only and its figures are extr
 generations run; the row says so.  The small and batch jobs also run their floor in every round: a
 minimal numpy GA (sss + single point + random mutation + elitism) calling the same fitness, per
 solution or per batch; they take milliseconds, so they run at least 31 rounds.
+
+``*-first`` jobs time the first run of a process, what one run of the service pays: stock PyGAD in a
+fresh interpreter (numpy and PyGAD imported, nothing run), the accelerated engine as the service runs
+it — in a child forked from a parent that did what the warm fork server does
+(``allele_worker.forkserver.warm``) — and, for reference, the accelerated engine in a fresh
+interpreter.  Each round is a new process.
+
+``parallel`` jobs time ``parallel_processing`` with N = the machine's CPUs against one evaluation at a
+time and against stock PyGAD's own ``parallel_processing``, on a fitness function that costs ≈ 2 ms per
+call (calibrated on this machine): CPU-bound Python for ``["process", N]``, numpy work that releases the
+GIL for ``["thread", N]``.  The ideal is the serial run's user time / N + its engine overhead.
 """
 
 from __future__ import annotations
@@ -90,6 +102,9 @@ def on_generation(ga):
     return None
 
 
+CONSTRAINT_SIZES = {"constraint100": 100, "constraint1k": 1000, "constraint10k": 10000}
+
+
 def job_params(name: str, generations: int) -> dict:
     base = dict(num_generations=generations, sol_per_pop=50, num_parents_mating=10, num_genes=10,
                 suppress_warnings=True)
@@ -99,8 +114,11 @@ def job_params(name: str, generations: int) -> dict:
         return {**base, "fitness_batch_size": 50}
     if name == "big":
         return {**base, "sol_per_pop": 1000, "num_parents_mating": 200, "num_genes": 1000}
-    if name == "constraint":
-        return {**base, "sample_size": 10000}
+    if name == "long":
+        return {**base, "num_generations": 10 * generations, "sol_per_pop": 100,
+                "num_parents_mating": 20, "num_genes": 100}
+    if name in CONSTRAINT_SIZES:
+        return {**base, "sample_size": CONSTRAINT_SIZES[name]}
     raise ValueError(name)
 
 
@@ -108,12 +126,21 @@ def job_params(name: str, generations: int) -> dict:
 # floor for "batch".  They take milliseconds, so they run at least CHEAP_REPEAT rounds.
 FLOORS = ("small", "batch")
 CHEAP_REPEAT = 31
+FIRST_REPEAT = 15  # *-first jobs: one process per round, each run measured once
+PARALLEL_REPEAT = 3
 
 JOBS = {
     "small": "100 gens x 50 pop x 10 genes, numpy fitness",
     "batch": "same, fitness_batch_size=50",
+    "small-first": "small, the first run of a process (stock: fresh interpreter; accel: as the service)",
+    "batch-first": "batch, the same",
     "big": "100 gens x 1000 pop x 1000 genes",
-    "constraint": "small + gene_constraint on every gene, sample_size=10000",
+    "long": "1000 gens x 100 pop x 100 genes",
+    "constraint100": "small + gene_constraint on every gene, sample_size=100 (the default)",
+    "constraint1k": "the same, sample_size=1000",
+    "constraint10k": "the same, sample_size=10000",
+    "parallel": "50 gens x 64 pop x 20 genes, 2 ms of CPU-bound Python per call, ['process', N]",
+    "parallel-thread": "the same with 2 ms of numpy per call (releases the GIL), ['thread', N]",
 }
 
 
@@ -123,7 +150,7 @@ def run_once(name: str, engine: str, generations: int, seed: int) -> dict:
     params["random_seed"] = seed
     params["fitness_func"] = timer.fitness(sphere_batch if name == "batch" else sphere)
     params["on_generation"] = timer.callback(on_generation)
-    if name == "constraint":
+    if name in CONSTRAINT_SIZES:
         params["gene_constraint"] = [timer.constraint(positive) for _ in range(params["num_genes"])]
     start = time.perf_counter()
     ga = build_ga(params) if engine == "accelerated" else pygad.GA(**params)
@@ -215,10 +242,136 @@ def extrapolated_big(repeat: int, generations: int) -> dict:
             "note": f"extrapolated from {1 + generations} generations"}
 
 
-def measure_job(name: str, repeat: int, generations: int, quick: bool, full: bool
-                ) -> tuple[dict, dict]:
-    """One job's stock and accelerated figures (``--one-job``: run in a process of its own)."""
-    job_repeat = max(1, min(repeat, 3)) if name == "big" else repeat
+# --------------------------------------------------------------------------- first runs
+
+
+def first_run(name: str, engine: str, generations: int, seed: int) -> dict:
+    """``--first``: this fresh interpreter's first run (imports done, nothing run yet)."""
+    if engine == "accelerated":
+        import allele_worker.engine.accelerated  # noqa: F401 - what the service's child has imported
+    return run_once(name, engine, generations, seed)
+
+
+def forked_run(name: str, generations: int, seed: int) -> dict:
+    """The run in a child forked from this process, as the service forks each run's child."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        os.write(write, json.dumps(run_once(name, "accelerated", generations, seed)).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as answer:
+        result = json.loads(answer.read())
+    os.waitpid(pid, 0)
+    return result
+
+
+def measure_first(name: str, repeat: int, generations: int) -> tuple[dict, dict]:
+    """Stock's first run in a fresh interpreter vs the accelerated engine's in a child forked from a
+    parent warmed as the fork server warms itself (and, for reference, its first run in a fresh
+    interpreter)."""
+    from allele_worker import forkserver
+
+    job = name.removesuffix("-first")
+    forkserver.warm()
+    stock, accel, fresh = [], [], []
+    for seed in range(repeat):
+        for engine, into in (("stock", stock), ("accelerated", fresh)):
+            command = [sys.executable, __file__, "--first", f"{job}:{engine}:{seed}:{generations}"]
+            into.append(json.loads(subprocess.run(command, capture_output=True, text=True,
+                                                  check=True).stdout.strip().splitlines()[-1]))
+        accel.append(forked_run(job, generations, seed))
+    stock_summary, accel_summary = summary(stock), summary(accel)
+    accel_summary["round_ratio"] = statistics.median(
+        (s["total"] - s["user"]) / max(a["total"] - a["user"], 1e-9) for s, a in zip(stock, accel))
+    fresh_summary = summary(fresh)
+    accel_summary["fresh_overhead"] = fresh_summary["total"] - fresh_summary["user"]
+    accel_summary["label"] += " (forked from the warm parent)"
+    return stock_summary, accel_summary
+
+
+# --------------------------------------------------------------------------- parallel fitness
+
+
+def calibrated(work, target: float = 0.002) -> int:
+    """The size for which ``work(size)`` takes ``target`` seconds here (median of a few calls)."""
+    size = 1000
+    while True:
+        times = []
+        for _ in range(7):
+            start = time.perf_counter()
+            work(size)
+            times.append(time.perf_counter() - start)
+        took = statistics.median(times)
+        if took >= target / 4:
+            return max(1, int(size * target / took))
+        size *= 4
+
+
+def python_work(loops: int) -> float:
+    total = 0
+    for i in range(loops):
+        total += i
+    return float(total % 7)
+
+
+def numpy_work(size: int) -> float:
+    values = np.arange(size, dtype=np.float64)
+    return float(np.sqrt(values, out=values).sum() % 7)  # numpy's loops release the GIL
+
+
+def parallel_run(mode: str, workers: int | None, engine: str, size: int, generations: int,
+                 seed: int) -> dict:
+    timer = UserTimer()
+    work = python_work if mode == "process" else numpy_work
+
+    def slow(ga, solution, index):
+        return -float(np.sum(solution ** 2)) - 0.0 * work(size)
+
+    params = dict(num_generations=generations, sol_per_pop=64, num_parents_mating=16, num_genes=20,
+                  suppress_warnings=True, random_seed=seed, fitness_func=timer.fitness(slow),
+                  parallel_processing=None if workers is None else [mode, workers])
+    start = time.perf_counter()
+    ga = build_ga(params) if engine == "accelerated" else pygad.GA(**params)
+    ga.run()
+    total = time.perf_counter() - start
+    return {"total": total, "user": timer.seconds, "label": engine_label(ga),
+            "best": float(ga.best_solution(pop_fitness=ga.last_generation_fitness)[1])}
+
+
+def measure_parallel(name: str, repeat: int, quick: bool) -> dict:
+    mode = "thread" if name == "parallel-thread" else "process"
+    workers = os.cpu_count() or 1
+    size = calibrated(python_work if mode == "process" else numpy_work, 0.0002 if quick else 0.002)
+    generations = 3 if quick else 50
+    runs: dict[str, list[dict]] = {key: [] for key in ("stock", "stock-N", "accel", "accel-N")}
+    for seed in range(repeat):
+        runs["stock"].append(parallel_run(mode, None, "stock", size, generations, seed))
+        runs["stock-N"].append(parallel_run(mode, workers, "stock", size, generations, seed))
+        runs["accel"].append(parallel_run(mode, None, "accelerated", size, generations, seed))
+        runs["accel-N"].append(parallel_run(mode, workers, "accelerated", size, generations, seed))
+        assert runs["accel-N"][-1]["best"] == runs["accel"][-1]["best"], "parallel != serial"
+    result = {key: {"total": median_of(value, "total"), "user": median_of(value, "user"),
+                    "label": value[0]["label"]} for key, value in runs.items()}
+    serial = result["accel"]
+    result["ideal"] = serial["user"] / workers + (serial["total"] - serial["user"])
+    result["workers"], result["mode"] = workers, mode
+    result["vs_ideal_rounds"] = statistics.median(
+        p["total"] / (s["user"] / workers + s["total"] - s["user"])
+        for p, s in zip(runs["accel-N"], runs["accel"]))
+    result["vs_stock_rounds"] = statistics.median(
+        s["total"] / a["total"] for s, a in zip(runs["stock-N"], runs["accel-N"]))
+    return result
+
+
+def measure_job(name: str, repeat: int, generations: int, quick: bool, full: bool) -> object:
+    """One job's figures (``--one-job``: run in a process of its own)."""
+    if name.startswith("parallel"):
+        return measure_parallel(name, min(repeat, PARALLEL_REPEAT), quick)
+    if name.endswith("-first"):
+        return measure_first(name, repeat if quick else max(repeat, FIRST_REPEAT), generations)
+    job_repeat = max(1, min(repeat, 3)) if name in ("big", "long") else repeat
     if name in FLOORS and not quick:
         job_repeat = max(repeat, CHEAP_REPEAT)
     if name == "big" and quick:
@@ -242,7 +395,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--jobs", default=",".join(JOBS), help="comma-separated subset of: "
                         + ", ".join(JOBS))
     parser.add_argument("--one-job", default=None, help=argparse.SUPPRESS)  # internal, see below
+    parser.add_argument("--first", default=None, help=argparse.SUPPRESS)  # internal: job:engine:seed:gens
     args = parser.parse_args(argv)
+    if args.first:
+        job, engine, seed, gens = args.first.split(":")
+        print(json.dumps(first_run(job, engine, int(gens), int(seed))))
+        return 0
     jobs = [name for name in JOBS if name in args.jobs.split(",")]
     quick = args.quick
     repeat = args.repeat or (1 if quick else 5)
@@ -254,7 +412,7 @@ def main(argv: list[str]) -> int:
           f"{os.cpu_count()} CPUs; medians of {repeat} rounds (small and batch jobs: "
           f"{max(repeat, CHEAP_REPEAT) if not quick else repeat}; big: fewer); "
           "each job in a fresh process")
-    rows = []
+    rows, parallel = [], []
     for name in jobs:
         # Each job in a process of its own, as every run of the service is: a job run after another
         # in the same process finds the allocator in another state (stock PyGAD's constraint job
@@ -262,11 +420,15 @@ def main(argv: list[str]) -> int:
         command = [sys.executable, __file__, "--one-job", name, "--repeat", str(repeat)]
         command += ["--quick"] if quick else []
         command += ["--full"] if args.full else []
-        done = subprocess.run(command, capture_output=True, text=True, check=True)
-        stock, accel = json.loads(done.stdout.strip().splitlines()[-1])
-        rows.append((name, stock, accel))
+        done = subprocess.run(command, capture_output=True, text=True, check=True,
+                              env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
+        figures = json.loads(done.stdout.strip().splitlines()[-1])
+        if name.startswith("parallel"):
+            parallel.append((name, figures))
+        else:
+            rows.append((name, *figures))
 
-    header = (f"{'job':<11} {'engine':<8} {'total s':>9} {'user s':>9} {'overhead':>9} "
+    header = (f"{'job':<13} {'engine':<8} {'total s':>9} {'user s':>9} {'overhead':>9} "
               f"{'ratio':>7} {'rounds':>7} {'user calls':>11}  path")
     print()
     print(header)
@@ -276,26 +438,42 @@ def main(argv: list[str]) -> int:
         accel_overhead = accel["total"] - accel["user"]
         ratio = stock_overhead / accel_overhead if accel_overhead > 0 else float("inf")
         rounds = f"{accel['round_ratio']:6.1f}x" if "round_ratio" in accel else ""
-        print(f"{name:<11} {'stock':<8} {fmt(stock['total'])} {fmt(stock['user'])} "
+        print(f"{name:<13} {'stock':<8} {fmt(stock['total'])} {fmt(stock['user'])} "
               f"{fmt(stock_overhead)} {'':>7} {'':>7} {int(stock['calls']):>11}  {stock['label']}"
               + (f" ({stock['note']})" if stock.get("note") else ""))
-        print(f"{'':<11} {'accel':<8} {fmt(accel['total'])} {fmt(accel['user'])} "
+        print(f"{'':<13} {'accel':<8} {fmt(accel['total'])} {fmt(accel['user'])} "
               f"{fmt(accel_overhead)} {ratio:6.1f}x {rounds:>7} {int(accel['calls']):>11}  "
               f"{accel['label']}")
     print("\nratio: stock overhead / accelerated overhead, of the medians; rounds: the median of the "
           "per-round ratios")
     for name, _, accel in rows:
+        if "fresh_overhead" in accel:
+            print(f"{name}: accelerated overhead in a fresh interpreter (no fork server) "
+                  f"{accel['fresh_overhead']:.4f} s")
         if "floor" in accel:
             kind = "batch" if name == "batch" else "per-solution"
             print(f"{name} job vs the {kind} floor (minimal numpy GA, same rounds): floor "
                   f"{accel['floor']:.4f} s, accelerated total / floor total = "
                   f"{accel['total'] / accel['floor']:.2f} (medians), "
                   f"{accel['floor_round_ratio']:.2f} (median of the per-round ratios)")
+    for name, figures in parallel:
+        workers, mode = figures["workers"], figures["mode"]
+        print(f"\n{name}: {mode} workers, N = {workers} (the machine's CPUs); wall time of the whole run")
+        for key, label in (("stock", "stock, serial"), ("stock-N", f"stock, ['{mode}', {workers}]"),
+                           ("accel", "accelerated, serial"),
+                           ("accel-N", f"accelerated, ['{mode}', {workers}]")):
+            print(f"  {label:<32} {fmt(figures[key]['total'])} s")
+        ideal = figures["ideal"]
+        print(f"  {'ideal (serial user / N + overhead)':<32} {fmt(ideal)} s")
+        print(f"  accelerated parallel / ideal = {figures['accel-N']['total'] / ideal:.3f} "
+              f"(rounds {figures['vs_ideal_rounds']:.3f}); stock parallel / accelerated parallel = "
+              f"{figures['stock-N']['total'] / figures['accel-N']['total']:.2f} "
+              f"(rounds {figures['vs_stock_rounds']:.2f})")
     print(JOBS_LEGEND)
     return 0
 
 
-JOBS_LEGEND = "\n".join(f"  {name:<11} {text}" for name, text in JOBS.items())
+JOBS_LEGEND = "\n".join(f"  {name:<15} {text}" for name, text in JOBS.items())
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

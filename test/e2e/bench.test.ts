@@ -23,6 +23,7 @@ describe("npm run bench -- --smoke", () => {
     expect(code, out).toBe(0);
     for (const heading of ["## Service vs bare PyGAD", "## Gates", "## Webhooks", "## Load", "## Engine"]) expect(out).toContain(heading);
     expect(out).toMatch(/\| gated POST \/submissions \| [\d.]+ \|/);
-    expect(out).toMatch(/constraint\s+stock/);
+    expect(out).toMatch(/constraint100\s+stock/);
+    expect(out).toMatch(/accelerated parallel \/ ideal/);
   });
 });
