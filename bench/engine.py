@@ -332,12 +332,19 @@ def parallel_run(mode: str, workers: int | None, engine: str, size: int, generat
     params = dict(num_generations=generations, sol_per_pop=64, num_parents_mating=16, num_genes=20,
                   suppress_warnings=True, random_seed=seed, fitness_func=timer.fitness(slow),
                   parallel_processing=None if workers is None else [mode, workers])
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu_seconds()
     ga = build_ga(params) if engine == "accelerated" else pygad.GA(**params)
-    ga.run()
+    ga.run()  # its worker processes are reaped when it ends: their CPU is in _cpu_seconds()
     total = time.perf_counter() - start
-    return {"total": total, "user": timer.seconds, "label": engine_label(ga),
+    return {"total": total, "user": timer.seconds, "cpu": _cpu_seconds() - cpu, "label": engine_label(ga),
             "best": float(ga.best_solution(pop_fitness=ga.last_generation_fitness)[1])}
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process (all its threads) and of its reaped children (worker processes)."""
+    import resource
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def measure_parallel(name: str, repeat: int, quick: bool) -> dict:
@@ -353,7 +360,8 @@ def measure_parallel(name: str, repeat: int, quick: bool) -> dict:
         runs["accel-N"].append(parallel_run(mode, workers, "accelerated", size, generations, seed))
         assert runs["accel-N"][-1]["best"] == runs["accel"][-1]["best"], "parallel != serial"
     result = {key: {"total": median_of(value, "total"), "user": median_of(value, "user"),
-                    "label": value[0]["label"]} for key, value in runs.items()}
+                    "cpu": median_of(value, "cpu"), "label": value[0]["label"]}
+              for key, value in runs.items()}
     serial = result["accel"]
     result["ideal"] = serial["user"] / workers + (serial["total"] - serial["user"])
     result["workers"], result["mode"] = workers, mode
@@ -458,11 +466,12 @@ def main(argv: list[str]) -> int:
                   f"{accel['floor_round_ratio']:.2f} (median of the per-round ratios)")
     for name, figures in parallel:
         workers, mode = figures["workers"], figures["mode"]
-        print(f"\n{name}: {mode} workers, N = {workers} (the machine's CPUs); wall time of the whole run")
+        print(f"\n{name}: {mode} workers, N = {workers} (the machine's CPUs); the whole run: wall time, "
+              "CPU time of every process and thread")
         for key, label in (("stock", "stock, serial"), ("stock-N", f"stock, ['{mode}', {workers}]"),
                            ("accel", "accelerated, serial"),
                            ("accel-N", f"accelerated, ['{mode}', {workers}]")):
-            print(f"  {label:<32} {fmt(figures[key]['total'])} s")
+            print(f"  {label:<32} {fmt(figures[key]['total'])} s   CPU {fmt(figures[key]['cpu'])} s")
         ideal = figures["ideal"]
         print(f"  {'ideal (serial user / N + overhead)':<32} {fmt(ideal)} s")
         print(f"  accelerated parallel / ideal = {figures['accel-N']['total'] / ideal:.3f} "
