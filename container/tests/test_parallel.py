@@ -12,18 +12,13 @@ from typing import Any
 
 import pytest
 from conftest import IS_ROOT, params, run_child
+from test_hostile import requires
 
 from allele_worker import sandbox
 from allele_worker.sandbox.uids import pids_of_uids
 
 needs_root = pytest.mark.skipif(not IS_ROOT, reason="namespaces, uids and cgroups need a root worker")
 FORMS: list[Any] = [3, ["thread", 3], ["process", 3]]
-
-
-def requires(isolation: sandbox.Isolation, *measures: str) -> None:
-    missing = [m for m in measures if not getattr(isolation, m)]
-    if missing:
-        pytest.skip(f"this machine does not enforce {', '.join(missing)}: {'; '.join(isolation.notes)}")
 
 
 def job(body: str, parallel: Any, **overrides: Any) -> dict[str, Any]:
