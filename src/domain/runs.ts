@@ -75,7 +75,8 @@ export class MissingPopulation extends Error {}
 /** Builds the worker's start request for a claimed run and hands it to the runner. */
 export async function startRun(env: Bindings, { run, account }: ClaimedRun): Promise<"started" | "already"> {
   if (!account) throw new Error(`account ${run.accountId} of run ${run.id} is gone`);
-  const limits = limitsFor(env, account);
+  // Run caps follow how the run is paid (docs/api.md#payment).
+  const limits = limitsFor(env, account, run.paidWithCredits ? "credits" : "plan");
   let initialPopulationUrl: string | null = null;
   if (run.kind === "continue" && run.parentResultId) {
     if (!(await startPopulationFile(env, run))) throw new MissingPopulation(`the population of result ${run.parentResultId} is gone`);

@@ -118,7 +118,8 @@ export async function attemptDelivery(env: Bindings, deliveryId: string, deps: D
     await finish(env, delivery, "failed", now);
     return { kind: "skipped", reason: "webhook inactive" };
   }
-  if (now - Date.parse(delivery.createdAt) > MAX_DELIVERY_AGE_MS) {
+  // A re-sent delivery's series counts from its re-send (seriesStartedAt, seriesBase).
+  if (now - Date.parse(delivery.seriesStartedAt ?? delivery.createdAt) > MAX_DELIVERY_AGE_MS) {
     await finish(env, delivery, "failed", now);
     return { kind: "skipped", reason: "older than 24 hours" };
   }
@@ -135,6 +136,7 @@ export async function attemptDelivery(env: Bindings, deliveryId: string, deps: D
     .returning({ attemptCount: deliveries.attemptCount });
   if (claimed.length === 0) return { kind: "skipped", reason: "attempt already taken" };
   const attemptNo = claimed[0]!.attemptCount;
+  const inSeries = attemptNo - delivery.seriesBase;
 
   const headers = await deliveryHeaders({ secret: webhook.secret, body: delivery.body, eventId: delivery.eventId, eventType: delivery.eventType, now });
   const check = await checkWebhookUrl(webhook.url, deps.resolver, policyOf(env));
@@ -147,9 +149,9 @@ export async function attemptDelivery(env: Bindings, deliveryId: string, deps: D
   const doneIso = new Date(done).toISOString();
   const outcome: AttemptOutcome = ok
     ? { kind: "succeeded", attemptNo }
-    : attemptNo >= MAX_ATTEMPTS
+    : inSeries >= MAX_ATTEMPTS
       ? { kind: "failed", attemptNo }
-      : { kind: "retry", attemptNo, delaySeconds: RETRY_DELAYS_SECONDS[attemptNo - 1]! };
+      : { kind: "retry", attemptNo, delaySeconds: RETRY_DELAYS_SECONDS[inSeries - 1]! };
 
   const deliveryChange =
     outcome.kind === "retry"

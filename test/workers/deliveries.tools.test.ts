@@ -51,7 +51,7 @@ describe("Test", () => {
     );
     expect(received!.headers["x-event-type"]).toBe("webhook.test");
     const log = await deliveryLog(env, account.id, hook.id);
-    expect(log[0]).toMatchObject({ id: fired.delivery_id, status: "succeeded", is_test: true });
+    expect(log.rows[0]).toMatchObject({ id: fired.delivery_id, status: "succeeded", is_test: true });
   });
 
   it("accepts webhook.test itself and any subscribed type; refuses others, inactive webhooks and strangers", async () => {
