@@ -8,6 +8,7 @@ import { requestId } from "./http/middleware/request-id";
 import { accountRoutes } from "./http/routes/account";
 import { adminRoutes } from "./http/routes/admin";
 import { codeUploadsRoutes } from "./http/routes/code-uploads";
+import { deviceAuthRoutes } from "./http/routes/device-auth";
 import { benchRoutes } from "./http/routes/bench";
 import { internalRunsRoutes } from "./http/routes/internal-runs";
 import { resultsRoutes } from "./http/routes/results";
@@ -29,6 +30,13 @@ const METHODS: Record<string, string[]> = {
   "/api/v1/webhooks": ["GET", "POST"],
   "/api/v1/webhooks/:id": ["GET", "PATCH", "DELETE"],
   "/api/v1/webhooks/:id/rotate-secret": ["POST"],
+  "/api/v1/webhooks/:id/deliveries": ["GET"],
+  "/api/v1/webhooks/:id/deliveries/:delivery_id": ["GET"],
+  "/api/v1/webhooks/:id/test": ["POST"],
+  "/api/v1/webhooks/:id/deliveries/:delivery_id/replay": ["POST"],
+  "/api/v1/webhooks/:id/deliveries/:delivery_id/resend": ["POST"],
+  "/api/v1/auth/device/code": ["POST"],
+  "/api/v1/auth/device/token": ["POST"],
   "/api/v1/code-uploads": ["GET", "POST"],
   "/api/v1/code-uploads/:id": ["GET"],
 };
@@ -54,6 +62,8 @@ export function newApp() {
     const failing = Object.entries(checks).filter(([, check]) => check.status === "down").map(([part]) => part);
     return c.json(ready ? { status: "ok", checks } : { status: "unavailable", failing, checks }, ready ? 200 : 503);
   });
+  // No key: how a command-line client gets one (RFC 8628). Counted per IP like every request without a key.
+  app.route("/api/v1/auth/device", deviceAuthRoutes);
   app.route("/internal/v1/runs", internalRunsRoutes);
   app.route("/admin/v1", adminRoutes);
   app.route("/__bench", benchRoutes);

@@ -2,10 +2,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../context";
-import { ApiError, notFound } from "../../errors";
-import { withAdmission } from "../../admission/admission";
-import { addRun, assertNoLiveRun, enqueueRun } from "../../domain/submissions";
-import { POPULATION_FILE } from "../../domain/result-files";
+import { notFound } from "../../errors";
 import { nowIso } from "../../lib/ids";
 import { getDb } from "../../storage/db";
 import {
@@ -18,11 +15,12 @@ import {
   updateResult,
   type ResultOrdering,
 } from "../../storage/results";
-import { getSubmission } from "../../storage/submissions";
 import { requireScope } from "../middleware/auth";
 import { idempotent } from "../middleware/idempotency";
 import { bool, finiteNumber, isoDate, last, openCursor, paged, pageLinks, paging } from "../validation/list-query";
-import { continueSchema, mergeParameters } from "../validation/submission";
+import { continueSchema } from "../validation/submission";
+import { continueResult } from "../operations/runs";
+import { apiStarter } from "./starter";
 import { jsonBody, optionalJsonBody, query, text } from "../validation/validate";
 import { origin, resultFull, resultListItem, submissionUrls } from "../views";
 
@@ -112,14 +110,6 @@ export const resultsRoutes = new Hono<AppEnv>()
     const accountId = c.get("caller").accountId;
     const result = await getResult(db, accountId, c.req.param("id"));
     if (!result) throw notFound("result");
-    const submission = await getSubmission(db, accountId, result.submissionId);
-    if (!submission) throw new ApiError("invalid_state", "The submission of this result was deleted; it cannot be continued.");
-    assertNoLiveRun(submission);
-    if (!(await getResultFile(db, result.id, POPULATION_FILE))) {
-      throw new ApiError("invalid_state", "This result has no stored population to continue from.");
-    }
-    const parameters = mergeParameters(result.parameters, c.req.valid("json"));
-    const { id, runId } = await withAdmission(c.env, c.get("caller").account, parameters, c.get("deferredRate"), (runId) => addRun(c.env, submission, "continue", parameters, result.id, runId));
-    c.executionCtx.waitUntil(enqueueRun(c.env, runId));
+    const { id } = await continueResult(c.env, apiStarter(c), result, c.req.valid("json"));
     return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
   });

@@ -12,9 +12,10 @@ import { getResolver } from "../../webhooks/resolver";
 import { newSecret } from "../../webhooks/signing";
 import { checkWebhookUrl, policyOf } from "../../webhooks/url-safety";
 import { webhookView } from "../../webhooks/views";
+import { deliveryLog, fireTest, inspectDelivery, replayDelivery, resendDelivery, webhookDelivery } from "../../webhooks/tools";
 import { requireScope } from "../middleware/auth";
-import { openCursor, paged, pageLinks, paging } from "../validation/list-query";
-import { jsonBody, query, text } from "../validation/validate";
+import { last, openCursor, paged, pageLinks, paging } from "../validation/list-query";
+import { jsonBody, optionalJsonBody, query, text } from "../validation/validate";
 
 const fields = {
   url: z.string().min(1).max(2048),
@@ -41,6 +42,24 @@ const updateSchema = z.strictObject({
 });
 
 const listQuery = paged(z.strictObject({ ...paging }));
+
+const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
+/** The delivery log's query: paging and `status` (comma-separated delivery statuses). */
+export const deliveriesQuery = paged(
+  z.strictObject({
+    ...paging,
+    status: last(
+      z
+        .string()
+        .transform((csv) => csv.split(",").map((s) => s.trim()))
+        .refine((list) => list.every((s) => (DELIVERY_STATUSES as readonly string[]).includes(s)), `must be a comma-separated list of: ${DELIVERY_STATUSES.join(", ")}`)
+        .transform((list) => list as (typeof DELIVERY_STATUSES)[number][]),
+    ).optional(),
+  }),
+);
+
+/** The body of Test: which type the synthetic event imitates (webhook.test by default). */
+export const testBody = z.strictObject({ event_type: z.string().max(100).default("webhook.test") });
 
 /** 422 invalid_webhook_url (with details.reason) unless the URL is https and resolves only to public addresses. */
 async function safeUrl(env: Bindings, raw: string): Promise<string> {
@@ -116,4 +135,29 @@ export const webhooksRoutes = new Hono<AppEnv>()
     const row = await updateWebhook(getDb(c.env.DB), c.get("caller").accountId, c.req.param("id"), { secret: newSecret() }, nowIso());
     if (!row) throw notFound("webhook");
     return c.json(webhookView(row, { withSecret: true }));
+  })
+  // The delivery log and the dashboard's tools, for scripts too (docs/webhooks.md#dashboard-tools).
+  .get("/:id/deliveries", requireScope("webhooks:read"), query(deliveriesQuery), async (c) => {
+    const q = c.req.valid("query");
+    const accountId = c.get("caller").accountId;
+    const page = await deliveryLog(c.env, accountId, c.req.param("id"), { statuses: q.status, pageSize: q.page_size, cursor: await openCursor(c.env, accountId, q.cursor) });
+    return c.json({ results: page.rows, ...(await pageLinks(c, page)) });
+  })
+  .get("/:id/deliveries/:delivery_id", requireScope("webhooks:read"), async (c) => {
+    const accountId = c.get("caller").accountId;
+    const delivery = await webhookDelivery(c.env, accountId, c.req.param("id"), c.req.param("delivery_id"));
+    return c.json(await inspectDelivery(c.env, accountId, delivery.id));
+  })
+  .post("/:id/test", requireScope("webhooks:write"), optionalJsonBody(testBody), async (c) => {
+    return c.json(await fireTest(c.env, c.get("caller").accountId, c.req.param("id"), c.req.valid("json").event_type), 202);
+  })
+  .post("/:id/deliveries/:delivery_id/replay", requireScope("webhooks:write"), async (c) => {
+    const accountId = c.get("caller").accountId;
+    const delivery = await webhookDelivery(c.env, accountId, c.req.param("id"), c.req.param("delivery_id"));
+    return c.json(await replayDelivery(c.env, accountId, delivery.id), 202);
+  })
+  .post("/:id/deliveries/:delivery_id/resend", requireScope("webhooks:write"), async (c) => {
+    const accountId = c.get("caller").accountId;
+    const delivery = await webhookDelivery(c.env, accountId, c.req.param("id"), c.req.param("delivery_id"));
+    return c.json(await resendDelivery(c.env, accountId, delivery.id), 202);
   });
