@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { makePrivate, migrateLocal, ROOT, run, SDK_PYTHON, SDK_VENV, VENV, VENV_PYTHON } from "./lib.mjs";
+import { buildWeb } from "./build-web.mjs";
 
 if (process.env.ALLELE_SKIP_SETUP === "1") process.exit(0);
 
@@ -41,6 +42,9 @@ if (!existsSync(sdkStamp) || readFileSync(sdkStamp, "utf8") !== sdkDigest) {
 // A run's sandbox user (an unprivileged uid) loads Python and the worker package: readable by all, even
 // when this checkout was made under a private umask. (Nothing secret lives there.)
 run("chmod", ["-R", "a+rX", VENV, join(ROOT, "container", "allele_worker")]);
+
+console.log("setup: building the dashboard's assets (dist/web)");
+await buildWeb({ quiet: true });
 
 mkdirSync(join(ROOT, ".wrangler"), { recursive: true, mode: 0o700 });
 console.log("setup: applying D1 migrations to the local database");

@@ -14,6 +14,12 @@ import { internalRunsRoutes } from "./http/routes/internal-runs";
 import { resultsRoutes } from "./http/routes/results";
 import { submissionsRoutes } from "./http/routes/submissions";
 import { webhooksRoutes } from "./http/routes/webhooks";
+import { newWebApp, notFoundPage } from "./web/app";
+import type { WebEnv } from "./web/context";
+import type { Context } from "hono";
+
+/** Paths of the machine interfaces (JSON errors); everything else is the dashboard (HTML pages). */
+const MACHINE_PATHS = /^\/(api|admin|internal|__bench|__scheduled)(\/|$)/;
 
 /** Paths and the methods they answer; any other method on them is 405 with `Allow`. */
 const METHODS: Record<string, string[]> = {
@@ -45,7 +51,7 @@ export function newApp() {
   const app = new Hono<AppEnv>({ strict: false });
   app.use("*", requestId);
   app.onError(onError);
-  app.notFound(onNotFound);
+  app.notFound((c) => (MACHINE_PATHS.test(c.req.path) ? onNotFound(c) : notFoundPage(c as unknown as Context<WebEnv>)));
   // How each route's per-minute count is taken, where it is not up front (docs/decisions.md#write-rate-count):
   // the admitted writes count in their admission call, GET /account gets its usage from its count.
   app.on("POST", ["/api/v1/submissions", "/api/v1/submissions/:id/reexecute", "/api/v1/results/:id/continue"], countedBy("admission"));
@@ -76,6 +82,16 @@ export function newApp() {
   api.route("/webhooks", webhooksRoutes);
   api.route("/code-uploads", codeUploadsRoutes);
   app.route("/api/v1", api);
+
+  // The dashboard, on the same origin (docs/dashboard.md); its own error pages.
+  const web = newWebApp();
+  app.use("*", async (c, next) => {
+    if (MACHINE_PATHS.test(c.req.path)) return next();
+    // The page shows (and logs) the same request id as the response header.
+    const headers = new Headers(c.req.raw.headers);
+    headers.set("X-Request-Id", c.get("requestId"));
+    return web.fetch(new Request(c.req.raw, { headers }), c.env, c.executionCtx);
+  });
 
   return app;
 }

@@ -24,7 +24,7 @@ import { apiStarter } from "./starter";
 import { jsonBody, optionalJsonBody, query, text } from "../validation/validate";
 import { origin, resultFull, resultListItem, submissionUrls } from "../views";
 
-const listQuery = paged(
+export const resultsListQuery = paged(
   z.strictObject({
   ...paging,
   submission_id: last(z.string().min(1).max(64)).optional(),
@@ -37,12 +37,12 @@ const listQuery = paged(
   }),
 );
 
-const patchBody = z
+export const resultPatchBody = z
   .strictObject({ name: text(200).optional(), is_shared: z.boolean().optional() })
   .refine((b) => b.name !== undefined || b.is_shared !== undefined, { message: "send name and/or is_shared" });
 
 export const resultsRoutes = new Hono<AppEnv>()
-  .get("/", requireScope("results:read"), query(listQuery), async (c) => {
+  .get("/", requireScope("results:read"), query(resultsListQuery), async (c) => {
     const q = c.req.valid("query");
     const page = await listResults(
       getDb(c.env.DB),
@@ -70,7 +70,7 @@ export const resultsRoutes = new Hono<AppEnv>()
     if (!result) throw notFound("result");
     return c.json(resultFull(origin(c), result, await getResultFiles(db, result.id)));
   })
-  .patch("/:id", requireScope("results:write"), jsonBody(patchBody), async (c) => {
+  .patch("/:id", requireScope("results:write"), jsonBody(resultPatchBody), async (c) => {
     const db = getDb(c.env.DB);
     const accountId = c.get("caller").accountId;
     const result = await getResult(db, accountId, c.req.param("id"));

@@ -18,7 +18,7 @@ import { origin, submissionFull, submissionListItem, submissionUrls } from "../v
 
 const STATUSES: RunStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
 
-const listQuery = paged(
+export const submissionsListQuery = paged(
   z.strictObject({
   ...paging,
   status: last(
@@ -37,7 +37,7 @@ const listQuery = paged(
 );
 
 export const submissionsRoutes = new Hono<AppEnv>()
-  .get("/", requireScope("submissions:read"), query(listQuery), async (c) => {
+  .get("/", requireScope("submissions:read"), query(submissionsListQuery), async (c) => {
     const q = c.req.valid("query");
     const page = await listSubmissions(
       getDb(c.env.DB),
