@@ -16,6 +16,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** The client address (CF-Connecting-IP), which keys the per-IP window of calls without a valid key. */
   ip?: string;
+  /** "manual" to see a redirect rather than follow it (the dashboard's tests). */
+  redirect?: RequestRedirect;
 }
 
 export async function call(path: string, opts: CallOptions = {}): Promise<Response> {
@@ -27,7 +29,7 @@ export async function call(path: string, opts: CallOptions = {}): Promise<Respon
     body = JSON.stringify(opts.body);
     headers["Content-Type"] ??= "application/json";
   }
-  return worker.default.fetch(new Request(`${BASE}${path}`, { method: opts.method ?? (body !== undefined ? "POST" : "GET"), headers, body }));
+  return worker.default.fetch(new Request(`${BASE}${path}`, { method: opts.method ?? (body !== undefined ? "POST" : "GET"), headers, body, redirect: opts.redirect }));
 }
 
 export async function json<T = any>(res: Response): Promise<T> {
