@@ -33,7 +33,7 @@ export const clearSessionCookie = (c: Context<WebEnv>) => deleteCookie(c, SESSIO
 
 /** Leaves a message for the next page (after a redirect). */
 export function flash(c: Context<WebEnv>, kind: Flash["kind"], text: string) {
-  setCookie(c, FLASH_COOKIE, encodeURIComponent(JSON.stringify({ kind, text: text.slice(0, 600) })), { ...COOKIE, maxAge: 60 });
+  setCookie(c, FLASH_COOKIE, JSON.stringify({ kind, text: text.slice(0, 600) }), { ...COOKIE, maxAge: 60 });
 }
 
 /** Reads the session cookie, the flash message and the pre-sign-in CSRF cookie of every dashboard request. */
@@ -57,7 +57,7 @@ export const loadSession = createMiddleware<WebEnv>(async (c, next) => {
   let message: Flash | null = null;
   if (raw) {
     try {
-      const parsed = JSON.parse(decodeURIComponent(raw)) as Flash;
+      const parsed = JSON.parse(raw) as Flash;
       if ((parsed.kind === "notice" || parsed.kind === "error") && typeof parsed.text === "string") message = parsed;
     } catch {
       // a cookie we did not write

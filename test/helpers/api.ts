@@ -17,7 +17,7 @@ export interface CallOptions {
   /** The client address (CF-Connecting-IP), which keys the per-IP window of calls without a valid key. */
   ip?: string;
   /** "manual" to see a redirect rather than follow it (the dashboard's tests). */
-  redirect?: RequestRedirect;
+  redirect?: "follow" | "manual";
 }
 
 export async function call(path: string, opts: CallOptions = {}): Promise<Response> {

@@ -26,6 +26,12 @@ export class WebClient {
     return res;
   }
 
+  /** The message an action left for the next page (its flash cookie), or "". */
+  static flashOf(res: Response): string {
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith("__Host-allele_flash="));
+    return cookie ? (JSON.parse(decodeURIComponent(cookie.slice(cookie.indexOf("=") + 1, cookie.indexOf(";")))) as { text: string }).text : "";
+  }
+
   /** The page's CSRF token (the hidden `_csrf` field of its first form). */
   static csrfOf(html: string): string {
     const m = /name="_csrf" value="([^"]+)"/.exec(html);
