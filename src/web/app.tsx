@@ -3,6 +3,7 @@
 // Hono JSX; the assets under /assets are files of the Worker's static assets (built by
 // scripts/build-web.mjs from web/client), so nothing comes from another host (docs/architecture.md#dashboard).
 import { Hono, type Context } from "hono";
+import { contextStorage } from "hono/context-storage";
 import { translate } from "../http/error-handler";
 import { requestId } from "../http/middleware/request-id";
 import { ApiError } from "../errors";
@@ -36,7 +37,8 @@ export const notFoundPage = (c: Context<WebEnv>) => errorPage(new ApiError("not_
 export function newWebApp() {
   const web = new Hono<WebEnv>({ strict: false });
   web.onError(errorPage);
-  web.use("*", requestId as never, loadSession);
+  // contextStorage: the page shell reads the request's flash message (layout.tsx) without every page passing it.
+  web.use("*", contextStorage(), requestId as never, loadSession);
   web.get("/", (c) => c.redirect(c.get("session") ? "/submissions" : "/sign-in", 303));
   web.route("/", authRoutes);
   web.route("/", submissionRoutes);

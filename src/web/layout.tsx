@@ -2,7 +2,8 @@
 // The page shell of the dashboard and the small pieces every page uses. Server-rendered HTML; the
 // scripts under /assets (web/client, built by scripts/build-web.mjs) only enhance it.
 import type { Child, FC, PropsWithChildren } from "hono/jsx";
-import type { Flash } from "./context";
+import { getContext } from "hono/context-storage";
+import type { Flash, WebEnv } from "./context";
 import type { Session } from "../domain/sessions";
 
 export interface PageProps {
@@ -23,7 +24,16 @@ const NAV: [NonNullable<PageProps["section"]>, string, string][] = [
   ["account", "/account", "Account"],
 ];
 
-export const Layout: FC<PropsWithChildren<PageProps>> = ({ title, session, flash, scripts = [], section, children }) => (
+/** The message the previous request left (web/session.ts flash), read from the request being rendered. */
+function currentFlash(): Flash | null {
+  try {
+    return getContext<WebEnv>().get("flash") ?? null;
+  } catch {
+    return null; // rendered outside a request (never in the Worker)
+  }
+}
+
+export const Layout: FC<PropsWithChildren<PageProps>> = ({ title, session, flash = currentFlash(), scripts = [], section, children }) => (
   <html lang="en">
     <head>
       <meta charset="utf-8" />

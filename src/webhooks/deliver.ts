@@ -2,6 +2,7 @@
 // resolved again), claim attempt N exactly once, POST the stored body with a fresh timestamp and
 // signature, no redirects, 10 s timeout; record the attempt and decide: done, retry later, or failed.
 import { and, eq, sql } from "drizzle-orm";
+import { config } from "../config";
 import type { Bindings } from "../env";
 import { getDb } from "../storage/db";
 import { deliveries, deliveryAttempts, webhooks } from "../storage/schema";
@@ -25,9 +26,11 @@ export interface DeliveryDeps {
   resolver: Resolver;
   now: () => number;
   timeoutMs: number;
+  /** Delays before attempts 2..6 (RETRY_DELAYS_SECONDS unless WEBHOOK_RETRY_DELAYS says otherwise). */
+  retryDelays?: readonly number[];
 }
 
-export const defaultDeps = (env: Bindings): DeliveryDeps => ({ resolver: getResolver(env), now: Date.now, timeoutMs: DELIVERY_TIMEOUT_MS });
+export const defaultDeps = (env: Bindings): DeliveryDeps => ({ resolver: getResolver(env), now: Date.now, timeoutMs: DELIVERY_TIMEOUT_MS, retryDelays: config(env).webhookRetryDelays });
 
 export type AttemptOutcome =
   | { kind: "skipped"; reason: string }
@@ -151,7 +154,7 @@ export async function attemptDelivery(env: Bindings, deliveryId: string, deps: D
     ? { kind: "succeeded", attemptNo }
     : inSeries >= MAX_ATTEMPTS
       ? { kind: "failed", attemptNo }
-      : { kind: "retry", attemptNo, delaySeconds: RETRY_DELAYS_SECONDS[inSeries - 1]! };
+      : { kind: "retry", attemptNo, delaySeconds: (deps.retryDelays ?? RETRY_DELAYS_SECONDS)[inSeries - 1]! };
 
   const deliveryChange =
     outcome.kind === "retry"

@@ -122,6 +122,10 @@ describe("website runs", () => {
     expect(again.status).toBe(303);
     expect(WebClient.flashOf(again)).toContain("invalid_state");
     expect((await web.post(`/submissions/${id}/cancel`)).status).toBe(303);
+    // The next page shows the action's message once.
+    const after = await (await web.request(`/submissions/${id}`)).text();
+    expect(after).toContain('<p class="flash notice" role="status">The run was cancelled.</p>');
+    expect(await (await web.request(`/submissions/${id}`)).text()).not.toContain("The run was cancelled.");
     expect((await json(await web.request(`/submissions/${id}/live`))).status).toBe("cancelled");
     const rerun = await web.post(`/submissions/${id}/reexecute`, { payment: "credits", num_generations: "7" });
     expect(WebClient.flashOf(rerun)).toContain("A new run is queued");

@@ -29,8 +29,10 @@ function suggest(textarea: HTMLTextAreaElement, source: string) {
   const names = textarea.name === "gene_constraint" ? [...assigned, ...functions] : [...functions, ...assigned];
   const list = document.getElementById(`${entry.id}-names`);
   if (list) list.replaceChildren(...[...new Set(names)].map((n) => Object.assign(document.createElement("option"), { value: n })));
-  // The suggestion fills the field while the person has not typed a name of their own.
-  if ((entry.value === "" || entry.dataset.suggested === entry.value) && names[0] && entry.value !== names[0]) {
+  // The suggestion fills the field while the person has not typed a name of their own (an initial value
+  // that the code defines counts as a suggestion).
+  if (entry.dataset.suggested === undefined && names.includes(entry.value)) entry.dataset.suggested = entry.value;
+  if ((entry.value === "" || entry.dataset.suggested === entry.value) && names[0]) {
     entry.value = names[0];
     entry.dataset.suggested = names[0];
   }
