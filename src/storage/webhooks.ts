@@ -124,7 +124,8 @@ export async function restartDelivery(db: Db, id: string, now: string): Promise<
     .set({
       status: "pending",
       nextAttemptAt: now,
-      enqueuedAt: now,
+      // Not enqueued yet: enqueueDeliveries claims it (or the cron does, if the send is lost).
+      enqueuedAt: null,
       seriesStartedAt: now,
       seriesBase: sql`${deliveries.attemptCount}`,
       resendCount: sql`${deliveries.resendCount} + 1`,

@@ -144,7 +144,8 @@ function DetailPage(p: {
   const base = `/webhooks/${w.id}`;
   return (
     <Layout title="Webhook" session={p.session} section="webhooks">
-      <div class="title-row">
+      {/* After a create or a rotation (a POST), the address bar is set to the webhook's own page by the client script. */}
+      <div class="title-row" data-canonical={`/webhooks/${w.id}`}>
         <h1>{w.description || "Webhook"}</h1>
         <span class={`status ${w.isActive ? "s-succeeded" : "s-cancelled"}`}>{w.isActive ? "active" : "inactive"}</span>
       </div>

@@ -104,6 +104,13 @@ function initTimes() {
   }
 }
 
+/** A page rendered by a POST (a secret shown once) gets its own address, so a reload does not post again. */
+function initCanonical() {
+  const canonical = document.querySelector<HTMLElement>("[data-canonical]")?.dataset.canonical;
+  if (canonical && window.location.pathname !== canonical) history.replaceState(null, "", canonical);
+}
+
+initCanonical();
 initTimes();
 initCharts();
 initLive();
