@@ -371,7 +371,9 @@ function DetailPage(p: { env: Bindings; session: Session; s: SubmissionRow; run:
     <Layout title={s.name || s.id} session={p.session} section="submissions" scripts={["editor"]}>
       <div class="title-row">
         <h1>{s.name || <span class="muted">(unnamed)</span>}</h1>
-        <Status status={s.status} />
+        <span class={`status s-${s.status}`} data-live-badge>
+          {s.status}
+        </span>
       </div>
       <p class="muted">
         Submission <code>{s.id}</code> · source {s.source} · created <Time iso={s.createdAt} />

@@ -43,6 +43,11 @@ function initLive() {
       if (!res.ok) throw new Error(String(res.status));
       const live = (await res.json()) as Live;
       set("status", live.status);
+      const badge = document.querySelector<HTMLElement>("[data-live-badge]");
+      if (badge && badge.textContent !== live.status) {
+        badge.textContent = live.status;
+        badge.className = `status s-${live.status}`;
+      }
       set("generations", String(live.generations_completed ?? 0));
       set("total", String(live.num_generations ?? "?"));
       set("fitness", fmt(live.best_solution_fitness));
