@@ -5,9 +5,8 @@
 import { sha256Hex } from "../lib/crypto";
 import { newId, nowIso, randomBase62 } from "../lib/ids";
 import type { Db } from "../storage/db";
-import { insertKey } from "../storage/keys";
 import { decideDeviceCode, findDeviceCode, findPendingUserCode, insertDeviceCode, markIssued, recordPoll, type DeviceCodeRow } from "../storage/sessions";
-import { generateKey } from "./keys";
+import { generateKey, issueKey } from "./keys";
 
 export const DEVICE_CODE_TTL_SECONDS = 900;
 export const POLL_INTERVAL_SECONDS = 5;
@@ -78,11 +77,10 @@ export async function pollDeviceToken(db: Db, deviceCode: string): Promise<PollO
 }
 
 async function issue(db: Db, row: DeviceCodeRow): Promise<PollOutcome> {
-  const { key, prefix } = generateKey();
-  if (!row.accountId || !row.scopes || !(await markIssued(db, row.id, prefix))) return fail("invalid_grant", "This device code was already used.");
-  const name = row.keyName ?? "device";
-  await insertKey(db, { id: newId(), accountId: row.accountId, prefix, keyHash: await sha256Hex(key), name, scopes: row.scopes, expiresAt: null, createdAt: nowIso() });
-  return { kind: "issued", key, prefix, scopes: row.scopes, name };
+  const generated = generateKey();
+  if (!row.accountId || !row.scopes || !(await markIssued(db, row.id, generated.prefix))) return fail("invalid_grant", "This device code was already used.");
+  const issued = await issueKey(db, row.accountId, row.keyName ?? "device", row.scopes, null, generated);
+  return { kind: "issued", key: issued.key, prefix: issued.prefix, scopes: issued.scopes, name: issued.name };
 }
 
 /** The pending authorization a person typed the user code of, or undefined (unknown, decided or expired). */

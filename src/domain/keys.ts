@@ -26,9 +26,12 @@ export function keyPrefix(key: string): string | null {
   return KEY_PATTERN.exec(key)?.[1] ?? null;
 }
 
-/** Issues a new key of the account (the secret is returned once; only its SHA-256 is stored). */
-export async function issueKey(db: Db, accountId: string, name: string, scopes: string[], expiresAt: string | null) {
-  const { key, prefix } = generateKey();
+/**
+ * Issues a new key of the account (the secret is returned once; only its SHA-256 is stored). `generated`
+ * is the key when the caller needed its prefix first (a device login records it before the insert).
+ */
+export async function issueKey(db: Db, accountId: string, name: string, scopes: string[], expiresAt: string | null, generated = generateKey()) {
+  const { key, prefix } = generated;
   await insertKey(db, { id: newId(), accountId, prefix, keyHash: await sha256Hex(key), name, scopes, expiresAt, createdAt: nowIso() });
   return { key, prefix, name, scopes, expires_at: expiresAt };
 }

@@ -91,6 +91,20 @@ export function resultFull(origin: string, r: ResultRow, files: ResultFileRow[])
   };
 }
 
+/** A result file as a download (docs/api.md#result-files): the API's and the dashboard's. */
+export function fileResponse(file: ResultFileRow, object: R2ObjectBody, requestId: string): Response {
+  return new Response(object.body, {
+    headers: {
+      "Content-Type": file.contentType,
+      "Content-Length": String(object.size),
+      "Content-Disposition": `attachment; filename="${file.name}"`,
+      ETag: object.httpEtag,
+      "X-Content-Type-Options": "nosniff",
+      "X-Request-Id": requestId,
+    },
+  });
+}
+
 /** An account: plan, overrides, balances (currency units) and the limits in force for its API runs. */
 export function accountView(env: Bindings, a: AccountRow) {
   return {

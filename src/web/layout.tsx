@@ -132,6 +132,32 @@ export const Pager: FC<{ base: string; next: string | null; previous: string | n
     </nav>
   ) : null;
 
+/** A text or date filter of a list's filter form. */
+export const FilterInput: FC<{ name: string; label: string; value?: string; type?: "text" | "date"; decimal?: boolean }> = (p) => (
+  <div>
+    <label for={`q-${p.name}`}>{p.label}</label>
+    <input id={`q-${p.name}`} name={p.name} type={p.type ?? "text"} value={p.value ?? ""} inputmode={p.decimal ? "decimal" : undefined} maxlength={p.type === "date" ? undefined : 100} />
+  </div>
+);
+
+/** A choice among values of a list's filter form; `any` adds an empty choice (no filter). */
+export const FilterSelect: FC<{ name: string; label: string; value?: string; options: (string | [string, string])[]; any?: boolean }> = (p) => (
+  <div>
+    <label for={`q-${p.name}`}>{p.label}</label>
+    <select id={`q-${p.name}`} name={p.name}>
+      {p.any && <option value="">any</option>}
+      {p.options.map((o) => {
+        const [value, text] = typeof o === "string" ? [o, o] : o;
+        return (
+          <option value={value} selected={p.value === value}>
+            {text}
+          </option>
+        );
+      })}
+    </select>
+  </div>
+);
+
 /** A definition list of label → value pairs (generic, so fields added to the API render too). */
 export const Facts: FC<{ items: [string, Child][] }> = ({ items }) => (
   <dl class="facts">

@@ -21,8 +21,9 @@ import type { Bindings } from "../env";
 import { act, formOf, paymentOf, webStarter } from "./actions";
 import { chainOf, curves, type ChartData } from "./charts";
 import type { WebEnv } from "./context";
-import { ActionButton, Csrf, Facts, fmtNumber, Layout, Pager, plain, Time } from "./layout";
+import { ActionButton, Csrf, Facts, FilterInput, FilterSelect, fmtNumber, Layout, Pager, plain, Time } from "./layout";
 import { listQueryOf } from "./lists";
+import { fileResponse } from "../http/views";
 import { protectChange, requireSession } from "./session";
 import { Chart } from "./submissions";
 
@@ -35,48 +36,13 @@ function ListPage(p: { session: Session; rows: ResultRow[]; raw: Record<string, 
     <Layout title="Results" session={p.session} section="results">
       <h1>Results</h1>
       <form method="get" action="/results" class="filters" aria-label="Filter results">
-        <div>
-          <label for="q-sub">Submission id</label>
-          <input id="q-sub" name="submission_id" value={f.submission_id ?? ""} />
-        </div>
-        <div>
-          <label for="q-shared">Shared</label>
-          <select id="q-shared" name="is_shared">
-            <option value="">any</option>
-            <option value="true" selected={f.is_shared === "true"}>
-              shared
-            </option>
-            <option value="false" selected={f.is_shared === "false"}>
-              private
-            </option>
-          </select>
-        </div>
-        <div>
-          <label for="q-min">Fitness at least</label>
-          <input id="q-min" name="min_fitness" value={f.min_fitness ?? ""} inputmode="decimal" />
-        </div>
-        <div>
-          <label for="q-max">Fitness at most</label>
-          <input id="q-max" name="max_fitness" value={f.max_fitness ?? ""} inputmode="decimal" />
-        </div>
-        <div>
-          <label for="q-after">Created after</label>
-          <input id="q-after" name="created_after" type="date" value={f.created_after ?? ""} />
-        </div>
-        <div>
-          <label for="q-before">Created before</label>
-          <input id="q-before" name="created_before" type="date" value={f.created_before ?? ""} />
-        </div>
-        <div>
-          <label for="q-order">Order</label>
-          <select id="q-order" name="ordering">
-            {Object.keys(RESULT_ORDERINGS).map((o) => (
-              <option value={o} selected={(f.ordering ?? "-created_at") === o}>
-                {o}
-              </option>
-            ))}
-          </select>
-        </div>
+        <FilterInput name="submission_id" label="Submission id" value={f.submission_id} />
+        <FilterSelect name="is_shared" label="Shared" value={f.is_shared} options={[["true", "shared"], ["false", "private"]]} any />
+        <FilterInput name="min_fitness" label="Fitness at least" value={f.min_fitness} decimal />
+        <FilterInput name="max_fitness" label="Fitness at most" value={f.max_fitness} decimal />
+        <FilterInput name="created_after" label="Created after" type="date" value={f.created_after} />
+        <FilterInput name="created_before" label="Created before" type="date" value={f.created_before} />
+        <FilterSelect name="ordering" label="Order" value={f.ordering ?? "-created_at"} options={Object.keys(RESULT_ORDERINGS)} />
         <button type="submit">Apply</button>
       </form>
       {p.error && (
@@ -295,16 +261,7 @@ async function ownResult(c: Context<WebEnv>): Promise<ResultRow> {
 async function download(env: Bindings, file: ResultFileRow | undefined, requestId: string) {
   const object = file ? await env.FILES.get(file.r2Key) : null;
   if (!file || !object) throw notFound("file");
-  return new Response(object.body, {
-    headers: {
-      "Content-Type": file.contentType,
-      "Content-Length": String(object.size),
-      "Content-Disposition": `attachment; filename="${file.name}"`,
-      "X-Content-Type-Options": "nosniff",
-      "Cache-Control": "no-store",
-      "X-Request-Id": requestId,
-    },
-  });
+  return fileResponse(file, object, requestId);
 }
 
 export const resultRoutes = new Hono<WebEnv>()

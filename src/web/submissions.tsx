@@ -21,7 +21,7 @@ import type { Bindings } from "../env";
 import { act, formOf, paymentOf, refusalText, webStarter } from "./actions";
 import { curves, scriptJson, type ChartData } from "./charts";
 import type { WebEnv } from "./context";
-import { ActionButton, Csrf, Facts, fmtNumber, Layout, money, Pager, plain, Status, Time } from "./layout";
+import { ActionButton, Csrf, Facts, FilterInput, FilterSelect, fmtNumber, Layout, money, Pager, plain, Status, Time } from "./layout";
 import { listQueryOf } from "./lists";
 import { protectChange, requireSession } from "./session";
 import { bodyToForm, formToBody, FORM_FIELDS, GROUPS, initialValues, type FormField, type FormValues } from "./submission-form";
@@ -252,50 +252,12 @@ function ListPage(p: { session: Session; rows: SubmissionRow[]; raw: Record<stri
         </a>
       </div>
       <form method="get" action="/submissions" class="filters" aria-label="Filter submissions">
-        <div>
-          <label for="q-name">Name contains</label>
-          <input id="q-name" name="name_contains" value={f.name_contains ?? ""} maxlength={100} />
-        </div>
-        <div>
-          <label for="q-status">Status</label>
-          <select id="q-status" name="status">
-            <option value="">any</option>
-            {STATUSES.map((s) => (
-              <option value={s} selected={f.status === s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label for="q-source">Source</label>
-          <select id="q-source" name="source">
-            <option value="">any</option>
-            {["api", "web"].map((s) => (
-              <option value={s} selected={f.source === s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label for="q-after">Created after</label>
-          <input id="q-after" name="created_after" type="date" value={f.created_after ?? ""} />
-        </div>
-        <div>
-          <label for="q-before">Created before</label>
-          <input id="q-before" name="created_before" type="date" value={f.created_before ?? ""} />
-        </div>
-        <div>
-          <label for="q-order">Order</label>
-          <select id="q-order" name="ordering">
-            {Object.keys(SUBMISSION_ORDERINGS).map((o) => (
-              <option value={o} selected={(f.ordering ?? "-created_at") === o}>
-                {o}
-              </option>
-            ))}
-          </select>
-        </div>
+        <FilterInput name="name_contains" label="Name contains" value={f.name_contains} />
+        <FilterSelect name="status" label="Status" value={f.status} options={STATUSES} any />
+        <FilterSelect name="source" label="Source" value={f.source} options={["api", "web"]} any />
+        <FilterInput name="created_after" label="Created after" type="date" value={f.created_after} />
+        <FilterInput name="created_before" label="Created before" type="date" value={f.created_before} />
+        <FilterSelect name="ordering" label="Order" value={f.ordering ?? "-created_at"} options={Object.keys(SUBMISSION_ORDERINGS)} />
         <button type="submit">Apply</button>
       </form>
       {p.error && (

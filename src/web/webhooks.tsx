@@ -18,7 +18,7 @@ import { deliveryView } from "../webhooks/views";
 import type { Session } from "../domain/sessions";
 import { act, formOf, refusalText } from "./actions";
 import type { WebEnv } from "./context";
-import { ActionButton, Csrf, Facts, Layout, Pager, Status, Time } from "./layout";
+import { ActionButton, Csrf, Facts, FilterSelect, Layout, Pager, Status, Time } from "./layout";
 import { listQueryOf } from "./lists";
 import { flash, protectChange, requireSession } from "./session";
 
@@ -195,17 +195,7 @@ function DetailPage(p: {
       <section aria-labelledby="log-h">
         <h2 id="log-h">Deliveries</h2>
         <form method="get" action={base} class="filters" aria-label="Filter deliveries">
-          <div>
-            <label for="d-status">Status</label>
-            <select id="d-status" name="status">
-              <option value="">any</option>
-              {DELIVERY_STATUSES.map((s) => (
-                <option value={s} selected={p.statusFilter === s}>
-                  {s}
-                </option>
-              ))}
-            </select>
-          </div>
+          <FilterSelect name="status" label="Status" value={p.statusFilter} options={[...DELIVERY_STATUSES]} any />
           <button type="submit">Filter</button>
         </form>
         {p.deliveries.length === 0 ? (

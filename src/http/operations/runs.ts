@@ -13,7 +13,7 @@ import type { AccountRow } from "../../storage/accounts";
 import { getDb } from "../../storage/db";
 import { getResultFile, type ResultRow } from "../../storage/results";
 import { getSubmission, type SubmissionRow } from "../../storage/submissions";
-import { CODE_FIELDS, checkEntrySymbols, mergeParameters, refuseUnsupported, type createSubmissionSchema } from "../validation/submission";
+import { CODE_FIELDS, checkEntrySymbols, mergeParameters, refuseUnsupported, type createSubmissionSchema, type GaParameters } from "../validation/submission";
 import type { z } from "zod";
 
 /** Who starts the run and how: the account (as read at the start of the request), where it comes from and how it is paid. */
@@ -49,20 +49,24 @@ export async function startSubmission(env: Bindings, who: Starter, validated: Cr
   return created;
 }
 
-/** Runs a submission again with its creation parameters and `overrides`. */
-export async function reexecuteSubmission(env: Bindings, who: Starter, submission: SubmissionRow, overrides: Record<string, unknown>) {
-  assertNoLiveRun(submission);
-  const parameters = mergeParameters(submission.parameters, overrides);
+/** Admits and adds a run of `kind` to an idle submission, then puts it on the queue. */
+async function admitRun(env: Bindings, who: Starter, submission: SubmissionRow, kind: "reexecute" | "continue", parameters: GaParameters, parentResultId: string | null) {
   const added = await withAdmission(
     env,
     who.account,
     parameters,
     who.deferredRate,
-    (runId) => addRun(env, submission, "reexecute", parameters, null, runId, who.payment === "credits"),
+    (runId) => addRun(env, submission, kind, parameters, parentResultId, runId, who.payment === "credits"),
     who.payment,
   );
   who.waitUntil(enqueueRun(env, added.runId));
   return added;
+}
+
+/** Runs a submission again with its creation parameters and `overrides`. */
+export async function reexecuteSubmission(env: Bindings, who: Starter, submission: SubmissionRow, overrides: Record<string, unknown>) {
+  assertNoLiveRun(submission);
+  return admitRun(env, who, submission, "reexecute", mergeParameters(submission.parameters, overrides), null);
 }
 
 /** Continues a result from its final population with `overrides` (its submission must exist and be idle). */
@@ -74,15 +78,5 @@ export async function continueResult(env: Bindings, who: Starter, result: Result
   if (!(await getResultFile(db, result.id, POPULATION_FILE))) {
     throw new ApiError("invalid_state", "This result has no stored population to continue from.");
   }
-  const parameters = mergeParameters(result.parameters, overrides);
-  const added = await withAdmission(
-    env,
-    who.account,
-    parameters,
-    who.deferredRate,
-    (runId) => addRun(env, submission, "continue", parameters, result.id, runId, who.payment === "credits"),
-    who.payment,
-  );
-  who.waitUntil(enqueueRun(env, added.runId));
-  return added;
+  return admitRun(env, who, submission, "continue", mergeParameters(result.parameters, overrides), result.id);
 }

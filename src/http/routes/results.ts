@@ -22,7 +22,7 @@ import { continueSchema } from "../validation/submission";
 import { continueResult } from "../operations/runs";
 import { apiStarter } from "./starter";
 import { jsonBody, optionalJsonBody, query, text } from "../validation/validate";
-import { origin, resultFull, resultListItem, submissionUrls } from "../views";
+import { fileResponse, origin, resultFull, resultListItem, submissionUrls } from "../views";
 
 export const resultsListQuery = paged(
   z.strictObject({
@@ -95,15 +95,7 @@ export const resultsRoutes = new Hono<AppEnv>()
     const file = await getResultFile(db, result.id, c.req.param("name"));
     const object = file ? await c.env.FILES.get(file.r2Key) : null;
     if (!file || !object) throw notFound("file");
-    return new Response(object.body, {
-      headers: {
-        "Content-Type": file.contentType,
-        "Content-Length": String(object.size),
-        "Content-Disposition": `attachment; filename="${file.name}"`,
-        ETag: object.httpEtag,
-        "X-Request-Id": c.get("requestId"),
-      },
-    });
+    return fileResponse(file, object, c.get("requestId"));
   })
   .post("/:id/continue", requireScope("submissions:write"), optionalJsonBody(continueSchema), idempotent, async (c) => {
     const db = getDb(c.env.DB);
