@@ -47,6 +47,8 @@ async function createWebhook(path: string, description: string): Promise<string>
   await page.getByLabel("Description (optional)").fill(description);
   await page.getByRole("button", { name: "Create webhook" }).click();
   await eventually(() => page.locator("#secret-value").count()).toBe(1);
+  // The page takes the webhook's own address (a reload must not post the form again).
+  await page.waitForURL(/\/webhooks\/[0-9A-Za-z]{12}$/);
   return (await page.locator("#secret-value").textContent())!.trim();
 }
 
