@@ -36,6 +36,20 @@ export function flash(c: Context<WebEnv>, kind: Flash["kind"], text: string) {
   setCookie(c, FLASH_COOKIE, JSON.stringify({ kind, text: text.slice(0, 600) }), { ...COOKIE, maxAge: 60 });
 }
 
+/**
+ * Every dashboard response: not cached; scripts, styles, images and requests only from this origin (the
+ * editor injects its own <style> elements, hence 'unsafe-inline' for styles only); never framed by another
+ * site (one-click actions); no Referer leaving the site (a sign-in link's token is in its path).
+ */
+const PAGE_HEADERS = {
+  "Cache-Control": "no-store",
+  "Content-Security-Policy":
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  "X-Frame-Options": "DENY",
+  "Referrer-Policy": "same-origin",
+  "X-Content-Type-Options": "nosniff",
+};
+
 /** Reads the session cookie, the flash message and the pre-sign-in CSRF cookie of every dashboard request. */
 export const loadSession = createMiddleware<WebEnv>(async (c, next) => {
   const token = getCookie(c, SESSION_COOKIE);
@@ -71,7 +85,7 @@ export const loadSession = createMiddleware<WebEnv>(async (c, next) => {
     setCookie(c, PRE_CSRF_COOKIE, pre, { ...COOKIE, maxAge: 3600 });
   }
   c.set("preCsrf", pre);
-  c.header("Cache-Control", "no-store");
+  for (const [name, value] of Object.entries(PAGE_HEADERS)) c.header(name, value);
   await next();
 });
 

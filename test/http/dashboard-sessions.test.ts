@@ -31,6 +31,12 @@ describe("sign in with an API key", () => {
     const page = await web.request("/submissions");
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("Submissions");
+    // Pages come only with this origin's scripts, are never framed by another site, and keep their Referer in.
+    expect(page.headers.get("Content-Security-Policy")).toContain("script-src 'self'");
+    expect(page.headers.get("Content-Security-Policy")).toContain("frame-ancestors 'none'");
+    expect(page.headers.get("X-Frame-Options")).toBe("DENY");
+    expect(page.headers.get("Referrer-Policy")).toBe("same-origin");
+    expect(page.headers.get("Cache-Control")).toBe("no-store");
   });
 
   it("refuses a wrong key with a 401 page and no session; pages without a session send to the sign-in page", async () => {
