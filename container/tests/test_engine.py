@@ -553,7 +553,7 @@ def test_uncovered_configurations_run_stock_pygad(overrides, reason):
     ({"gene_space": [[0, 1]] * 8, "gene_type": int}, "accelerated:sss+single_point+random=pygad"),
     ({"gene_space": {"low": 0, "high": 10, "step": 2}}, "accelerated:sss+single_point+random=pygad"),
     ({"mutation_type": "swap", "crossover_type": None},
-     "accelerated:sss+None+swap=pygad"),
+     "accelerated:sss+none+swap=pygad"),
     ({"parent_selection_type": "tournament", "crossover_type": "uniform"},
      "accelerated:tournament+uniform+random"),
 ])
