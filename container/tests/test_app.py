@@ -79,7 +79,8 @@ def test_run_reports_progress_and_complete(client, fake_worker):
     assert complete["path"] == "/internal/v1/runs/runAAA000001/complete"
     report = complete["body"]
     assert report["status"] == "succeeded" and report["result"]["generations_completed"] == 30
-    assert set(report) == {"status", "result", "error", "metrics", "output", "engine"}
+    assert set(report) == {"status", "result", "error", "metrics", "output", "engine", "warnings",
+                           "progress"}
     assert "population" not in report["result"]
     # the final population went first, by its own PUT
     paths = fake_worker.paths()
