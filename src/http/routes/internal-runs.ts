@@ -130,7 +130,7 @@ const UNREADABLE = {
   error: { code: "internal_error", message: "The GA worker sent a completion report the service could not read." },
 } as const;
 
-/** The run's end as the report says it (docs/runner-protocol.md#complete). */
+/** The run's end as the completion report says it (docs/runner-protocol.md). */
 function completionOutcome(body: z.output<typeof completeBody>): RunOutcome {
   const base = { metrics: body.metrics, output: body.output ?? null, engine: body.engine ?? null, warnings: body.warnings ?? [] };
   const r = body.result;
