@@ -20,7 +20,9 @@ import math
 import signal
 from typing import Any
 
+from .jobs import MAX_OBJECTIVES
 from .sandbox import Limits, ProcessReport
+from .warning_tally import MAX_DISTINCT, MESSAGE_LIMIT
 
 __all__ = ["ERROR_CODES", "STOPPED_REASONS", "fold", "metrics", "validate_outcome"]
 
@@ -29,9 +31,7 @@ ERROR_CODES = ("code_error", "time_limit_exceeded", "memory_limit_exceeded",
 STOPPED_REASONS = ("completed", "stop_criteria", "callback_stop", "time_cap", "memory_cap")
 ENGINE = "pygad"  # when the child did not say (killed, or failed before its GA was built)
 _ENGINE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_:+=-.")
-MAX_OBJECTIVES = 1000  # as jobs.MAX_OBJECTIVES: a fitness answer of more values fails at its first call
-MAX_WARNINGS = 51      # warning_tally.MAX_DISTINCT templates and one entry for the others
-WARNING_CHARS = 500
+MAX_WARNINGS = MAX_DISTINCT + 1  # the templates kept and one entry for the others
 
 
 def _engine(message: dict[str, Any]) -> str:
@@ -127,7 +127,7 @@ def _warnings(message: dict[str, Any]) -> list[dict[str, Any]]:
     if not all(isinstance(w, dict) and isinstance(w.get("message"), str) and _int(w.get("count"), 1)
                for w in value):
         return []
-    return [{"message": w["message"][:WARNING_CHARS], "count": w["count"]} for w in value]
+    return [{"message": w["message"][:MESSAGE_LIMIT], "count": w["count"]} for w in value]
 
 
 def _progress(message: dict[str, Any]) -> dict[str, Any] | None:
