@@ -311,6 +311,13 @@ def test_pareto_front_of_known_points():
     assert objectives.distinct_rows(population, np.array([0, 1, 2, 4])).tolist() == [0, 1, 4]
 
 
+def test_nsga2_with_one_objective_is_pygads_clear_error():
+    outcome = execute(params(random_seed=1, parent_selection_type="nsga2"))
+    assert outcome["status"] == "failed" and outcome["error"]["code"] == "code_error"
+    assert outcome["error"]["message"].startswith("TypeError: Incorrect parent selection type.")
+    assert "only works for multi-objective" in outcome["error"]["message"]
+
+
 def test_a_one_value_array_fitness_is_one_objective():
     job = params(random_seed=2, fitness_func=(
         "import numpy\ndef fitness(ga, solution, idx):\n    return numpy.array([-float((solution ** 2).sum())])\n"))
