@@ -348,6 +348,18 @@ def test_multi_objective_quality_short():
     assert "not worse" in answer.stdout and answer.stdout.count("3/3") == 2  # identical fronts
 
 
+def test_multi_objective_fronts_come_close_to_the_true_ones(monkeypatch):
+    """One seed of the full quality run, the service's path only: ZDT1's front within IGD 0.05 of the
+    true front, DTLZ2's within a mean distance of 0.05 to the unit sphere, after 200 generations."""
+    monkeypatch.syspath_prepend(str(CONTAINER.parent / "bench"))
+    import quality_mo
+
+    for problem in quality_mo.PROBLEMS:
+        front = quality_mo.front_of(problem, True, seed=0, generations=200)
+        assert quality_mo.closeness(problem, front) < quality_mo.CLOSE, problem
+        assert quality_mo.hv(front) > 0.7 * quality_mo.TRUE_HV[problem], problem
+
+
 def test_report_and_staged_files_of_a_multi_objective_run():
     job = params(random_seed=4, num_generations=4, sol_per_pop=8, num_parents_mating=4, num_genes=2,
                  fitness_func=TWO, parent_selection_type="nsga2", save_solutions=True, save_best_solutions=True)
