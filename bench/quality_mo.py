@@ -5,7 +5,7 @@ DTLZ2 (3 objectives), NSGA-II, 30 seeds; and how close the fronts come to the tr
     container/.venv/bin/python bench/quality_mo.py --short    # 5 seeds, 40 generations
 
 Both engines run with the same parameters and seeds (``random_seed`` = 0..N-1): ``engine.build_ga``
-(what the service runs; for a multi-objective fitness it hands the run to stock PyGAD's loop) and
+(what the service runs; for ``nsga2`` that is stock ``pygad.GA`` from the start, docs/engine.md) and
 ``pygad.GA``.  Quality measure: the hypervolume of the final Pareto front (its non-dominated
 solutions) against the reference point 1.1 on every objective (minimisation form), compared with a
 one-sided Mann-Whitney U test as in bench/quality.py (H1: the service's hypervolumes tend to be

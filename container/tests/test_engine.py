@@ -568,10 +568,13 @@ def test_operator_fall_backs_are_recorded(overrides, label):
 def test_multi_objective_falls_back_to_stock():
     def two(ga, solution, index):
         return [float(np.sum(solution)), -float(np.sum(solution ** 2))]
-    ga = build_ga(base(fitness_func=two, parent_selection_type="nsga2"))
+    ga = build_ga(base(fitness_func=two))
     ga.run()
     assert engine_label(ga) == "pygad:multi-objective"
     assert ga.last_generation_fitness.shape == (20, 2)
+    for selection in ("nsga2", "tournament_nsga2"):  # multi-objective by construction: stock from the start
+        ga = build_ga(base(fitness_func=two, parent_selection_type=selection))
+        assert type(ga) is pygad.GA and engine_label(ga) == "pygad"
 
 
 # --------------------------------------------------------------------------- the job path
