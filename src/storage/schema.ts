@@ -11,6 +11,16 @@ export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "cancell
 export const LIVE_STATUSES = ["queued", "running"] as const satisfies readonly RunStatus[];
 export const isLive = (status: string): boolean => (LIVE_STATUSES as readonly string[]).includes(status);
 export type RunKind = "initial" | "reexecute" | "continue";
+/** One deduplicated warning of a run: its first text and how many times it (or its like) came. */
+export interface RunWarning {
+  message: string;
+  count: number;
+}
+/** A gene of a result's best solution that its gene_constraint refuses. */
+export interface ConstraintViolation {
+  gene: number;
+  value: number | null;
+}
 /**
  * The limits an operator may override per account (docs/api.md#admin-api): the one declaration, from
  * which the stored `overrides` type, the admin PATCH body and the limits in force derive. `money` is a
@@ -117,6 +127,8 @@ export const runs = sqliteTable(
     // The live progress reports so far, [[generations_completed, best_solution_fitness], ...] (one per
     // report that moved; the dashboard's growing chart). Bounded by the run's time cap.
     progressTrail: text("progress_trail", { mode: "json" }).$type<[number, number | null][]>(),
+    // PyGAD's and the user's Python warnings, deduplicated with counts (docs/api.md#warnings).
+    warnings: text("warnings", { mode: "json" }).$type<RunWarning[]>(),
     creditsChargedMicro: integer("credits_charged_micro"),
     // Set by the one statement that ends the run (domain/transitions.ts); later statements of that
     // batch apply only where it is theirs.
@@ -144,10 +156,20 @@ export const results = sqliteTable(
     bestSolution: text("best_solution", { mode: "json" }).$type<number[]>().notNull(),
     bestSolutionFitness: real("best_solution_fitness"),
     bestSolutionGeneration: integer("best_solution_generation"),
-    bestSolutionsFitness: text("best_solutions_fitness", { mode: "json" }).$type<(number | null)[]>().notNull(),
+    // Per generation: the best fitness (one objective), or the best value of each objective (several).
+    bestSolutionsFitness: text("best_solutions_fitness", { mode: "json" }).$type<(number | null | number[])[]>().notNull(),
     generationsCompleted: integer("generations_completed").notNull(),
     stoppedReason: text("stopped_reason").notNull(),
     parameters: text("parameters", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    // The engine path that ran (docs/engine.md); null for results made before it was kept here.
+    engine: text("engine"),
+    warnings: text("warnings", { mode: "json" }).$type<RunWarning[]>().notNull().default(sql`'[]'`),
+    // Multi-objective runs (docs/api.md#multi-objective): best_solution_fitness is NULL there.
+    numObjectives: integer("num_objectives").notNull().default(1),
+    bestSolutionObjectives: text("best_solution_objectives", { mode: "json" }).$type<number[]>(),
+    paretoFrontSize: integer("pareto_front_size"),
+    // Genes of the best solution its gene_constraint refuses; NULL when the job gave no gene_constraint.
+    constraintViolations: text("constraint_violations", { mode: "json" }).$type<ConstraintViolation[]>(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
