@@ -1,4 +1,4 @@
-"""Stock PyGAD vs the accelerated engine, side by side in one run (issues 6 and 15).
+"""Stock PyGAD vs the accelerated engine, side by side in one run (issues 6, 14 and 15).
 
     container/.venv/bin/python bench/engine.py            # ≈ 10 minutes
     container/.venv/bin/python bench/engine.py --full     # stock "big" job in full (≈ 6 min more)
@@ -94,6 +94,10 @@ def sphere_batch(ga, solutions, indices):
     return -np.sum(solutions ** 2, axis=1)
 
 
+def two_objectives(ga, solution, index):
+    return [-float(np.sum(solution ** 2)), -float(np.sum((solution - 1.0) ** 2))]
+
+
 def positive(solution, values):
     return [v for v in values if v > 0]
 
@@ -119,6 +123,10 @@ def job_params(name: str, generations: int) -> dict:
                 "num_parents_mating": 20, "num_genes": 100}
     if name in CONSTRAINT_SIZES:
         return {**base, "sample_size": CONSTRAINT_SIZES[name]}
+    if name == "nsga2":
+        return {**base, "parent_selection_type": "nsga2"}
+    if name == "two_sss":
+        return base
     raise ValueError(name)
 
 
@@ -139,6 +147,8 @@ JOBS = {
     "constraint100": "small + gene_constraint on every gene, sample_size=100 (the default)",
     "constraint1k": "the same, sample_size=1000",
     "constraint10k": "the same, sample_size=10000",
+    "nsga2": "small with two objectives, parent_selection_type nsga2 (stock pygad.GA from the start)",
+    "two_sss": "small with two objectives, sss (the engine hands the run to stock's loop)",
     "parallel": "50 gens x 64 pop x 20 genes, 2 ms of CPU-bound Python per call, ['process', N]",
     "parallel-thread": "the same with 2 ms of numpy per call (releases the GIL), ['thread', N]",
 }
@@ -148,7 +158,8 @@ def run_once(name: str, engine: str, generations: int, seed: int) -> dict:
     timer = UserTimer()
     params = job_params(name, generations)
     params["random_seed"] = seed
-    params["fitness_func"] = timer.fitness(sphere_batch if name == "batch" else sphere)
+    fitness = {"batch": sphere_batch, "nsga2": two_objectives, "two_sss": two_objectives}.get(name, sphere)
+    params["fitness_func"] = timer.fitness(fitness)
     params["on_generation"] = timer.callback(on_generation)
     if name in CONSTRAINT_SIZES:
         params["gene_constraint"] = [timer.constraint(positive) for _ in range(params["num_genes"])]
@@ -159,7 +170,7 @@ def run_once(name: str, engine: str, generations: int, seed: int) -> dict:
     end = time.perf_counter()
     _, best, _ = ga.best_solution(pop_fitness=ga.last_generation_fitness)
     return {"total": end - start, "ctor": built - start, "user": timer.seconds,
-            "calls": timer.calls, "best": float(best), "label": engine_label(ga),
+            "calls": timer.calls, "best": float(np.ravel(best)[0]), "label": engine_label(ga),
             "generations": int(ga.generations_completed)}
 
 

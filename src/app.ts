@@ -8,11 +8,18 @@ import { requestId } from "./http/middleware/request-id";
 import { accountRoutes } from "./http/routes/account";
 import { adminRoutes } from "./http/routes/admin";
 import { codeUploadsRoutes } from "./http/routes/code-uploads";
+import { deviceAuthRoutes } from "./http/routes/device-auth";
 import { benchRoutes } from "./http/routes/bench";
 import { internalRunsRoutes } from "./http/routes/internal-runs";
 import { resultsRoutes } from "./http/routes/results";
 import { submissionsRoutes } from "./http/routes/submissions";
 import { webhooksRoutes } from "./http/routes/webhooks";
+import { newWebApp, notFoundPage } from "./web/app";
+import type { WebEnv } from "./web/context";
+import type { Context } from "hono";
+
+/** Paths of the machine interfaces (JSON errors); everything else is the dashboard (HTML pages). */
+const MACHINE_PATHS = /^\/(api|admin|internal|__bench|__scheduled)(\/|$)/;
 
 /** Paths and the methods they answer; any other method on them is 405 with `Allow`. */
 const METHODS: Record<string, string[]> = {
@@ -29,6 +36,13 @@ const METHODS: Record<string, string[]> = {
   "/api/v1/webhooks": ["GET", "POST"],
   "/api/v1/webhooks/:id": ["GET", "PATCH", "DELETE"],
   "/api/v1/webhooks/:id/rotate-secret": ["POST"],
+  "/api/v1/webhooks/:id/deliveries": ["GET"],
+  "/api/v1/webhooks/:id/deliveries/:delivery_id": ["GET"],
+  "/api/v1/webhooks/:id/test": ["POST"],
+  "/api/v1/webhooks/:id/deliveries/:delivery_id/replay": ["POST"],
+  "/api/v1/webhooks/:id/deliveries/:delivery_id/resend": ["POST"],
+  "/api/v1/auth/device/code": ["POST"],
+  "/api/v1/auth/device/token": ["POST"],
   "/api/v1/code-uploads": ["GET", "POST"],
   "/api/v1/code-uploads/:id": ["GET"],
 };
@@ -37,7 +51,7 @@ export function newApp() {
   const app = new Hono<AppEnv>({ strict: false });
   app.use("*", requestId);
   app.onError(onError);
-  app.notFound(onNotFound);
+  app.notFound((c) => (MACHINE_PATHS.test(c.req.path) ? onNotFound(c) : notFoundPage(c as unknown as Context<WebEnv>)));
   // How each route's per-minute count is taken, where it is not up front (docs/decisions.md#write-rate-count):
   // the admitted writes count in their admission call, GET /account gets its usage from its count.
   app.on("POST", ["/api/v1/submissions", "/api/v1/submissions/:id/reexecute", "/api/v1/results/:id/continue"], countedBy("admission"));
@@ -54,6 +68,8 @@ export function newApp() {
     const failing = Object.entries(checks).filter(([, check]) => check.status === "down").map(([part]) => part);
     return c.json(ready ? { status: "ok", checks } : { status: "unavailable", failing, checks }, ready ? 200 : 503);
   });
+  // No key: how a command-line client gets one (RFC 8628). Counted per IP like every request without a key.
+  app.route("/api/v1/auth/device", deviceAuthRoutes);
   app.route("/internal/v1/runs", internalRunsRoutes);
   app.route("/admin/v1", adminRoutes);
   app.route("/__bench", benchRoutes);
@@ -66,6 +82,16 @@ export function newApp() {
   api.route("/webhooks", webhooksRoutes);
   api.route("/code-uploads", codeUploadsRoutes);
   app.route("/api/v1", api);
+
+  // The dashboard, on the same origin (docs/dashboard.md); its own error pages.
+  const web = newWebApp();
+  app.use("*", async (c, next) => {
+    if (MACHINE_PATHS.test(c.req.path)) return next();
+    // The page shows (and logs) the same request id as the response header.
+    const headers = new Headers(c.req.raw.headers);
+    headers.set("X-Request-Id", c.get("requestId"));
+    return web.fetch(new Request(c.req.raw, { headers }), c.env, c.executionCtx);
+  });
 
   return app;
 }

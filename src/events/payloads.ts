@@ -10,6 +10,10 @@ export interface RunEndFacts {
   status: "succeeded" | "failed" | "cancelled";
   resultId: string | null;
   bestSolutionFitness: number | null;
+  /** With a result: its objectives (1 for a single objective), best objective vector and front size. */
+  numObjectives: number | null;
+  bestSolutionObjectives: number[] | null;
+  paretoFrontSize: number | null;
   generationsCompleted: number | null;
   error: { code: string; message: string } | null;
   executionDurationMs: number;
@@ -36,6 +40,16 @@ export function decimalString(n: number | null): string | null {
   return digits.length <= intLen ? `${sign}${digits}${"0".repeat(intLen - digits.length)}` : `${sign}${digits.slice(0, intLen)}.${digits.slice(intLen)}`;
 }
 
+/** The fitness fields of a result's events: one objective's fitness, or the objectives of several. */
+function fitnessData(f: RunEndFacts) {
+  return {
+    best_solution_fitness: decimalString(f.bestSolutionFitness),
+    num_objectives: f.numObjectives ?? 1,
+    best_solution_objectives: f.bestSolutionObjectives?.map(decimalString) ?? null,
+    pareto_front_size: f.paretoFrontSize,
+  };
+}
+
 export function succeededData(f: RunEndFacts) {
   return {
     submission_id: f.submissionId,
@@ -46,7 +60,7 @@ export function succeededData(f: RunEndFacts) {
     peak_memory_mb: Math.round(f.peakMemoryMb),
     hit_memory_cap: f.hitMemoryCap,
     hit_time_cap: f.hitTimeCap,
-    best_solution_fitness: decimalString(f.bestSolutionFitness),
+    ...fitnessData(f),
   };
 }
 
@@ -54,7 +68,7 @@ export function resultCompletedData(f: RunEndFacts) {
   return {
     submission_id: f.submissionId,
     result_id: f.resultId,
-    best_solution_fitness: decimalString(f.bestSolutionFitness),
+    ...fitnessData(f),
     generations_completed: f.generationsCompleted ?? 0,
   };
 }
@@ -104,6 +118,9 @@ const SAMPLE: RunEndFacts = {
   status: "succeeded",
   resultId: "sampleRes001",
   bestSolutionFitness: -0.0123,
+  numObjectives: 1,
+  bestSolutionObjectives: null,
+  paretoFrontSize: null,
   generationsCompleted: 100,
   error: { code: "code_error", message: "fitness_func line 3: ZeroDivisionError: division by zero" },
   executionDurationMs: 1234,

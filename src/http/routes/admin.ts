@@ -7,16 +7,17 @@ import { z } from "zod";
 import type { AppEnv } from "../context";
 import { bearerToken } from "../middleware/auth";
 import { ApiError, notFound } from "../../errors";
-import { constantTimeEqual, sha256Hex } from "../../lib/crypto";
+import { constantTimeEqual } from "../../lib/crypto";
 import { newId, nowIso } from "../../lib/ids";
-import { generateKey, SCOPES } from "../../domain/keys";
+import { issueKey, SCOPES } from "../../domain/keys";
 import { toMicro } from "../../billing/prices";
 import { getDb, type Db } from "../../storage/db";
 import { getAccount, getAccountByEmail, grantCredits, insertAccount, updateAccount, type AccountRow } from "../../storage/accounts";
-import { insertKey, listKeys, revokeKey } from "../../storage/keys";
+import { listKeys, revokeKey } from "../../storage/keys";
 import { OVERRIDABLE_LIMITS, type OverridableLimit, type Overrides } from "../../storage/schema";
-import { jsonBody, text } from "../validation/validate";
-import { accountView } from "../views";
+import { jsonBody, optionalJsonBody, text } from "../validation/validate";
+import { accountView, origin } from "../views";
+import { createSignInLink, SIGN_IN_LINK_MAX_MS } from "../../domain/sessions";
 
 const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
   const token = config(c.env).adminToken;
@@ -40,21 +41,6 @@ const overridesBody = z.strictObject(
     z.ZodOptional<z.ZodNullable<z.ZodNumber>>
   >,
 );
-
-async function issueKey(db: Db, accountId: string, name: string, keyScopes: string[], expiresAt: string | null) {
-  const { key, prefix } = generateKey();
-  await insertKey(db, {
-    id: newId(),
-    accountId,
-    prefix,
-    keyHash: await sha256Hex(key),
-    name,
-    scopes: keyScopes,
-    expiresAt,
-    createdAt: nowIso(),
-  });
-  return { key, prefix, name, scopes: keyScopes, expires_at: expiresAt };
-}
 
 async function ownAccount(db: Db, id: string): Promise<AccountRow> {
   const account = await getAccount(db, id);
@@ -124,6 +110,17 @@ export const adminRoutes = new Hono<AppEnv>()
       const body = c.req.valid("json");
       const expiresAt = body.expires_at ? new Date(body.expires_at).toISOString() : null;
       return c.json(await issueKey(db, account.id, body.name, body.scopes, expiresAt), 201);
+    },
+  )
+  .post(
+    "/accounts/:id/sign-in-links",
+    optionalJsonBody(z.strictObject({ ttl_minutes: z.number().int().min(1).max(SIGN_IN_LINK_MAX_MS / 60_000).optional() })),
+    async (c) => {
+      const db = getDb(c.env.DB);
+      const account = await ownAccount(db, c.req.param("id"));
+      const ttl = c.req.valid("json").ttl_minutes;
+      const link = await createSignInLink(db, account.id, ttl ? ttl * 60_000 : undefined);
+      return c.json({ url: `${origin(c)}/sign-in/link/${link.token}`, expires_at: link.expiresAt, account_id: account.id }, 201);
     },
   )
   .post("/keys/:prefix/revoke", async (c) => {

@@ -2,10 +2,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../context";
-import { ApiError, notFound } from "../../errors";
-import { withAdmission } from "../../admission/admission";
-import { addRun, assertNoLiveRun, enqueueRun } from "../../domain/submissions";
-import { POPULATION_FILE } from "../../domain/result-files";
+import { notFound } from "../../errors";
 import { nowIso } from "../../lib/ids";
 import { getDb } from "../../storage/db";
 import {
@@ -18,15 +15,16 @@ import {
   updateResult,
   type ResultOrdering,
 } from "../../storage/results";
-import { getSubmission } from "../../storage/submissions";
 import { requireScope } from "../middleware/auth";
 import { idempotent } from "../middleware/idempotency";
 import { bool, finiteNumber, isoDate, last, openCursor, paged, pageLinks, paging } from "../validation/list-query";
-import { continueSchema, mergeParameters } from "../validation/submission";
+import { continueSchema } from "../validation/submission";
+import { continueResult } from "../operations/runs";
+import { apiStarter } from "./starter";
 import { jsonBody, optionalJsonBody, query, text } from "../validation/validate";
-import { origin, resultFull, resultListItem, submissionUrls } from "../views";
+import { fileResponse, origin, resultFull, resultListItem, submissionUrls } from "../views";
 
-const listQuery = paged(
+export const resultsListQuery = paged(
   z.strictObject({
   ...paging,
   submission_id: last(z.string().min(1).max(64)).optional(),
@@ -39,12 +37,12 @@ const listQuery = paged(
   }),
 );
 
-const patchBody = z
+export const resultPatchBody = z
   .strictObject({ name: text(200).optional(), is_shared: z.boolean().optional() })
   .refine((b) => b.name !== undefined || b.is_shared !== undefined, { message: "send name and/or is_shared" });
 
 export const resultsRoutes = new Hono<AppEnv>()
-  .get("/", requireScope("results:read"), query(listQuery), async (c) => {
+  .get("/", requireScope("results:read"), query(resultsListQuery), async (c) => {
     const q = c.req.valid("query");
     const page = await listResults(
       getDb(c.env.DB),
@@ -72,7 +70,7 @@ export const resultsRoutes = new Hono<AppEnv>()
     if (!result) throw notFound("result");
     return c.json(resultFull(origin(c), result, await getResultFiles(db, result.id)));
   })
-  .patch("/:id", requireScope("results:write"), jsonBody(patchBody), async (c) => {
+  .patch("/:id", requireScope("results:write"), jsonBody(resultPatchBody), async (c) => {
     const db = getDb(c.env.DB);
     const accountId = c.get("caller").accountId;
     const result = await getResult(db, accountId, c.req.param("id"));
@@ -97,29 +95,13 @@ export const resultsRoutes = new Hono<AppEnv>()
     const file = await getResultFile(db, result.id, c.req.param("name"));
     const object = file ? await c.env.FILES.get(file.r2Key) : null;
     if (!file || !object) throw notFound("file");
-    return new Response(object.body, {
-      headers: {
-        "Content-Type": file.contentType,
-        "Content-Length": String(object.size),
-        "Content-Disposition": `attachment; filename="${file.name}"`,
-        ETag: object.httpEtag,
-        "X-Request-Id": c.get("requestId"),
-      },
-    });
+    return fileResponse(file, object, c.get("requestId"));
   })
   .post("/:id/continue", requireScope("submissions:write"), optionalJsonBody(continueSchema), idempotent, async (c) => {
     const db = getDb(c.env.DB);
     const accountId = c.get("caller").accountId;
     const result = await getResult(db, accountId, c.req.param("id"));
     if (!result) throw notFound("result");
-    const submission = await getSubmission(db, accountId, result.submissionId);
-    if (!submission) throw new ApiError("invalid_state", "The submission of this result was deleted; it cannot be continued.");
-    assertNoLiveRun(submission);
-    if (!(await getResultFile(db, result.id, POPULATION_FILE))) {
-      throw new ApiError("invalid_state", "This result has no stored population to continue from.");
-    }
-    const parameters = mergeParameters(result.parameters, c.req.valid("json"));
-    const { id, runId } = await withAdmission(c.env, c.get("caller").account, parameters, c.get("deferredRate"), (runId) => addRun(c.env, submission, "continue", parameters, result.id, runId));
-    c.executionCtx.waitUntil(enqueueRun(c.env, runId));
+    const { id } = await continueResult(c.env, apiStarter(c), result, c.req.valid("json"));
     return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
   });

@@ -3,22 +3,22 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../context";
 import { notFound } from "../../errors";
-import { withAdmission } from "../../admission/admission";
-import { addRun, assertNoLiveRun, cancelSubmission, createSubmission, deleteSubmission, enqueueRun } from "../../domain/submissions";
+import { cancelSubmission, deleteSubmission } from "../../domain/submissions";
 import { getDb } from "../../storage/db";
 import type { RunStatus } from "../../storage/schema";
 import { getSubmission, getSubmissionWithRun, listSubmissions, SUBMISSION_ORDERINGS, type SubmissionOrdering } from "../../storage/submissions";
 import { requireScope } from "../middleware/auth";
 import { idempotent } from "../middleware/idempotency";
 import { isoDate, last, openCursor, paged, pageLinks, paging } from "../validation/list-query";
-import { resolveCodeUploads } from "../../domain/code-uploads";
-import { CODE_FIELDS, checkEntrySymbols, createSubmissionSchema, mergeParameters, reexecuteSchema, refuseUnsupported } from "../validation/submission";
+import { createSubmissionSchema, reexecuteSchema } from "../validation/submission";
+import { apiStarter } from "./starter";
+import { reexecuteSubmission, startSubmission } from "../operations/runs";
 import { jsonBody, optionalJsonBody, query } from "../validation/validate";
 import { origin, submissionFull, submissionListItem, submissionUrls } from "../views";
 
 const STATUSES: RunStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
 
-const listQuery = paged(
+export const submissionsListQuery = paged(
   z.strictObject({
   ...paging,
   status: last(
@@ -37,7 +37,7 @@ const listQuery = paged(
 );
 
 export const submissionsRoutes = new Hono<AppEnv>()
-  .get("/", requireScope("submissions:read"), query(listQuery), async (c) => {
+  .get("/", requireScope("submissions:read"), query(submissionsListQuery), async (c) => {
     const q = c.req.valid("query");
     const page = await listSubmissions(
       getDb(c.env.DB),
@@ -53,15 +53,7 @@ export const submissionsRoutes = new Hono<AppEnv>()
     });
   })
   .post("/", requireScope("submissions:write"), jsonBody(createSubmissionSchema), idempotent, async (c) => {
-    const accountId = c.get("caller").accountId;
-    const body = await resolveCodeUploads(getDb(c.env.DB), accountId, c.req.valid("json"), CODE_FIELDS);
-    refuseUnsupported(body);
-    const { name, description, submission_type: _type, webhook_url: _hook, notification_email: _mail, ...parameters } = body;
-    checkEntrySymbols(parameters);
-    const { id, runId } = await withAdmission(c.env, c.get("caller").account, parameters, c.get("deferredRate"), (runId) =>
-      createSubmission(c.env, accountId, runId, { name, description, parameters }),
-    );
-    c.executionCtx.waitUntil(enqueueRun(c.env, runId));
+    const { id } = await startSubmission(c.env, apiStarter(c), c.req.valid("json"));
     return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
   })
   .get("/:id", requireScope("submissions:read"), async (c) => {
@@ -85,12 +77,8 @@ export const submissionsRoutes = new Hono<AppEnv>()
     return c.json(submissionFull(origin(c), row!.submission, row!.run), 202);
   })
   .post("/:id/reexecute", requireScope("submissions:write"), optionalJsonBody(reexecuteSchema), idempotent, async (c) => {
-    const accountId = c.get("caller").accountId;
-    const submission = await getSubmission(getDb(c.env.DB), accountId, c.req.param("id"));
+    const submission = await getSubmission(getDb(c.env.DB), c.get("caller").accountId, c.req.param("id"));
     if (!submission) throw notFound("submission");
-    assertNoLiveRun(submission);
-    const parameters = mergeParameters(submission.parameters, c.req.valid("json"));
-    const { id, runId } = await withAdmission(c.env, c.get("caller").account, parameters, c.get("deferredRate"), (runId) => addRun(c.env, submission, "reexecute", parameters, null, runId));
-    c.executionCtx.waitUntil(enqueueRun(c.env, runId));
+    const { id } = await reexecuteSubmission(c.env, apiStarter(c), submission, c.req.valid("json"));
     return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
   });
