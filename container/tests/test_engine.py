@@ -1183,6 +1183,49 @@ def test_parallel_fitness_gives_the_serial_run(parallel, overrides):
     assert _children() <= before
 
 
+def two_objectives(ga, solution, index):
+    return [-float(np.sum(solution ** 2)), -float(np.sum((solution - 1) ** 2))]
+
+
+def finite_genes(ga, solution, index):
+    finite = np.isfinite(solution)
+    return float(finite.sum()) - float(np.sum(np.where(finite, solution, 0.0) ** 2))
+
+
+@pytest.mark.parametrize("case", ["multi-objective", "infinite genes"])
+@pytest.mark.parametrize("parallel", [2, ["thread", 2], ["process", 2]])
+def test_parallel_fitness_when_stock_evaluates_in_the_same_run(parallel, case):
+    """Stock's evaluation inside ``AcceleratedGA`` — after a multi-objective first evaluation hands
+    the run to stock's loop, or for a population holding inf (no cache match) — uses stock's own
+    executor (its ``_fitness_pool()``, which the engine's pool must not shadow) and still gives the
+    serial run; the engine's workers and stock's executor are never open at once, and both end with
+    the run."""
+    overrides: dict[str, Any] = {"fitness_func": two_objectives}
+    if case == "infinite genes":
+        population = np.random.default_rng(1).uniform(-4, 4, (20, 8))
+        population[:3, 2] = np.inf
+        overrides = {"fitness_func": finite_genes, "initial_population": population}
+    both_open: list[bool] = []
+
+    def on_generation(ga):
+        both_open.append(ga._warm_pool is not None and ga._fitness_executor is not None)
+
+    runs, before = [], _children()
+    for setting in (None, parallel):
+        ga = AcceleratedGA(**base(num_generations=6, parallel_processing=setting,
+                                  on_generation=on_generation, **overrides))
+        ga.run()
+        runs.append(ga)
+    assert len(both_open) == 12 and not any(both_open)
+    serial, parallel_run = runs
+    np.testing.assert_array_equal(parallel_run.population, serial.population)
+    np.testing.assert_array_equal(parallel_run.best_solutions_fitness, serial.best_solutions_fitness)
+    assert parallel_run.num_fitness_evaluations == serial.num_fitness_evaluations
+    assert engine_label(parallel_run) == engine_label(serial)
+    assert parallel_run._warm_pool is None and parallel_run._fitness_executor is None
+    assert _children() <= before
+
+
 @pytest.mark.parametrize("parallel", [["thread", 3], ["process", 3]])
 def test_parallel_fitness_raises_the_first_error_in_population_order(parallel):
     """An exception in any worker is raised for the first failing solution in population order, as a

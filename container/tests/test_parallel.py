@@ -135,3 +135,30 @@ def test_an_exception_in_a_worker_names_the_users_line(host):
     """, ["process", 2]))
     assert body["status"] == "failed" and body["error"]["code"] == "code_error", body
     assert body["error"]["message"] == "fitness_func line 8: ValueError: no solution 11"
+
+
+@pytest.mark.parametrize("selection", ["nsga2", "sss"])
+@pytest.mark.parametrize("parallel", FORMS)
+def test_multi_objective_runs_in_parallel(host, selection, parallel):
+    """A multi-objective run honours ``parallel_processing`` in every form: ``nsga2`` is stock
+    ``pygad.GA`` from the start (stock's executor), ``sss`` hands the run to stock's loop after its
+    first evaluation (the engine's workers end there, stock's executor takes over). The result is the
+    serial run's; the evaluations ran outside the run's own thread; never more processes at once than
+    the run's own and its N workers."""
+    body = """
+        say({"at": [os.getpid(), threading.get_ident()],
+             "procs": [int(p) for p in os.listdir("/proc") if p.isdigit()]})
+        return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2))]
+    """
+    runs = [run_child(host, job("import threading\n" + textwrap.dedent(body), setting,
+                                num_generations=6, parent_selection_type=selection))[0]
+            for setting in (None, parallel)]
+    serial, parallel_run = runs
+    assert serial["status"] == parallel_run["status"] == "succeeded", parallel_run
+    assert parallel_run["result"] == serial["result"] and parallel_run["result"]["num_objectives"] == 2
+    assert parallel_run["engine"] == serial["engine"]
+    serial_at = {tuple(fact["at"]) for fact in facts(serial["output"])}
+    seen = facts(parallel_run["output"])
+    assert {tuple(fact["at"]) for fact in seen} - serial_at, seen
+    for fact in seen:
+        assert len(set(fact["procs"]) - {1}) <= 1 + 3, fact

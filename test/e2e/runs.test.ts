@@ -92,6 +92,27 @@ describe("a run end to end (wrangler dev + the real GA worker)", () => {
     }
   });
 
+  it("parallel_processing with several objectives (nsga2, stock PyGAD's executor): the serial run's front", async () => {
+    const two = "import numpy\n\ndef fitness(ga, solution, idx):\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2))]\n";
+    const results = [];
+    for (const parallel of [null, ["process", 2], ["thread", 2]]) {
+      const body = job({ random_seed: 5, fitness_func: two, parent_selection_type: "nsga2", parallel_processing: parallel });
+      const created = await call("/api/v1/submissions/", { key, body });
+      expect(created.status).toBe(202);
+      const done = await waitForStatus(key, created.body.id);
+      expect(done.status, JSON.stringify(done.error)).toBe("succeeded");
+      const list = (await call(`/api/v1/results/?submission_id=${created.body.id}`, { key })).body.results;
+      results.push((await call(`/api/v1/results/${list[0].id}`, { key })).body);
+    }
+    expect(results[0]).toMatchObject({ num_objectives: 2, engine: "pygad", pareto_front_size: expect.any(Number) });
+    expect(results[0].best_solution_objectives).toHaveLength(2);
+    for (const other of results.slice(1)) {
+      for (const field of ["best_solution", "best_solution_objectives", "best_solutions_fitness", "pareto_front_size", "engine"]) {
+        expect(other[field], field).toEqual(results[0][field]);
+      }
+    }
+  });
+
   it("reexecute with the same random_seed reproduces the result", async () => {
     const created = await call("/api/v1/submissions/", { key, body: job({ random_seed: 42 }) });
     await waitForStatus(key, created.body.id);

@@ -47,7 +47,7 @@ __all__ = ["FitnessError", "FitnessPool", "ParallelFitness", "WorkerLost", "pool
 _HEADER = struct.Struct("<Q")
 # Attributes never sent to process workers: live pool resources (ours and stock's, as stock's
 # __getstate__ leaves them out) and the engine's own generator, which only the run's process uses.
-_LOCAL = frozenset(("_fitness_pool", "_fitness_executor", "_fitness_executor_config",
+_LOCAL = frozenset(("_warm_pool", "_fitness_executor", "_fitness_executor_config",
                     "_fitness_run_active", "_saved_fitness_indexes", "_rng"))
 _DATA = (type(None), bool, int, float, complex, str, bytes, np.ndarray, np.generic, list, tuple,
          dict, set, frozenset)
@@ -236,24 +236,31 @@ class FitnessPool:
 
 class ParallelFitness(EngineBase):
     """Mixin: the run's pool, opened by the first parallel evaluation and closed with the run
-    (stock's ``_shutdown_fitness_executor``, which stock's ``run()`` and ours call at the end)."""
+    (stock's ``_shutdown_fitness_executor``, which stock's ``run()`` and ours call at the end).
 
-    _fitness_pool: FitnessPool | None = None
+    Stock's evaluation may still run in the same GA (a multi-objective run after its first
+    evaluation, a population holding NaN or inf): it uses its own executor through its
+    ``_fitness_pool()`` method, which this pool's name must not shadow.  The two are never open at
+    once: opening stock's executor calls ``_shutdown_fitness_executor`` first, which ends this pool,
+    and this pool ends stock's executor before it starts (so stock never pickles the GA with it)."""
+
+    _warm_pool: FitnessPool | None = None
 
     def _pool(self) -> FitnessPool | None:
         """The run's pool, or None for one evaluation at a time (no ``parallel_processing``, one
         worker, or outside ``run()``)."""
         shape = pool_shape(getattr(self, "parallel_processing", None))
-        pool = self._fitness_pool
+        pool = self._warm_pool
         if pool is not None and (shape is None or (pool.mode, pool.size + 1) != shape):
             self._close_pool()
             pool = None
         if pool is None and shape is not None and getattr(self, "_fitness_run_active", False):
-            pool = self._fitness_pool = FitnessPool(self, shape[0], shape[1] - 1)
+            super()._shutdown_fitness_executor()  # stock's, if one of its evaluations opened it
+            pool = self._warm_pool = FitnessPool(self, shape[0], shape[1] - 1)
         return pool
 
     def _close_pool(self) -> None:
-        pool, self._fitness_pool = self._fitness_pool, None
+        pool, self._warm_pool = self._warm_pool, None
         if pool is not None:
             pool.close()
 
