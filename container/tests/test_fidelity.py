@@ -11,8 +11,10 @@ that leaving it out changes the stock result for that seed, so the comparison co
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import threading
 import warnings
 from typing import Any
 
@@ -177,9 +179,9 @@ PARTNERS = {"init_range_low": ("init_range_high",), "init_range_high": ("init_ra
             "random_mutation_max_val": ("random_mutation_min_val",)}
 
 
-def _base(extra: dict[str, Any]) -> dict[str, Any]:
+def _base(extra: dict[str, Any], stock: bool = True) -> dict[str, Any]:
     job = params(random_seed=5, num_generations=10, sol_per_pop=10, num_parents_mating=4, num_genes=3)
-    job.update(STOCK_PATH)
+    job.update(STOCK_PATH if stock else {})
     job.update(extra)
     return job
 
@@ -209,9 +211,50 @@ def test_every_parameter_is_honoured(name, value, extra):
         assert outcome["result"][name.removeprefix("save_")]  # the data is reported
 
 
+# Parameters honoured by giving the same result, checked apart (below): parameter → its test.
+HONOURED_APART = {"parallel_processing": "test_parallel_processing_is_honoured"}
+
+
 def test_the_table_covers_every_parameter():
-    """Every GA parameter a submission may carry is in HONOURED or checked apart (code fields)."""
-    assert {name for name, _, _ in HONOURED} == set(jobs.PLAIN_PARAMS)
+    """Every GA parameter a submission may carry is in HONOURED or checked apart (code fields, and
+    HONOURED_APART)."""
+    assert {name for name, _, _ in HONOURED} | set(HONOURED_APART) == set(jobs.PLAIN_PARAMS)
+    assert all(callable(globals().get(test)) for test in HONOURED_APART.values())
+
+
+PARALLEL_PATHS = {  # path → (the job's own parameters, the engine label's start)
+    "accelerated": ({}, "accelerated:"),
+    "stock": (STOCK_PATH, "pygad"),
+    "nsga2": ({"fitness_func": TWO, "parent_selection_type": "nsga2"}, "pygad"),
+}
+
+
+@pytest.mark.parametrize("path", list(PARALLEL_PATHS))
+@pytest.mark.parametrize("parallel", [2, ["thread", 2], ["process", 2]], ids=str)
+def test_parallel_processing_is_honoured(tmp_path, parallel, path):
+    """``parallel_processing`` is honoured by evaluating elsewhere than the run's own thread — the
+    workers exist — with exactly the serial run's result, on every path (on the stock path: stock
+    PyGAD's own result with the same setting)."""
+    where = tmp_path / "evaluated"
+    extra, engine = PARALLEL_PATHS[path]
+    fitness = extra.get("fitness_func", params()["fitness_func"])
+    record = ("import os, threading\n"
+              "def fitness(ga, solution, idx):\n"
+              f"    with open({str(where)!r}, 'a') as out:\n"
+              "        out.write(f'{os.getpid()} {threading.get_ident()}\\n')\n"
+              "    return scored(ga, solution, idx)\n")
+    job = _base({**extra, "fitness_func": fitness.replace("def fitness(", "def scored(") + record},
+                stock=False)
+    serial = succeeded(job)
+    assert serial["engine"].startswith(engine), serial["engine"]
+    own = {f"{os.getpid()} {threading.get_ident()}"}
+    assert set(where.read_text().splitlines()) == own
+    where.unlink()
+    outcome = succeeded({**job, "parallel_processing": parallel})
+    assert outcome["result"] == serial["result"] and outcome["engine"] == serial["engine"]
+    assert set(where.read_text().splitlines()) - own, "no evaluation ran in a worker"
+    if outcome["engine"] == "pygad":
+        same_as_stock(outcome, stock_ga({**job, "parallel_processing": parallel}))
 
 
 @pytest.mark.parametrize("field", jobs.CODE_FIELDS)
