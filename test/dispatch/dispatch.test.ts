@@ -36,6 +36,12 @@ async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 
   return value;
 }
 
+/** Waits until the GA worker holds no place (a cancelled run's child frees its places once it is gone). */
+async function workerIdle() {
+  const health = () => fetch(`${env.RUNNER_URL}/health`).then((r) => r.json() as Promise<{ in_use: number }>);
+  expect((await until(health, (h) => h.in_use === 0)).in_use).toBe(0);
+}
+
 let a: TestAccount;
 let b: TestAccount;
 beforeAll(async () => {
@@ -120,6 +126,7 @@ describe("runs wait for a place and start when one frees", () => {
   it("a run's parallel_processing workers are the places it asks for", async () => {
     const wide = { ...env, RUN_CAPACITY: "3" };
     const run = await queuedRun(a, { fitness_func: SLOW, num_generations: 1000, parallel_processing: ["process", 2] });
+    await workerIdle();
     await deliver([run.runId], wide);
     expect(await runRow(run.runId)).toMatchObject({ status: "running" });
     expect(await dispatchState(wide as never)).toMatchObject({ in_use: 2, placed: [run.runId] });
