@@ -52,6 +52,7 @@ const CURATED: FormField[] = [
   { name: "sample_size", label: "Sample size", kind: "int", group: "operators", default: "100", hint: "1..10000: values tried when a gene needs a new allowed value." },
   { name: "stop_criteria", label: "Stop criteria", kind: "json", group: "operators", hint: 'reach_<fitness> or saturate_<generations>, or a JSON list of them, e.g. ["reach_-0.01", "saturate_20"].' },
   { name: "fitness_batch_size", label: "Fitness batch size", kind: "int", group: "operators", hint: "1..solutions per population; the fitness then gets a batch of solutions." },
+  { name: "parallel_processing", label: "Parallel fitness", kind: "json", group: "operators", hint: 'Fitness evaluations at once: N (threads), ["process", N] or ["thread", N]; the same result as one at a time; at most the workers of how the run is paid (below); the run waits for N places.' },
   { name: "gene_constraint", label: "Gene constraint", kind: "code", group: "callbacks", hint: "Python defining a list, one item per gene: None or a function (solution, values) returning the allowed values." },
   { name: "on_start", label: "on_start", kind: "code", group: "callbacks", hint: "Called with (ga) before the first generation." },
   { name: "on_fitness", label: "on_fitness", kind: "code", group: "callbacks", hint: "Called with (ga, population_fitness)." },

@@ -70,6 +70,8 @@ export const CodeBlock = (p: { code: string; label: string }) => (
   </pre>
 );
 
+const workers = (n: number) => `${n} parallel fitness ${n === 1 ? "worker" : "workers"}`;
+
 function PaymentChoice(p: { env: Bindings; session: Session; chosen: Payment; name?: string }) {
   const plan = limitsFor(p.env, p.session.account, "plan");
   const credits = limitsFor(p.env, p.session.account, "credits");
@@ -79,11 +81,11 @@ function PaymentChoice(p: { env: Bindings; session: Session; chosen: Payment; na
       <legend>How this run is paid</legend>
       <label class="check">
         <input type="radio" name={name} value="plan" checked={p.chosen === "plan"} /> On my {p.session.account.plan} plan — no credits; the plan's limits ({plan.max_num_generations} generations, {plan.max_num_genes} genes,{" "}
-        {Math.round(plan.run_time_seconds / 60)} min)
+        {workers(plan.max_parallel_workers)}, {Math.round(plan.run_time_seconds / 60)} min)
       </label>
       <label class="check">
         <input type="radio" name={name} value="credits" checked={p.chosen === "credits"} /> With credits — charged for CPU and memory; Premium limits ({credits.max_num_generations} generations,{" "}
-        {credits.max_num_genes} genes, {Math.round(credits.run_time_seconds / 60)} min), counted as an in-flight API run
+        {credits.max_num_genes} genes, {workers(credits.max_parallel_workers)}, {Math.round(credits.run_time_seconds / 60)} min), counted as an in-flight API run
       </label>
     </fieldset>
   );

@@ -6,6 +6,7 @@ import type { Dispatcher } from "../../src/do/dispatcher";
 import worker from "../../src/index";
 import { dispatchState } from "../../src/runner/dispatch";
 import { call, completeRun, createSubmission, env, getSubmission, newAccount, type TestAccount } from "../helpers/api";
+import { WebClient } from "../helpers/web";
 
 let messageSeq = 0;
 async function deliver(runIds: string[], bindings: object = env, granted = false) {
@@ -131,6 +132,25 @@ describe("runs wait for a place and start when one frees", () => {
     expect(await runRow(run.runId)).toMatchObject({ status: "running" });
     expect(await dispatchState(wide as never)).toMatchObject({ in_use: 2, placed: [run.runId] });
     await call(`/api/v1/submissions/${run.submissionId}/cancel`, { key: a.key, method: "POST" });
+    expect(await dispatchState(env)).toMatchObject({ in_use: 0, placed: [] });
+  }, 30_000);
+
+  it("a website run with parallel_processing N takes N places too (paid by the plan or with credits)", async () => {
+    const wide = { ...env, RUN_CAPACITY: "3" };
+    const web = new WebClient();
+    expect((await web.signInWithKey(a.key)).status).toBe(303);
+    const created = await web.post("/submissions/new", {
+      num_generations: "1000", sol_per_pop: "8", num_parents_mating: "4", num_genes: "3",
+      fitness_func: SLOW, fitness_func_entry: "fitness", parallel_processing: '["process", 2]', payment: "plan",
+    });
+    expect(created.status).toBe(303);
+    const submissionId = created.headers.get("Location")!.split("/").pop()!;
+    const runId = (await getSubmission(a.key, submissionId)).latest_run.id as string;
+    await workerIdle();
+    await deliver([runId], wide);
+    expect(await runRow(runId)).toMatchObject({ status: "running" });
+    expect(await dispatchState(wide as never)).toMatchObject({ in_use: 2, placed: [runId] });
+    await call(`/api/v1/submissions/${submissionId}/cancel`, { key: a.key, method: "POST" });
     expect(await dispatchState(env)).toMatchObject({ in_use: 0, placed: [] });
   }, 30_000);
 

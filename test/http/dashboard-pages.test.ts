@@ -210,3 +210,30 @@ describe("error pages", () => {
     expect(api.headers.get("Content-Type")).toContain("application/json");
   });
 });
+
+describe("parallel fitness from the form", () => {
+  it("the form has the field and names each payment's workers; a run on the plan has the plan's cap, with credits the credit cap", async () => {
+    const free = await newAccount("free", 0);
+    const web = await signedIn(free.key);
+    const page = await (await web.request("/submissions/new")).text();
+    expect(page).toMatch(/<input[^>]*id="f-parallel_processing"/);
+    expect(page).toContain("1 parallel fitness worker,");
+    expect(page).toContain("4 parallel fitness workers,");
+    expect(await (await web.request("/account")).text()).toMatch(/Parallel fitness workers per run<\/th>\s*<td>1<\/td>\s*<td>4<\/td>/);
+    const refused = await web.post("/submissions/new", form({ parallel_processing: '["process", 2]', payment: "plan" }));
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain("parallel_processing 2 is over your limit of 1");
+    expect(await dbSubmissionCount(free.id)).toBe(0);
+    expect((await web.post("/submissions/new", form({ parallel_processing: '["process", 5]', payment: "credits" }))).status).toBe(403);
+    const paid = await web.post("/submissions/new", form({ parallel_processing: '["process", 4]', payment: "credits" }));
+    expect(paid.status).toBe(303);
+
+    const trial = await newAccount("trial");
+    const trialWeb = await signedIn(trial.key);
+    const onPlan = await trialWeb.post("/submissions/new", form({ parallel_processing: '["thread", 2]', payment: "plan" }));
+    expect(onPlan.status).toBe(303);
+    const id = onPlan.headers.get("Location")!.split("/").pop()!;
+    expect((await json(await call(`/api/v1/submissions/${id}`, { key: trial.key }))).parameters.parallel_processing).toEqual(["thread", 2]);
+    expect((await trialWeb.post("/submissions/new", form({ parallel_processing: "3", payment: "plan" }))).status).toBe(403);
+  });
+});
