@@ -24,7 +24,7 @@ import type { WebEnv } from "./context";
 import { ActionButton, Csrf, Facts, FilterInput, FilterSelect, fmtNumber, Layout, money, Pager, plain, Status, Time } from "./layout";
 import { listQueryOf } from "./lists";
 import { protectChange, requireSession } from "./session";
-import { bodyToForm, formToBody, FORM_FIELDS, GROUPS, initialValues, type FormField, type FormValues } from "./submission-form";
+import { bodyToForm, formErrors, formToBody, FORM_FIELDS, GROUPS, initialValues, type FormField, type FormValues } from "./submission-form";
 
 const STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"];
 
@@ -148,7 +148,7 @@ function Field(p: { f: FormField; values: FormValues; errors: Record<string, str
   }
   let control;
   if (f.kind === "select" || f.kind === "bool") {
-    const options = f.kind === "bool" ? [["true", "yes"], ["false", "no"]] : (f.options ?? []).map((o) => [o, o]);
+    const options = f.kind === "bool" ? [["true", "yes"], ["false", "no"]] : (f.options ?? []);
     control = (
       <select {...common}>
         <option value="">{f.default ? `default (${f.default})` : "—"}</option>
@@ -168,15 +168,27 @@ function Field(p: { f: FormField; values: FormValues; errors: Record<string, str
   } else {
     const numeric = f.kind === "int" || f.kind === "number";
     control = (
-      <input
-        {...common}
-        value={values[f.name] ?? ""}
-        type="text"
-        inputmode={f.kind === "int" ? "numeric" : f.kind === "number" ? "decimal" : undefined}
-        pattern={f.kind === "int" ? "-?[0-9]+" : numeric ? "[-+]?[0-9]*[.]?[0-9]+([eE][-+]?[0-9]+)?" : undefined}
-        required={f.required}
-        placeholder={f.default}
-      />
+      <>
+        <input
+          {...common}
+          value={values[f.name] ?? ""}
+          type="text"
+          inputmode={f.kind === "int" ? "numeric" : f.kind === "number" ? "decimal" : undefined}
+          pattern={f.kind === "int" ? "-?[0-9]+" : numeric ? "[-+]?[0-9]*[.]?[0-9]+([eE][-+]?[0-9]+)?" : undefined}
+          required={f.required}
+          placeholder={f.default}
+          list={f.suggestions ? `${id}-suggestions` : undefined}
+          autocomplete={f.suggestions ? "off" : undefined}
+          spellcheck={f.kind === "text" ? undefined : false}
+        />
+        {f.suggestions && (
+          <datalist id={`${id}-suggestions`}>
+            {f.suggestions.map((v) => (
+              <option value={v}></option>
+            ))}
+          </datalist>
+        )}
+      </>
     );
   }
   return (
@@ -450,7 +462,7 @@ async function loadDetail(env: Bindings, accountId: string, id: string) {
 
 function fieldErrorsOf(err: ApiError): Record<string, string> | null {
   const d = err.details as { fields?: { field: string; message: string }[]; field?: string };
-  if (d.fields?.length) return Object.fromEntries(d.fields.map((f) => [f.field.split(".")[0]!, f.message]));
+  if (d.fields?.length) return formErrors(d.fields);
   if (d.field) return { [d.field]: err.message };
   return null;
 }
@@ -492,7 +504,7 @@ export const submissionRoutes = new Hono<WebEnv>()
       c.html(<NewSubmissionPage env={c.env} session={session} values={values} errors={errors} formError={formError} payment={payment} />, status);
     const { body, errors } = formToBody(values);
     const parsed = createSubmissionSchema.safeParse(body);
-    const schemaErrors = parsed.success ? {} : Object.fromEntries(fieldErrors(parsed.error).map((e) => [e.field.split(".")[0]!, e.message]));
+    const schemaErrors = parsed.success ? {} : formErrors(fieldErrors(parsed.error));
     const all = { ...schemaErrors, ...errors };
     if (Object.keys(all).length || !parsed.success) return again(all);
     try {
