@@ -171,6 +171,28 @@ export async function completeRun(runId: string, overrides: CompletionOverrides 
   );
 }
 
+/** A progress report of a run through the Worker's internal endpoint, exactly as the GA worker sends it. */
+export async function reportProgress(runId: string, body: Record<string, unknown>): Promise<Response> {
+  return worker.default.fetch(
+    new Request(`${BASE}/internal/v1/runs/${runId}/progress`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${await runToken(runId)}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    }),
+  );
+}
+
+/** A created submission whose latest run is `running` (what a GA worker's reports and uploads require). */
+export async function runningRun(key: string, overrides: Record<string, unknown> = {}) {
+  const submissionId = await createSubmission(key, overrides);
+  const runId = (await getSubmission(key, submissionId)).latest_run.id as string;
+  await env.DB.batch([
+    env.DB.prepare("UPDATE runs SET status = 'running', started_at = ? WHERE id = ?").bind(new Date().toISOString(), runId),
+    env.DB.prepare("UPDATE submissions SET status = 'running' WHERE id = ?").bind(submissionId),
+  ]);
+  return { submissionId, runId };
+}
+
 /** GET /submissions/{id} (asserting 200). */
 export async function getSubmission(key: string, id: string): Promise<any> {
   const res = await call(`/api/v1/submissions/${id}`, { key });

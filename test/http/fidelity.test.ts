@@ -16,6 +16,7 @@ import {
   json,
   newResult,
   accountPerTest,
+  runningRun as runningAs,
   stageFile,
 } from "../helpers/api";
 
@@ -26,13 +27,7 @@ const result = async (id: string) => json(await call(`/api/v1/results/${id}`, { 
 const file = async (resultId: string, name: string) => call(`/api/v1/results/${resultId}/files/${name}`, { key: a.key });
 const fileText = async (resultId: string, name: string) => (await file(resultId, name)).text();
 
-/** A created submission whose latest run is `running` (what a GA worker's uploads require). */
-async function runningRun(overrides: Record<string, unknown> = {}) {
-  const submissionId = await createSubmission(a.key, overrides);
-  const runId = (await getSubmission(a.key, submissionId)).latest_run.id as string;
-  await env.DB.prepare("UPDATE runs SET status = 'running', started_at = ? WHERE id = ?").bind(new Date().toISOString(), runId).run();
-  return { submissionId, runId };
-}
+const runningRun = (overrides: Record<string, unknown> = {}) => runningAs(a.key, overrides);
 
 describe("forms stock PyGAD 3.9.2 accepts", () => {
   const accepted: [string, Record<string, unknown>][] = [
