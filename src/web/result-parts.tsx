@@ -186,13 +186,25 @@ export function engineText(engine: string | null): string {
     .join(", ")}`;
 }
 
+/** The engine path in words, then as the API names it (breakable after each step). */
 export const Engine = (p: { engine: string | null }) => (
   <>
     {engineText(p.engine)}
     {p.engine && (
       <>
         {" "}
-        <code class="small">{p.engine}</code>
+        <code class="small engine">
+          {p.engine.split("+").map((step, i) => (
+            <>
+              {i > 0 && (
+                <>
+                  +<wbr />
+                </>
+              )}
+              {step}
+            </>
+          ))}
+        </code>
       </>
     )}
   </>

@@ -116,6 +116,30 @@ export interface CompletionOverrides {
   progress?: { generations_completed: number; best_solution_fitness: number | null } | null;
 }
 
+/** The result of a two-objective run as the GA worker reports it (5 genes, a front of 3). */
+export const TWO_OBJECTIVES = {
+  best_solution: [0.1, -0.2, 0.3, 0, 0.05],
+  best_solution_fitness: null,
+  best_solution_objectives: [0.9, -0.1],
+  best_solution_generation: 3,
+  best_solutions_fitness: [
+    [0.5, -2],
+    [0.7, -1],
+    [0.9, -0.1],
+    [0.95, -0.1],
+  ],
+  num_objectives: 2,
+  pareto_front: {
+    size: 3,
+    objectives: [
+      [0.9, -0.1],
+      [0.95, -0.5],
+      [0.2, -0.05],
+    ],
+  },
+  constraint_violations: null,
+};
+
 /** The GA worker's completion report body (docs/runner-protocol.md). */
 export function completionBody(o: CompletionOverrides = {}): Record<string, unknown> {
   const status = o.status ?? "succeeded";

@@ -4,7 +4,7 @@
 // progress, live progress of several objectives, the public page's share of it, and a submission with
 // more runs than a D1 statement binds. Runs end through the internal report endpoint, as the GA worker ends them.
 import { describe, expect, it } from "vitest";
-import { call, completeRun, env, getSubmission, json, newAccount, newResult, reportProgress, runningRun, stageFile } from "../helpers/api";
+import { call, completeRun, env, getSubmission, json, newAccount, newResult, reportProgress, runningRun, stageFile, TWO_OBJECTIVES } from "../helpers/api";
 import { WebClient } from "../helpers/web";
 
 const TWO = "import numpy\n\ndef fitness(ga, solution, idx):\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2))]\n";
@@ -25,32 +25,15 @@ function embedded(html: string, id: string): any {
 /** The page's text without tags (entities of the few characters the tests look for decoded). */
 const textOf = (html: string) => html.replace(/<script[^>]*>.*?<\/script>/gs, "").replace(/<[^>]+>/g, " ").replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, "&").replace(/\s+/g, " ");
 
-const TWO_OBJECTIVES = {
-  best_solution: [0.1, -0.2, 0.3],
-  best_solution_fitness: null,
-  best_solution_objectives: [0.9, -0.1],
-  best_solution_generation: 3,
-  best_solutions_fitness: [
-    [0.5, -2],
-    [0.7, -1],
-    [0.9, -0.1],
-    [0.95, -0.1],
-  ],
-  num_objectives: 2,
-  pareto_front: { size: 3, objectives: [[0.9, -0.1], [0.95, -0.5], [0.2, -0.05]] },
-  constraint_violations: null,
-  population: [
-    [0.1, -0.2, 0.3],
-    [1, 2, 3],
-  ],
-};
+/** A two-objective report with its final population inline (so the result can be continued). */
+const REPORT = { ...TWO_OBJECTIVES, population: [[0.1, -0.2, 0.3, 0, 0.05], [1, 2, 3, 4, 5]] };
 
 /** A finished two-objective run of `key`'s: its front uploaded before the report, as the GA worker does. */
 async function twoObjectiveResult(key: string, overrides: Record<string, unknown> = {}) {
-  const { submissionId, runId } = await runningRun(key, { fitness_func: TWO, parent_selection_type: "nsga2", num_genes: 3, name: "zdt", ...overrides });
-  const front = { num_objectives: 2, objectives: TWO_OBJECTIVES.pareto_front.objectives, solutions: [[1, 2, 3], [0, 0, 0], [3, 2, 1]] };
+  const { submissionId, runId } = await runningRun(key, { fitness_func: TWO, parent_selection_type: "nsga2", name: "zdt", ...overrides });
+  const front = { num_objectives: 2, objectives: TWO_OBJECTIVES.pareto_front.objectives, solutions: [[1, 2, 3, 4, 5], [0, 0, 0, 0, 0], [5, 4, 3, 2, 1]] };
   expect((await stageFile(runId, "pareto_front.json", JSON.stringify(front))).status).toBe(204);
-  expect((await completeRun(runId, { result: TWO_OBJECTIVES, engine: "pygad:multi-objective" })).status).toBe(204);
+  expect((await completeRun(runId, { result: REPORT, engine: "pygad:multi-objective" })).status).toBe(204);
   const [item] = (await json(await call(`/api/v1/results/?submission_id=${submissionId}`, { key }))).results;
   return { submissionId, resultId: item.id as string };
 }
@@ -97,7 +80,7 @@ describe("a multi-objective result", () => {
     expect((await web.post(`/results/${resultId}/continue`, { num_generations: "2", payment: "credits" })).status).toBe(303);
     const runId = (await getSubmission(account.key, submissionId)).latest_run.id;
     await env.DB.prepare("UPDATE runs SET status = 'running' WHERE id = ?").bind(runId).run();
-    const continued = { ...TWO_OBJECTIVES, best_solutions_fitness: [[0.95, -0.1], [0.97, -0.08], [0.99, -0.05]], best_solution_objectives: [0.99, -0.05] };
+    const continued = { ...REPORT, best_solutions_fitness: [[0.95, -0.1], [0.97, -0.08], [0.99, -0.05]], best_solution_objectives: [0.99, -0.05] };
     expect((await completeRun(runId, { result: continued })).status).toBe(204);
     const second = (await json(await call(`/api/v1/results/?submission_id=${submissionId}&ordering=-created_at`, { key: account.key }))).results[0].id;
     const html = await (await web.request(`/results/${second}`)).text();
@@ -119,7 +102,7 @@ describe("a multi-objective result", () => {
 
   it("live progress of several objectives: the trail keeps each objective's best and the chart has a panel per objective", async () => {
     const account = await newAccount();
-    const { submissionId, runId } = await runningRun(account.key, { fitness_func: TWO, parent_selection_type: "nsga2", num_genes: 3 });
+    const { submissionId, runId } = await runningRun(account.key, { fitness_func: TWO, parent_selection_type: "nsga2" });
     for (const [g, objectives] of [
       [1, [0.5, -2]],
       [1, [0.5, -2]], // a heartbeat without a new generation adds no point
@@ -171,7 +154,7 @@ describe("warnings, constraint violations, the engine, infinite fitness and fail
     expect(text).toContain("UserWarning: no value of gene 0 satisfies its constraint after 100 attempts 41");
     expect(text).toContain("The best solution violates its gene_constraint at gene 0 (value 0.1)");
     expect(text).toContain("Gene constraints violated at 1 gene");
-    expect(text).toContain("Engine accelerated — selection sss, crossover none, mutation random (stock PyGAD) accelerated:sss+none+random=pygad");
+    expect(text).toContain("Engine accelerated — selection sss, crossover none, mutation random (stock PyGAD) accelerated:sss+ none+ random=pygad"); // breakable after each +
     expect(html).toContain('<a href="#warnings">42</a>');
     const detail = textOf(await (await web.request(`/submissions/${submissionId}`)).text());
     expect(detail).toContain("Warnings of the latest run 2 different, 42 in all");

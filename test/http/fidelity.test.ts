@@ -17,6 +17,7 @@ import {
   newResult,
   accountPerTest,
   runningRun as runningAs,
+  TWO_OBJECTIVES,
   stageFile,
 } from "../helpers/api";
 
@@ -71,28 +72,6 @@ describe("forms stock PyGAD 3.9.2 accepts", () => {
   });
 });
 
-const TWO_OBJECTIVES = {
-  best_solution: [0.1, -0.2, 0.3, 0, 0.05],
-  best_solution_fitness: null,
-  best_solution_objectives: [0.9, -0.1],
-  best_solution_generation: 3,
-  best_solutions_fitness: [
-    [0.5, -2],
-    [0.7, -1],
-    [0.9, -0.1],
-    [0.95, -0.1],
-  ],
-  num_objectives: 2,
-  pareto_front: {
-    size: 3,
-    objectives: [
-      [0.9, -0.1],
-      [0.95, -0.5],
-      [0.2, -0.05],
-    ],
-  },
-  constraint_violations: null,
-};
 
 describe("a multi-objective result", () => {
   it("carries its objectives, front and per-objective history; its files hold the front (uploaded) and its plots", async () => {
