@@ -1,7 +1,7 @@
 // The data of the dashboard's charts (drawn by web/client/chart.ts with uPlot). A history chart has one
 // panel per objective (one for a single-objective run), each with one series per result; a continued
 // result's curve starts where its parent's ended, so a continue chain reads as one line across runs
-// (docs/dashboard.md#results). The Pareto front chart draws a multi-objective result's final front.
+// (docs/dashboard.md#results). A run's progress trail is drawn the same way while it runs.
 import { MAX_PANELS } from "../domain/plots";
 import type { ResultRow } from "../storage/results";
 import type { RunRow } from "../storage/submissions";
@@ -35,11 +35,6 @@ export interface ChartData {
   notes?: string[];
 }
 
-/** The final Pareto front of a multi-objective result: one objective vector per solution. */
-export interface FrontData {
-  objectives: number[][];
-}
-
 /** The generation each result's curve starts at: 0, or after the end of the result it continued. */
 function offsets(results: ResultRow[], runs: Map<string, RunRow>): Map<string, number> {
   const byId = new Map(results.map((r) => [r.id, r]));
@@ -63,15 +58,12 @@ function valueAt(entry: number | null | number[], i: number): number | null {
 }
 
 /** The largest number of objectives among `results` (1 when none has several). */
-export const objectivesOf = (results: ResultRow[]) => results.reduce((n, r) => Math.max(n, r.numObjectives), 1);
+const objectivesOf = (results: ResultRow[]) => results.reduce((n, r) => Math.max(n, r.numObjectives), 1);
 
-/** The panels a chart of `count` objectives shows: all of them up to MAX_PANELS (as fitness.svg). */
-export const panelCount = (count: number) => Math.min(count, MAX_PANELS);
-
-/** Titles and axis names of the panels of a chart of `count` objectives. */
-export function panelFrames(count: number): Omit<Panel, "series">[] {
+/** Titles and axis names of the panels of a chart of `count` objectives: up to MAX_PANELS (as fitness.svg). */
+function panelFrames(count: number): Omit<Panel, "series">[] {
   if (count <= 1) return [{ title: "", yLabel: "best fitness" }];
-  return Array.from({ length: panelCount(count) }, (_, i) => ({ title: `objective ${i}`, yLabel: `best objective ${i}` }));
+  return Array.from({ length: Math.min(count, MAX_PANELS) }, (_, i) => ({ title: `objective ${i}`, yLabel: `best objective ${i}` }));
 }
 
 /**

@@ -172,7 +172,7 @@ const STEP_NAMES = ["selection", "crossover", "mutation"];
 const FALLBACK: Record<string, string> = { pygad: "stock PyGAD", mixed: "partly stock PyGAD" };
 
 /** The engine path in words (docs/engine.md): which steps ran accelerated and which fell back to stock PyGAD. */
-export function engineText(engine: string | null): string {
+function engineText(engine: string | null): string {
   if (engine === null) return "not recorded (a result made before the engine was kept)";
   if (engine === "pygad") return "stock PyGAD";
   if (engine === "pygad:multi-objective") return "stock PyGAD (multi-objective)";
@@ -187,7 +187,7 @@ export function engineText(engine: string | null): string {
 }
 
 /** The engine path in words, then as the API names it (breakable after each step). */
-export const Engine = (p: { engine: string | null }) => (
+const Engine = (p: { engine: string | null }) => (
   <>
     {engineText(p.engine)}
     {p.engine && (
