@@ -15,7 +15,7 @@ export interface Panel {
   series: Series[];
 }
 
-export const COLORS = ["#2563eb", "#d97706", "#059669", "#dc2626", "#7c3aed", "#0891b2", "#be185d", "#4d7c0f"];
+const COLORS = ["#2563eb", "#d97706", "#059669", "#dc2626", "#7c3aed", "#0891b2", "#be185d", "#4d7c0f"];
 
 /** uPlot's aligned data: one x array (every generation present in any curve) and one y array per curve. */
 function aligned(series: Series[]): uPlot.AlignedData {
