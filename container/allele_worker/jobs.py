@@ -240,8 +240,11 @@ class GenerationGuard:
         if now - self._last_emit >= 0.25:
             self._last_emit = now
             _, fitness, _ = ga.best_solution(pop_fitness=ga.last_generation_fitness)
-            self.emit({"type": "progress", "generations_completed": int(ga.generations_completed),
-                       "best_solution_fitness": scalar_fitness(fitness)})
+            message = {"type": "progress", "generations_completed": int(ga.generations_completed),
+                       "best_solution_fitness": scalar_fitness(fitness)}
+            if self.objective_history:  # several objectives: each one's best so far (the live chart)
+                message["best_objectives"] = self.objective_history[-1]
+            self.emit(message)
         if self.stop_reason is None:
             if now - self.spec.started_at >= self.spec.time_seconds:
                 self.stop_reason = "time_cap"

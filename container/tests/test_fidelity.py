@@ -347,6 +347,20 @@ def test_a_multi_objective_result_is_stocks_front_best_and_history():
     assert len({tuple(ga.population[i]) for i in range(16) if i not in dominated}) == len(front["solutions"])
 
 
+def test_progress_of_a_multi_objective_run_carries_each_objectives_best():
+    messages: list[dict[str, Any]] = []
+    job = params(random_seed=4, num_generations=6, sol_per_pop=10, num_parents_mating=4, fitness_func=TWO,
+                 parent_selection_type="nsga2")
+    result = jobs.execute(jobs.JobSpec(params=job), emit=messages.append)["result"]
+    progress = [m for m in messages if m.get("type") == "progress"]
+    assert progress and all(m["best_solution_fitness"] is None for m in progress)
+    for message in progress:  # the live chart's points: the history's values at that generation
+        assert message["best_objectives"] == result["best_solutions_fitness"][message["generations_completed"]]
+    one: list[dict[str, Any]] = []
+    jobs.execute(jobs.JobSpec(params=params(random_seed=4)), emit=one.append)
+    assert not any("best_objectives" in m for m in one)
+
+
 def test_pareto_front_of_known_points():
     fitness = np.array([[1, 5], [2, 4], [2, 4], [1, 4], [3, 1], [0, 0], [3, 0.5]], dtype=float)
     assert objectives.pareto_front(fitness).tolist() == [0, 1, 2, 4]

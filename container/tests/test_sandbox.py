@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 import socket
 import time
+import types
 from pathlib import Path
 
 import pytest
 from conftest import CONTAINER, IS_ROOT, params, run_child
 
-from allele_worker import sandbox
+from allele_worker import jobs, sandbox
+from allele_worker.sandbox import process
 
 
 def fitness(body: str) -> dict:
@@ -19,6 +21,29 @@ def fitness(body: str) -> dict:
         f"    {line}\n" for line in body.splitlines()) + "    return 1.0\n"
     return params(fitness_func=source, fitness_func_entry="f", num_generations=1, sol_per_pop=2,
                   num_parents_mating=1)
+
+
+def test_progress_messages_are_checked_before_they_are_reported():
+    got: list[dict] = []
+    report = types.SimpleNamespace(on_progress=got.append)
+    for message in [
+        {"generations_completed": 3, "best_solution_fitness": None, "best_objectives": [1.5, -2]},
+        {"generations_completed": 4, "best_solution_fitness": 0.5, "best_objectives": [1, "x"]},
+        {"generations_completed": 5, "best_solution_fitness": None, "best_objectives": [float("nan"), 1.0]},
+        {"generations_completed": 6, "best_solution_fitness": None, "best_objectives": [0.0] * 1001},
+        {"generations_completed": 7, "best_solution_fitness": None, "best_objectives": [True, 1.0]},
+        {"generations_completed": -1, "best_solution_fitness": None, "best_objectives": [1.0, 2.0]},
+        {"generations_completed": 8, "best_solution_fitness": "inf"},
+    ]:
+        sandbox.SandboxedProcess._progress(report, message)  # type: ignore[arg-type]
+    assert got == [
+        {"generations_completed": 3, "best_solution_fitness": None, "best_objectives": [1.5, -2]},
+        {"generations_completed": 4, "best_solution_fitness": 0.5},
+        {"generations_completed": 5, "best_solution_fitness": None},
+        {"generations_completed": 6, "best_solution_fitness": None},
+        {"generations_completed": 7, "best_solution_fitness": None},
+    ]
+    assert process.MAX_PROGRESS_OBJECTIVES == jobs.MAX_OBJECTIVES
 
 
 def test_limits_from_caps():

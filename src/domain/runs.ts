@@ -12,6 +12,7 @@ import { getRunner, type StartRequest } from "../runner/runner";
 import { hmacSha256Hex } from "../lib/crypto";
 import { nowIso } from "../lib/ids";
 import { POPULATION_FILE } from "./result-files";
+import { MAX_PANELS } from "./plots";
 import { getResultFile } from "../storage/results";
 
 /** The per-run token the GA worker presents on its reports; the user's code never sees it. */
@@ -99,12 +100,16 @@ export async function startPopulationFile(env: Bindings, run: RunRow) {
   return run.parentResultId ? getResultFile(getDb(env.DB), run.parentResultId, POPULATION_FILE) : undefined;
 }
 
+/** Objectives a progress trail point keeps: as many as the charts draw (fitness.svg's panels). */
+export const TRAIL_OBJECTIVES = MAX_PANELS;
+
 /** Live progress from the worker; also the run's heartbeat. False when the run is not running. */
 export async function recordProgress(
   env: Bindings,
   runId: string,
-  progress: { generations_completed: number; best_solution_fitness: number | null },
+  progress: { generations_completed: number; best_solution_fitness: number | null; best_objectives?: number[] | null },
 ): Promise<boolean> {
+  const point = [progress.generations_completed, progress.best_solution_fitness, ...(progress.best_objectives ? [progress.best_objectives.slice(0, TRAIL_OBJECTIVES)] : [])];
   const db = getDb(env.DB);
   const updated = await db
     .update(runs)
@@ -113,10 +118,11 @@ export async function recordProgress(
       bestSolutionFitness: progress.best_solution_fitness,
       heartbeatAt: nowIso(),
       // The trail of the live chart: a point per report that moved to a new generation (a heartbeat
-      // that did not is not repeated), at most one per 1.5 s report, so bounded by the time cap.
+      // that did not is not repeated), at most one per 1.5 s report, so bounded by the time cap:
+      // [generation, best fitness] or, with several objectives, [generation, null, [best of each]].
       progressTrail: sql`CASE
         WHEN ${runs.generationsCompleted} IS ${progress.generations_completed} OR ${progress.generations_completed} = 0 THEN ${runs.progressTrail}
-        ELSE json_insert(coalesce(${runs.progressTrail}, '[]'), '$[#]', json_array(${progress.generations_completed}, ${progress.best_solution_fitness}))
+        ELSE json_insert(coalesce(${runs.progressTrail}, '[]'), '$[#]', json(${JSON.stringify(point)}))
       END`,
     })
     .where(and(eq(runs.id, runId), eq(runs.status, "running")))

@@ -1,5 +1,5 @@
 // Result rows and their file records.
-import { and, eq, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./db";
 import { finishPage, planPage, type Ordering, type Page } from "./pagination";
 import { resultFiles, results } from "./schema";
@@ -102,8 +102,10 @@ export async function getSharedResult(db: Db, id: string): Promise<ResultRow | u
     .get();
 }
 
-/** The account's results produced by these runs (a submission's runs, a continue chain). */
-export async function resultsOfRuns(db: Db, accountId: string, runIds: string[]): Promise<ResultRow[]> {
-  if (!runIds.length) return [];
-  return db.select().from(results).where(and(eq(results.accountId, accountId), inArray(results.runId, runIds))).orderBy(results.createdAt).all();
+/**
+ * The account's results of a submission's runs, oldest first (by submission id, not a list of run ids:
+ * a submission may have more runs than a D1 statement may bind parameters).
+ */
+export async function resultsOfSubmission(db: Db, accountId: string, submissionId: string): Promise<ResultRow[]> {
+  return db.select().from(results).where(and(eq(results.accountId, accountId), eq(results.submissionId, submissionId))).orderBy(results.createdAt, results.id).all();
 }

@@ -126,8 +126,9 @@ export const runs = sqliteTable(
     output: text("output"),
     engine: text("engine"),
     // The live progress reports so far, [[generations_completed, best_solution_fitness], ...] (one per
-    // report that moved; the dashboard's growing chart). Bounded by the run's time cap.
-    progressTrail: text("progress_trail", { mode: "json" }).$type<[number, number | null][]>(),
+    // report that moved; the dashboard's growing chart), with several objectives a third item: the
+    // best value of each of the first few. Bounded by the run's time cap.
+    progressTrail: text("progress_trail", { mode: "json" }).$type<[number, number | null, number[]?][]>(),
     // PyGAD's and the user's Python warnings, deduplicated with counts (docs/api.md#warnings).
     warnings: text("warnings", { mode: "json" }).$type<RunWarning[]>(),
     creditsChargedMicro: integer("credits_charged_micro"),

@@ -2,7 +2,7 @@
 import { and, eq, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./db";
 import { finishPage, planPage, type Ordering, type Page } from "./pagination";
-import { runs, submissions, type RunStatus } from "./schema";
+import { results, runs, submissions, type RunStatus } from "./schema";
 
 export type SubmissionRow = typeof submissions.$inferSelect;
 export type RunRow = typeof runs.$inferSelect;
@@ -95,4 +95,34 @@ export async function deleteSubmissionRow(db: Db, id: string): Promise<void> {
 /** Every run of a submission, oldest first. */
 export async function runsOfSubmission(db: Db, submissionId: string): Promise<RunRow[]> {
   return db.select().from(runs).where(eq(runs.submissionId, submissionId)).orderBy(runs.createdAt, runs.id).all();
+}
+
+/** What a list row shows of a submission's latest run: how far it got, its best fitness, its warnings. */
+export interface RunSummary {
+  runId: string;
+  generationsCompleted: number | null;
+  numGenerations: number | null;
+  bestSolutionFitness: number | null;
+  /** Warnings of the run, every repeat counted. */
+  warnings: number;
+  /** Objectives of the run's result; null while it has none. */
+  numObjectives: number | null;
+}
+
+/** The summaries of these runs (a page of a list: at most 100, within D1's bound parameters). */
+export async function runSummaries(db: Db, runIds: string[]): Promise<RunSummary[]> {
+  if (!runIds.length) return [];
+  return db
+    .select({
+      runId: runs.id,
+      generationsCompleted: runs.generationsCompleted,
+      numGenerations: sql<number | null>`json_extract(${runs.parameters}, '$.num_generations')`,
+      bestSolutionFitness: runs.bestSolutionFitness,
+      warnings: sql<number>`coalesce((SELECT sum(json_extract(value, '$.count')) FROM json_each(${runs.warnings})), 0)`,
+      numObjectives: results.numObjectives,
+    })
+    .from(runs)
+    .leftJoin(results, eq(results.runId, runs.id))
+    .where(inArray(runs.id, runIds))
+    .all();
 }

@@ -1,20 +1,38 @@
-// Fitness curves for the dashboard's charts (drawn by web/client/chart.ts with uPlot): one series per
-// result, and a continued result's curve starts where its parent's ended, so a continue chain reads as
-// one line across runs (docs/dashboard.md#results).
+// The data of the dashboard's charts (drawn by web/client/chart.ts with uPlot). A history chart has one
+// panel per objective (one for a single-objective run), each with one series per result; a continued
+// result's curve starts where its parent's ended, so a continue chain reads as one line across runs
+// (docs/dashboard.md#results). A run's progress trail is drawn the same way while it runs.
+import { MAX_PANELS } from "../domain/plots";
 import type { ResultRow } from "../storage/results";
 import type { RunRow } from "../storage/submissions";
 
+/** A point: [generation, value or null]; null where the value is not finite (or not known yet). */
+export type Point = [number, number | null];
+/** A progress report of a run: [generations completed, best fitness or null, the best value of each objective (several)]. */
+export type TrailPoint = [number, number | null, number[]?];
+
 export interface Series {
   label: string;
-  /** [generation, best fitness or null] */
-  points: [number, number | null][];
+  points: Point[];
   resultId?: string;
+  /** Words for points whose value is null: "+∞" where the best fitness was infinite. */
+  special?: Record<number, string>;
+}
+
+export interface Panel {
+  /** Empty for a single-objective chart; "objective i" otherwise. */
+  title: string;
+  /** The y axis's name: "best fitness", "best objective i". */
+  yLabel: string;
+  series: Series[];
 }
 
 export interface ChartData {
-  series: Series[];
+  panels: Panel[];
   /** Where the client polls for live progress while a run is live. */
   live?: string;
+  /** Said under the chart (how many objectives are left out, where values are infinite). */
+  notes?: string[];
 }
 
 /** The generation each result's curve starts at: 0, or after the end of the result it continued. */
@@ -33,14 +51,77 @@ function offsets(results: ResultRow[], runs: Map<string, RunRow>): Map<string, n
   return memo;
 }
 
-export function curves(results: ResultRow[], runs: RunRow[], label: (r: ResultRow, i: number) => string): Series[] {
-  const byRun = new Map(runs.map((r) => [r.id, r]));
-  const at = offsets(results, byRun);
-  return results.map((r, i) => ({
-    label: label(r, i),
-    resultId: r.id,
-    points: r.bestSolutionsFitness.map((f, g) => [at.get(r.id)! + g, f] as [number, number | null]),
+/** Objective `i` of one generation's entry: a vector's i-th value; a single objective's value is objective 0. */
+function valueAt(entry: number | null | number[], i: number): number | null {
+  if (Array.isArray(entry)) return entry[i] ?? null;
+  return i === 0 ? entry : null;
+}
+
+/** The largest number of objectives among `results` (1 when none has several). */
+const objectivesOf = (results: ResultRow[]) => results.reduce((n, r) => Math.max(n, r.numObjectives), 1);
+
+/** Titles and axis names of the panels of a chart of `count` objectives: up to MAX_PANELS (as fitness.svg). */
+function panelFrames(count: number): Omit<Panel, "series">[] {
+  if (count <= 1) return [{ title: "", yLabel: "best fitness" }];
+  return Array.from({ length: Math.min(count, MAX_PANELS) }, (_, i) => ({ title: `objective ${i}`, yLabel: `best objective ${i}` }));
+}
+
+/**
+ * The history chart of `results`: one panel per objective (the first MAX_PANELS), each with one series
+ * per result that has that objective. A chain mixing one- and several-objective results (a continue
+ * that changed the fitness) draws a single objective's fitness as objective 0.
+ */
+export function historyChart(results: ResultRow[], runs: RunRow[], label: (r: ResultRow, i: number) => string): ChartData {
+  const at = offsets(results, new Map(runs.map((r) => [r.id, r])));
+  const count = objectivesOf(results);
+  const panels = panelFrames(count).map((frame, i) => ({
+    ...frame,
+    series: results
+      .map((r, k) => ({ r, k }))
+      .filter(({ r }) => i === 0 || r.numObjectives > i)
+      .map(({ r, k }) => ({ label: label(r, k), resultId: r.id, points: r.bestSolutionsFitness.map((f, g) => [at.get(r.id)! + g, valueAt(f, i)] as Point) })),
   }));
+  const notes = count > MAX_PANELS ? [`Objectives 0–${MAX_PANELS - 1} of ${count} are drawn; fitness_history.csv holds every one.`] : [];
+  return { panels, notes };
+}
+
+/**
+ * The chart of a run's progress trail (one point per progress report that reached a new generation):
+ * the best fitness, or, when the reports carry several objectives, one panel per objective.
+ */
+export function trailChart(trail: TrailPoint[], label: string): Panel[] {
+  const count = trail.reduce((n, p) => Math.max(n, p[2]?.length ?? 1), 1);
+  return panelFrames(count).map((frame, i) => ({
+    ...frame,
+    series: [{ label, points: trail.map((p): Point => [p[0], count > 1 ? (p[2]?.[i] ?? null) : p[1]]) }],
+  }));
+}
+
+/** "3, 5–9, 12": generations as ranges. */
+function ranges(generations: number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < generations.length; i++) {
+    let j = i;
+    while (j + 1 < generations.length && generations[j + 1] === generations[j]! + 1) j++;
+    parts.push(i === j ? String(generations[i]) : `${generations[i]}–${generations[j]}`);
+    i = j;
+  }
+  return parts.join(", ");
+}
+
+/**
+ * Marks where one result's best fitness was infinite (its history's "+∞" / "−∞" by the result's own
+ * generation): the table says so and a note under the chart names those generations (not drawn).
+ */
+export function markInfinite(chart: ChartData, resultId: string, history: Record<number, string>): void {
+  const series = chart.panels[0]?.series.find((s) => s.resultId === resultId);
+  const local = Object.keys(history).map(Number).sort((a, b) => a - b);
+  if (!series || !local.length) return;
+  series.special = Object.fromEntries(local.filter((g) => series.points[g]).map((g) => [series.points[g]![0], history[g]!]));
+  for (const text of new Set(local.map((g) => history[g]!))) {
+    const at = local.filter((g) => history[g] === text && series.points[g]).map((g) => series.points[g]![0]);
+    (chart.notes ??= []).push(`The best fitness was ${text} at generation${at.length === 1 ? "" : "s"} ${ranges(at)} (not drawn: the curve breaks there).`);
+  }
 }
 
 /** The results of a continue chain that ends at `result`: its ancestors first, then itself. */

@@ -3,7 +3,6 @@
 // interactive chart with the continue chain overlaid, logs, files — rename, share, delete and continue;
 // and the public read-only page of a shared result (no sign-in, no code, no ids of other data).
 import { Hono, type Context } from "hono";
-import type { Child } from "hono/jsx";
 import { ApiError, notFound } from "../errors";
 import { requireScope } from "../http/middleware/auth";
 import { continueResult } from "../http/operations/runs";
@@ -12,23 +11,27 @@ import { openCursor, pageLinks } from "../http/validation/list-query";
 import { fieldErrors } from "../http/validation/validate";
 import { LOGS_FILE } from "../domain/result-files";
 import { getDb } from "../storage/db";
-import { deleteResult, getResult, getResultFile, getResultFiles, getSharedResult, listResults, RESULT_ORDERINGS, resultsOfRuns, updateResult, type ResultFileRow, type ResultRow } from "../storage/results";
+import { deleteResult, getResult, getResultFile, getResultFiles, getSharedResult, listResults, RESULT_ORDERINGS, resultsOfSubmission, updateResult, type ResultFileRow, type ResultRow } from "../storage/results";
 import { getSubmission, runsOfSubmission } from "../storage/submissions";
 import { CODE_FIELDS } from "../http/validation/submission";
 import { nowIso } from "../lib/ids";
 import type { Session } from "../domain/sessions";
 import type { Bindings } from "../env";
 import { act, formOf, paymentOf, webStarter } from "./actions";
-import { chainOf, curves, type ChartData } from "./charts";
+import { chainOf, historyChart, markInfinite, type ChartData } from "./charts";
 import type { WebEnv } from "./context";
 import { ActionButton, Csrf, Facts, FilterInput, FilterSelect, fmtNumber, Layout, Pager, plain, Time } from "./layout";
 import { listQueryOf } from "./lists";
 import { fileResponse } from "../http/views";
+import { frontObjectives, infinitiesOf, type Infinities } from "./result-data";
+import { bestFitnessText, Chart, ConstraintNotice, FrontChart, resultFacts, Warnings } from "./result-parts";
 import { protectChange, requireSession } from "./session";
-import { Chart } from "./submissions";
 
-/** Files a shared result's public page offers: the curves and genes, never code (result.json holds the parameters). */
-const PUBLIC_FILES = ["fitness_history.csv", "best_solution.csv", "fitness.svg"];
+/**
+ * Files a shared result's public page offers: the curves, the genes and the Pareto front, never code
+ * (result.json holds the parameters) nor the run's output (logs.txt).
+ */
+const PUBLIC_FILES = ["fitness_history.csv", "best_solution.csv", "fitness.svg", "pareto_front.json", "pareto_front.csv", "pareto_front.svg"];
 
 function ListPage(p: { session: Session; rows: ResultRow[]; raw: Record<string, string>; error: string | null; next: string | null; previous: string | null }) {
   const f = p.raw;
@@ -70,7 +73,7 @@ function ListPage(p: { session: Session; rows: ResultRow[]; raw: Record<string, 
                   <td>
                     <a href={`/results/${r.id}`}>{r.name || <span class="muted">(unnamed) {r.id}</span>}</a>
                   </td>
-                  <td>{fmtNumber(r.bestSolutionFitness)}</td>
+                  <td>{bestFitnessText(r)}</td>
                   <td>{r.generationsCompleted}</td>
                   <td>{r.isShared ? "yes" : "no"}</td>
                   <td>
@@ -87,10 +90,12 @@ function ListPage(p: { session: Session; rows: ResultRow[]; raw: Record<string, 
   );
 }
 
-const Genes = (p: { genes: number[] }) => (
+const Genes = (p: { genes: number[]; objectives: number }) => (
   <div class="table-wrap">
     <table class="compact genes">
-      <caption>Best solution: {p.genes.length} genes</caption>
+      <caption>
+        Best solution: {p.genes.length} genes{p.objectives > 1 && " (PyGAD's best_solution(): first of the NSGA-II sort, an extreme of the front)"}
+      </caption>
       <thead>
         <tr>
           <th scope="col">Gene</th>
@@ -109,17 +114,24 @@ const Genes = (p: { genes: number[] }) => (
   </div>
 );
 
-function summary(r: ResultRow): [string, Child][] {
-  return [
-    ["Best fitness", fmtNumber(r.bestSolutionFitness, 10)],
-    ["Found in generation", plain(r.bestSolutionGeneration)],
-    ["Generations completed", String(r.generationsCompleted)],
-    ["Stopped because", r.stoppedReason],
-    ["Created", <Time iso={r.createdAt} />],
-  ];
+/** What a result's page draws: its history chart (the continue chain on the owner's page), and its front. */
+interface Drawn {
+  chart: ChartData;
+  inf: Infinities | null;
+  front: number[][] | null;
 }
 
-function DetailPage(p: { env: Bindings; session: Session; r: ResultRow; files: ResultFileRow[]; chart: ChartData; logs: string | null; submissionExists: boolean; url: string }) {
+/** The history chart of `chain` (ending at `r`) with r's infinite values marked, and r's Pareto front. */
+async function drawn(env: Bindings, r: ResultRow, files: ResultFileRow[], chart: ChartData): Promise<Drawn> {
+  const [inf, front] = await Promise.all([infinitiesOf(env, r, files), r.numObjectives > 1 ? frontObjectives(env, files) : null]);
+  if (inf) markInfinite(chart, r.id, inf.history);
+  return { chart, inf, front };
+}
+
+const historyCaption = (r: ResultRow, chain: boolean) =>
+  `${r.numObjectives > 1 ? "The best value of each objective per generation (over the population; the values may come from different solutions)" : "Best fitness per generation"}${chain ? ", this result's continue chain on one axis" : ""}`;
+
+function DetailPage(p: { env: Bindings; session: Session; r: ResultRow; files: ResultFileRow[]; drawn: Drawn; logs: string | null; submissionExists: boolean; url: string }) {
   const { r } = p;
   const params = Object.entries(r.parameters).filter(([k]) => !CODE_FIELDS.includes(k as never) && !k.endsWith("_entry"));
   const canContinue = p.submissionExists && p.files.some((f) => f.name === "population.json");
@@ -133,8 +145,16 @@ function DetailPage(p: { env: Bindings; session: Session; r: ResultRow; files: R
         Result <code>{r.id}</code> of <a href={`/submissions/${r.submissionId}`}>submission {r.submissionId}</a>
         {!p.submissionExists && " (deleted)"}
       </p>
-      <Facts items={summary(r)} />
-      <Chart id="result-chart" data={p.chart} caption={p.chart.series.length > 1 ? "Best fitness per generation, this result's continue chain on one axis" : "Best fitness per generation"} />
+      <Facts items={resultFacts(r, p.drawn.inf, { warnings: true })} />
+      <ConstraintNotice violations={r.constraintViolations} />
+      {r.numObjectives > 1 && (
+        <section aria-labelledby="front-h">
+          <h2 id="front-h">Pareto front</h2>
+          <FrontChart id="front-chart" size={r.paretoFrontSize} count={r.numObjectives} objectives={p.drawn.front} best={r.bestSolutionObjectives} svgUrl={p.files.some((f) => f.name === "pareto_front.svg") ? `/results/${r.id}/files/pareto_front.svg` : null} />
+        </section>
+      )}
+      <Chart id="result-chart" data={p.drawn.chart} caption={historyCaption(r, p.drawn.chart.panels[0]!.series.length > 1)} />
+      <Warnings warnings={r.warnings} />
       <div class="cols">
         <section aria-labelledby="manage-h" class="panel">
           <h2 id="manage-h">Manage</h2>
@@ -204,7 +224,7 @@ function DetailPage(p: { env: Bindings; session: Session; r: ResultRow; files: R
           ))}
         </ul>
       </section>
-      <Genes genes={r.bestSolution} />
+      <Genes genes={r.bestSolution} objectives={r.numObjectives} />
       {p.logs !== null && (
         <section aria-labelledby="logs-h">
           <h2 id="logs-h">Run logs</h2>
@@ -221,16 +241,24 @@ function DetailPage(p: { env: Bindings; session: Session; r: ResultRow; files: R
   );
 }
 
-function SharedPage(p: { r: ResultRow; chart: ChartData; files: ResultFileRow[] }) {
+function SharedPage(p: { r: ResultRow; drawn: Drawn; files: ResultFileRow[] }) {
   const { r } = p;
   const params = Object.entries(r.parameters).filter(([k]) => !CODE_FIELDS.includes(k as never) && !k.endsWith("_entry"));
   return (
     <Layout title={r.name || "Shared result"} session={null}>
       <p class="muted">A result shared from Allele (read-only).</p>
       <h1>{r.name || "Shared result"}</h1>
-      <Facts items={summary(r)} />
-      <Chart id="shared-chart" data={p.chart} caption="Best fitness per generation" />
-      <Genes genes={r.bestSolution} />
+      <Facts items={resultFacts(r, p.drawn.inf, { warnings: false })} />
+      <ConstraintNotice violations={r.constraintViolations} />
+      {r.warnings.length > 0 && <p class="muted">The run gave Python warnings; their texts are not shared (they can quote the owner's code).</p>}
+      {r.numObjectives > 1 && (
+        <section aria-labelledby="front-h">
+          <h2 id="front-h">Pareto front</h2>
+          <FrontChart id="shared-front" size={r.paretoFrontSize} count={r.numObjectives} objectives={p.drawn.front} best={r.bestSolutionObjectives} svgUrl={p.files.some((f) => f.name === "pareto_front.svg") ? `/shared/${r.id}/files/pareto_front.svg` : null} />
+        </section>
+      )}
+      <Chart id="shared-chart" data={p.drawn.chart} caption={historyCaption(r, false)} />
+      <Genes genes={r.bestSolution} objectives={r.numObjectives} />
       <section aria-labelledby="files-h">
         <h2 id="files-h">Files</h2>
         <ul class="files">
@@ -285,14 +313,18 @@ export const resultRoutes = new Hono<WebEnv>()
     const session = c.get("session")!;
     const db = getDb(c.env.DB);
     const r = await ownResult(c);
-    const [files, submission, runs] = await Promise.all([getResultFiles(db, r.id), getSubmission(db, session.account.id, r.submissionId), runsOfSubmission(db, r.submissionId)]);
-    const siblings = await resultsOfRuns(db, session.account.id, runs.map((x) => x.id));
-    const chain = chainOf(r, siblings.some((x) => x.id === r.id) ? siblings : [...siblings, r], runs);
-    const chart: ChartData = { series: curves(chain, runs, (x, i) => (x.id === r.id ? `this result (${x.id})` : `continued from ${i + 1}: ${x.id}`)) };
+    const [files, submission, runs, siblings] = await Promise.all([
+      getResultFiles(db, r.id),
+      getSubmission(db, session.account.id, r.submissionId),
+      runsOfSubmission(db, r.submissionId),
+      resultsOfSubmission(db, session.account.id, r.submissionId),
+    ]);
+    const chain = chainOf(r, siblings, runs);
+    const chart = historyChart(chain, runs, (x, i) => (x.id === r.id ? `this result (${x.id})` : `continued from ${i + 1}: ${x.id}`));
     const logsFile = files.find((f) => f.name === LOGS_FILE);
     const logs = logsFile ? ((await (await c.env.FILES.get(logsFile.r2Key))?.text()) ?? null) : null;
     const url = `${new URL(c.req.url).origin}/shared/${r.id}`;
-    return c.html(<DetailPage env={c.env} session={session} r={r} files={files} chart={chart} logs={logs} submissionExists={!!submission} url={url} />);
+    return c.html(<DetailPage env={c.env} session={session} r={r} files={files} drawn={await drawn(c.env, r, files, chart)} logs={logs} submissionExists={!!submission} url={url} />);
   })
   .get("/results/:id/files/:name", requireScope("results:read"), async (c) => {
     const r = await ownResult(c);
@@ -342,9 +374,11 @@ export const sharedRoutes = new Hono<WebEnv>()
     const db = getDb(c.env.DB);
     const r = await getSharedResult(db, c.req.param("id"));
     if (!r) throw notFound("shared result");
-    const files = (await getResultFiles(db, r.id)).filter((f) => PUBLIC_FILES.includes(f.name));
+    const files = await getResultFiles(db, r.id);
+    // Read from the result's own files (result.json included, for its infinite values), shown without code.
+    const shown = await drawn(c.env, r, files, historyChart([r], [], () => (r.numObjectives > 1 ? "this result" : "best fitness")));
     c.header("X-Robots-Tag", "noindex");
-    return c.html(<SharedPage r={r} files={files} chart={{ series: [{ label: "best fitness", points: r.bestSolutionsFitness.map((f, g) => [g, f] as [number, number | null]) }] }} />);
+    return c.html(<SharedPage r={r} files={files.filter((f) => PUBLIC_FILES.includes(f.name))} drawn={shown} />);
   })
   .get("/shared/:id/files/:name", async (c) => {
     const db = getDb(c.env.DB);

@@ -13,55 +13,21 @@ import { openCursor, pageLinks } from "../http/validation/list-query";
 import { CODE_FIELDS, createSubmissionSchema } from "../http/validation/submission";
 import { fieldErrors } from "../http/validation/validate";
 import { getDb } from "../storage/db";
-import { resultsOfRuns } from "../storage/results";
-import { getSubmission, getSubmissionWithRun, listSubmissions, runsOfSubmission, SUBMISSION_ORDERINGS, type RunRow, type SubmissionRow } from "../storage/submissions";
+import { resultsOfSubmission, type ResultRow } from "../storage/results";
+import { getSubmission, getSubmissionWithRun, listSubmissions, runsOfSubmission, runSummaries, SUBMISSION_ORDERINGS, type RunRow, type RunSummary, type SubmissionRow } from "../storage/submissions";
 import type { Session } from "../domain/sessions";
 import type { Payment } from "../admission/limits";
 import type { Bindings } from "../env";
 import { act, formOf, paymentOf, refusalText, webStarter } from "./actions";
-import { curves, scriptJson, type ChartData } from "./charts";
+import { historyChart, trailChart, type ChartData, type TrailPoint } from "./charts";
 import type { WebEnv } from "./context";
 import { ActionButton, Csrf, Facts, FilterInput, FilterSelect, fmtNumber, Layout, money, Pager, plain, Status, Time } from "./layout";
 import { listQueryOf } from "./lists";
+import { bestFitnessText, Chart, Warnings } from "./result-parts";
 import { protectChange, requireSession } from "./session";
-import { bodyToForm, formToBody, FORM_FIELDS, GROUPS, initialValues, type FormField, type FormValues } from "./submission-form";
+import { bodyToForm, formErrors, formToBody, FORM_FIELDS, GROUPS, initialValues, type FormField, type FormValues } from "./submission-form";
 
 const STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"];
-
-/** The chart's element and its data (drawn by the client script; a table below says the same for screen readers). */
-export function Chart(p: { id: string; data: ChartData; caption: string }) {
-  const points = p.data.series.flatMap((s) => s.points.map(([g, f]) => [s.label, g, f] as const));
-  return (
-    <figure class="chart-box">
-      <div class="chart" data-chart={p.id} role="img" aria-label={p.caption}></div>
-      <script type="application/json" id={p.id} dangerouslySetInnerHTML={{ __html: scriptJson(p.data) }}></script>
-      <figcaption>{p.caption}</figcaption>
-      {points.length > 0 && (
-        <details>
-          <summary>The values as a table</summary>
-          <table class="compact">
-            <thead>
-              <tr>
-                <th scope="col">Curve</th>
-                <th scope="col">Generation</th>
-                <th scope="col">Best fitness</th>
-              </tr>
-            </thead>
-            <tbody>
-              {points.slice(0, 2000).map(([label, g, f]) => (
-                <tr>
-                  <td>{label}</td>
-                  <td>{g}</td>
-                  <td>{fmtNumber(f)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </details>
-      )}
-    </figure>
-  );
-}
 
 /** Code shown read-only, highlighted by the client's editor bundle. */
 export const CodeBlock = (p: { code: string; label: string }) => (
@@ -150,7 +116,7 @@ function Field(p: { f: FormField; values: FormValues; errors: Record<string, str
   }
   let control;
   if (f.kind === "select" || f.kind === "bool") {
-    const options = f.kind === "bool" ? [["true", "yes"], ["false", "no"]] : (f.options ?? []).map((o) => [o, o]);
+    const options = f.kind === "bool" ? [["true", "yes"], ["false", "no"]] : (f.options ?? []);
     control = (
       <select {...common}>
         <option value="">{f.default ? `default (${f.default})` : "—"}</option>
@@ -170,15 +136,27 @@ function Field(p: { f: FormField; values: FormValues; errors: Record<string, str
   } else {
     const numeric = f.kind === "int" || f.kind === "number";
     control = (
-      <input
-        {...common}
-        value={values[f.name] ?? ""}
-        type="text"
-        inputmode={f.kind === "int" ? "numeric" : f.kind === "number" ? "decimal" : undefined}
-        pattern={f.kind === "int" ? "-?[0-9]+" : numeric ? "[-+]?[0-9]*[.]?[0-9]+([eE][-+]?[0-9]+)?" : undefined}
-        required={f.required}
-        placeholder={f.default}
-      />
+      <>
+        <input
+          {...common}
+          value={values[f.name] ?? ""}
+          type="text"
+          inputmode={f.kind === "int" ? "numeric" : f.kind === "number" ? "decimal" : undefined}
+          pattern={f.kind === "int" ? "-?[0-9]+" : numeric ? "[-+]?[0-9]*[.]?[0-9]+([eE][-+]?[0-9]+)?" : undefined}
+          required={f.required}
+          placeholder={f.default}
+          list={f.suggestions ? `${id}-suggestions` : undefined}
+          autocomplete={f.suggestions ? "off" : undefined}
+          spellcheck={f.kind === "text" ? undefined : false}
+        />
+        {f.suggestions && (
+          <datalist id={`${id}-suggestions`}>
+            {f.suggestions.map((v) => (
+              <option value={v}></option>
+            ))}
+          </datalist>
+        )}
+      </>
     );
   }
   return (
@@ -243,7 +221,16 @@ function NewSubmissionPage(p: { env: Bindings; session: Session; values: FormVal
   );
 }
 
-function ListPage(p: { session: Session; rows: SubmissionRow[]; raw: Record<string, string>; error: string | null; next: string | null; previous: string | null }) {
+/** Generations done, "of" the run's total when known. */
+const progressText = (done: number | null, total: number | null) => (done === null ? "—" : total === null ? String(done) : `${done} of ${total}`);
+
+/** A run's best fitness as a list shows it: its result's (several objectives, infinite), else the run's progress. */
+function runFitnessText(run: Pick<RunSummary, "bestSolutionFitness" | "numObjectives">, status: string): string {
+  if (run.numObjectives !== null) return bestFitnessText({ bestSolutionFitness: run.bestSolutionFitness, numObjectives: run.numObjectives });
+  return run.bestSolutionFitness === null ? "—" : `${fmtNumber(run.bestSolutionFitness)}${status === "failed" || status === "cancelled" ? " (so far)" : ""}`;
+}
+
+function ListPage(p: { session: Session; rows: SubmissionRow[]; summaries: Map<string, RunSummary>; raw: Record<string, string>; error: string | null; next: string | null; previous: string | null }) {
   const f = p.raw;
   return (
     <Layout title="Submissions" session={p.session} section="submissions">
@@ -278,25 +265,34 @@ function ListPage(p: { session: Session; rows: SubmissionRow[]; raw: Record<stri
               <tr>
                 <th scope="col">Name</th>
                 <th scope="col">Status</th>
+                <th scope="col">Generations</th>
+                <th scope="col">Best fitness</th>
+                <th scope="col">Warnings</th>
                 <th scope="col">Source</th>
                 <th scope="col">Created</th>
               </tr>
             </thead>
             <tbody>
-              {p.rows.map((s) => (
-                <tr>
-                  <td>
-                    <a href={`/submissions/${s.id}`}>{s.name || <span class="muted">(unnamed) {s.id}</span>}</a>
-                  </td>
-                  <td>
-                    <Status status={s.status} />
-                  </td>
-                  <td>{s.source}</td>
-                  <td>
-                    <Time iso={s.createdAt} />
-                  </td>
-                </tr>
-              ))}
+              {p.rows.map((s) => {
+                const run = p.summaries.get(s.latestRunId);
+                return (
+                  <tr>
+                    <td>
+                      <a href={`/submissions/${s.id}`}>{s.name || <span class="muted">(unnamed) {s.id}</span>}</a>
+                    </td>
+                    <td>
+                      <Status status={s.status} />
+                    </td>
+                    <td class="num">{run ? progressText(run.generationsCompleted, run.numGenerations) : "—"}</td>
+                    <td class="num">{run ? runFitnessText(run, s.status) : "—"}</td>
+                    <td class="num">{run?.warnings ? <a href={`/submissions/${s.id}#warnings`} class="warn-count">{run.warnings.toLocaleString("en")}</a> : <span class="muted">none</span>}</td>
+                    <td>{s.source}</td>
+                    <td>
+                      <Time iso={s.createdAt} />
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </div>
@@ -308,8 +304,12 @@ function ListPage(p: { session: Session; rows: SubmissionRow[]; raw: Record<stri
 
 const liveStatus = (s: string) => s === "queued" || s === "running";
 
-/** What the detail page's live panel polls: the latest run's progress and its trail. */
+/** The run's best value of each objective at its latest progress report (several objectives), else null. */
+const bestObjectives = (run: RunRow) => run.progressTrail?.at(-1)?.[2] ?? null;
+
+/** What the detail page's live panel polls: the latest run's progress, its trail, and the trail as the chart draws it. */
 function liveView(s: SubmissionRow, run: RunRow) {
+  const trail: TrailPoint[] = run.progressTrail ?? [];
   return {
     status: s.status,
     run_id: run.id,
@@ -317,20 +317,46 @@ function liveView(s: SubmissionRow, run: RunRow) {
     generations_completed: run.generationsCompleted,
     num_generations: (run.parameters as { num_generations?: number }).num_generations ?? null,
     best_solution_fitness: run.bestSolutionFitness,
-    trail: run.progressTrail ?? [],
+    best_objectives: bestObjectives(run),
+    trail,
+    panels: trailChart(trail, `run ${run.id} (live)`),
     started_at: run.startedAt,
     finished_at: run.finishedAt,
     error: run.errorCode ? { code: run.errorCode, message: run.errorMessage ?? "" } : null,
   };
 }
 
-function DetailPage(p: { env: Bindings; session: Session; s: SubmissionRow; run: RunRow; runs: RunRow[]; chart: ChartData; resultByRun: Map<string, string> }) {
-  const { s, run } = p;
+/** The best fitness the progress line shows: the result's when there is one, else the run's progress. */
+function progressFitness(run: RunRow, result: ResultRow | undefined): { label: string; text: string } {
+  if (result) return result.numObjectives > 1 ? { label: "best objectives", text: (result.bestSolutionObjectives ?? []).map((v) => fmtNumber(v)).join(", ") } : { label: "best fitness", text: bestFitnessText(result) };
+  const objectives = bestObjectives(run);
+  if (objectives) return { label: "best objectives", text: objectives.map((v) => fmtNumber(v)).join(", ") };
+  return { label: "best fitness", text: fmtNumber(run.bestSolutionFitness) };
+}
+
+interface Detail {
+  s: SubmissionRow;
+  run: RunRow;
+  runs: RunRow[];
+  results: ResultRow[];
+}
+
+function DetailPage(p: { env: Bindings; session: Session; d: Detail }) {
+  const { s, run, runs, results } = p.d;
   const live = liveStatus(s.status);
   const params = s.parameters;
   const code = CODE_FIELDS.filter((f) => typeof params[f] === "string");
   const plainParams = Object.entries(params).filter(([k]) => !code.includes(k as never) && !k.endsWith("_entry"));
   const lv = liveView(s, run);
+  const resultOf = new Map(results.map((r) => [r.runId, r]));
+  const latestResult = resultOf.get(run.id);
+  const fitness = progressFitness(run, latestResult);
+  // While the run is live, its trail grows; a run that ended without a result (failed, cancelled) shows
+  // how far it got; the submission's results are drawn together, continued runs after their parent.
+  const trailShown = live || (!latestResult && lv.trail.length > 0);
+  const progressChart: ChartData = live ? { panels: lv.panels, live: `/submissions/${s.id}/live` } : { panels: trailChart(lv.trail, `run ${run.id}`) };
+  const resultsChart = results.length ? historyChart(results, runs, (r) => `${r.name || "result"} · ${runs.find((x) => x.id === r.runId)?.kind ?? "run"} ${r.id}`) : null;
+  const several = results.some((r) => r.numObjectives > 1);
   return (
     <Layout title={s.name || s.id} session={p.session} section="submissions" scripts={["editor"]}>
       <div class="title-row">
@@ -354,16 +380,31 @@ function DetailPage(p: { env: Bindings; session: Session; s: SubmissionRow; run:
         <h2 id="progress-h">Progress</h2>
         <p class="progress-line" aria-live="polite">
           <span data-field="status">{s.status}</span> · generation <span data-field="generations">{run.generationsCompleted ?? 0}</span> of{" "}
-          <span data-field="total">{lv.num_generations ?? "?"}</span> · best fitness <span data-field="fitness">{fmtNumber(run.bestSolutionFitness)}</span>
+          <span data-field="total">{lv.num_generations ?? "?"}</span> · <span data-field="fitness-label">{fitness.label}</span> <span data-field="fitness">{fitness.text}</span>
         </p>
         <progress data-field="bar" max={lv.num_generations ?? 1} value={run.generationsCompleted ?? 0} aria-label="Generations done"></progress>
         {run.errorCode && (
           <p class="flash error" role="alert">
             The run failed: {run.errorMessage} [{run.errorCode}]
+            {run.generationsCompleted ? ` — after ${run.generationsCompleted} generation${run.generationsCompleted === 1 ? "" : "s"}${run.bestSolutionFitness === null ? "" : `, best fitness ${fmtNumber(run.bestSolutionFitness)} so far`}.` : ""}
           </p>
         )}
-        <Chart id="progress-chart" data={p.chart} caption={live ? "Best fitness per generation so far (grows while the run goes on)" : "Best fitness per generation of this submission's results (continued runs follow their parent)"} />
+        {trailShown && (
+          <Chart
+            id="progress-chart"
+            data={progressChart}
+            caption={live ? "Best fitness per generation so far, or each objective's best in a panel of its own when the fitness returns several (grows while the run goes on)" : `How far run ${run.id} got before it ${run.status === "cancelled" ? "was cancelled" : "failed"}: its progress reports`}
+          />
+        )}
+        {!live && resultsChart && (
+          <Chart
+            id="results-chart"
+            data={resultsChart}
+            caption={`${several ? "The best value of each objective" : "Best fitness"} per generation of this submission's results (continued runs follow their parent)`}
+          />
+        )}
       </section>
+      <Warnings warnings={live ? [] : (run.warnings ?? [])} heading="Warnings of the latest run" />
       {!live && (
         <section aria-labelledby="again-h" class="panel">
           <h2 id="again-h">Run again</h2>
@@ -388,31 +429,37 @@ function DetailPage(p: { env: Bindings; session: Session; s: SubmissionRow; run:
                 <th scope="col">Paid</th>
                 <th scope="col">Generations</th>
                 <th scope="col">Best fitness</th>
+                <th scope="col">Warnings</th>
                 <th scope="col">Ended</th>
                 <th scope="col">Credits</th>
                 <th scope="col">Result</th>
               </tr>
             </thead>
             <tbody>
-              {p.runs.map((r) => (
-                <tr>
-                  <td>
-                    <code>{r.id}</code>
-                  </td>
-                  <td>{r.kind}</td>
-                  <td>
-                    <Status status={r.status} />
-                  </td>
-                  <td>{r.paidWithCredits ? "credits" : "plan"}</td>
-                  <td>{r.generationsCompleted ?? "—"}</td>
-                  <td>{fmtNumber(r.bestSolutionFitness)}</td>
-                  <td>
-                    <Time iso={r.finishedAt} />
-                  </td>
-                  <td>{r.creditsChargedMicro === null ? "—" : money(r.creditsChargedMicro / 1_000_000)}</td>
-                  <td>{p.resultByRun.has(r.id) ? <a href={`/results/${p.resultByRun.get(r.id)}`}>result</a> : "—"}</td>
-                </tr>
-              ))}
+              {runs.map((r) => {
+                const result = resultOf.get(r.id);
+                const warnings = (r.warnings ?? []).reduce((n, w) => n + w.count, 0);
+                return (
+                  <tr>
+                    <td>
+                      <code>{r.id}</code>
+                    </td>
+                    <td>{r.kind}</td>
+                    <td>
+                      <Status status={r.status} />
+                    </td>
+                    <td>{r.paidWithCredits ? "credits" : "plan"}</td>
+                    <td class="num">{progressText(r.generationsCompleted, (r.parameters as { num_generations?: number }).num_generations ?? null)}</td>
+                    <td class="num">{runFitnessText({ bestSolutionFitness: r.bestSolutionFitness, numObjectives: result?.numObjectives ?? null }, r.status)}</td>
+                    <td class="num">{warnings ? warnings.toLocaleString("en") : <span class="muted">none</span>}</td>
+                    <td>
+                      <Time iso={r.finishedAt} />
+                    </td>
+                    <td>{r.creditsChargedMicro === null ? "—" : money(r.creditsChargedMicro / 1_000_000)}</td>
+                    <td>{result ? <a href={`/results/${result.id}`}>result</a> : "—"}</td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </div>
@@ -441,18 +488,17 @@ function DetailPage(p: { env: Bindings; session: Session; s: SubmissionRow; run:
   );
 }
 
-async function loadDetail(env: Bindings, accountId: string, id: string) {
+async function loadDetail(env: Bindings, accountId: string, id: string): Promise<Detail> {
   const db = getDb(env.DB);
   const row = await getSubmissionWithRun(db, accountId, id);
   if (!row) throw notFound("submission");
-  const runs = await runsOfSubmission(db, id);
-  const results = await resultsOfRuns(db, accountId, runs.map((r) => r.id));
-  return { ...row, runs, results };
+  const [runs, results] = await Promise.all([runsOfSubmission(db, id), resultsOfSubmission(db, accountId, id)]);
+  return { s: row.submission, run: row.run, runs, results };
 }
 
 function fieldErrorsOf(err: ApiError): Record<string, string> | null {
   const d = err.details as { fields?: { field: string; message: string }[]; field?: string };
-  if (d.fields?.length) return Object.fromEntries(d.fields.map((f) => [f.field.split(".")[0]!, f.message]));
+  if (d.fields?.length) return formErrors(d.fields);
   if (d.field) return { [d.field]: err.message };
   return null;
 }
@@ -463,7 +509,7 @@ export const submissionRoutes = new Hono<WebEnv>()
   .get("/submissions", requireScope("submissions:read"), async (c) => {
     const session = c.get("session")!;
     const { query, error, raw } = listQueryOf(c, submissionsListQuery);
-    if (!query) return c.html(<ListPage session={session} rows={[]} raw={raw} error={error} next={null} previous={null} />, 400);
+    if (!query) return c.html(<ListPage session={session} rows={[]} summaries={new Map()} raw={raw} error={error} next={null} previous={null} />, 400);
     const page = await listSubmissions(
       getDb(c.env.DB),
       session.account.id,
@@ -473,7 +519,8 @@ export const submissionRoutes = new Hono<WebEnv>()
       await openCursor(c.env, session.account.id, query.cursor),
     );
     const links = await pageLinks(c as never, page);
-    return c.html(<ListPage session={session} rows={page.rows} raw={raw} error={null} {...links} />);
+    const summaries = await runSummaries(getDb(c.env.DB), page.rows.map((s) => s.latestRunId));
+    return c.html(<ListPage session={session} rows={page.rows} summaries={new Map(summaries.map((r) => [r.runId, r]))} raw={raw} error={null} {...links} />);
   })
   .get("/submissions/new", requireScope("submissions:write"), async (c) => {
     const session = c.get("session")!;
@@ -494,7 +541,7 @@ export const submissionRoutes = new Hono<WebEnv>()
       c.html(<NewSubmissionPage env={c.env} session={session} values={values} errors={errors} formError={formError} payment={payment} />, status);
     const { body, errors } = formToBody(values);
     const parsed = createSubmissionSchema.safeParse(body);
-    const schemaErrors = parsed.success ? {} : Object.fromEntries(fieldErrors(parsed.error).map((e) => [e.field.split(".")[0]!, e.message]));
+    const schemaErrors = parsed.success ? {} : formErrors(fieldErrors(parsed.error));
     const all = { ...schemaErrors, ...errors };
     if (Object.keys(all).length || !parsed.success) return again(all);
     try {
@@ -509,13 +556,7 @@ export const submissionRoutes = new Hono<WebEnv>()
   })
   .get("/submissions/:id", requireScope("submissions:read"), async (c) => {
     const session = c.get("session")!;
-    const d = await loadDetail(c.env, session.account.id, c.req.param("id"));
-    const live = liveStatus(d.submission.status);
-    const chart: ChartData = live
-      ? { series: [{ label: `run ${d.run.id} (live)`, points: d.run.progressTrail ?? [] }], live: `/submissions/${d.submission.id}/live` }
-      : { series: curves(d.results, d.runs, (r) => `${r.name || "result"} · ${d.runs.find((x) => x.id === r.runId)?.kind ?? "run"} ${r.id}`) };
-    const resultByRun = new Map(d.results.map((r) => [r.runId, r.id]));
-    return c.html(<DetailPage env={c.env} session={session} s={d.submission} run={d.run} runs={d.runs} chart={chart} resultByRun={resultByRun} />);
+    return c.html(<DetailPage env={c.env} session={session} d={await loadDetail(c.env, session.account.id, c.req.param("id"))} />);
   })
   .get("/submissions/:id/live", requireScope("submissions:read"), async (c) => {
     const row = await getSubmissionWithRun(getDb(c.env.DB), c.get("session")!.account.id, c.req.param("id"));

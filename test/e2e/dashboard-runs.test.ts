@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { call, newAccount, waitForStatus } from "./client";
-import { launch, person, shot, signIn, watchErrors } from "./browser/harness";
+import { fillForm, launch, person, shot, signIn, watchErrors } from "./browser/harness";
 // @ts-expect-error -- plain ESM helpers shared with `npm start`
 import { LOCAL_CAPACITY, ROOT } from "../../scripts/lib.mjs";
 
@@ -33,19 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
-
-/** Fills the new-submission form's basic fields; the code goes through the editor like a person's typing. */
-async function fillForm(p: Page, fields: Record<string, string>, code?: string) {
-  await p.goto("/submissions/new");
-  for (const [name, value] of Object.entries(fields)) await p.locator(`#f-${name}`).fill(value);
-  if (code !== undefined) {
-    const editor = p.locator(".code-field").first().locator(".cm-content");
-    await editor.click();
-    await p.keyboard.press("Control+A");
-    await p.keyboard.press("Delete");
-    await editor.fill(code);
-  }
-}
 
 describe("the new-submission form and a live run", () => {
   it("submits (source web), shows queued → running → succeeded, and the chart grows while it runs", async () => {

@@ -116,6 +116,30 @@ export interface CompletionOverrides {
   progress?: { generations_completed: number; best_solution_fitness: number | null } | null;
 }
 
+/** The result of a two-objective run as the GA worker reports it (5 genes, a front of 3). */
+export const TWO_OBJECTIVES = {
+  best_solution: [0.1, -0.2, 0.3, 0, 0.05],
+  best_solution_fitness: null,
+  best_solution_objectives: [0.9, -0.1],
+  best_solution_generation: 3,
+  best_solutions_fitness: [
+    [0.5, -2],
+    [0.7, -1],
+    [0.9, -0.1],
+    [0.95, -0.1],
+  ],
+  num_objectives: 2,
+  pareto_front: {
+    size: 3,
+    objectives: [
+      [0.9, -0.1],
+      [0.95, -0.5],
+      [0.2, -0.05],
+    ],
+  },
+  constraint_violations: null,
+};
+
 /** The GA worker's completion report body (docs/runner-protocol.md). */
 export function completionBody(o: CompletionOverrides = {}): Record<string, unknown> {
   const status = o.status ?? "succeeded";
@@ -169,6 +193,28 @@ export async function completeRun(runId: string, overrides: CompletionOverrides 
       body: JSON.stringify(completionBody(overrides)),
     }),
   );
+}
+
+/** A progress report of a run through the Worker's internal endpoint, exactly as the GA worker sends it. */
+export async function reportProgress(runId: string, body: Record<string, unknown>): Promise<Response> {
+  return worker.default.fetch(
+    new Request(`${BASE}/internal/v1/runs/${runId}/progress`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${await runToken(runId)}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    }),
+  );
+}
+
+/** A created submission whose latest run is `running` (what a GA worker's reports and uploads require). */
+export async function runningRun(key: string, overrides: Record<string, unknown> = {}) {
+  const submissionId = await createSubmission(key, overrides);
+  const runId = (await getSubmission(key, submissionId)).latest_run.id as string;
+  await env.DB.batch([
+    env.DB.prepare("UPDATE runs SET status = 'running', started_at = ? WHERE id = ?").bind(new Date().toISOString(), runId),
+    env.DB.prepare("UPDATE submissions SET status = 'running' WHERE id = ?").bind(submissionId),
+  ]);
+  return { submissionId, runId };
 }
 
 /** GET /submissions/{id} (asserting 200). */

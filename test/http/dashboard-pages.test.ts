@@ -1,13 +1,15 @@
 // The dashboard's pages and actions inside workerd (docs/dashboard.md): another account's data is 404,
-// website runs (paid by the plan or with credits) go through the same gates, fire no events, the form's
-// field errors name the API's fields and create nothing, the public page of a shared result, error pages.
+// website runs (paid by the plan or with credits) go through the same gates, fire no events, the form
+// takes every form the API accepts and its field errors name the API's fields and create nothing, the
+// public page of a shared result, error pages.
 import { describe, expect, it } from "vitest";
-import { admin, call, dbSubmissionCount, env, finishSubmission, json, newAccount, newResult } from "../helpers/api";
+import { admin, call, dbSubmissionCount, env, finishSubmission, getSubmission, json, newAccount, newResult } from "../helpers/api";
 import { WebClient } from "../helpers/web";
 import { FORM_FIELDS } from "../../src/web/submission-form";
 import { GA_PARAMETER_NAMES, CODE_FIELDS } from "../../src/http/validation/submission";
 
 const FITNESS = "import numpy\n\ndef fitness(ga, solution, idx):\n    return -float(numpy.sum(solution ** 2))\n";
+const TWO = "import numpy\n\ndef fitness(ga, solution, idx):\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2))]\n";
 const form = (extra: Record<string, string> = {}) => ({
   name: "web job",
   num_generations: "20",
@@ -81,6 +83,94 @@ describe("the new-submission form", () => {
     // With credits the same run passes (Premium caps) — and the free account has no credits: still allowed down to -1.00.
     const paid = await web.post("/submissions/new", form({ num_generations: "500", payment: "credits" }));
     expect(paid.status).toBe(303);
+  });
+});
+
+let lastCreated = "";
+async function created(web: WebClient, key: string, extra: Record<string, string>) {
+  const res = await web.post("/submissions/new", form(extra));
+  expect(res.status, await res.clone().text()).toBe(303);
+  lastCreated = res.headers.get("Location")!.split("/").pop()!;
+  return (await getSubmission(key, lastCreated)).parameters;
+}
+
+describe("the form takes every form the API accepts", () => {
+  it("per-gene lists, gene_type pairs and per-gene types, nsga2, stop criteria, saved solutions and a null operator reach the API's body", async () => {
+    const account = await newAccount();
+    const web = await signedIn(account.key);
+    expect(
+      await created(web, account.key, {
+        init_range_low: "0, 0, -5",
+        init_range_high: "[1, 1, 5]",
+        random_mutation_min_val: "-1 -1 0",
+        random_mutation_max_val: "1, 1, 0",
+        gene_type: '["float", 2]',
+        stop_criteria: "reach_1e-3, time_60, evaluations_500",
+        save_solutions: "true",
+        save_best_solutions: "false",
+        crossover_type: "null",
+        mutation_type: "random",
+      }),
+    ).toMatchObject({
+      init_range_low: [0, 0, -5],
+      init_range_high: [1, 1, 5],
+      random_mutation_min_val: [-1, -1, 0],
+      random_mutation_max_val: [1, 1, 0],
+      gene_type: ["float", 2],
+      stop_criteria: ["reach_1e-3", "time_60", "evaluations_500"],
+      save_solutions: true,
+      save_best_solutions: false,
+      crossover_type: null,
+    });
+    expect(await created(web, account.key, { gene_type: "int, float, float32", stop_criteria: "saturate_1e2", init_range_low: "-2" })).toMatchObject({ gene_type: ["int", "float", "float32"], stop_criteria: "saturate_1e2", init_range_low: -2 });
+    expect(await created(web, account.key, { gene_type: '[["float", 1], "int", "uint8"]', stop_criteria: '["reach_0.5_0.5"]', parent_selection_type: "nsga2", fitness_func: TWO })).toMatchObject({
+      gene_type: [["float", 1], "int", "uint8"],
+      stop_criteria: ["reach_0.5_0.5"],
+      parent_selection_type: "nsga2",
+    });
+    // A copy of a submission fills the form with its values (lists as JSON), which the form takes back.
+    const copy = await (await web.request(`/submissions/new?from=${lastCreated}`)).text();
+    expect(copy).toContain('name="gene_type" aria-describedby="f-gene_type-hint" value="[[&quot;float&quot;,1],&quot;int&quot;,&quot;uint8&quot;]"');
+    expect(copy).toContain('name="stop_criteria" aria-describedby="f-stop_criteria-hint" value="[&quot;reach_0.5_0.5&quot;]"');
+    expect(copy).toContain('<option value="nsga2" selected="">nsga2</option>');
+    expect(await created(web, account.key, { parent_selection_type: "tournament_nsga2", K_tournament: "3", fitness_func: TWO })).toMatchObject({ parent_selection_type: "tournament_nsga2", K_tournament: 3 });
+    // The choices are the schema's: nsga2 and tournament_nsga2 offered, "none" for a nullable operator.
+    const page = await (await web.request("/submissions/new")).text();
+    expect(page).toContain('<option value="tournament_nsga2">tournament_nsga2</option>');
+    expect(page).toContain('<option value="null">none (no crossover)</option>');
+    expect(page).toContain('<datalist id="f-gene_type-suggestions">');
+  });
+
+  it("bad values of the new forms get their error next to the field, and nothing is created", async () => {
+    const account = await newAccount();
+    const web = await signedIn(account.key);
+    const res = await web.post(
+      "/submissions/new",
+      form({
+        init_range_low: "0, x, 1",
+        init_range_high: "1, 2",
+        gene_type: "floaty",
+        stop_criteria: "reach_1, evaluations_1.5",
+      }),
+    );
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    const errorOf = (field: string) => new RegExp(`id="f-${field}-error">([^<]*)<`).exec(html)?.[1];
+    expect(errorOf("init_range_low")).toBe("must be a number, or a list of numbers (one per gene) such as 0, 0.5, -1");
+    expect(errorOf("gene_type")).toContain("Invalid input: expected int, float, a numpy type");
+    expect(errorOf("stop_criteria")).toBe("item 2: evaluations takes a positive whole number");
+    expect(html).toContain('id="f-gene_type" name="gene_type" aria-describedby="f-gene_type-hint f-gene_type-error" aria-invalid="true"');
+    expect(html).toContain('value="reach_1, evaluations_1.5"'); // the person's input is kept
+    expect(await dbSubmissionCount(account.id)).toBe(0);
+    // The rules between fields (checked once every field has its type) show next to their field too.
+    const between = await web.post("/submissions/new", form({ init_range_low: "0, 0", init_range_high: "1, 1", random_mutation_min_val: "[1, 2, 3]", save_solutions: "true", num_generations: "100000" }));
+    expect(between.status).toBe(400);
+    const betweenHtml = await between.text();
+    const betweenError = (field: string) => new RegExp(`id="f-${field}-error">([^<]*)<`).exec(betweenHtml)?.[1];
+    expect(betweenError("init_range_low")).toBe("a list needs exactly num_genes (3) values");
+    expect(betweenError("random_mutation_min_val")).toBe("random_mutation_min_val and random_mutation_max_val must both be numbers or both be lists (one value per gene)");
+    expect(betweenError("save_solutions")).toMatch(/^keeps \(num_generations \+ 1\) × sol_per_pop × num_genes = 3000030 gene values/);
+    expect(await dbSubmissionCount(account.id)).toBe(0);
   });
 });
 

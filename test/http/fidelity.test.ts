@@ -16,6 +16,8 @@ import {
   json,
   newResult,
   accountPerTest,
+  runningRun as runningAs,
+  TWO_OBJECTIVES,
   stageFile,
 } from "../helpers/api";
 
@@ -26,13 +28,7 @@ const result = async (id: string) => json(await call(`/api/v1/results/${id}`, { 
 const file = async (resultId: string, name: string) => call(`/api/v1/results/${resultId}/files/${name}`, { key: a.key });
 const fileText = async (resultId: string, name: string) => (await file(resultId, name)).text();
 
-/** A created submission whose latest run is `running` (what a GA worker's uploads require). */
-async function runningRun(overrides: Record<string, unknown> = {}) {
-  const submissionId = await createSubmission(a.key, overrides);
-  const runId = (await getSubmission(a.key, submissionId)).latest_run.id as string;
-  await env.DB.prepare("UPDATE runs SET status = 'running', started_at = ? WHERE id = ?").bind(new Date().toISOString(), runId).run();
-  return { submissionId, runId };
-}
+const runningRun = (overrides: Record<string, unknown> = {}) => runningAs(a.key, overrides);
 
 describe("forms stock PyGAD 3.9.2 accepts", () => {
   const accepted: [string, Record<string, unknown>][] = [
@@ -76,28 +72,6 @@ describe("forms stock PyGAD 3.9.2 accepts", () => {
   });
 });
 
-const TWO_OBJECTIVES = {
-  best_solution: [0.1, -0.2, 0.3, 0, 0.05],
-  best_solution_fitness: null,
-  best_solution_objectives: [0.9, -0.1],
-  best_solution_generation: 3,
-  best_solutions_fitness: [
-    [0.5, -2],
-    [0.7, -1],
-    [0.9, -0.1],
-    [0.95, -0.1],
-  ],
-  num_objectives: 2,
-  pareto_front: {
-    size: 3,
-    objectives: [
-      [0.9, -0.1],
-      [0.95, -0.5],
-      [0.2, -0.05],
-    ],
-  },
-  constraint_violations: null,
-};
 
 describe("a multi-objective result", () => {
   it("carries its objectives, front and per-objective history; its files hold the front (uploaded) and its plots", async () => {

@@ -2,15 +2,24 @@
 // submission, copy buttons, confirmations, local times.
 import "uplot/dist/uPlot.min.css";
 import "./style.css";
-import { drawChart, type LiveChart, type Series } from "./chart";
+import { drawChart, type LiveChart, type Panel } from "./chart";
+import { drawFront, type Front } from "./front";
 
 const charts = new Map<string, LiveChart>();
+
+const embedded = <T>(id: string): T | null => {
+  const text = document.getElementById(id)?.textContent;
+  return text ? (JSON.parse(text) as T) : null;
+};
 
 function initCharts() {
   for (const el of document.querySelectorAll<HTMLElement>("[data-chart]")) {
     const id = el.dataset.chart!;
-    const data = JSON.parse(document.getElementById(id)?.textContent ?? "{}") as { series?: Series[] };
-    charts.set(id, drawChart(el, data.series ?? []));
+    charts.set(id, drawChart(el, embedded<{ panels?: Panel[] }>(id)?.panels ?? []));
+  }
+  for (const el of document.querySelectorAll<HTMLElement>("[data-front]")) {
+    const front = embedded<Front>(el.dataset.front!);
+    if (front) drawFront(el, front);
   }
 }
 
@@ -20,7 +29,11 @@ interface Live {
   generations_completed: number | null;
   num_generations: number | null;
   best_solution_fitness: number | null;
-  trail: [number, number | null][];
+  /** The best value of each objective at the latest report (several objectives), else null. */
+  best_objectives: number[] | null;
+  trail: unknown[];
+  /** The trail as the chart draws it (one panel per objective). */
+  panels: Panel[];
   error: { code: string; message: string } | null;
 }
 
@@ -50,7 +63,8 @@ function initLive() {
       }
       set("generations", String(live.generations_completed ?? 0));
       set("total", String(live.num_generations ?? "?"));
-      set("fitness", fmt(live.best_solution_fitness));
+      set("fitness-label", live.best_objectives ? "best objectives" : "best fitness");
+      set("fitness", live.best_objectives ? live.best_objectives.map(fmt).join(", ") : fmt(live.best_solution_fitness));
       const bar = panel.querySelector<HTMLProgressElement>("progress");
       if (bar) {
         bar.max = live.num_generations ?? 1;
@@ -58,7 +72,7 @@ function initLive() {
       }
       if (chart && live.trail.length !== points) {
         points = live.trail.length;
-        chart.setSeries([{ label: `run ${live.run_id} (live)`, points: live.trail }]);
+        chart.setPanels(live.panels);
       }
       panel.dataset.points = String(points);
       if (live.status !== "queued" && live.status !== "running") {

@@ -1,11 +1,18 @@
-// The fitness charts: uPlot (served from /assets, no CDN) over the JSON the page embeds. Hover shows each
-// curve's value in the legend; drag across to zoom, double-click to zoom out. Live charts grow as the
-// page's live panel feeds them new points.
+// The fitness charts: uPlot (served from /assets, no CDN) over the JSON the page embeds. One uPlot per
+// panel (one panel per objective of a multi-objective run). Hover shows each curve's value in the
+// legend; drag across to zoom, double-click to zoom out. Live charts grow as the page's live panel feeds
+// them new points.
 import uPlot from "uplot";
 
 export interface Series {
   label: string;
   points: [number, number | null][];
+}
+
+export interface Panel {
+  title: string;
+  yLabel: string;
+  series: Series[];
 }
 
 const COLORS = ["#2563eb", "#d97706", "#059669", "#dc2626", "#7c3aed", "#0891b2", "#be185d", "#4d7c0f"];
@@ -23,37 +30,51 @@ function aligned(series: Series[]): uPlot.AlignedData {
 }
 
 export interface LiveChart {
-  setSeries(series: Series[]): void;
+  setPanels(panels: Panel[]): void;
 }
 
-export function drawChart(el: HTMLElement, series: Series[]): LiveChart {
-  let current = series;
+const HEIGHT = 280;
+const SMALL_HEIGHT = 200;
+
+/** The panels' shape: a chart is rebuilt when it changes (more curves, more objectives), else its data is set. */
+const shapeOf = (panels: Panel[]) => panels.map((p) => `${p.title}:${p.series.length}`).join("|");
+
+export function drawChart(el: HTMLElement, initial: Panel[]): LiveChart {
+  let plots: uPlot[] = [];
+  let shape = "";
   const width = () => Math.max(280, el.clientWidth || 600);
-  const make = () =>
-    new uPlot(
-      {
-        width: width(),
-        height: 280,
-        scales: { x: { time: false } },
-        axes: [{ label: "generation" }, { label: "best fitness", size: 70 }],
-        cursor: { drag: { x: true, y: false } },
-        series: [{ label: "generation" }, ...current.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length], width: 2, spanGaps: true, points: { show: s.points.length < 40 } }))],
-      },
-      aligned(current),
-      el,
-    );
-  let plot = make();
-  new ResizeObserver(() => plot.setSize({ width: width(), height: 280 })).observe(el);
+  const build = (panels: Panel[]) => {
+    for (const plot of plots) plot.destroy();
+    el.replaceChildren();
+    const height = panels.length > 1 ? SMALL_HEIGHT : HEIGHT;
+    plots = panels.map((panel) => {
+      const box = document.createElement("div");
+      box.className = "chart-panel";
+      if (panel.title) box.append(Object.assign(document.createElement("h3"), { className: "panel-title", textContent: panel.title }));
+      el.append(box);
+      return new uPlot(
+        {
+          width: width(),
+          height,
+          scales: { x: { time: false } },
+          axes: [{ label: "generation" }, { label: panel.yLabel, size: 70 }],
+          cursor: { drag: { x: true, y: false } },
+          series: [{ label: "generation" }, ...panel.series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length], width: 2, spanGaps: false, points: { show: s.points.length < 40 } }))],
+        },
+        aligned(panel.series),
+        box,
+      );
+    });
+    shape = shapeOf(panels);
+  };
+  build(initial);
+  new ResizeObserver(() => {
+    for (const plot of plots) plot.setSize({ width: width(), height: plot.height });
+  }).observe(el);
   return {
-    setSeries(next) {
-      if (next.length !== current.length) {
-        current = next;
-        plot.destroy();
-        plot = make();
-      } else {
-        current = next;
-        plot.setData(aligned(next));
-      }
+    setPanels(next) {
+      if (shapeOf(next) !== shape) build(next);
+      else next.forEach((panel, i) => plots[i]!.setData(aligned(panel.series)));
     },
   };
 }

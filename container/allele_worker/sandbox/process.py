@@ -4,6 +4,7 @@ messages with bounds, the watchdog, the group kill and the ``wait4`` usage."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import signal
@@ -23,6 +24,9 @@ from .plan import MIB, RLIMITS, Isolation, Limits, child_environment, make_plan
 from .uids import kill_uids, pids_of_uids
 
 CHILD = [sys.executable, "-I", "-u", "-m", "allele_worker.child"]
+# The most objective values a progress message may carry (jobs.MAX_OBJECTIVES: the sandbox imports
+# nothing of the job's; test_sandbox checks they agree).
+MAX_PROGRESS_OBJECTIVES = 1000
 
 def probe_isolation(*, uid: int | None = None, cgroups: CgroupSupport | None = None,
                     cgroup_note: str = "", timeout: float = 30.0) -> Isolation:
@@ -267,8 +271,14 @@ class SandboxedProcess:
         if isinstance(generations, int) and not isinstance(generations, bool) and generations >= 0 \
                 and (fitness is None or (isinstance(fitness, (int, float))
                                          and not isinstance(fitness, bool))):
-            self.on_progress({"generations_completed": generations,
-                              "best_solution_fitness": fitness})
+            progress: dict[str, Any] = {"generations_completed": generations,
+                                        "best_solution_fitness": fitness}
+            objectives = message.get("best_objectives")
+            if isinstance(objectives, list) and 0 < len(objectives) <= MAX_PROGRESS_OBJECTIVES \
+                    and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                            for v in objectives):
+                progress["best_objectives"] = objectives
+            self.on_progress(progress)
 
     def memory_mb(self) -> float | None:
         """The run's memory now: its group's, else the sum over its uid's processes, else the child's."""

@@ -23,6 +23,8 @@ const single = (v: number | string | number[] | null) => (Array.isArray(v) ? (v.
 const progressBody = z.object({
   generations_completed: z.number().int().min(0),
   best_solution_fitness: z.union([z.number(), z.string(), z.array(z.number())]).nullable(),
+  // Several objectives: the best value of each so far (the dashboard's live chart).
+  best_objectives: vector.nullable().optional(),
 });
 
 const metrics = z.object({
@@ -88,7 +90,7 @@ export const internalRunsRoutes = new Hono<AppEnv>()
   .post("/:id/progress", async (c) => {
     const body = await parse(c.req.raw, progressBody);
     if (!body) throw unreadable();
-    const progress = { generations_completed: body.generations_completed, best_solution_fitness: single(body.best_solution_fitness) };
+    const progress = { generations_completed: body.generations_completed, best_solution_fitness: single(body.best_solution_fitness), best_objectives: body.best_objectives ?? null };
     if (!(await recordProgress(c.env, c.req.param("id"), progress))) throw notLive();
     return c.body(null, 204);
   })

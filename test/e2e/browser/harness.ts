@@ -68,3 +68,28 @@ export function watchErrors(page: Page): string[] {
   });
   return errors;
 }
+
+/** Types into a code field's editor like a person: everything selected, deleted, the new text typed. */
+export async function typeCode(page: Page, field: string, code: string): Promise<void> {
+  const editor = page.locator(`.code-field:has(#f-${field}) .cm-content`);
+  await editor.click();
+  await page.keyboard.press("Control+A");
+  await page.keyboard.press("Delete");
+  await editor.fill(code);
+}
+
+/**
+ * Fills the new-submission form: text fields by name (a select's by its value), the fitness function
+ * through its editor. A field in a closed group is opened first, as a person would.
+ */
+export async function fillForm(page: Page, fields: Record<string, string>, code?: string): Promise<void> {
+  await page.goto("/submissions/new");
+  for (const [name, value] of Object.entries(fields)) {
+    const field = page.locator(`#f-${name}`);
+    const group = page.locator("details.group", { has: field });
+    if ((await group.getAttribute("open")) === null) await group.locator("summary").click();
+    if ((await field.evaluate((el) => el.tagName)) === "SELECT") await field.selectOption(value);
+    else await field.fill(value);
+  }
+  if (code !== undefined) await typeCode(page, "fitness_func", code);
+}
