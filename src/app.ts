@@ -8,6 +8,7 @@ import { requestId } from "./http/middleware/request-id";
 import { accountRoutes } from "./http/routes/account";
 import { adminRoutes } from "./http/routes/admin";
 import { codeUploadsRoutes } from "./http/routes/code-uploads";
+import { importsRoutes } from "./http/routes/imports";
 import { benchRoutes } from "./http/routes/bench";
 import { internalRunsRoutes } from "./http/routes/internal-runs";
 import { resultsRoutes } from "./http/routes/results";
@@ -31,6 +32,7 @@ const METHODS: Record<string, string[]> = {
   "/api/v1/webhooks/:id/rotate-secret": ["POST"],
   "/api/v1/code-uploads": ["GET", "POST"],
   "/api/v1/code-uploads/:id": ["GET"],
+  "/api/v1/imports": ["POST"],
 };
 
 export function newApp() {
@@ -65,6 +67,7 @@ export function newApp() {
   api.route("/results", resultsRoutes);
   api.route("/webhooks", webhooksRoutes);
   api.route("/code-uploads", codeUploadsRoutes);
+  api.route("/imports", importsRoutes);
   app.route("/api/v1", api);
 
   return app;

@@ -54,6 +54,15 @@ export function creditFailure(limits: Limits, account: AccountRow): GateError | 
  * `deferred` to this call) and calls `create(runId)`; if the run cannot be created after all, every
  * place the admission took is given back.
  */
+/**
+ * A refusal whose end is known — the daily quota's next unit — says when to retry, as `rate_limited`
+ * does (`Retry-After`, whole seconds; the Vilvik SDK reads it into `RateLimitError.retry_after`).
+ */
+function retryAfterHeader(details: Record<string, unknown>): Record<string, string> {
+  if (typeof details.next_unit_at !== "string") return {};
+  return { "Retry-After": String(Math.max(1, Math.ceil((Date.parse(details.next_unit_at) - Date.now()) / 1000))) };
+}
+
 export async function withAdmission<T>(
   env: Bindings,
   account: AccountRow,
@@ -75,7 +84,7 @@ export async function withAdmission<T>(
   })) as Admission;
   if (deferred && rate) deferred.decision = rate;
   if (rate && !rate.allowed) throw rateLimitedError(rate);
-  if (refusal) throw new ApiError(refusal.code, refusal.message, refusal.details);
+  if (refusal) throw new ApiError(refusal.code, refusal.message, refusal.details, retryAfterHeader(refusal.details));
 
   try {
     // The last gate, the platform queue, is the insert itself: its trigger refuses a run past the cap.

@@ -24,7 +24,7 @@ import { idempotent } from "../middleware/idempotency";
 import { bool, finiteNumber, isoDate, last, openCursor, paged, pageLinks, paging } from "../validation/list-query";
 import { continueSchema, mergeParameters } from "../validation/submission";
 import { jsonBody, optionalJsonBody, query, text } from "../validation/validate";
-import { origin, resultFull, resultListItem, submissionUrls } from "../views";
+import { origin, resultFull, resultListItem, submissionAccepted } from "../views";
 
 const listQuery = paged(
   z.strictObject({
@@ -119,7 +119,7 @@ export const resultsRoutes = new Hono<AppEnv>()
       throw new ApiError("invalid_state", "This result has no stored population to continue from.");
     }
     const parameters = mergeParameters(result.parameters, c.req.valid("json"));
-    const { id, runId } = await withAdmission(c.env, c.get("caller").account, parameters, c.get("deferredRate"), (runId) => addRun(c.env, submission, "continue", parameters, result.id, runId));
+    const { runId } = await withAdmission(c.env, c.get("caller").account, parameters, c.get("deferredRate"), (runId) => addRun(c.env, submission, "continue", parameters, result.id, runId));
     c.executionCtx.waitUntil(enqueueRun(c.env, runId));
-    return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
+    return c.json(submissionAccepted(origin(c), submission, c.get("requestId")), 202);
   });

@@ -6,7 +6,7 @@ import { notFound } from "../../errors";
 import { withAdmission } from "../../admission/admission";
 import { addRun, assertNoLiveRun, cancelSubmission, createSubmission, deleteSubmission, enqueueRun } from "../../domain/submissions";
 import { getDb } from "../../storage/db";
-import type { RunStatus } from "../../storage/schema";
+import { SUBMISSION_SOURCES, type RunStatus } from "../../storage/schema";
 import { getSubmission, getSubmissionWithRun, listSubmissions, SUBMISSION_ORDERINGS, type SubmissionOrdering } from "../../storage/submissions";
 import { requireScope } from "../middleware/auth";
 import { idempotent } from "../middleware/idempotency";
@@ -14,7 +14,7 @@ import { isoDate, last, openCursor, paged, pageLinks, paging } from "../validati
 import { resolveCodeUploads } from "../../domain/code-uploads";
 import { CODE_FIELDS, checkEntrySymbols, createSubmissionSchema, mergeParameters, reexecuteSchema, refuseUnsupported } from "../validation/submission";
 import { jsonBody, optionalJsonBody, query } from "../validation/validate";
-import { origin, submissionFull, submissionListItem, submissionUrls } from "../views";
+import { origin, submissionAccepted, submissionFull, submissionListItem } from "../views";
 
 const STATUSES: RunStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
 
@@ -28,7 +28,7 @@ const listQuery = paged(
       .refine((list) => list.every((s) => (STATUSES as string[]).includes(s)), `must be a comma-separated list of: ${STATUSES.join(", ")}`)
       .transform((list) => list as RunStatus[]),
   ).optional(),
-  source: last(z.enum(["api", "web"])).optional(),
+  source: last(z.enum(SUBMISSION_SOURCES)).optional(),
   created_after: isoDate,
   created_before: isoDate,
   name_contains: last(z.string().max(100)).optional(),
@@ -58,11 +58,11 @@ export const submissionsRoutes = new Hono<AppEnv>()
     refuseUnsupported(body);
     const { name, description, submission_type: _type, webhook_url: _hook, notification_email: _mail, ...parameters } = body;
     checkEntrySymbols(parameters);
-    const { id, runId } = await withAdmission(c.env, c.get("caller").account, parameters, c.get("deferredRate"), (runId) =>
+    const { id, runId, createdAt } = await withAdmission(c.env, c.get("caller").account, parameters, c.get("deferredRate"), (runId) =>
       createSubmission(c.env, accountId, runId, { name, description, parameters }),
     );
     c.executionCtx.waitUntil(enqueueRun(c.env, runId));
-    return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
+    return c.json(submissionAccepted(origin(c), { id, name, description, submissionType: "new", createdAt }, c.get("requestId")), 202);
   })
   .get("/:id", requireScope("submissions:read"), async (c) => {
     const row = await getSubmissionWithRun(getDb(c.env.DB), c.get("caller").accountId, c.req.param("id"));
@@ -90,7 +90,7 @@ export const submissionsRoutes = new Hono<AppEnv>()
     if (!submission) throw notFound("submission");
     assertNoLiveRun(submission);
     const parameters = mergeParameters(submission.parameters, c.req.valid("json"));
-    const { id, runId } = await withAdmission(c.env, c.get("caller").account, parameters, c.get("deferredRate"), (runId) => addRun(c.env, submission, "reexecute", parameters, null, runId));
+    const { runId } = await withAdmission(c.env, c.get("caller").account, parameters, c.get("deferredRate"), (runId) => addRun(c.env, submission, "reexecute", parameters, null, runId));
     c.executionCtx.waitUntil(enqueueRun(c.env, runId));
-    return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
+    return c.json(submissionAccepted(origin(c), submission, c.get("requestId")), 202);
   });

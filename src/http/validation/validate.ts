@@ -52,20 +52,24 @@ const requireJsonContentType = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-const limitBody = bodyLimit({
-  maxSize: MAX_BODY_BYTES,
-  onError: () => {
-    throw new ApiError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
-  },
-});
+const limitBody = (maxSize: number) =>
+  bodyLimit({
+    maxSize,
+    onError: () => {
+      throw new ApiError("payload_too_large", `The request body is larger than ${maxSize} bytes.`);
+    },
+  });
 
-/** A JSON body validated by `schema`; the handler reads it with `c.req.valid("json")`. */
-export function jsonBody<T extends z.ZodType>(schema: T) {
+/**
+ * A JSON body validated by `schema` (at most `maxBytes`, 256 KiB unless a route needs more); the handler
+ * reads it with `c.req.valid("json")`.
+ */
+export function jsonBody<T extends z.ZodType>(schema: T, { maxBytes = MAX_BODY_BYTES }: { maxBytes?: number } = {}) {
   const validate = zValidator("json", schema, (result) => {
     if (!result.success) throwFor(result.error);
   });
   // `every` runs them in order; it keeps the validator's input/output types only through this cast.
-  return every(requireJsonContentType, limitBody, validate) as unknown as typeof validate;
+  return every(requireJsonContentType, limitBody(maxBytes), validate) as unknown as typeof validate;
 }
 
 /**
