@@ -6,7 +6,7 @@ import { methodNotAllowed, onError, onNotFound } from "./http/error-handler";
 import { countedBy, identifyAndLimit, requireKey } from "./http/middleware/auth";
 import { requestId } from "./http/middleware/request-id";
 import { accountRoutes } from "./http/routes/account";
-import { adminRoutes } from "./http/routes/admin";
+import { adminAuth, adminRoutes } from "./http/routes/admin";
 import { codeUploadsRoutes } from "./http/routes/code-uploads";
 import { importsRoutes } from "./http/routes/imports";
 import { benchRoutes } from "./http/routes/bench";
@@ -14,6 +14,9 @@ import { internalRunsRoutes } from "./http/routes/internal-runs";
 import { resultsRoutes } from "./http/routes/results";
 import { submissionsRoutes } from "./http/routes/submissions";
 import { webhooksRoutes } from "./http/routes/webhooks";
+import { describe } from "./http/openapi/describe";
+import { documentOf } from "./http/openapi/document";
+import { Health, OpenApiDocument } from "./http/validation/responses";
 
 /** Paths and the methods they answer; any other method on them is 405 with `Allow`. */
 const METHODS: Record<string, string[]> = {
@@ -33,6 +36,7 @@ const METHODS: Record<string, string[]> = {
   "/api/v1/code-uploads": ["GET", "POST"],
   "/api/v1/code-uploads/:id": ["GET"],
   "/api/v1/imports": ["POST"],
+  "/api/v1/openapi.json": ["GET"],
 };
 
 export function newApp() {
@@ -51,11 +55,20 @@ export function newApp() {
     // Answered before authentication: a wrong method reveals nothing. HEAD follows GET.
     app.on(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].filter((m) => !allowed.includes(m) && !(m === "HEAD" && allowed.includes("GET"))), path, methodNotAllowed(allowed));
   }
-  app.get("/api/v1/health", async (c) => {
+  app.get("/api/v1/health", describe({ operationId: "getHealth", tag: "Health", summary: "Readiness: the database, the files bucket and the GA worker", noKey: true, success: { 200: Health, 503: Health } }), async (c) => {
     const { ready, checks } = await readiness(c.env);
     const failing = Object.entries(checks).filter(([, check]) => check.status === "down").map(([part]) => part);
     return c.json(ready ? { status: "ok", checks } : { status: "unavailable", failing, checks }, ready ? 200 : 503);
   });
+  // The OpenAPI documents, generated from these routes (src/http/openapi/; docs/architecture.md#openapi).
+  app.get(
+    "/api/v1/openapi.json",
+    describe({ operationId: "getOpenApiDocument", tag: "Documents", summary: "This API's OpenAPI 3.1 document (also docs/openapi.json)", noKey: true, success: { 200: OpenApiDocument } }),
+    async (c) => c.json(await documentOf(app, "public")),
+  );
+  app.get("/admin/v1/openapi.json", adminAuth, describe({ operationId: "getAdminOpenApiDocument", tag: "Documents", summary: "The admin API's OpenAPI 3.1 document (also docs/openapi.admin.json)", success: { 200: OpenApiDocument } }), async (c) =>
+    c.json(await documentOf(app, "admin")),
+  );
   app.route("/internal/v1/runs", internalRunsRoutes);
   app.route("/admin/v1", adminRoutes);
   app.route("/__bench", benchRoutes);

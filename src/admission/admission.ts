@@ -3,7 +3,7 @@
 // platform queue. The first that fails answers; a rejected write takes nothing (docs/api.md#limits).
 import { config } from "../config";
 import type { Bindings } from "../env";
-import { ApiError } from "../errors";
+import { ApiError, type ErrorCode } from "../errors";
 import { toMicro } from "../billing/prices";
 import { newId } from "../lib/ids";
 import type { Admission, GateError } from "../do/account-gate";
@@ -54,6 +54,9 @@ export function creditFailure(limits: Limits, account: AccountRow): GateError | 
  * `deferred` to this call) and calls `create(runId)`; if the run cannot be created after all, every
  * place the admission took is given back.
  */
+/** The error codes `withAdmission` answers besides the per-minute limit (docs/api.md#gates). */
+export const ADMISSION_ERRORS = ["capacity_exceeded", "too_many_active_api_requests", "tier_limit_exceeded", "insufficient_credits"] as const satisfies ErrorCode[];
+
 /**
  * A refusal whose end is known — the daily quota's next unit — says when to retry, as `rate_limited`
  * does (`Retry-After`, whole seconds; the Vilvik SDK reads it into `RateLimitError.retry_after`).

@@ -40,7 +40,7 @@ export function succeededData(f: RunEndFacts) {
   return {
     submission_id: f.submissionId,
     result_id: f.resultId,
-    status: "succeeded",
+    status: "succeeded" as const,
     execution_duration_ms: Math.round(f.executionDurationMs),
     cpu_seconds_used: f.cpuSecondsUsed,
     peak_memory_mb: Math.round(f.peakMemoryMb),
@@ -62,7 +62,7 @@ export function resultCompletedData(f: RunEndFacts) {
 export function failedData(f: RunEndFacts) {
   return {
     submission_id: f.submissionId,
-    status: "failed",
+    status: "failed" as const,
     error: f.error ?? { code: "internal_error", message: "The run failed." },
     execution_duration_ms: Math.round(f.executionDurationMs),
     cpu_seconds_used: f.cpuSecondsUsed,
@@ -75,7 +75,7 @@ export function failedData(f: RunEndFacts) {
 export function cancelledData(f: RunEndFacts) {
   return {
     submission_id: f.submissionId,
-    status: "cancelled",
+    status: "cancelled" as const,
     execution_duration_ms: Math.round(f.executionDurationMs),
     cpu_seconds_used: f.cpuSecondsUsed,
   };

@@ -17,8 +17,10 @@ import { insertKey, listKeys, revokeKey } from "../../storage/keys";
 import { OVERRIDABLE_LIMITS, type OverridableLimit, type Overrides } from "../../storage/schema";
 import { jsonBody, text } from "../validation/validate";
 import { accountView } from "../views";
+import { describe, documented } from "../openapi/describe";
+import { AdminAccountCreated, AdminAccountOnly, AdminAccountWithKeys, AdminBalances, AdminKeyIssued, AdminKeyRevoked } from "../validation/responses";
 
-const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
+export const adminAuth = documented(createMiddleware<AppEnv>(async (c, next) => {
   const token = config(c.env).adminToken;
   if (!token) throw new ApiError("not_found", "No such endpoint.");
   const presented = bearerToken(c.req.header("Authorization"));
@@ -26,7 +28,7 @@ const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
     throw new ApiError("unauthorized", "A valid admin token is required.", {}, { "WWW-Authenticate": 'Bearer realm="allele-admin"' });
   }
   await next();
-});
+}), { "x-allele-auth": "admin", "x-allele-errors": ["unauthorized", "not_found"] });
 
 const plan = z.enum(["free", "trial", "premium"]);
 const money = z.number().finite().refine((n) => Math.abs(n) <= 1e9, "is out of range");
@@ -64,7 +66,7 @@ async function ownAccount(db: Db, id: string): Promise<AccountRow> {
 
 export const adminRoutes = new Hono<AppEnv>()
   .use("*", adminAuth)
-  .post("/accounts", jsonBody(z.strictObject({ email: z.email().max(320), plan, credits: money.min(0).default(0) })), async (c) => {
+  .post("/accounts", describe({ operationId: "createAccount", tag: "Accounts", summary: "Create an account and its first key (all scopes)", success: { 201: AdminAccountCreated }, errors: ["already_exists"] }), jsonBody(z.strictObject({ email: z.email().max(320), plan, credits: money.min(0).default(0) })), async (c) => {
     const db = getDb(c.env.DB);
     const body = c.req.valid("json");
     const email = body.email.toLowerCase();
@@ -76,7 +78,7 @@ export const adminRoutes = new Hono<AppEnv>()
     const issued = await issueKey(db, id, "default", [...SCOPES], null);
     return c.json({ account: accountView(c.env, (await getAccount(db, id))!), key: issued.key }, 201);
   })
-  .get("/accounts/:id", async (c) => {
+  .get("/accounts/:id", describe({ operationId: "getAccount", tag: "Accounts", summary: "Get an account with its keys", success: { 200: AdminAccountWithKeys } }), async (c) => {
     const db = getDb(c.env.DB);
     const account = await ownAccount(db, c.req.param("id"));
     const keys = await listKeys(db, account.id);
@@ -93,7 +95,7 @@ export const adminRoutes = new Hono<AppEnv>()
       })),
     });
   })
-  .patch("/accounts/:id", jsonBody(z.strictObject({ plan: plan.optional(), overrides: overridesBody.optional() })), async (c) => {
+  .patch("/accounts/:id", describe({ operationId: "updateAccount", tag: "Accounts", summary: "Change an account's plan or overrides (null removes an override)", success: { 200: AdminAccountOnly } }), jsonBody(z.strictObject({ plan: plan.optional(), overrides: overridesBody.optional() })), async (c) => {
     const db = getDb(c.env.DB);
     const account = await ownAccount(db, c.req.param("id"));
     const body = c.req.valid("json");
@@ -108,7 +110,7 @@ export const adminRoutes = new Hono<AppEnv>()
     await updateAccount(db, account.id, { plan: body.plan, overrides }, nowIso());
     return c.json({ account: accountView(c.env, (await getAccount(db, account.id))!) });
   })
-  .post("/accounts/:id/credits", jsonBody(z.strictObject({ amount: money, kind: z.enum(["paid", "free"]).default("paid") })), async (c) => {
+  .post("/accounts/:id/credits", describe({ operationId: "grantCredits", tag: "Accounts", summary: "Grant (or, negative, take) credits", success: { 200: AdminBalances } }), jsonBody(z.strictObject({ amount: money, kind: z.enum(["paid", "free"]).default("paid") })), async (c) => {
     const db = getDb(c.env.DB);
     const account = await ownAccount(db, c.req.param("id"));
     const body = c.req.valid("json");
@@ -117,6 +119,7 @@ export const adminRoutes = new Hono<AppEnv>()
   })
   .post(
     "/accounts/:id/keys",
+    describe({ operationId: "createKey", tag: "Keys", summary: "Issue a key with scopes and an optional expiry", success: { 201: AdminKeyIssued } }),
     jsonBody(z.strictObject({ name: text(100).pipe(z.string().min(1)), scopes, expires_at: future.nullable().optional() })),
     async (c) => {
       const db = getDb(c.env.DB);
@@ -126,7 +129,7 @@ export const adminRoutes = new Hono<AppEnv>()
       return c.json(await issueKey(db, account.id, body.name, body.scopes, expiresAt), 201);
     },
   )
-  .post("/keys/:prefix/revoke", async (c) => {
+  .post("/keys/:prefix/revoke", describe({ operationId: "revokeKey", tag: "Keys", summary: "Revoke a key by its prefix", success: { 200: AdminKeyRevoked } }), async (c) => {
     const prefix = c.req.param("prefix");
     if (!(await revokeKey(getDb(c.env.DB), prefix, nowIso()))) throw notFound("key");
     return c.json({ prefix, revoked: true });

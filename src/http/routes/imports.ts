@@ -9,8 +9,20 @@ import { idempotent } from "../middleware/idempotency";
 import { importParameters, importSchema, MAX_IMPORT_BYTES } from "../validation/imports";
 import { jsonBody } from "../validation/validate";
 import { origin, submissionUrls } from "../views";
+import { describe } from "../openapi/describe";
+import { ImportCreated } from "../validation/responses";
 
-export const importsRoutes = new Hono<AppEnv>().post("/", requireScope("submissions:write"), jsonBody(importSchema, { maxBytes: MAX_IMPORT_BYTES }), idempotent, async (c) => {
+export const importsRoutes = new Hono<AppEnv>().post(
+  "/",
+  describe({
+    operationId: "createImport",
+    tag: "Imports",
+    summary: "Import a pygad.GA run made elsewhere (what the Vilvik SDK's `vilvik.push(ga)` sends)",
+    description: "Creates a succeeded submission (`source: import`) with one result that can be continued. Starts no run; passes the per-minute limit and idempotency (docs/api.md#imports).",
+    success: { 201: ImportCreated },
+    errors: ["entry_symbol_required", "entry_symbol_not_found"],
+  }),
+  requireScope("submissions:write"), jsonBody(importSchema, { maxBytes: MAX_IMPORT_BYTES }), idempotent, async (c) => {
   const body = c.req.valid("json");
   const parameters = importParameters(body);
   const { best_solution_generation: generation, ...result } = body.result;

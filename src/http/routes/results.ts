@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../context";
 import { ApiError, notFound } from "../../errors";
-import { withAdmission } from "../../admission/admission";
+import { ADMISSION_ERRORS, withAdmission } from "../../admission/admission";
 import { addRun, assertNoLiveRun, enqueueRun } from "../../domain/submissions";
 import { POPULATION_FILE } from "../../domain/result-files";
 import { nowIso } from "../../lib/ids";
@@ -25,6 +25,8 @@ import { bool, finiteNumber, isoDate, last, openCursor, paged, pageLinks, paging
 import { continueSchema, mergeParameters } from "../validation/submission";
 import { jsonBody, optionalJsonBody, query, text } from "../validation/validate";
 import { origin, resultFull, resultListItem, submissionAccepted } from "../views";
+import { describe } from "../openapi/describe";
+import { list, Result, ResultListItem, SubmissionAccepted } from "../validation/responses";
 
 const listQuery = paged(
   z.strictObject({
@@ -44,7 +46,7 @@ const patchBody = z
   .refine((b) => b.name !== undefined || b.is_shared !== undefined, { message: "send name and/or is_shared" });
 
 export const resultsRoutes = new Hono<AppEnv>()
-  .get("/", requireScope("results:read"), query(listQuery), async (c) => {
+  .get("/", describe({ operationId: "listResults", tag: "Results", summary: "List results", description: "Filters and ordering: docs/api.md#filters.", success: { 200: list(ResultListItem) } }), requireScope("results:read"), query(listQuery), async (c) => {
     const q = c.req.valid("query");
     const page = await listResults(
       getDb(c.env.DB),
@@ -66,13 +68,13 @@ export const resultsRoutes = new Hono<AppEnv>()
       ...(await pageLinks(c, page)),
     });
   })
-  .get("/:id", requireScope("results:read"), async (c) => {
+  .get("/:id", describe({ operationId: "getResult", tag: "Results", summary: "Get a result: best solution, fitness history, parameters and file links", success: { 200: Result }, errors: ["not_found"] }), requireScope("results:read"), async (c) => {
     const db = getDb(c.env.DB);
     const result = await getResult(db, c.get("caller").accountId, c.req.param("id"));
     if (!result) throw notFound("result");
     return c.json(resultFull(origin(c), result, await getResultFiles(db, result.id)));
   })
-  .patch("/:id", requireScope("results:write"), jsonBody(patchBody), async (c) => {
+  .patch("/:id", describe({ operationId: "updateResult", tag: "Results", summary: "Rename a result or change its shared flag", success: { 200: Result }, errors: ["not_found"] }), requireScope("results:write"), jsonBody(patchBody), async (c) => {
     const db = getDb(c.env.DB);
     const accountId = c.get("caller").accountId;
     const result = await getResult(db, accountId, c.req.param("id"));
@@ -82,7 +84,7 @@ export const resultsRoutes = new Hono<AppEnv>()
     const updated = (await getResult(db, accountId, result.id))!;
     return c.json(resultFull(origin(c), updated, await getResultFiles(db, result.id)));
   })
-  .delete("/:id", requireScope("results:write"), async (c) => {
+  .delete("/:id", describe({ operationId: "deleteResult", tag: "Results", summary: "Delete a result and its files (the submission is untouched)", success: { 204: null }, errors: ["not_found"] }), requireScope("results:write"), async (c) => {
     const db = getDb(c.env.DB);
     const result = await getResult(db, c.get("caller").accountId, c.req.param("id"));
     if (!result) throw notFound("result");
@@ -90,7 +92,18 @@ export const resultsRoutes = new Hono<AppEnv>()
     if (keys.length) await c.env.FILES.delete(keys);
     return c.body(null, 204);
   })
-  .get("/:id/files/:name", requireScope("results:read"), async (c) => {
+  .get(
+    "/:id/files/:name",
+    describe({
+      operationId: "getResultFile",
+      tag: "Results",
+      summary: "Download a result file",
+      description: "`result.json`, `fitness_history.csv`, `best_solution.csv`, `fitness.svg`, `population.json` (when stored) and `logs.txt` (when the run printed anything): the names a result's `files` lists.",
+      success: { 200: { raw: ["application/json", "text/csv", "image/svg+xml", "text/plain"], description: "The file, streamed as an attachment" } },
+      errors: ["not_found"],
+    }),
+    requireScope("results:read"),
+    async (c) => {
     const db = getDb(c.env.DB);
     const result = await getResult(db, c.get("caller").accountId, c.req.param("id"));
     if (!result) throw notFound("result");
@@ -107,7 +120,18 @@ export const resultsRoutes = new Hono<AppEnv>()
       },
     });
   })
-  .post("/:id/continue", requireScope("submissions:write"), optionalJsonBody(continueSchema), idempotent, async (c) => {
+  .post(
+    "/:id/continue",
+    describe({
+      operationId: "continueResult",
+      tag: "Results",
+      summary: "Continue a result: a new run of its submission from its final population",
+      success: { 202: SubmissionAccepted },
+      errors: ["not_found", "invalid_state", "entry_symbol_required", "entry_symbol_not_found", ...ADMISSION_ERRORS],
+    }),
+    requireScope("submissions:write"),
+    optionalJsonBody(continueSchema),
+    idempotent, async (c) => {
     const db = getDb(c.env.DB);
     const accountId = c.get("caller").accountId;
     const result = await getResult(db, accountId, c.req.param("id"));

@@ -15,6 +15,8 @@ import { webhookView } from "../../webhooks/views";
 import { requireScope } from "../middleware/auth";
 import { openCursor, paged, pageLinks, paging } from "../validation/list-query";
 import { jsonBody, query, text } from "../validation/validate";
+import { describe } from "../openapi/describe";
+import { list, Webhook, WebhookWithSecret } from "../validation/responses";
 
 const fields = {
   url: z.string().min(1).max(2048),
@@ -53,7 +55,7 @@ async function safeUrl(env: Bindings, raw: string): Promise<string> {
 }
 
 export const webhooksRoutes = new Hono<AppEnv>()
-  .get("/", requireScope("webhooks:read"), query(listQuery), async (c) => {
+  .get("/", describe({ operationId: "listWebhooks", tag: "Webhooks", summary: "List webhooks (without secrets)", success: { 200: list(Webhook) } }), requireScope("webhooks:read"), query(listQuery), async (c) => {
     const q = c.req.valid("query");
     const accountId = c.get("caller").accountId;
     const page = await listWebhooks(getDb(c.env.DB), accountId, q.page_size, await openCursor(c.env, accountId, q.cursor));
@@ -62,7 +64,7 @@ export const webhooksRoutes = new Hono<AppEnv>()
       ...(await pageLinks(c, page)),
     });
   })
-  .post("/", requireScope("webhooks:write"), jsonBody(createSchema), async (c) => {
+  .post("/", describe({ operationId: "createWebhook", tag: "Webhooks", summary: "Register a webhook; the answer is the only one with its secret besides rotate-secret", success: { 201: WebhookWithSecret }, errors: ["invalid_webhook_url", "webhook_limit_reached"] }), requireScope("webhooks:write"), jsonBody(createSchema), async (c) => {
     const body = c.req.valid("json");
     const url = await safeUrl(c.env, body.url);
     const db = getDb(c.env.DB);
@@ -87,12 +89,12 @@ export const webhooksRoutes = new Hono<AppEnv>()
     }
     return c.json(webhookView(row, { withSecret: true }), 201);
   })
-  .get("/:id", requireScope("webhooks:read"), async (c) => {
+  .get("/:id", describe({ operationId: "getWebhook", tag: "Webhooks", summary: "Get a webhook (without its secret)", success: { 200: Webhook }, errors: ["not_found"] }), requireScope("webhooks:read"), async (c) => {
     const row = await getWebhook(getDb(c.env.DB), c.get("caller").accountId, c.req.param("id"));
     if (!row) throw notFound("webhook");
     return c.json(webhookView(row));
   })
-  .patch("/:id", requireScope("webhooks:write"), jsonBody(updateSchema), async (c) => {
+  .patch("/:id", describe({ operationId: "updateWebhook", tag: "Webhooks", summary: "Change a webhook's URL, events, active flag or description", success: { 200: Webhook }, errors: ["not_found", "invalid_webhook_url"] }), requireScope("webhooks:write"), jsonBody(updateSchema), async (c) => {
     const db = getDb(c.env.DB);
     const accountId = c.get("caller").accountId;
     const existing = await getWebhook(db, accountId, c.req.param("id"));
@@ -108,11 +110,11 @@ export const webhooksRoutes = new Hono<AppEnv>()
     if (!row) throw notFound("webhook");
     return c.json(webhookView(row));
   })
-  .delete("/:id", requireScope("webhooks:write"), async (c) => {
+  .delete("/:id", describe({ operationId: "deleteWebhook", tag: "Webhooks", summary: "Delete a webhook", success: { 204: null }, errors: ["not_found"] }), requireScope("webhooks:write"), async (c) => {
     if (!(await deleteWebhook(getDb(c.env.DB), c.get("caller").accountId, c.req.param("id")))) throw notFound("webhook");
     return c.body(null, 204);
   })
-  .post("/:id/rotate-secret", requireScope("webhooks:write"), async (c) => {
+  .post("/:id/rotate-secret", describe({ operationId: "rotateWebhookSecret", tag: "Webhooks", summary: "Give a webhook a new signing secret", success: { 200: WebhookWithSecret }, errors: ["not_found"] }), requireScope("webhooks:write"), async (c) => {
     const row = await updateWebhook(getDb(c.env.DB), c.get("caller").accountId, c.req.param("id"), { secret: newSecret() }, nowIso());
     if (!row) throw notFound("webhook");
     return c.json(webhookView(row, { withSecret: true }));

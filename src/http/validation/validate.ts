@@ -6,7 +6,8 @@ import { every } from "hono/combine";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
 import type { AppEnv } from "../context";
-import { ApiError, validationError, type FieldError } from "../../errors";
+import { documented } from "../openapi/describe";
+import { ApiError, validationError, type ErrorCode, type FieldError } from "../../errors";
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -69,8 +70,13 @@ export function jsonBody<T extends z.ZodType>(schema: T, { maxBytes = MAX_BODY_B
     if (!result.success) throwFor(result.error);
   });
   // `every` runs them in order; it keeps the validator's input/output types only through this cast.
-  return every(requireJsonContentType, limitBody(maxBytes), validate) as unknown as typeof validate;
+  return documented(every(requireJsonContentType, limitBody(maxBytes), validate), {
+    "x-allele-body": { schema, required: true },
+    "x-allele-errors": BODY_ERRORS,
+  }) as unknown as typeof validate;
 }
+
+const BODY_ERRORS = ["malformed_json", "validation_failed", "payload_too_large", "unsupported_media_type"] as const satisfies ErrorCode[];
 
 /**
  * An optional JSON body: an empty body (no Content-Length or 0, no Content-Type) counts as `{}`.
@@ -87,12 +93,13 @@ export function optionalJsonBody<T extends z.ZodType>(schema: T) {
     c.req.addValidatedData("json", parsed.data as object);
     await next();
   });
-  return middleware as unknown as typeof strict;
+  return documented(middleware, { "x-allele-body": { schema, required: false }, "x-allele-errors": BODY_ERRORS }) as unknown as typeof strict;
 }
 
 /** Query parameters validated by `schema` (repeated parameters: the last one wins). */
 export function query<T extends z.ZodType>(schema: T) {
-  return zValidator("query", schema, (result) => {
+  const validate = zValidator("query", schema, (result) => {
     if (!result.success) throwFor(result.error);
   });
+  return documented(validate, { "x-allele-query": schema, "x-allele-errors": ["validation_failed"] });
 }
