@@ -5,8 +5,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { makePrivate, migrateLocal, ROOT, run, SDK_PYTHON, SDK_VENV, VENV, VENV_PYTHON } from "./lib.mjs";
+import { writeDocsAssets } from "./docs-assets.mjs";
 
 if (process.env.ALLELE_SKIP_SETUP === "1") process.exit(0);
+
+// The /docs page's Swagger UI files, served by the Worker itself (src/http/docs/).
+if (writeDocsAssets()) console.log("setup: wrote the /docs page's assets (src/http/docs/assets.generated.ts)");
 
 const requirements = ["requirements.txt", "requirements-dev.txt"].map((f) => join(ROOT, "container", f));
 const pyproject = join(ROOT, "container", "pyproject.toml");

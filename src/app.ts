@@ -8,6 +8,7 @@ import { requestId } from "./http/middleware/request-id";
 import { accountRoutes } from "./http/routes/account";
 import { adminAuth, adminRoutes } from "./http/routes/admin";
 import { codeUploadsRoutes } from "./http/routes/code-uploads";
+import { docsRoutes } from "./http/routes/docs";
 import { importsRoutes } from "./http/routes/imports";
 import { benchRoutes } from "./http/routes/bench";
 import { internalRunsRoutes } from "./http/routes/internal-runs";
@@ -69,6 +70,7 @@ export function newApp() {
   app.get("/admin/v1/openapi.json", adminAuth, describe({ operationId: "getAdminOpenApiDocument", tag: "Documents", summary: "The admin API's OpenAPI 3.1 document (also docs/openapi.admin.json)", success: { 200: OpenApiDocument } }), async (c) =>
     c.json(await documentOf(app, "admin")),
   );
+  app.route("/docs", docsRoutes);
   app.route("/internal/v1/runs", internalRunsRoutes);
   app.route("/admin/v1", adminRoutes);
   app.route("/__bench", benchRoutes);
