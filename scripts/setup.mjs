@@ -42,6 +42,16 @@ if (!existsSync(sdkStamp) || readFileSync(sdkStamp, "utf8") !== sdkDigest) {
   writeFileSync(sdkStamp, sdkDigest);
 }
 
+// The TypeScript client's own tools (openapi-typescript needs TypeScript 5; the Worker is built with 7).
+const client = join(ROOT, "clients", "typescript");
+const clientStamp = join(client, "node_modules", ".package-lock.sha256");
+const clientDigest = createHash("sha256").update(readFileSync(join(client, "package-lock.json"), "utf8")).digest("hex");
+if (!existsSync(clientStamp) || readFileSync(clientStamp, "utf8") !== clientDigest) {
+  console.log("setup: installing the TypeScript client's build tools (clients/typescript)");
+  run("npm", ["ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: client });
+  writeFileSync(clientStamp, clientDigest);
+}
+
 // A run's sandbox user (an unprivileged uid) loads Python and the worker package: readable by all, even
 // when this checkout was made under a private umask. (Nothing secret lives there.)
 run("chmod", ["-R", "a+rX", VENV, join(ROOT, "container", "allele_worker")]);

@@ -29,6 +29,10 @@ else failed++;
 if (step("import graph of src/ (no cycle, no upward import)", process.execPath, [join(ROOT, "scripts", "check-imports.mjs")]) === 0) passed++;
 else failed++;
 
+// The TypeScript client: its types are what docs/openapi.json gives, and it builds (scripts/client.mjs).
+if (step("TypeScript client (types from docs/openapi.json, build)", process.execPath, [join(ROOT, "scripts", "client.mjs"), "--check"]) === 0) passed++;
+else failed++;
+
 // The worker's static checks (configured in container/pyproject.toml): each is one test in the summary line.
 for (const [title, args] of [
   ["Python lint (ruff)", ["-m", "ruff", "check", ".", "../bench"]],

@@ -209,13 +209,13 @@ const runUsage = {
   hit_memory_cap: z.boolean(),
   hit_time_cap: z.boolean(),
 };
-export const SucceededData = z.strictObject({ submission_id: id, result_id: id.nullable(), status: z.literal("succeeded"), ...runUsage, best_solution_fitness: fitnessText });
-export const ResultCompletedData = z.strictObject({ submission_id: id, result_id: id.nullable(), best_solution_fitness: fitnessText, generations_completed: z.number() });
-export const FailedData = z.strictObject({ submission_id: id, status: z.literal("failed"), error: errorObject, ...runUsage });
-export const CancelledData = z.strictObject({ submission_id: id, status: z.literal("cancelled"), execution_duration_ms: z.number(), cpu_seconds_used: z.number() });
+export const SucceededData = z.strictObject({ submission_id: id, result_id: id.nullable(), status: z.literal("succeeded"), ...runUsage, best_solution_fitness: fitnessText }).meta({ id: "SucceededData" });
+export const ResultCompletedData = z.strictObject({ submission_id: id, result_id: id.nullable(), best_solution_fitness: fitnessText, generations_completed: z.number() }).meta({ id: "ResultCompletedData" });
+export const FailedData = z.strictObject({ submission_id: id, status: z.literal("failed"), error: errorObject, ...runUsage }).meta({ id: "FailedData" });
+export const CancelledData = z.strictObject({ submission_id: id, status: z.literal("cancelled"), execution_duration_ms: z.number(), cpu_seconds_used: z.number() }).meta({ id: "CancelledData" });
 export const TestData = z
   .looseObject({ test: z.literal(true), sample_of: z.enum(EVENT_TYPES) })
-  .meta({ description: "a sample: `{test: true, sample_of}` and the fields of `sample_of`'s data, with sample ids" });
+  .meta({ id: "TestData", description: "a sample: `{test: true, sample_of}` and the fields of `sample_of`'s data, with sample ids" });
 
 /** `data` of each event type. */
 export const EVENT_DATA = {

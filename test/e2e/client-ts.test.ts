@@ -1,0 +1,118 @@
+// The TypeScript client (clients/typescript) against `wrangler dev` + the real GA worker: create →
+// waitFor → result, a failing run's error, iterate across pages, downloads, automatic idempotency keys,
+// a 429's retryAfter, and verifyWebhook on a real delivery captured by a local receiver.
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { Allele, AlleleError, RateLimitError, RunFailedError, verifyWebhook, WebhookVerificationError } from "../../clients/typescript/src/index";
+import { baseUrl, call, job, newAccount } from "./client";
+
+const JOB = { ...job(), num_generations: 15, sol_per_pop: 8, num_genes: 4 } as Parameters<Allele["submissions"]["create"]>[0];
+let client: Allele;
+const sent: { method: string; url: string; headers: Headers }[] = [];
+
+beforeAll(async () => {
+  const account = await newAccount();
+  await call(`/admin/v1/accounts/${account.id}`, { method: "PATCH", token: inject("adminToken"), body: { overrides: { concurrent_submissions: 100, inflight_api_runs: 100 } } });
+  const recording: typeof fetch = async (input, init) => {
+    sent.push({ method: init?.method ?? "GET", url: String(input), headers: new Headers(init?.headers) });
+    return fetch(input, init);
+  };
+  client = new Allele({ apiKey: account.key, baseUrl: `${baseUrl()}/api/v1`, fetch: recording });
+});
+
+describe("the TypeScript client", () => {
+  it("create → waitFor → the result, with its files downloadable; writes carry an Idempotency-Key", async () => {
+    const created = await client.submissions.create({ ...JOB, name: "ts client", random_seed: 3 });
+    expect(created).toMatchObject({ status: "queued", name: "ts client", submission_type: "new" });
+    const post = sent.find((r) => r.method === "POST" && r.url.endsWith("/api/v1/submissions"))!;
+    expect(post.headers.get("Idempotency-Key")).toMatch(/^[0-9a-f-]{36}$/);
+    const result = await client.waitFor(created.id, { timeoutMs: 120_000, intervalMs: 200 });
+    expect(result.submission_id).toBe(created.id);
+    expect(result.best_solution).toHaveLength(4);
+    expect(result.generations_completed).toBe(15);
+    const csv = await (await client.results.download(result.id, "fitness_history.csv")).text();
+    expect(csv.split("\n")[0]).toBe("generation,best_fitness");
+    const summary = (await (await client.results.download(result.id, "result.json")).json()) as { result_id: string };
+    expect(summary.result_id).toBe(result.id);
+    await expect(client.results.download(result.id, "nope.txt")).rejects.toMatchObject({ status: 404, code: "not_found" });
+  });
+
+  it("waitFor throws the run's own error when the run fails", async () => {
+    const created = await client.submissions.create({ ...JOB, fitness_func: "def fitness(ga, solution, idx):\n    return 1 / 0\n" });
+    const failure = await client.waitFor(created.id, { timeoutMs: 120_000, intervalMs: 200 }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(RunFailedError);
+    expect(failure).toMatchObject({ submissionId: created.id, status: "failed", code: "code_error" });
+    expect((failure as RunFailedError).message).toContain("ZeroDivisionError");
+  });
+
+  it("iterate walks every page of a list; an API error is typed with code, details and request id", async () => {
+    const ids = new Set<string>();
+    for (let i = 0; i < 3; i++) ids.add((await client.submissions.create({ ...JOB, name: `page ${i}` })).id);
+    const walked: string[] = [];
+    for await (const item of client.iterate("listSubmissions", { page_size: "2", name_contains: "page " } as never)) walked.push(item.id);
+    expect(new Set(walked)).toEqual(ids);
+    const pages = sent.filter((r) => r.url.includes("/api/v1/submissions?") && r.url.includes("name_contains=page"));
+    expect(pages.length).toBeGreaterThanOrEqual(2);
+    const error = await client.submissions.get("AAAAAAAAAAAA").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AlleleError);
+    expect(error).toMatchObject({ status: 404, code: "not_found", details: {} });
+    expect((error as AlleleError).requestId).toMatch(/^req_/);
+    const invalid = await client.submissions.create({ ...JOB, num_genes: 0 }).catch((e: unknown) => e);
+    expect(invalid).toMatchObject({ status: 400, code: "validation_failed" });
+    expect((invalid as AlleleError).details.fields).toEqual([{ field: "num_genes", message: expect.any(String) }]);
+  });
+
+  it("a 429 surfaces retryAfter (the daily quota's next unit)", async () => {
+    const limited = await newAccount();
+    await call(`/admin/v1/accounts/${limited.id}`, { method: "PATCH", token: inject("adminToken"), body: { overrides: { daily_quota: 1 } } });
+    const own = new Allele({ apiKey: limited.key, baseUrl: `${baseUrl()}/api/v1` });
+    await own.submissions.create(JOB);
+    const refused = await own.submissions.create(JOB).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RateLimitError);
+    expect(refused).toMatchObject({ status: 429, code: "capacity_exceeded", details: { reason: "daily_quota" } });
+    expect((refused as RateLimitError).retryAfter).toBeGreaterThan(86_000);
+  });
+});
+
+describe("verifyWebhook", () => {
+  let server: Server;
+  const received: { headers: IncomingHttpHeaders; raw: Buffer }[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        received.push({ headers: req.headers, raw: Buffer.concat(chunks) });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("accepts a real delivery and rejects a tampered body, a wrong secret and an old timestamp", async () => {
+    const port = (server.address() as { port: number }).port;
+    const hook = await client.webhooks.create({ url: `http://127.0.0.1:${port}/hook`, events: ["submission.succeeded"] });
+    const created = await client.submissions.create({ ...JOB, name: "signed" });
+    await client.waitFor(created.id, { timeoutMs: 120_000, intervalMs: 200 });
+    const deadline = Date.now() + 30_000;
+    while (!received.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const delivery = received[0]!;
+    expect(delivery, "the receiver got the delivery").toBeDefined();
+    const headers = delivery.headers as Record<string, string>;
+
+    const event = await verifyWebhook(delivery.raw, headers, hook.secret);
+    expect(event.event_type).toBe("submission.succeeded");
+    expect(event.event_type === "submission.succeeded" && event.data.submission_id).toBe(created.id);
+    expect((await verifyWebhook(delivery.raw.toString("utf8"), new Headers(headers), hook.secret)).event_id).toBe(headers["x-event-id"]);
+
+    const reason = (p: Promise<unknown>) => p.then(() => "accepted", (e: unknown) => (e instanceof WebhookVerificationError ? e.reason : String(e)));
+    const tampered = Buffer.from(delivery.raw.toString("utf8").replace('"submission.succeeded"', '"submission.failed"'));
+    expect(await reason(verifyWebhook(tampered, headers, hook.secret))).toBe("bad_signature");
+    expect(await reason(verifyWebhook(delivery.raw, headers, "0".repeat(64)))).toBe("bad_signature");
+    const sixMinutesLater = (Number(headers["x-signature-timestamp"]) + 360) * 1000;
+    expect(await reason(verifyWebhook(delivery.raw, headers, hook.secret, { now: sixMinutesLater }))).toBe("timestamp_out_of_tolerance");
+    expect(await reason(verifyWebhook(delivery.raw, headers, hook.secret, { now: sixMinutesLater, toleranceSeconds: 600 }))).toBe("accepted");
+    expect(await reason(verifyWebhook(delivery.raw, { "x-signature": headers["x-signature"]! }, hook.secret))).toBe("missing_headers");
+  });
+});
