@@ -42,6 +42,19 @@ if (!existsSync(sdkStamp) || readFileSync(sdkStamp, "utf8") !== sdkDigest) {
   writeFileSync(sdkStamp, sdkDigest);
 }
 
+// The API fuzzer (scripts/fuzz.mjs): schemathesis in its own environment.
+const fuzzVenv = join(ROOT, "container", "fuzz", ".venv");
+const fuzzPython = join(fuzzVenv, "bin", "python");
+const fuzzRequirements = join(ROOT, "container", "fuzz", "requirements.txt");
+const fuzzStamp = join(fuzzVenv, ".requirements.sha256");
+const fuzzDigest = createHash("sha256").update(readFileSync(fuzzRequirements, "utf8")).digest("hex");
+if (!existsSync(fuzzPython)) run(process.env.PYTHON ?? "python3", ["-m", "venv", fuzzVenv]);
+if (!existsSync(fuzzStamp) || readFileSync(fuzzStamp, "utf8") !== fuzzDigest) {
+  console.log("setup: installing schemathesis for the API fuzz run");
+  run(fuzzPython, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", fuzzRequirements]);
+  writeFileSync(fuzzStamp, fuzzDigest);
+}
+
 // The TypeScript client's own tools (openapi-typescript needs TypeScript 5; the Worker is built with 7).
 const client = join(ROOT, "clients", "typescript");
 const clientStamp = join(client, "node_modules", ".package-lock.sha256");

@@ -53,8 +53,13 @@ export function newApp() {
   app.use("/api/*", identifyAndLimit);
 
   for (const [path, allowed] of Object.entries(METHODS)) {
-    // Answered before authentication: a wrong method reveals nothing. HEAD follows GET.
-    app.on(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].filter((m) => !allowed.includes(m) && !(m === "HEAD" && allowed.includes("GET"))), path, methodNotAllowed(allowed));
+    // Answered before authentication: a wrong method (any other, TRACE and QUERY included) reveals nothing. HEAD follows GET.
+    const answers = new Set([...allowed, ...(allowed.includes("GET") ? ["HEAD"] : [])]);
+    const refuse = methodNotAllowed(allowed);
+    app.use(path, async (c, next) => {
+      if (!answers.has(c.req.method)) return refuse(c);
+      await next();
+    });
   }
   app.get("/api/v1/health", describe({ operationId: "getHealth", tag: "Health", summary: "Readiness: the database, the files bucket and the GA worker", noKey: true, success: { 200: Health, 503: Health } }), async (c) => {
     const { ready, checks } = await readiness(c.env);

@@ -208,6 +208,10 @@ describe("405 with Allow", () => {
     ["GET", "/api/v1/results/AAAAAAAAAAAA/continue", "POST"],
     ["DELETE", "/api/v1/results/AAAAAAAAAAAA/files/result.json", "GET"],
     ["POST", "/api/v1/health", "GET"],
+    ["TRACE", "/api/v1/account", "GET"],
+    ["QUERY", "/api/v1/submissions", "GET, POST"],
+    ["POST", "/api/v1/openapi.json", "GET"],
+    ["GET", "/api/v1/imports", "POST"],
   ])("%s %s", async (method, path, allow) => {
     // With and without a key: a wrong method reveals nothing either way.
     for (const key of [a.key, undefined]) {

@@ -1,0 +1,180 @@
+// The API fuzz run (docs/testing.md): schemathesis, driven by the OpenAPI document the service serves,
+// against a local service (`wrangler dev` + the real GA worker on free ports, fresh state), with a valid
+// all-scopes key, over every public operation. It must find no 5xx, no response outside its documented
+// schema, status codes, content types and headers, and no invalid request accepted.
+//
+//   node scripts/fuzz.mjs                 the long run (`npm run fuzz`): 200 examples per operation
+//   node scripts/fuzz.mjs --bounded       the run `npm test` makes (test/e2e/fuzz.test.ts): few examples, fixed seed
+//   node scripts/fuzz.mjs --url URL --key KEY   against a service that is already running
+//
+// Prints `operations N, cases N, failures N` and exits non-zero on any failure.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { freePort, ROOT, startLocalService } from "./lib.mjs";
+
+export const FUZZ_PYTHON = join(ROOT, "container", "fuzz", ".venv", "bin", "python");
+const ADMIN_TOKEN = "fuzz-admin-token-0123456789";
+
+/** The checks: everything that judges a response against the document, and invalid input refused. */
+export const CHECKS = [
+  "not_a_server_error",
+  "status_code_conformance",
+  "content_type_conformance",
+  "response_headers_conformance",
+  "response_schema_conformance",
+  "negative_data_rejection",
+  "missing_required_header",
+  "unsupported_method",
+  "ignored_auth",
+];
+
+async function admin(baseUrl, path, body, method = "POST") {
+  const res = await fetch(`${baseUrl}/admin/v1${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`admin ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/** A fuzzing account: roomy gates, small tier caps (a generated job stays small), plenty of credits. */
+export async function fuzzAccount(baseUrl) {
+  const { account, key } = await admin(baseUrl, "/accounts", { email: `fuzz-${Date.now()}@example.com`, plan: "premium", credits: 100000 });
+  await admin(baseUrl, `/accounts/${account.id}`, { overrides: { concurrent_submissions: 10000, inflight_api_runs: 10000, daily_quota: 1000000, max_num_generations: 20, max_num_genes: 20 } }, "PATCH");
+  return key;
+}
+
+async function api(baseUrl, key, path, body) {
+  const res = await fetch(`${baseUrl}/api/v1${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+const FITNESS = "import numpy\n\ndef fitness(ga, solution, idx):\n    return -float(numpy.sum(solution ** 2))\n";
+
+/**
+ * Real resources for the path parameters: a succeeded submission and its result, a webhook, a code
+ * upload, an import. The fuzzer draws `{id}` from their ids most of the time (and generates one otherwise),
+ * so operations reach their logic instead of answering 404 to made-up ids.
+ */
+export async function seedResources(baseUrl, key) {
+  const job = { name: "fuzz seed", num_generations: 5, num_parents_mating: 2, sol_per_pop: 4, num_genes: 3, fitness_func: FITNESS, fitness_func_entry: "fitness" };
+  const submission = await api(baseUrl, key, "/submissions", job);
+  const deadline = Date.now() + 120_000;
+  let row;
+  while ((row = await api(baseUrl, key, `/submissions/${submission.id}`)).status !== "succeeded") {
+    if (Date.now() > deadline || row.status === "failed") throw new Error(`the seed run did not succeed: ${JSON.stringify(row)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const results = await api(baseUrl, key, `/results?submission_id=${submission.id}`);
+  const upload = await api(baseUrl, key, "/code-uploads", { content: FITNESS });
+  const hook = await api(baseUrl, key, "/webhooks", { url: "http://127.0.0.1:9/hook", events: ["submission.succeeded"] });
+  return { ids: [submission.id, results.results[0].id, upload.code_id, hook.id], files: ["result.json", "fitness.svg", "population.json"] };
+}
+
+/** The run's schemathesis.toml: the seeded ids as dictionaries, and a 413 counted as refusing invalid data. */
+function configFile(dir, seeded) {
+  const list = (values) => `[${values.map((v) => JSON.stringify(v)).join(", ")}]`;
+  const path = join(dir, "schemathesis.toml");
+  writeFileSync(
+    path,
+    [
+      "[dictionaries.ids]",
+      `values = ${list(seeded.ids)}`,
+      "[dictionaries.files]",
+      `values = ${list(seeded.files)}`,
+      "[parameters]",
+      '"path.id" = { dictionary = "ids", probability = 0.8 }',
+      '"path.name" = { dictionary = "files", probability = 0.8 }',
+      // A body over the size limit is refused with 413 before it is parsed: a refusal like 400.
+      "[checks.negative_data_rejection]",
+      "expected-statuses = [400, 401, 403, 404, 405, 406, 409, 413, 415, 422, 428, 429]",
+      "",
+    ].join("\n"),
+  );
+  return path;
+}
+
+/** Runs schemathesis; returns its figures and whether it passed. */
+export function runSchemathesis({ baseUrl, key, seeded, maxExamples, seed, reportDir, maxTime }) {
+  mkdirSync(reportDir, { recursive: true });
+  const junit = join(reportDir, "schemathesis.xml");
+  rmSync(junit, { force: true });
+  const dir = mkdtempSync(join(tmpdir(), "allele-st-"));
+  const args = [
+    "-m", "schemathesis.cli", "--config-file", configFile(dir, seeded), "run", `${baseUrl}/api/v1/openapi.json`,
+    "--header", `Authorization: Bearer ${key}`,
+    "--checks", CHECKS.join(","),
+    "--phases", "examples,coverage,fuzzing",
+    "--max-examples", String(maxExamples),
+    "--workers", "1", // hypothesis's lambda-source cache is not thread-safe: 2 workers crash it now and then
+    "--generation-database", "none",
+    "--request-timeout", "30",
+    "--no-color",
+    "--report", "junit", "--report-junit-path", junit,
+    ...(seed !== undefined ? ["--seed", String(seed)] : []),
+    ...(maxTime ? ["--max-time", String(maxTime)] : []),
+  ];
+  const started = Date.now();
+  const st = spawnSync(FUZZ_PYTHON, args, { cwd: dir, encoding: "utf8", maxBuffer: 256 * 1024 * 1024, env: { ...process.env, NO_COLOR: "1" } });
+  rmSync(dir, { recursive: true, force: true });
+  const seconds = (Date.now() - started) / 1000;
+  const output = `${st.stdout ?? ""}${st.stderr ?? ""}`;
+  const xml = existsSync(junit) ? readFileSync(junit, "utf8") : "";
+  const operations = (xml.match(/<testcase\b/g) ?? []).length;
+  const failures = (xml.match(/<failure\b/g) ?? []).length + (xml.match(/<error\b/g) ?? []).length;
+  const cases = Number(/(\d+)\s+generated/i.exec(output)?.[1] ?? /Test cases:\s*(\d+)/i.exec(output)?.[1] ?? NaN);
+  return { ok: st.status === 0, status: st.status, operations, cases, failures, seconds, output };
+}
+
+/** Schemathesis prints each failing request whole; a body of megabytes is cut to its first 2,000 characters. */
+export const shorten = (text) => text.split("\n").map((line) => (line.length > 2000 ? `${line.slice(0, 2000)}… (${line.length} characters)` : line)).join("\n");
+
+async function main() {
+  const argv = process.argv.slice(2);
+  const opt = (name) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const bounded = argv.includes("--bounded");
+  const maxExamples = Number(opt("--max-examples") ?? (bounded ? 8 : 200));
+  const seed = opt("--seed") ?? (bounded ? "20261125" : undefined);
+  if (!existsSync(FUZZ_PYTHON)) throw new Error("container/fuzz/.venv is missing: run `npm install` (scripts/setup.mjs makes it)");
+
+  let baseUrl = opt("--url");
+  let key = opt("--key");
+  let service;
+  let state;
+  if (!baseUrl) {
+    state = mkdtempSync(join(tmpdir(), "allele-fuzz-"));
+    service = await startLocalService({
+      port: await freePort(),
+      workerPort: await freePort(),
+      persistTo: state,
+      quiet: true,
+      vars: { ADMIN_TOKEN, RUN_TOKEN_SECRET: "fuzz-run-token-secret", RATE_LIMIT_KEY: "1000000", RATE_LIMIT_IP: "1000000", WEBHOOK_ALLOW_PRIVATE: "true" },
+    });
+    baseUrl = service.baseUrl;
+  }
+  try {
+    key ??= await fuzzAccount(baseUrl);
+    const seeded = await seedResources(baseUrl, key);
+    const result = runSchemathesis({ baseUrl, key, seeded, maxExamples, seed, reportDir: join(ROOT, ".wrangler", "test-reports"), maxTime: opt("--max-time") });
+    if (!result.ok || argv.includes("--verbose")) console.log(shorten(result.output));
+    console.log(`schemathesis: operations ${result.operations}, cases ${result.cases}, failures ${result.failures}, ${result.seconds.toFixed(0)} s (max ${maxExamples} examples per operation${seed ? `, seed ${seed}` : ""})`);
+    process.exitCode = result.ok ? 0 : 1;
+  } finally {
+    await service?.stop();
+    if (state) rmSync(state, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) await main();
