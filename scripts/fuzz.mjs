@@ -8,7 +8,7 @@
 //   node scripts/fuzz.mjs --url URL --key KEY   against a service that is already running
 //
 // Prints `operations N, cases N, failures N` and exits non-zero on any failure.
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +17,8 @@ import { freePort, ROOT, startLocalService } from "./lib.mjs";
 
 export const FUZZ_PYTHON = join(ROOT, "container", "fuzz", ".venv", "bin", "python");
 const ADMIN_TOKEN = "fuzz-admin-token-0123456789";
+export const BOUNDED_EXAMPLES = 20;
+export const BOUNDED_SEED = 20261125;
 
 /** The checks: everything that judges a response against the document, and invalid input refused. */
 export const CHECKS = [
@@ -31,10 +33,10 @@ export const CHECKS = [
   "ignored_auth",
 ];
 
-async function admin(baseUrl, path, body, method = "POST") {
+async function admin(baseUrl, adminToken, path, body, method = "POST") {
   const res = await fetch(`${baseUrl}/admin/v1${path}`, {
     method,
-    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
+    headers: { Authorization: `Bearer ${adminToken}`, "Content-Type": "application/json" },
     body: JSON.stringify(body),
   });
   if (!res.ok) throw new Error(`admin ${path}: ${res.status} ${await res.text()}`);
@@ -42,15 +44,15 @@ async function admin(baseUrl, path, body, method = "POST") {
 }
 
 /** A fuzzing account: roomy gates, small tier caps (a generated job stays small), plenty of credits. */
-export async function fuzzAccount(baseUrl) {
-  const { account, key } = await admin(baseUrl, "/accounts", { email: `fuzz-${Date.now()}@example.com`, plan: "premium", credits: 100000 });
-  await admin(baseUrl, `/accounts/${account.id}`, { overrides: { concurrent_submissions: 10000, inflight_api_runs: 10000, daily_quota: 1000000, max_num_generations: 20, max_num_genes: 20 } }, "PATCH");
+export async function fuzzAccount(baseUrl, adminToken = ADMIN_TOKEN) {
+  const { account, key } = await admin(baseUrl, adminToken, "/accounts", { email: `fuzz-${Date.now()}@example.com`, plan: "premium", credits: 100000 });
+  await admin(baseUrl, adminToken, `/accounts/${account.id}`, { overrides: { concurrent_submissions: 10000, inflight_api_runs: 10000, daily_quota: 1000000, max_num_generations: 20, max_num_genes: 20 } }, "PATCH");
   return key;
 }
 
-async function api(baseUrl, key, path, body) {
+async function api(baseUrl, key, path, body, method = body === undefined ? "GET" : "POST") {
   const res = await fetch(`${baseUrl}/api/v1${path}`, {
-    method: body === undefined ? "GET" : "POST",
+    method,
     headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
@@ -77,7 +79,18 @@ export async function seedResources(baseUrl, key) {
   const results = await api(baseUrl, key, `/results?submission_id=${submission.id}`);
   const upload = await api(baseUrl, key, "/code-uploads", { content: FITNESS });
   const hook = await api(baseUrl, key, "/webhooks", { url: "http://127.0.0.1:9/hook", events: ["submission.succeeded"] });
-  return { ids: [submission.id, results.results[0].id, upload.code_id, hook.id], files: ["result.json", "fitness.svg", "population.json"] };
+  return {
+    // Each resource's path: the ids of its kind (an unknown id besides, so 404s are tried too).
+    ids: { "/submissions/": [submission.id], "/results/": [results.results[0].id], "/code-uploads/": [upload.code_id], "/webhooks/": [hook.id] },
+    files: ["result.json", "fitness.svg", "fitness_history.csv", "population.json"],
+  };
+}
+
+/** Cancels the account's live runs (the fuzzer leaves some queued), so they take no place from later work. */
+export async function cancelLiveRuns(baseUrl, key) {
+  const live = await api(baseUrl, key, "/submissions?status=queued,running&page_size=100");
+  for (const s of live.results) await fetch(`${baseUrl}/api/v1/submissions/${s.id}/cancel`, { method: "POST", headers: { Authorization: `Bearer ${key}` } });
+  return live.results.length;
 }
 
 /** The run's schemathesis.toml: the seeded ids as dictionaries, and a 413 counted as refusing invalid data. */
@@ -87,16 +100,18 @@ function configFile(dir, seeded) {
   writeFileSync(
     path,
     [
-      "[dictionaries.ids]",
-      `values = ${list(seeded.ids)}`,
-      "[dictionaries.files]",
-      `values = ${list(seeded.files)}`,
-      "[parameters]",
-      '"path.id" = { dictionary = "ids", probability = 0.8 }',
-      '"path.name" = { dictionary = "files", probability = 0.8 }',
       // A body over the size limit is refused with 413 before it is parsed: a refusal like 400.
       "[checks.negative_data_rejection]",
       "expected-statuses = [400, 401, 403, 404, 405, 406, 409, 413, 415, 422, 428, 429]",
+      "[dictionaries.files]",
+      `values = ${list(seeded.files)}`,
+      ...Object.entries(seeded.ids).flatMap(([prefix, ids], i) => [
+        `[dictionaries.ids${i}]`,
+        `values = ${list(ids)}`,
+        "[[operations]]",
+        `include-path-regex = ${JSON.stringify(`^${prefix}`)}`,
+        `parameters = { "path.id" = { dictionary = "ids${i}", probability = 0.8 }, "path.name" = { dictionary = "files", probability = 0.8 } }`,
+      ]),
       "",
     ].join("\n"),
   );
@@ -104,16 +119,18 @@ function configFile(dir, seeded) {
 }
 
 /** Runs schemathesis; returns its figures and whether it passed. */
-export function runSchemathesis({ baseUrl, key, seeded, maxExamples, seed, reportDir, maxTime }) {
+export async function runSchemathesis({ baseUrl, key, seeded, maxExamples, seed, reportDir, maxTime, phases }) {
   mkdirSync(reportDir, { recursive: true });
   const junit = join(reportDir, "schemathesis.xml");
   rmSync(junit, { force: true });
   const dir = mkdtempSync(join(tmpdir(), "allele-st-"));
   const args = [
-    "-m", "schemathesis.cli", "--config-file", configFile(dir, seeded), "run", `${baseUrl}/api/v1/openapi.json`,
+    // The committed document (what GET /api/v1/openapi.json serves: test/http/openapi.test.ts), so that
+    // operation is fuzzed too (the CLI leaves out the URL it loads the document from).
+    "-m", "schemathesis.cli", "--config-file", configFile(dir, seeded), "run", join(ROOT, "docs", "openapi.json"), "--url", `${baseUrl}/api/v1`,
     "--header", `Authorization: Bearer ${key}`,
     "--checks", CHECKS.join(","),
-    "--phases", "examples,coverage,fuzzing",
+    "--phases", phases,
     "--max-examples", String(maxExamples),
     "--workers", "1", // hypothesis's lambda-source cache is not thread-safe: 2 workers crash it now and then
     "--generation-database", "none",
@@ -124,10 +141,16 @@ export function runSchemathesis({ baseUrl, key, seeded, maxExamples, seed, repor
     ...(maxTime ? ["--max-time", String(maxTime)] : []),
   ];
   const started = Date.now();
-  const st = spawnSync(FUZZ_PYTHON, args, { cwd: dir, encoding: "utf8", maxBuffer: 256 * 1024 * 1024, env: { ...process.env, NO_COLOR: "1" } });
+  const st = await new Promise((resolve) => {
+    const child = spawn(FUZZ_PYTHON, args, { cwd: dir, env: { ...process.env, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+    const chunks = [];
+    child.stdout.on("data", (d) => chunks.push(d));
+    child.stderr.on("data", (d) => chunks.push(d));
+    child.on("close", (status) => resolve({ status, output: Buffer.concat(chunks).toString("utf8") }));
+  });
   rmSync(dir, { recursive: true, force: true });
   const seconds = (Date.now() - started) / 1000;
-  const output = `${st.stdout ?? ""}${st.stderr ?? ""}`;
+  const output = st.output;
   const xml = existsSync(junit) ? readFileSync(junit, "utf8") : "";
   const operations = (xml.match(/<testcase\b/g) ?? []).length;
   const failures = (xml.match(/<failure\b/g) ?? []).length + (xml.match(/<error\b/g) ?? []).length;
@@ -145,8 +168,11 @@ async function main() {
     return i >= 0 ? argv[i + 1] : undefined;
   };
   const bounded = argv.includes("--bounded");
-  const maxExamples = Number(opt("--max-examples") ?? (bounded ? 8 : 200));
-  const seed = opt("--seed") ?? (bounded ? "20261125" : undefined);
+  const maxExamples = Number(opt("--max-examples") ?? (bounded ? BOUNDED_EXAMPLES : 200));
+  // The coverage phase (every boundary of every schema, ~3,300 requests whatever the example count) runs
+  // in the long run only; the bounded run generates `maxExamples` requests per operation.
+  const phases = opt("--phases") ?? (bounded ? "fuzzing" : "examples,coverage,fuzzing");
+  const seed = opt("--seed") ?? (bounded ? String(BOUNDED_SEED) : undefined);
   if (!existsSync(FUZZ_PYTHON)) throw new Error("container/fuzz/.venv is missing: run `npm install` (scripts/setup.mjs makes it)");
 
   let baseUrl = opt("--url");
@@ -167,8 +193,9 @@ async function main() {
   try {
     key ??= await fuzzAccount(baseUrl);
     const seeded = await seedResources(baseUrl, key);
-    const result = runSchemathesis({ baseUrl, key, seeded, maxExamples, seed, reportDir: join(ROOT, ".wrangler", "test-reports"), maxTime: opt("--max-time") });
+    const result = await runSchemathesis({ baseUrl, key, seeded, maxExamples, phases, seed, reportDir: join(ROOT, ".wrangler", "test-reports"), maxTime: opt("--max-time") });
     if (!result.ok || argv.includes("--verbose")) console.log(shorten(result.output));
+    await cancelLiveRuns(baseUrl, key);
     console.log(`schemathesis: operations ${result.operations}, cases ${result.cases}, failures ${result.failures}, ${result.seconds.toFixed(0)} s (max ${maxExamples} examples per operation${seed ? `, seed ${seed}` : ""})`);
     process.exitCode = result.ok ? 0 : 1;
   } finally {

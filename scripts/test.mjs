@@ -64,6 +64,7 @@ if (!countJunit(pyReport)) failed++;
 
 const vitestReport = join(out, "vitest.json");
 rmSync(join(out, "sdk.xml"), { force: true }); // written afresh by this run's e2e project
+rmSync(join(out, "schemathesis.xml"), { force: true });
 const vt = step("vitest (workers + e2e)", join(ROOT, "node_modules", ".bin", "vitest"), [
   "run",
   "--reporter=default",
@@ -83,6 +84,8 @@ try {
 // The Vilvik SDK's own suite, run by test/e2e/sdk.test.ts: each of its tests counts (its wrapper too;
 // when the e2e project did not run it, that project's failure is counted there).
 countJunit(join(out, "sdk.xml"));
+// The bounded schemathesis run (test/e2e/fuzz.test.ts): each operation it fuzzed counts.
+countJunit(join(out, "schemathesis.xml"));
 
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed === 0 && tsc === 0 && deploy === 0 && (py === 0 || py === 5) && vt === 0 ? 0 : 1);
