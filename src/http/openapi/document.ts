@@ -211,6 +211,8 @@ function webhooks(schemas: Schemas): Json {
   );
 }
 
+const TAG_ORDER = ["Submissions", "Results", "Imports", "Code uploads", "Webhooks", "Account", "Health", "Documents", "Accounts", "Keys"];
+
 const normalise = (path: string) => (path.length > 1 ? path.replace(/\/+$/, "") : path);
 
 /** The OpenAPI 3.1 document of one API, generated from `app`'s routes. */
@@ -233,7 +235,9 @@ export async function generateDocument(app: Hono<any>, kind: DocumentKind): Prom
   }
   schemas.convert(AnyError, "output"); // the ERROR component every error response refers to
   const hooks = kind === "public" ? webhooks(schemas) : undefined;
-  const tags = [...new Set(Object.values(paths).flatMap((item) => Object.values(item).flatMap((op) => op.tags as string[])))];
+  const used = new Set(Object.values(paths).flatMap((item) => Object.values(item).flatMap((op) => op.tags as string[])));
+  // The order a reader meets them in; a tag not listed here goes last.
+  const tags = [...TAG_ORDER.filter((t) => used.has(t)), ...[...used].filter((t) => !TAG_ORDER.includes(t)).sort()];
   return {
     openapi: "3.1.0",
     info: documentInfo(kind),
