@@ -7,10 +7,11 @@ import { createHash } from "node:crypto";
 import { makePrivate, migrateLocal, ROOT, run, SDK_PYTHON, SDK_VENV, VENV, VENV_PYTHON } from "./lib.mjs";
 import { writeDocsAssets } from "./docs-assets.mjs";
 
-if (process.env.ALLELE_SKIP_SETUP === "1") process.exit(0);
-
-// The /docs page's Swagger UI files, served by the Worker itself (src/http/docs/).
+// The /docs page's Swagger UI files, served by the Worker itself (src/http/docs/): part of the Worker's
+// build, so written even when the rest of the setup is skipped.
 if (writeDocsAssets()) console.log("setup: wrote the /docs page's assets (src/http/docs/assets.generated.ts)");
+
+if (process.env.ALLELE_SKIP_SETUP === "1") process.exit(0);
 
 const requirements = ["requirements.txt", "requirements-dev.txt"].map((f) => join(ROOT, "container", f));
 const pyproject = join(ROOT, "container", "pyproject.toml");
@@ -31,29 +32,23 @@ if (!existsSync(stamp) || readFileSync(stamp, "utf8") !== digest) {
   writeFileSync(stamp, digest);
 }
 
-// The Vilvik SDK's suite (container/sdk-tests): the published SDK, unmodified, in an environment of its own.
-const sdkRequirements = join(ROOT, "container", "sdk-tests", "requirements.txt");
-const sdkStamp = join(SDK_VENV, ".requirements.sha256");
-const sdkDigest = createHash("sha256").update(readFileSync(sdkRequirements, "utf8")).digest("hex");
-if (!existsSync(SDK_PYTHON)) run(process.env.PYTHON ?? "python3", ["-m", "venv", SDK_VENV]);
-if (!existsSync(sdkStamp) || readFileSync(sdkStamp, "utf8") !== sdkDigest) {
-  console.log("setup: installing the Vilvik SDK for its test suite");
-  run(SDK_PYTHON, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", sdkRequirements]);
-  writeFileSync(sdkStamp, sdkDigest);
+/** A Python environment of its own for a tool, (re)installed from its pinned requirements when they change. */
+function toolEnvironment(venv, python, requirements, what) {
+  const stamp = join(venv, ".requirements.sha256");
+  const digest = createHash("sha256").update(readFileSync(requirements, "utf8")).digest("hex");
+  if (!existsSync(python)) run(process.env.PYTHON ?? "python3", ["-m", "venv", venv]);
+  if (!existsSync(stamp) || readFileSync(stamp, "utf8") !== digest) {
+    console.log(`setup: installing ${what}`);
+    run(python, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", requirements]);
+    writeFileSync(stamp, digest);
+  }
 }
 
-// The API fuzzer (scripts/fuzz.mjs): schemathesis in its own environment.
+// The Vilvik SDK's suite (container/sdk-tests): the published SDK, unmodified, in an environment of its own.
+toolEnvironment(SDK_VENV, SDK_PYTHON, join(ROOT, "container", "sdk-tests", "requirements.txt"), "the Vilvik SDK for its test suite");
+// The API fuzzer (scripts/fuzz.mjs): schemathesis, likewise.
 const fuzzVenv = join(ROOT, "container", "fuzz", ".venv");
-const fuzzPython = join(fuzzVenv, "bin", "python");
-const fuzzRequirements = join(ROOT, "container", "fuzz", "requirements.txt");
-const fuzzStamp = join(fuzzVenv, ".requirements.sha256");
-const fuzzDigest = createHash("sha256").update(readFileSync(fuzzRequirements, "utf8")).digest("hex");
-if (!existsSync(fuzzPython)) run(process.env.PYTHON ?? "python3", ["-m", "venv", fuzzVenv]);
-if (!existsSync(fuzzStamp) || readFileSync(fuzzStamp, "utf8") !== fuzzDigest) {
-  console.log("setup: installing schemathesis for the API fuzz run");
-  run(fuzzPython, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", fuzzRequirements]);
-  writeFileSync(fuzzStamp, fuzzDigest);
-}
+toolEnvironment(fuzzVenv, join(fuzzVenv, "bin", "python"), join(ROOT, "container", "fuzz", "requirements.txt"), "schemathesis for the API fuzz run");
 
 // The TypeScript client's own tools (openapi-typescript needs TypeScript 5; the Worker is built with 7).
 const client = join(ROOT, "clients", "typescript");
