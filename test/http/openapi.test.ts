@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import committedAdmin from "../../docs/openapi.admin.json";
 import committedPublic from "../../docs/openapi.json";
 import { newApp } from "../../src/app";
-import { API_ROOT } from "../../src/http/openapi/document";
+import { API_ROOT, generateDocument } from "../../src/http/openapi/document";
 import { ADMIN_TOKEN, call, json } from "../helpers/api";
 
 /**
@@ -29,9 +29,12 @@ function registeredOperations(): Set<string> {
   return ops;
 }
 
-function documentedOperations(): Set<string> {
+/** Every operation of the documents the code generates now (what `npm run openapi` would write). */
+async function documentedOperations(): Promise<Set<string>> {
+  const app = newApp();
   const ops = new Set<string>();
-  for (const [kind, doc] of [["public", committedPublic], ["admin", committedAdmin]] as const) {
+  for (const kind of ["public", "admin"] as const) {
+    const doc = await generateDocument(app, kind);
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
       for (const method of Object.keys(item)) ops.add(`${method.toUpperCase()} ${API_ROOT[kind]}${path}`);
     }
@@ -51,13 +54,13 @@ describe("the OpenAPI documents", () => {
     expect(await json(await call("/admin/v1/openapi.json", { key: ADMIN_TOKEN }))).toEqual(committedAdmin);
   });
 
-  it("every route the app registers is an operation of a document, and every operation a registered route", () => {
+  it("every route the app registers is an operation of a document, and every operation a registered route", async () => {
     const registered = registeredOperations();
-    const documented = documentedOperations();
+    const documented = await documentedOperations();
     const undocumented = [...registered].filter((op) => !documented.has(op));
     const unregistered = [...documented].filter((op) => !registered.has(op));
     expect(undocumented, "routes missing from the OpenAPI document: start their handler chain with describe({...}) (src/http/openapi/describe.ts), then `npm run openapi`").toEqual([]);
-    expect(unregistered, "operations in the committed document that the app no longer registers: run `npm run openapi`").toEqual([]);
+    expect(unregistered, "operations in the document that the app does not register").toEqual([]);
     expect(registered.size).toBeGreaterThan(30);
   });
 
