@@ -104,7 +104,9 @@ describe("imports", () => {
     await expectError(await call("/api/v1/imports", { key: c.key, rawBody: "{", headers: { "Content-Type": "application/json" } }), 400, "malformed_json");
     await expectError(await call("/api/v1/imports", { key: c.key, rawBody: "{}", headers: { "Content-Type": "text/plain" } }), 415, "unsupported_media_type");
     const huge = importBody({ result: { last_generation_fitness: Array.from({ length: 1_100_000 }, () => -0.123456) } });
-    await expectError(await post(c.key, huge), 413, "payload_too_large");
+    const tooLarge = await expectError(await post(c.key, huge), 413, "payload_too_large");
+    expect(tooLarge.message).toContain("result.population");
+    expect(tooLarge.details.limit_bytes).toBe(8 * 1024 * 1024);
     expect(await rows(c.id)).toEqual({ submissions: 0, runs: 0, results: 0 });
     expect(await stored()).toBe(files);
   });

@@ -9,7 +9,7 @@ import { bearerToken } from "../middleware/auth";
 import { ApiError, notFound } from "../../errors";
 import { constantTimeEqual, sha256Hex } from "../../lib/crypto";
 import { newId, nowIso } from "../../lib/ids";
-import { generateKey, SCOPES } from "../../domain/keys";
+import { generateKey, SCOPES, type Scope } from "../../domain/keys";
 import { toMicro } from "../../billing/prices";
 import { getDb, type Db } from "../../storage/db";
 import { getAccount, getAccountByEmail, grantCredits, insertAccount, updateAccount, type AccountRow } from "../../storage/accounts";
@@ -30,6 +30,9 @@ export const adminAuth = documented(createMiddleware<AppEnv>(async (c, next) => 
   await next();
 }), { "x-allele-auth": "admin", "x-allele-errors": ["unauthorized", "not_found"] });
 
+/** A response body as its schema (src/http/validation/responses.ts) takes it: checked by `satisfies`. */
+type Body<T extends z.ZodType> = z.input<T>;
+
 const plan = z.enum(["free", "trial", "premium"]);
 const money = z.number().finite().refine((n) => Math.abs(n) <= 1e9, "is out of range");
 const scopes = z.array(z.enum(SCOPES)).min(1).refine((s) => new Set(s).size === s.length, "must not repeat a scope");
@@ -43,7 +46,7 @@ const overridesBody = z.strictObject(
   >,
 );
 
-async function issueKey(db: Db, accountId: string, name: string, keyScopes: string[], expiresAt: string | null) {
+async function issueKey(db: Db, accountId: string, name: string, keyScopes: Scope[], expiresAt: string | null) {
   const { key, prefix } = generateKey();
   await insertKey(db, {
     id: newId(),
@@ -76,7 +79,7 @@ export const adminRoutes = new Hono<AppEnv>()
     await insertAccount(db, { id, email, plan: body.plan, overrides: {}, createdAt: now, updatedAt: now });
     if (body.credits) await grantCredits(db, id, toMicro(body.credits), "paid", newId(), now);
     const issued = await issueKey(db, id, "default", [...SCOPES], null);
-    return c.json({ account: accountView(c.env, (await getAccount(db, id))!), key: issued.key }, 201);
+    return c.json({ account: accountView(c.env, (await getAccount(db, id))!), key: issued.key } satisfies Body<typeof AdminAccountCreated>, 201);
   })
   .get("/accounts/:id", describe({ operationId: "getAccount", tag: "Accounts", summary: "Get an account with its keys", success: { 200: AdminAccountWithKeys } }), async (c) => {
     const db = getDb(c.env.DB);
@@ -87,13 +90,13 @@ export const adminRoutes = new Hono<AppEnv>()
       keys: keys.map((k) => ({
         prefix: k.prefix,
         name: k.name,
-        scopes: k.scopes,
+        scopes: k.scopes as Scope[],
         expires_at: k.expiresAt,
         revoked_at: k.revokedAt,
         last_used_at: k.lastUsedAt,
         created_at: k.createdAt,
       })),
-    });
+    } satisfies Body<typeof AdminAccountWithKeys>);
   })
   .patch("/accounts/:id", describe({ operationId: "updateAccount", tag: "Accounts", summary: "Change an account's plan or overrides (null removes an override)", success: { 200: AdminAccountOnly } }), jsonBody(z.strictObject({ plan: plan.optional(), overrides: overridesBody.optional() })), async (c) => {
     const db = getDb(c.env.DB);
@@ -108,14 +111,14 @@ export const adminRoutes = new Hono<AppEnv>()
       }
     }
     await updateAccount(db, account.id, { plan: body.plan, overrides }, nowIso());
-    return c.json({ account: accountView(c.env, (await getAccount(db, account.id))!) });
+    return c.json({ account: accountView(c.env, (await getAccount(db, account.id))!) } satisfies Body<typeof AdminAccountOnly>);
   })
   .post("/accounts/:id/credits", describe({ operationId: "grantCredits", tag: "Accounts", summary: "Grant (or, negative, take) credits", success: { 200: AdminBalances } }), jsonBody(z.strictObject({ amount: money, kind: z.enum(["paid", "free"]).default("paid") })), async (c) => {
     const db = getDb(c.env.DB);
     const account = await ownAccount(db, c.req.param("id"));
     const body = c.req.valid("json");
     await grantCredits(db, account.id, toMicro(body.amount), body.kind, newId(), nowIso());
-    return c.json({ balances: accountView(c.env, (await getAccount(db, account.id))!).balances });
+    return c.json({ balances: accountView(c.env, (await getAccount(db, account.id))!).balances } satisfies Body<typeof AdminBalances>);
   })
   .post(
     "/accounts/:id/keys",
@@ -126,11 +129,11 @@ export const adminRoutes = new Hono<AppEnv>()
       const account = await ownAccount(db, c.req.param("id"));
       const body = c.req.valid("json");
       const expiresAt = body.expires_at ? new Date(body.expires_at).toISOString() : null;
-      return c.json(await issueKey(db, account.id, body.name, body.scopes, expiresAt), 201);
+      return c.json((await issueKey(db, account.id, body.name, body.scopes, expiresAt)) satisfies Body<typeof AdminKeyIssued>, 201);
     },
   )
   .post("/keys/:prefix/revoke", describe({ operationId: "revokeKey", tag: "Keys", summary: "Revoke a key by its prefix", success: { 200: AdminKeyRevoked } }), async (c) => {
     const prefix = c.req.param("prefix");
     if (!(await revokeKey(getDb(c.env.DB), prefix, nowIso()))) throw notFound("key");
-    return c.json({ prefix, revoked: true });
+    return c.json({ prefix, revoked: true as const } satisfies Body<typeof AdminKeyRevoked>);
   });

@@ -22,7 +22,7 @@ export const importsRoutes = new Hono<AppEnv>().post(
     success: { 201: ImportCreated },
     errors: ["entry_symbol_required", "entry_symbol_not_found"],
   }),
-  requireScope("submissions:write"), jsonBody(importSchema, { maxBytes: MAX_IMPORT_BYTES }), idempotent, async (c) => {
+  requireScope("submissions:write"), jsonBody(importSchema, { maxBytes: MAX_IMPORT_BYTES, tooLarge: "An import's size is mostly result.population: push a smaller population, or push without it (not continuable)." }), idempotent, async (c) => {
   const body = c.req.valid("json");
   const parameters = importParameters(body);
   const { best_solution_generation: generation, ...result } = body.result;

@@ -53,11 +53,11 @@ const requireJsonContentType = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-const limitBody = (maxSize: number) =>
+const limitBody = (maxSize: number, hint = "") =>
   bodyLimit({
     maxSize,
     onError: () => {
-      throw new ApiError("payload_too_large", `The request body is larger than ${maxSize} bytes.`);
+      throw new ApiError("payload_too_large", `The request body is larger than ${maxSize} bytes.${hint ? ` ${hint}` : ""}`, { limit_bytes: maxSize });
     },
   });
 
@@ -65,12 +65,12 @@ const limitBody = (maxSize: number) =>
  * A JSON body validated by `schema` (at most `maxBytes`, 256 KiB unless a route needs more); the handler
  * reads it with `c.req.valid("json")`.
  */
-export function jsonBody<T extends z.ZodType>(schema: T, { maxBytes = MAX_BODY_BYTES }: { maxBytes?: number } = {}) {
+export function jsonBody<T extends z.ZodType>(schema: T, { maxBytes = MAX_BODY_BYTES, tooLarge }: { maxBytes?: number; tooLarge?: string } = {}) {
   const validate = zValidator("json", schema, (result) => {
     if (!result.success) throwFor(result.error);
   });
   // `every` runs them in order; it keeps the validator's input/output types only through this cast.
-  return documented(every(requireJsonContentType, limitBody(maxBytes), validate), {
+  return documented(every(requireJsonContentType, limitBody(maxBytes, tooLarge), validate), {
     "x-allele-body": { schema, required: true },
     "x-allele-errors": BODY_ERRORS,
   }) as unknown as typeof validate;
