@@ -86,6 +86,10 @@ describe("npm start", () => {
     expect(output).toContain(`Allele is running at http://localhost:${port}`);
     expect(output).toContain(demoKey);
     expect(output).toContain("start-admin-token-123");
+    expect(output).toContain(`http://localhost:${port}/docs`);
+    const docs = await fetch(`http://127.0.0.1:${port}/docs`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain("/docs/swagger-ui-bundle.js");
 
     // Run the printed create command's request: its JSON body, its key.
     const body = /-d '([\s\S]*?)'\n/.exec(output)![1]!;
