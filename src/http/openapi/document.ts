@@ -54,13 +54,13 @@ class Schemas {
   }
 }
 
-const header = (description: string, schema: Json = { type: "integer" }) => ({ description, schema });
+const header = (description: string, schema: Json = { type: "integer" }, required = false) => ({ description, ...(required ? { required } : {}), schema });
 
 const HEADERS = {
-  "X-Request-Id": header("This request's id (also `error.request_id`); send your own (8..128 of `A-Za-z0-9._:-`) to have it echoed", { type: "string" }),
-  "X-RateLimit-Limit": header("Requests allowed in the rolling 60-second window that applied (key, or IP without a valid key)"),
-  "X-RateLimit-Remaining": header("Requests left in that window after this one"),
-  "X-RateLimit-Reset": header("Unix time in seconds when the window next frees a place"),
+  "X-Request-Id": header("This request's id (also `error.request_id`); send your own (8..128 of `A-Za-z0-9._:-`) to have it echoed", { type: "string" }, true),
+  "X-RateLimit-Limit": header("Requests allowed in the rolling 60-second window that applied (key, or IP without a valid key)", { type: "integer" }, true),
+  "X-RateLimit-Remaining": header("Requests left in that window after this one", { type: "integer" }, true),
+  "X-RateLimit-Reset": header("Unix time in seconds when the window next frees a place", { type: "integer" }, true),
   "Retry-After": header("Seconds to wait before retrying (429 `rate_limited`, and `capacity_exceeded` for the daily quota)"),
   "Idempotent-Replayed": header("`true` when this is the stored answer of an earlier request with the same Idempotency-Key", { type: "string", enum: ["true"] }),
   "WWW-Authenticate": header("The authentication scheme expected", { type: "string" }),
