@@ -18,7 +18,7 @@ export interface ImportInput {
 /** `stopped_reason` of an imported result: how the run ended elsewhere is not known. */
 export const IMPORTED = "imported";
 
-/** Stores an import: its files in R2 first, then every row in one batch (the files are removed if it fails). */
+/** Stores an import: its files in R2 first, then every row in one batch; if either fails, the files are removed. */
 export async function createImport(env: Bindings, accountId: string, input: ImportInput): Promise<{ id: string; resultId: string }> {
   const now = nowIso();
   const id = newId();
@@ -37,8 +37,8 @@ export async function createImport(env: Bindings, accountId: string, input: Impo
     created_at: now,
   };
   const files = buildResultFiles(summary, { ...result, stopped_reason: IMPORTED });
-  await Promise.all(files.map((f) => env.FILES.put(r2Key(resultId, f.name), f.body, { httpMetadata: { contentType: f.contentType } })));
   try {
+    await Promise.all(files.map((f) => env.FILES.put(r2Key(resultId, f.name), f.body, { httpMetadata: { contentType: f.contentType } })));
     await insertImport(getDb(env.DB), {
       submission: {
         id,
