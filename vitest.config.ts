@@ -2,9 +2,13 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+// @ts-expect-error -- plain ESM build script shared with npm start and npm test
+import { buildWeb } from "./scripts/build-web.mjs";
 
 const root = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const migrations = await readD1Migrations(root("./migrations"));
+// The dashboard's assets (wrangler.toml [assets]) exist before wrangler dev or miniflare reads the config.
+await buildWeb({ quiet: true });
 
 // The tests drive the queue consumers themselves, so queue state is deterministic: they run on a copy
 // of wrangler.toml without [[queues.consumers]] (miniflare's `queueConsumers` option does not remove
@@ -17,7 +21,8 @@ writeFileSync(
     .replace(/\[\[queues\.consumers\]\][^[]*/g, "")
     .replace('main = "src/index.ts"', `main = "${root("./src/index.ts")}"`)
     .replace('image = "./container/Dockerfile"', `image = "${root("./container/Dockerfile")}"`)
-    .replace('migrations_dir = "migrations"', `migrations_dir = "${root("./migrations")}"`),
+    .replace('migrations_dir = "migrations"', `migrations_dir = "${root("./migrations")}"`)
+    .replace('directory = "./dist/web"', `directory = "${root("./dist/web")}"`),
 );
 
 /** A project inside workerd: the Worker through its HTTP interface, with real D1, R2, Queues and Durable Objects. */

@@ -82,6 +82,10 @@ def sphere_batch(ga, solutions, indices):
     return -np.sum(solutions ** 2, axis=1)
 
 
+def two_objectives(ga, solution, index):
+    return [-float(np.sum(solution ** 2)), -float(np.sum((solution - 1.0) ** 2))]
+
+
 def positive(solution, values):
     return [v for v in values if v > 0]
 
@@ -101,6 +105,10 @@ def job_params(name: str, generations: int) -> dict:
         return {**base, "sol_per_pop": 1000, "num_parents_mating": 200, "num_genes": 1000}
     if name == "constraint":
         return {**base, "sample_size": 10000}
+    if name == "nsga2":
+        return {**base, "parent_selection_type": "nsga2"}
+    if name == "two_sss":
+        return base
     raise ValueError(name)
 
 
@@ -114,6 +122,8 @@ JOBS = {
     "batch": "same, fitness_batch_size=50",
     "big": "100 gens x 1000 pop x 1000 genes",
     "constraint": "small + gene_constraint on every gene, sample_size=10000",
+    "nsga2": "small with two objectives, parent_selection_type nsga2 (stock pygad.GA from the start)",
+    "two_sss": "small with two objectives, sss (the engine hands the run to stock's loop)",
 }
 
 
@@ -121,7 +131,8 @@ def run_once(name: str, engine: str, generations: int, seed: int) -> dict:
     timer = UserTimer()
     params = job_params(name, generations)
     params["random_seed"] = seed
-    params["fitness_func"] = timer.fitness(sphere_batch if name == "batch" else sphere)
+    fitness = {"batch": sphere_batch, "nsga2": two_objectives, "two_sss": two_objectives}.get(name, sphere)
+    params["fitness_func"] = timer.fitness(fitness)
     params["on_generation"] = timer.callback(on_generation)
     if name == "constraint":
         params["gene_constraint"] = [timer.constraint(positive) for _ in range(params["num_genes"])]
@@ -132,7 +143,7 @@ def run_once(name: str, engine: str, generations: int, seed: int) -> dict:
     end = time.perf_counter()
     _, best, _ = ga.best_solution(pop_fitness=ga.last_generation_fitness)
     return {"total": end - start, "ctor": built - start, "user": timer.seconds,
-            "calls": timer.calls, "best": float(best), "label": engine_label(ga),
+            "calls": timer.calls, "best": float(np.ravel(best)[0]), "label": engine_label(ga),
             "generations": int(ga.generations_completed)}
 
 

@@ -11,6 +11,7 @@ const USAGE = `usage: npm run admin -- <command> [options]
   credits        --account ID --amount N [--kind paid|free]            (N may be negative)
   create-key     --account ID --name NAME --scopes s1,s2 [--expires-at ISO-8601]
   revoke-key     --prefix alk_XXXXXXXX
+  login-link     --account ID [--ttl-minutes N]   one-time dashboard sign-in link (default 60 minutes)
 
 Overrides: concurrent_submissions, inflight_api_runs, daily_quota, max_num_generations,
 max_num_genes, negative_balance_cap.`;
@@ -27,6 +28,7 @@ const OPTIONS = {
   scopes: { type: "string" },
   "expires-at": { type: "string" },
   prefix: { type: "string" },
+  "ttl-minutes": { type: "string" },
 };
 
 /** `--amount -1.5` → `--amount=-1.5`: parseArgs would take a value starting with "-" for an option. */
@@ -96,6 +98,8 @@ function requestFor() {
       ];
     case "revoke-key":
       return ["POST", `/keys/${need("prefix")}/revoke`];
+    case "login-link":
+      return ["POST", `/accounts/${need("account")}/sign-in-links`, values["ttl-minutes"] ? { ttl_minutes: number("ttl-minutes") } : {}];
     default:
       console.log(USAGE);
       process.exit(command && command !== "help" ? 2 : 0);

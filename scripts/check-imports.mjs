@@ -12,6 +12,7 @@ import { ROOT } from "./lib.mjs";
 export const LAYERS = [
   ["entry", ["index.ts"]],
   ["composition", ["app.ts"]],
+  ["web dashboard", ["web/"]],
   ["http and consumers", ["http/", "queues/"]],
   ["webhook delivery and tools", ["webhooks/"]],
   ["domain", ["domain/"]],

@@ -4,12 +4,20 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, run, wranglerBin } from "./lib.mjs";
+import { buildWeb, WEB_DIST } from "./build-web.mjs";
 
 const config = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
 const image = 'image = "./container/Dockerfile"';
 if (!config.includes(image)) throw new Error(`wrangler.toml no longer has ${image}; update scripts/deploy-check.mjs`);
 const checked = join(ROOT, ".wrangler", "deploy-check.toml");
-writeFileSync(checked, config.replace(image, 'image = "registry.cloudflare.com/allele/ga-worker:dry-run"').replace('main = "src/index.ts"', `main = "${join(ROOT, "src", "index.ts")}"`));
+await buildWeb({ quiet: true });
+writeFileSync(
+  checked,
+  config
+    .replace(image, 'image = "registry.cloudflare.com/allele/ga-worker:dry-run"')
+    .replace('main = "src/index.ts"', `main = "${join(ROOT, "src", "index.ts")}"`)
+    .replace('directory = "./dist/web"', `directory = "${WEB_DIST}"`),
+);
 const out = mkdtempSync(join(ROOT, ".wrangler", "dry-run-"));
 try {
   run(wranglerBin, ["deploy", "--dry-run", "--config", checked, "--outdir", out]);

@@ -140,6 +140,8 @@ function writeEnvFile(vars) {
  * the benchmarks. Resolves once both answer their health checks.
  */
 export async function startLocalService({ port, workerPort, persistTo, vars = {}, quiet = false, runnerUrl, migrate = true, onExit }) {
+  const { buildWeb } = await import("./build-web.mjs");
+  await buildWeb({ quiet: true }); // the dashboard's assets, served by wrangler dev from dist/web
   const children = [];
   const log = [];
   let stopping = false;

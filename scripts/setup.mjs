@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { makePrivate, migrateLocal, ROOT, run, SDK_PYTHON, SDK_VENV, VENV, VENV_PYTHON } from "./lib.mjs";
+import { buildWeb } from "./build-web.mjs";
 import { writeDocsAssets } from "./docs-assets.mjs";
 
 // The /docs page's Swagger UI files, served by the Worker itself (src/http/docs/): part of the Worker's
@@ -63,6 +64,22 @@ if (!existsSync(clientStamp) || readFileSync(clientStamp, "utf8") !== clientDige
 // A run's sandbox user (an unprivileged uid) loads Python and the worker package: readable by all, even
 // when this checkout was made under a private umask. (Nothing secret lives there.)
 run("chmod", ["-R", "a+rX", VENV, join(ROOT, "container", "allele_worker")]);
+
+// The dashboard's browser tests drive Debian's Chromium through playwright-core (which never downloads a
+// browser). A fresh machine has none: as root with apt-get, setup installs it; otherwise it says how.
+const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+if (!existsSync(CHROMIUM) && process.env.ALLELE_SKIP_BROWSER !== "1") {
+  if (process.getuid?.() === 0 && existsSync("/usr/bin/apt-get")) {
+    console.log("setup: installing Chromium for the dashboard's browser tests (apt-get install chromium)");
+    run("apt-get", ["update", "-qq"], { stdio: ["ignore", "ignore", "inherit"] });
+    run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "chromium"], { stdio: ["ignore", "ignore", "inherit"], env: { DEBIAN_FRONTEND: "noninteractive" } });
+  } else {
+    console.warn(`setup: no Chromium at ${CHROMIUM}: the browser tests need it (Debian: sudo apt-get install chromium; or set CHROMIUM_PATH)`);
+  }
+}
+
+console.log("setup: building the dashboard's assets (dist/web)");
+await buildWeb({ quiet: true });
 
 mkdirSync(join(ROOT, ".wrangler"), { recursive: true, mode: 0o700 });
 console.log("setup: applying D1 migrations to the local database");

@@ -77,8 +77,20 @@ for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => void servic
 // wrangler dev does not fire cron triggers by itself: tick the scheduled handler every minute.
 setInterval(() => fetch(`${base}/__scheduled?cron=*+*+*+*+*`).catch(() => undefined), 60_000).unref();
 
+// A one-time sign-in link to the dashboard for the demo account (valid 24 hours), through the admin API.
+const link = await fetch(`${base}/admin/v1/accounts/${DEMO_ACCOUNT}/sign-in-links`, {
+  method: "POST",
+  headers: { Authorization: `Bearer ${state.adminToken}`, "Content-Type": "application/json" },
+  body: JSON.stringify({ ttl_minutes: 24 * 60 }),
+})
+  .then(async (res) => (res.ok ? (await res.json()).url : null))
+  .catch(() => null);
+
 console.log(`
 Allele is running at ${base} (GA worker on 127.0.0.1:${workerPort})
+
+  Dashboard: open this one-time sign-in link (valid 24 hours; \`npm run admin -- login-link --account ${DEMO_ACCOUNT}\` makes another):
+    ${link ?? "(could not create one; see the Worker's log)"}
 
   Demo API key (premium plan, 100.00 credits): ${state.demoKey}
   Admin token:                                  ${state.adminToken}

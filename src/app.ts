@@ -10,6 +10,7 @@ import { adminAuth, adminRoutes } from "./http/routes/admin";
 import { codeUploadsRoutes } from "./http/routes/code-uploads";
 import { docsRoutes } from "./http/routes/docs";
 import { importsRoutes } from "./http/routes/imports";
+import { deviceAuthRoutes } from "./http/routes/device-auth";
 import { benchRoutes } from "./http/routes/bench";
 import { internalRunsRoutes } from "./http/routes/internal-runs";
 import { resultsRoutes } from "./http/routes/results";
@@ -18,6 +19,12 @@ import { webhooksRoutes } from "./http/routes/webhooks";
 import { describe } from "./http/openapi/describe";
 import { documentOf } from "./http/openapi/document";
 import { Health, OpenApiDocument } from "./http/validation/responses";
+import { newWebApp, notFoundPage } from "./web/app";
+import type { WebEnv } from "./web/context";
+import type { Context } from "hono";
+
+/** Paths of the machine interfaces (JSON errors); everything else is the dashboard (HTML pages). */
+const MACHINE_PATHS = /^\/(api|admin|internal|__bench|__scheduled)(\/|$)/;
 
 /** Paths and the methods they answer; any other method on them is 405 with `Allow`. */
 const METHODS: Record<string, string[]> = {
@@ -34,6 +41,13 @@ const METHODS: Record<string, string[]> = {
   "/api/v1/webhooks": ["GET", "POST"],
   "/api/v1/webhooks/:id": ["GET", "PATCH", "DELETE"],
   "/api/v1/webhooks/:id/rotate-secret": ["POST"],
+  "/api/v1/webhooks/:id/deliveries": ["GET"],
+  "/api/v1/webhooks/:id/deliveries/:delivery_id": ["GET"],
+  "/api/v1/webhooks/:id/test": ["POST"],
+  "/api/v1/webhooks/:id/deliveries/:delivery_id/replay": ["POST"],
+  "/api/v1/webhooks/:id/deliveries/:delivery_id/resend": ["POST"],
+  "/api/v1/auth/device/code": ["POST"],
+  "/api/v1/auth/device/token": ["POST"],
   "/api/v1/code-uploads": ["GET", "POST"],
   "/api/v1/code-uploads/:id": ["GET"],
   "/api/v1/imports": ["POST"],
@@ -44,7 +58,7 @@ export function newApp() {
   const app = new Hono<AppEnv>({ strict: false });
   app.use("*", requestId);
   app.onError(onError);
-  app.notFound(onNotFound);
+  app.notFound((c) => (MACHINE_PATHS.test(c.req.path) ? onNotFound(c) : notFoundPage(c as unknown as Context<WebEnv>)));
   // How each route's per-minute count is taken, where it is not up front (docs/decisions.md#write-rate-count):
   // the admitted writes count in their admission call, GET /account gets its usage from its count.
   app.on("POST", ["/api/v1/submissions", "/api/v1/submissions/:id/reexecute", "/api/v1/results/:id/continue"], countedBy("admission"));
@@ -76,6 +90,8 @@ export function newApp() {
     c.json(await documentOf(app, "admin")),
   );
   app.route("/docs", docsRoutes);
+  // No key: how a command-line client gets one (RFC 8628). Counted per IP like every request without a key.
+  app.route("/api/v1/auth/device", deviceAuthRoutes);
   app.route("/internal/v1/runs", internalRunsRoutes);
   app.route("/admin/v1", adminRoutes);
   app.route("/__bench", benchRoutes);
@@ -89,6 +105,16 @@ export function newApp() {
   api.route("/code-uploads", codeUploadsRoutes);
   api.route("/imports", importsRoutes);
   app.route("/api/v1", api);
+
+  // The dashboard, on the same origin (docs/dashboard.md); its own error pages.
+  const web = newWebApp();
+  app.use("*", async (c, next) => {
+    if (MACHINE_PATHS.test(c.req.path)) return next();
+    // The page shows (and logs) the same request id as the response header.
+    const headers = new Headers(c.req.raw.headers);
+    headers.set("X-Request-Id", c.get("requestId"));
+    return web.fetch(new Request(c.req.raw, { headers }), c.env, c.executionCtx);
+  });
 
   return app;
 }

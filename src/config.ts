@@ -33,6 +33,10 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE: flag,
   DOH_URL: optional(z.url({ protocol: /^https$/ })).default(DEFAULT_DOH_URL),
   BENCH_ROUTES: flag,
+  /** The webhook retry schedule (5 delays in seconds); only local test suites change it (docs/webhooks.md#retries). */
+  WEBHOOK_RETRY_DELAYS: optional(z.string().regex(/^\d+(,\d+){4}$/, "must be 5 comma-separated whole numbers of seconds"))
+    .default("60,300,1800,7200,43200")
+    .transform((v) => v.split(",").map(Number)),
   ADMIN_TOKEN: secret,
   RUN_TOKEN_SECRET: secret,
 });
@@ -48,6 +52,7 @@ export interface Config {
   webhookAllowPrivate: boolean;
   dohUrl: string;
   benchRoutes: boolean;
+  webhookRetryDelays: number[];
   adminToken: string | undefined;
   runTokenSecret: string | undefined;
 }
@@ -87,6 +92,7 @@ export function config(env: object): Config {
     webhookAllowPrivate: v.WEBHOOK_ALLOW_PRIVATE,
     dohUrl: v.DOH_URL,
     benchRoutes: v.BENCH_ROUTES,
+    webhookRetryDelays: v.WEBHOOK_RETRY_DELAYS,
     adminToken: v.ADMIN_TOKEN,
     runTokenSecret: v.RUN_TOKEN_SECRET,
   };

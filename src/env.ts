@@ -43,4 +43,6 @@ export interface Bindings {
   RATE_LIMIT_IP?: string;
   /** "true" enables the /__bench routes of `npm run bench`; never in production. */
   BENCH_ROUTES?: string;
+  /** The webhook retry schedule, 5 comma-separated delays in seconds (local test suites only). */
+  WEBHOOK_RETRY_DELAYS?: string;
 }

@@ -2,11 +2,17 @@
 
 Everything the user sent reaches ``pygad.GA`` unchanged except:
 
-- ``gene_type`` strings (``"int"``/``"float"``, or a list of them) become the Python types;
+- ``gene_type`` names (``"int"``, ``"float"``, numpy's ``"float32"``…, in ``[name, precision]`` pairs
+  or per-gene lists) become the types;
 - code fields (``fitness_func``, ``gene_constraint`` and the callbacks) arrive as source plus
   ``<field>_entry`` and are compiled here, each under the file name ``<field>`` so a traceback names it;
 - ``on_generation`` is wrapped: the wrapper calls the user's callback (if any), then sends progress and
   applies the soft caps (wall time, memory) at the generation boundary;
+- each ``gene_constraint`` function is wrapped to remember its last answer (``ConstraintTrace``), so an
+  answer PyGAD refuses is reported naming the gene and the user's line;
+- Python warnings are counted and deduplicated (``WarningTally``) and reported with the outcome; the
+  result is collected by ``run_result.collect`` (multi-objective results, saved solutions,
+  constraint violations of the best solution);
 - the GA is built by ``engine.build_ga``: the accelerated ``pygad.GA`` subclass when the configuration
   is covered, stock ``pygad.GA`` otherwise (docs/engine.md); the outcome names the path that ran.
 """
@@ -33,6 +39,8 @@ from .errors import (
     RunFailure,
     UserCodeError,
 )
+from .run_result import jsonable
+from .warning_tally import WarningTally
 
 __all__ = [
     "CALLBACK_FIELDS",
@@ -59,10 +67,14 @@ PLAIN_PARAMS = (
     "crossover_type", "crossover_probability", "parent_selection_type", "K_tournament",
     "keep_parents", "keep_elitism", "gene_type", "gene_space", "allow_duplicate_genes",
     "stop_criteria", "random_seed", "fitness_batch_size", "sample_size",
+    "save_solutions", "save_best_solutions",
 )
 # Allele's own defaults where they are not PyGAD's (PyGAD 3.9 has the same ones today; kept explicit).
 DEFAULTS = {"init_range_low": -4, "init_range_high": 4}
 GENE_TYPES = {"int": int, "float": float}
+# numpy's fixed-size types by name (PyGAD's supported_int_float_types)
+NUMPY_GENE_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                    "float16", "float32", "float64")
 MESSAGE_LIMIT = 2000
 
 
@@ -87,30 +99,6 @@ class JobSpec:
             memory_mb=int(caps.get("memory_mb", 2048)),
             started_at=float(data.get("started_at", time.monotonic())),
         )
-
-
-# --------------------------------------------------------------------------- JSON
-
-
-def jsonable(value: Any) -> Any:
-    """Plain JSON data: numpy scalars/arrays → Python, non-finite floats → None."""
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if hasattr(value, "tolist"):  # numpy array or scalar
-        return jsonable(value.tolist())
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return str(value)
-    return number if math.isfinite(number) else None
 
 
 # --------------------------------------------------------------------------- user code
@@ -190,8 +178,25 @@ def _user_failure(exc: BaseException) -> RunFailure:
 # --------------------------------------------------------------------------- GA construction
 
 
+def scalar_fitness(value: Any) -> float | None:
+    """A fitness as progress shows it: one finite number (a one-value vector unwrapped), else None."""
+    if getattr(value, "ndim", 0) > 0 or isinstance(value, (list, tuple)):
+        values = list(value.tolist() if hasattr(value, "tolist") else value)
+        if len(values) != 1:
+            return None
+        value = values[0]
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
+
+
 class GenerationGuard:
-    """The ``on_generation`` PyGAD sees: user callback, then progress, then the soft caps."""
+    """The ``on_generation`` PyGAD sees: user callback, then progress, then the soft caps.
+
+    It also keeps, for a multi-objective run, the best value of each objective per generation
+    (``objective_history``: generation 0 from ``previous_generation_fitness`` at the first call)."""
 
     def __init__(self, *, user_callback: Callable[[Any], Any] | None, spec: JobSpec,
                  emit: Callable[[dict[str, Any]], None], rss_mb: Callable[[], float],
@@ -204,10 +209,22 @@ class GenerationGuard:
         self.stop_reason: str | None = None
         self.pid = os.getpid()
         self._last_emit = -math.inf
+        self.objective_history: list[list[Any]] | None = None
+
+    def _record_objectives(self, ga: Any) -> None:
+        fitness = ga.last_generation_fitness
+        if getattr(fitness, "ndim", 0) != 2 or fitness.shape[1] < 2:
+            return
+        if self.objective_history is None:
+            first = ga.previous_generation_fitness
+            self.objective_history = ([first.max(axis=0).tolist()]
+                                      if getattr(first, "shape", None) == fitness.shape else [])
+        self.objective_history.append(fitness.max(axis=0).tolist())
 
     def __call__(self, ga: Any) -> str | None:
         if os.getpid() != self.pid:  # a process forked by user code must not carry on as the run
             os._exit(0)
+        self._record_objectives(ga)
         if self.user_callback is not None:
             answer = self.user_callback(ga)
             if isinstance(answer, str) and answer.lower() == "stop":
@@ -217,7 +234,7 @@ class GenerationGuard:
             self._last_emit = now
             _, fitness, _ = ga.best_solution(pop_fitness=ga.last_generation_fitness)
             self.emit({"type": "progress", "generations_completed": int(ga.generations_completed),
-                       "best_solution_fitness": jsonable(fitness)})
+                       "best_solution_fitness": scalar_fitness(fitness)})
         if self.stop_reason is None:
             if now - self.spec.started_at >= self.spec.time_seconds:
                 self.stop_reason = "time_cap"
@@ -226,9 +243,23 @@ class GenerationGuard:
         return "stop" if self.stop_reason is not None else None
 
 
+def progress_of(ga: Any) -> dict[str, Any]:
+    """How far a run got (for a run that failed): generations completed and the best fitness it
+    reached (None for several objectives or no finite value)."""
+    reached = [f for f in (scalar_fitness(v) for v in getattr(ga, "best_solutions_fitness", []) or [])
+               if f is not None]
+    return {"generations_completed": int(getattr(ga, "generations_completed", 0) or 0),
+            "best_solution_fitness": max(reached) if reached else None}
+
+
 def _gene_type(value: Any) -> Any:
-    if isinstance(value, str) and value in GENE_TYPES:
-        return GENE_TYPES[value]
+    """``gene_type`` as sent (names, ``[name, precision]`` pairs, per-gene lists) → PyGAD's types."""
+    if isinstance(value, str):
+        if value in GENE_TYPES:
+            return GENE_TYPES[value]
+        import numpy
+
+        return getattr(numpy, value) if value in NUMPY_GENE_TYPES else value
     if isinstance(value, list):
         return [_gene_type(v) for v in value]
     return value
@@ -264,36 +295,9 @@ def bounded_fitness(fitness: Any, batch_size: Any) -> Callable[[Any, Any, Any], 
     return fitness_func
 
 
-def _reportable_fitness(value: Any) -> bool:
-    """A fitness the report can carry: finite numbers that fit a 64-bit float (after jsonable)."""
-    if isinstance(value, list):
-        return all(_reportable_fitness(v) for v in value)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    try:
-        return math.isfinite(float(value))
-    except OverflowError:
-        return False
-
-
-def check_reportable(result: dict[str, Any]) -> None:
-    """Refuse, as the user's error, a result whose numbers cannot be reported (JSON has no inf/NaN,
-    and the service stores 64-bit floats): a fitness of 10**400 or inf, a population set to NaN."""
-    fitness = [result["best_solution_fitness"], *result["best_solutions_fitness"]]
-    bad = next((v for v in fitness if not _reportable_fitness(v)), "ok")
-    if bad != "ok":
-        shown = ("a non-finite value" if bad is None else f"an integer of {len(str(abs(bad)))} digits"
-                 if isinstance(bad, int) else repr(bad)[:80])
-        raise UserCodeError(f"the fitness values include {shown}; a fitness must be a finite number "
-                            f"within the range of a 64-bit float (about ±1.8e308)")
-    genes = [*result["best_solution"], *(g for row in result["population"] for g in row)]
-    if not all(_reportable_fitness(g) for g in genes):
-        raise UserCodeError("the population contains NaN, infinite or out-of-range genes (a callback "
-                            "or the code changed them); genes must be finite 64-bit numbers")
-
-
 def build_ga_kwargs(spec: JobSpec, code: dict[str, Any], on_generation: Callable[[Any], Any],
-                    logger: logging.Logger | None = None) -> dict[str, Any]:
+                    logger: logging.Logger | None = None,
+                    trace: ConstraintTrace | None = None) -> dict[str, Any]:
     """The keyword arguments of ``pygad.GA`` for this job (``code`` holds the compiled code fields)."""
     params = spec.params
     kwargs: dict[str, Any] = dict(DEFAULTS)
@@ -309,7 +313,8 @@ def build_ga_kwargs(spec: JobSpec, code: dict[str, Any], on_generation: Callable
         kwargs["gene_type"] = _gene_type(kwargs["gene_type"])
     kwargs["fitness_func"] = bounded_fitness(code["fitness_func"], kwargs.get("fitness_batch_size"))
     if "gene_constraint" in code:
-        kwargs["gene_constraint"] = code["gene_constraint"]
+        constraints = code["gene_constraint"]
+        kwargs["gene_constraint"] = trace.wrap(constraints) if trace is not None else constraints
     for name in CALLBACK_FIELDS:
         if name in code and name != "on_generation":
             kwargs[name] = code[name]
@@ -365,79 +370,116 @@ def _rss_mb() -> float:
 
 def execute(spec: JobSpec, emit: Callable[[dict[str, Any]], None],
             rss_mb: Callable[[], float] = _rss_mb) -> dict[str, Any]:
-    """Run the job; return the outcome message (``type: outcome``) for the parent."""
-    try:
-        try:
-            return _execute(spec, emit, rss_mb)
-        except MemoryError as exc:
-            raise _user_failure(exc) from None
-    except RunFailure as failure:
-        outcome = {"type": "outcome", "status": "failed", "error": failure.as_error(),
-                   "hit_memory_cap": isinstance(failure, MemoryLimitExceeded),
-                   "hit_time_cap": False}
-        if failure.engine is not None:
-            outcome["engine"] = failure.engine
-        return outcome
-
-
-def _show_warning(message: Any, category: type, filename: str, lineno: int, file: Any = None,
-                  line: Any = None) -> None:
-    """Warnings as plain lines; user code is named by field and line, worker paths never."""
-    where = f"{filename.strip('<>')} line {lineno}: " if filename.strip("<>") in CODE_FIELDS else ""
-    print(f"{where}{category.__name__}: {message}", file=sys.stderr)
-
-
-def _execute(spec: JobSpec, emit: Callable[[dict[str, Any]], None],
-             rss_mb: Callable[[], float]) -> dict[str, Any]:
+    """Run the job; return the outcome message (``type: outcome``) for the parent: with the run's
+    warnings (``WarningTally.entries()``), and for a failed run how far it got (``progress``)."""
     import warnings
 
-    warnings.showwarning = _show_warning
+    tally = WarningTally(CODE_FIELDS)
+    built: list[Any] = []  # the GA, once it is built
+    with warnings.catch_warnings():
+        tally.install()
+        try:
+            try:
+                outcome = _execute(spec, emit, rss_mb, tally, built)
+            except MemoryError as exc:
+                raise _user_failure(exc) from None
+        except RunFailure as failure:
+            outcome = {"type": "outcome", "status": "failed", "error": failure.as_error(),
+                       "hit_memory_cap": isinstance(failure, MemoryLimitExceeded),
+                       "hit_time_cap": False}
+            if failure.engine is not None:
+                outcome["engine"] = failure.engine
+            if built:
+                try:
+                    outcome["progress"] = progress_of(built[0])
+                except Exception:  # noqa: BLE001 - a GA left in a broken state: no progress then
+                    pass
+    outcome["warnings"] = tally.entries()
+    return outcome
+
+
+class ConstraintTrace:
+    """The gene constraint called last and its answer, to name it when PyGAD refuses the answer."""
+
+    gene: int | None = None
+    function: Any = None
+    output: Any = None
+
+    def wrap(self, constraints: list[Any]) -> list[Any]:
+        """Each function of ``constraints`` recording its calls here (same signature, same answer)."""
+        import inspect
+
+        def traced(gene: int, function: Any) -> Any:
+            if function is None or inspect.isclass(function) or not callable(function) \
+                    or inspect.iscoroutinefunction(function):
+                return function  # PyGAD refuses these itself
+
+            @functools.wraps(function)
+            def constraint(solution: Any, values: Any) -> Any:
+                self.gene, self.function = gene, function
+                self.output = answer = function(solution, values)
+                return answer
+
+            return constraint
+
+        return [traced(gene, function) for gene, function in enumerate(constraints)]
+
+    def failure(self, exc: BaseException) -> UserCodeError | None:
+        """PyGAD's refusal of a constraint's answer, as the user's error naming the function."""
+        if self.gene is None or "output from the gene_constraint" not in str(exc):
+            return None
+        code = getattr(self.function, "__code__", None)
+        where = (f"gene_constraint line {code.co_firstlineno}" if code is not None
+                 and code.co_filename == _filename("gene_constraint") else "gene_constraint")
+        shown = repr(self.output)
+        shown = shown if len(shown) <= 80 else shown[:79] + "…"
+        return UserCodeError(_clip(f"{where}: the function for gene {self.gene} returned {shown} "
+                                   f"({type(self.output).__name__}); it must return a list or array "
+                                   f"of some of the values it was given (its second argument)"))
+
+
+def _execute(spec: JobSpec, emit: Callable[[dict[str, Any]], None], rss_mb: Callable[[], float],
+             tally: WarningTally, built: list[Any]) -> dict[str, Any]:
     from . import engine  # imports numpy/pygad: here, so the sandbox is in place before numpy loads
+    from .run_result import collect
 
     code = compile_all(spec.params)
     guard = GenerationGuard(user_callback=code.get("on_generation"), spec=spec, emit=emit,
                             rss_mb=rss_mb)
-    kwargs = build_ga_kwargs(spec, code, guard, logger=pygad_logger())
+    trace = ConstraintTrace()
+    kwargs = build_ga_kwargs(spec, code, guard, logger=pygad_logger(), trace=trace)
     try:
         ga = engine.build_ga(kwargs)  # AcceleratedGA when covered, else stock pygad.GA
     except MemoryError:
         raise MemoryLimitExceeded("memory limit reached while creating the population") from None
     except BaseException as exc:  # noqa: BLE001 - user code may raise anything, SystemExit included
-        failure = _user_failure(exc)
+        failure = trace.failure(exc) or _user_failure(exc)
         if type(failure) is UserCodeError and "line" not in failure.message.split(":")[0]:
             failure = UserCodeError(_clip(f"parameters rejected by PyGAD: {failure.message}"))
         raise failure from None
+    built.append(ga)
     try:
         ga.run()
     except MemoryError as exc:
         raise _user_failure(exc).with_engine(engine.engine_label(ga)) from None
     except BaseException as exc:  # noqa: BLE001 - user code may raise anything, SystemExit included
-        raise _user_failure(exc).with_engine(engine.engine_label(ga)) from None
+        failure = trace.failure(exc) or _user_failure(exc)
+        raise failure.with_engine(engine.engine_label(ga)) from None
     if os.getpid() != guard.pid:
         os._exit(0)
+    stop_reason = guard.stop_reason
+    if stop_reason is None:
+        planned = int(spec.params.get("num_generations", 0))
+        stop_reason = "stop_criteria" if ga.generations_completed < planned else "completed"
     try:
-        best, fitness, _ = ga.best_solution(pop_fitness=ga.last_generation_fitness)
-        stop_reason = guard.stop_reason
-        if stop_reason is None:
-            planned = int(spec.params.get("num_generations", 0))
-            stop_reason = "stop_criteria" if ga.generations_completed < planned else "completed"
-        result = {
-            "best_solution": jsonable(best),
-            "best_solution_fitness": jsonable(fitness),
-            "best_solution_generation": jsonable(ga.best_solution_generation),
-            "best_solutions_fitness": jsonable(ga.best_solutions_fitness),
-            "generations_completed": int(ga.generations_completed),
-            "population": jsonable(ga.population),
-            "stopped_reason": stop_reason,
-        }
+        result = collect(ga, stopped_reason=stop_reason, objective_history=guard.objective_history,
+                         constraints=code.get("gene_constraint"), note=tally.add)
+    except UserCodeError as exc:  # numbers a report cannot carry
+        raise exc.with_engine(engine.engine_label(ga)) from None
     except MemoryError:
         raise MemoryLimitExceeded("memory limit reached while collecting the result") from None
     except Exception as exc:  # noqa: BLE001 - whatever fails here is the worker's: internal_error
         raise InternalError(f"could not collect the result: {type(exc).__name__}") from None
-    try:
-        check_reportable(result)
-    except UserCodeError as exc:
-        raise exc.with_engine(engine.engine_label(ga)) from None
     return {"type": "outcome", "status": "succeeded", "result": result,
             "engine": engine.engine_label(ga),
             "hit_time_cap": stop_reason == "time_cap", "hit_memory_cap": stop_reason == "memory_cap"}

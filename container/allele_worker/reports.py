@@ -1,8 +1,9 @@
 """Reports to the Worker with the run's bearer token: ``POST {report.url}/progress`` and ``/complete``,
-``PUT {report.url}/population``; and the fetch of a continue's start population.
+``PUT {report.url}/population`` and ``PUT {report.url}/files/{name}``; and the fetch of a continue's
+start population.
 
-Progress is best effort (one attempt, failures ignored).  The completion report and the population
-upload are retried with back-off 1 s, 2 s, 4 s … capped at 60 s for up to 15 minutes while the Worker
+Progress is best effort (one attempt, failures ignored).  The completion report and the uploads
+are retried with back-off 1 s, 2 s, 4 s … capped at 60 s for up to 15 minutes while the Worker
 answers 5xx or cannot be reached; any other answer (2xx applied, 4xx: run no longer live or bad token)
 ends the retries.  The start population (``GET``) is retried the same way for up to 60 s.  A cancel
 (``stopped``) ends every retry loop at once.
@@ -102,6 +103,16 @@ class Reporter:
             "population upload",
             lambda: self._client.put(f"{self.url}/population", content=data,
                                      headers={"Content-Type": "application/json"}),
+            self.retry_for_seconds)
+        return None if answer is None else answer.status_code
+
+    def upload_file(self, name: str, data: bytes) -> int | None:
+        """``PUT {url}/files/{name}`` (one of ``staged_files.STAGED_FILES``); the final HTTP status."""
+        content_type = "text/csv" if name.endswith(".csv") else "application/json"
+        answer = self._retry(
+            f"{name} upload",
+            lambda: self._client.put(f"{self.url}/files/{name}", content=data,
+                                     headers={"Content-Type": content_type}),
             self.retry_for_seconds)
         return None if answer is None else answer.status_code
 

@@ -20,7 +20,9 @@ import math
 import signal
 from typing import Any
 
+from .jobs import MAX_OBJECTIVES
 from .sandbox import Limits, ProcessReport
+from .warning_tally import MAX_DISTINCT, MESSAGE_LIMIT
 
 __all__ = ["ERROR_CODES", "STOPPED_REASONS", "fold", "metrics", "validate_outcome"]
 
@@ -29,6 +31,7 @@ ERROR_CODES = ("code_error", "time_limit_exceeded", "memory_limit_exceeded",
 STOPPED_REASONS = ("completed", "stop_criteria", "callback_stop", "time_cap", "memory_cap")
 ENGINE = "pygad"  # when the child did not say (killed, or failed before its GA was built)
 _ENGINE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_:+=-.")
+MAX_WARNINGS = MAX_DISTINCT + 1  # the templates kept and one entry for the others
 
 
 def _engine(message: dict[str, Any]) -> str:
@@ -50,9 +53,11 @@ def _finite(value: Any) -> Any:
 
 
 def _finite_all(value: Any) -> Any:
-    """``value`` with every non-finite float (nested in lists) as None: JSON has no inf/nan."""
+    """``value`` with every non-finite float (nested in lists and objects) as None: JSON has no inf/nan."""
     if isinstance(value, list):
         return [_finite_all(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _finite_all(v) for k, v in value.items()}
     return _finite(value)
 
 
@@ -64,9 +69,81 @@ def _numbers(value: Any, *, depth: int = 1) -> bool:
     return all(_numbers(v, depth=depth - 1) for v in value)
 
 
-def _fitness(value: Any) -> bool:
-    # single objective: a number; multi-objective PyGAD runs give one number per objective
-    return _number(value) or _numbers(value)
+def _int(value: Any, low: int = 0) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def _scalar(value: Any) -> bool:
+    """One objective's fitness: a number, ``"inf"``/``"-inf"``, or None (not finite)."""
+    return _number(value) or value in ("inf", "-inf")
+
+
+def _fitness(value: Any, objectives: int) -> bool:
+    """A solution's fitness: one number (one objective), or one number per objective."""
+    if objectives == 1:
+        return _scalar(value)
+    return _numbers(value) and len(value) == objectives
+
+
+def _saved_ok(value: Any, objectives: int, *, many: bool) -> bool:
+    """``save_solutions`` (``many``) / ``save_best_solutions`` data."""
+    if value is None:
+        return True
+    if not isinstance(value, list):
+        return False
+    for entry in value:
+        if not isinstance(entry, dict) or not (entry.get("generation") is None
+                                               or _int(entry.get("generation"))):
+            return False
+        if many:
+            if not (_numbers(entry.get("solutions"), depth=2) and isinstance(entry.get("fitness"), list)
+                    and len(entry["fitness"]) == len(entry["solutions"])
+                    and all(_fitness(f, objectives) for f in entry["fitness"])):
+                return False
+        elif not (_numbers(entry.get("solution")) and _fitness(entry.get("fitness"), objectives)):
+            return False
+    return True
+
+
+def _front_ok(value: Any, objectives: int) -> bool:
+    if objectives == 1:
+        return value is None
+    return (isinstance(value, dict) and _numbers(value.get("solutions"), depth=2)
+            and isinstance(value.get("objectives"), list)
+            and len(value["objectives"]) == len(value["solutions"])
+            and all(_fitness(f, objectives) for f in value["objectives"]))
+
+
+def _violations_ok(value: Any) -> bool:
+    return value is None or (isinstance(value, list) and all(
+        isinstance(v, dict) and _int(v.get("gene")) and _number(v.get("value")) for v in value))
+
+
+def _warnings(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """The child's deduplicated warnings, if they have the expected shape (else none)."""
+    value = message.get("warnings")
+    if not isinstance(value, list) or len(value) > MAX_WARNINGS:
+        return []
+    if not all(isinstance(w, dict) and isinstance(w.get("message"), str) and _int(w.get("count"), 1)
+               for w in value):
+        return []
+    return [{"message": w["message"][:MESSAGE_LIMIT], "count": w["count"]} for w in value]
+
+
+def _progress(message: dict[str, Any]) -> dict[str, Any] | None:
+    """How far a failed run got, if the child said so."""
+    value = message.get("progress")
+    if not isinstance(value, dict) or not _int(value.get("generations_completed")) \
+            or not _number(value.get("best_solution_fitness")):
+        return None
+    return {"generations_completed": value["generations_completed"],
+            "best_solution_fitness": _finite(value["best_solution_fitness"])}
+
+
+RESULT_KEYS = ("best_solution", "best_solution_fitness", "best_solution_objectives",
+               "best_solution_generation", "best_solutions_fitness", "generations_completed",
+               "population", "stopped_reason", "num_objectives", "constraint_violations")
+OPTIONAL_KEYS = ("pareto_front", "solutions", "best_solutions")
 
 
 def validate_outcome(message: Any) -> dict[str, Any] | None:
@@ -83,33 +160,43 @@ def validate_outcome(message: Any) -> dict[str, Any] | None:
                 "error": {"code": error["code"], "message": error["message"][:2000]},
                 "hit_time_cap": False,
                 "hit_memory_cap": error["code"] == "memory_limit_exceeded",
-                "engine": _engine(message)}
+                "engine": _engine(message), "warnings": _warnings(message),
+                "progress": _progress(message)}
     if status != "succeeded":
         return None
     result = message.get("result")
     if not isinstance(result, dict):
         return None
+    objectives = result.get("num_objectives", 1)
+    if not _int(objectives, 1) or objectives > MAX_OBJECTIVES:
+        return None
+    history = result.get("best_solutions_fitness")
     checks = (
         _numbers(result.get("best_solution")),
-        _fitness(result.get("best_solution_fitness")),
+        _scalar(result.get("best_solution_fitness")) if objectives == 1
+        else result.get("best_solution_fitness") is None,
+        result.get("best_solution_objectives") is None if objectives == 1
+        else _fitness(result.get("best_solution_objectives"), objectives),
         isinstance(result.get("best_solution_generation"), int),
-        isinstance(result.get("best_solutions_fitness"), list)
-        and all(_fitness(v) for v in result["best_solutions_fitness"]),
-        isinstance(result.get("generations_completed"), int)
-        and not isinstance(result.get("generations_completed"), bool),
+        isinstance(history, list) and all(_fitness(v, objectives) for v in history),
+        _int(result.get("generations_completed")),
         _numbers(result.get("population"), depth=2),
         result.get("stopped_reason") in STOPPED_REASONS,
+        _violations_ok(result.get("constraint_violations")),
+        _front_ok(result.get("pareto_front"), objectives),
+        _saved_ok(result.get("solutions"), objectives, many=True),
+        _saved_ok(result.get("best_solutions"), objectives, many=False),
     )
     if not all(checks):
         return None
     # Whatever the child wrote (hostile code can put inf/nan anywhere), the report must stay JSON.
-    clean = {key: _finite_all(result[key]) for key in (
-        "best_solution", "best_solution_fitness", "best_solution_generation", "best_solutions_fitness",
-        "generations_completed", "population", "stopped_reason")}
+    clean = {key: _finite_all(result.get(key)) for key in RESULT_KEYS}
+    clean["num_objectives"] = objectives
+    clean.update({key: _finite_all(result[key]) for key in OPTIONAL_KEYS if result.get(key) is not None})
     reason = clean["stopped_reason"]
     return {"status": "succeeded", "result": clean, "error": None,
             "hit_time_cap": reason == "time_cap", "hit_memory_cap": reason == "memory_cap",
-            "engine": _engine(message)}
+            "engine": _engine(message), "warnings": _warnings(message), "progress": None}
 
 
 def metrics(report: ProcessReport | None, *, hit_time_cap: bool = False,
@@ -130,7 +217,7 @@ def _failed(report: ProcessReport, code: str, message: str, *, time_cap: bool = 
             memory_cap: bool = False) -> dict[str, Any]:
     return {"status": "failed", "result": None, "error": {"code": code, "message": message},
             "metrics": metrics(report, hit_time_cap=time_cap, hit_memory_cap=memory_cap),
-            "output": report.output, "engine": ENGINE}
+            "output": report.output, "engine": ENGINE, "warnings": [], "progress": None}
 
 
 def fold(report: ProcessReport, limits: Limits) -> dict[str, Any]:
@@ -162,7 +249,8 @@ def fold(report: ProcessReport, limits: Limits) -> dict[str, Any]:
         return {"status": outcome["status"], "result": outcome["result"], "error": outcome["error"],
                 "metrics": metrics(report, hit_time_cap=outcome["hit_time_cap"],
                                    hit_memory_cap=outcome["hit_memory_cap"]),
-                "output": report.output, "engine": outcome["engine"]}
+                "output": report.output, "engine": outcome["engine"],
+                "warnings": outcome["warnings"], "progress": outcome["progress"]}
     if report.signal == signal.SIGKILL and report.killed is None:
         return _failed(report, "memory_limit_exceeded",
                        "the run was killed by the system, most likely for using too much memory",

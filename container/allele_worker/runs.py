@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import results
+from . import results, staged_files
 from .errors import AtCapacity, InvalidRequest, UnknownRun
 from .reports import Reporter
 from .sandbox import Host, Limits, SandboxedProcess
@@ -91,10 +91,16 @@ class _Run:
     def _limits(self, population: list[list[float]] | None) -> Limits:
         request = self.request
         size = len(population or []) * max(1, len((population or [[0]])[0]))
-        size = max(size, int(request.params.get("sol_per_pop", 0) or 0)
-                   * int(request.params.get("num_genes", 0) or 0))
+        params = request.params
+        genes = int(params.get("num_genes", 0) or 0)
+        size = max(size, int(params.get("sol_per_pop", 0) or 0) * genes)
+        # The outcome may also carry a Pareto front (at most the population again) and the saved
+        # solutions of every generation (bounded at creation, docs/api.md#creation-parameters).
+        snapshots = int(params.get("num_generations", 0) or 0) + 1
+        reported = 2 * size + (snapshots * size if params.get("save_solutions") else 0) \
+            + (snapshots * genes if params.get("save_best_solutions") else 0)
         return Limits.from_caps(time_seconds=request.time_seconds, memory_mb=request.memory_mb,
-                                population_size=size, **self.manager.limit_overrides)
+                                population_size=reported, **self.manager.limit_overrides)
 
     # -- supervisor thread
 
@@ -142,20 +148,24 @@ class _Run:
             self.final_metrics = results.metrics(report)
             if not self._cancel.is_set():
                 body = results.fold(report, self.limits)
+                if body["status"] == "failed" and body.get("progress") is None and self._progress:
+                    body["progress"] = dict(self._progress)  # killed: how far its last report got
                 self.final_metrics = body["metrics"]
         except _Cancelled:
             pass
         except _PopulationNotLoaded:
             body = {"status": "failed", "result": None,
                     "error": {"code": "internal_error", "message": POPULATION_NOT_LOADED},
-                    "metrics": results.metrics(None), "output": "", "engine": results.ENGINE}
+                    "metrics": results.metrics(None), "output": "", "engine": results.ENGINE,
+                    "warnings": [], "progress": None}
             self.final_metrics = body["metrics"]
         except Exception as exc:
             log.exception("run %s: worker failure", self.request.run_id)
             body = {"status": "failed", "result": None,
                     "error": {"code": "internal_error",
                               "message": f"the worker could not run the job ({type(exc).__name__})"},
-                    "metrics": results.metrics(None), "output": "", "engine": results.ENGINE}
+                    "metrics": results.metrics(None), "output": "", "engine": results.ENGINE,
+                    "warnings": [], "progress": None}
             self.final_metrics = body["metrics"]
         finally:
             self.process_done.set()
@@ -165,26 +175,30 @@ class _Run:
             if body is not None and not self._cancel.is_set():
                 log.info("run %s ended: %s%s", self.request.run_id, body["status"],
                          f" ({body['error']['code']})" if body["error"] else "")
-                self._upload_population(body)
+                self._upload_files(body)
                 self.reporter.complete(body)
         finally:
             self.reporter.close()
             self.manager.finish(self.request.run_id)
 
-    def _upload_population(self, body: dict[str, Any]) -> None:
-        """Take the final population out of the completion report and ``PUT`` it first; the report
-        goes without it whatever the upload's fate (no upload: the result cannot be continued)."""
+    def _upload_files(self, body: dict[str, Any]) -> None:
+        """Take the final population and the other bulky data (``staged_files``) out of the completion
+        report and ``PUT`` them first; the report goes without them whatever the uploads' fate (no
+        population: the result cannot be continued; another file missing: the result lacks it)."""
         result = body.get("result")
-        if not isinstance(result, dict) or "population" not in result:
+        if not isinstance(result, dict):
             return
-        population = result.pop("population")
-        if population is None:
-            return
-        status = self.reporter.upload_population(population)
+        files = staged_files.take_files(result)
+        population = result.pop("population", None)
+        if population is not None:
+            self._log_upload("final population", self.reporter.upload_population(population))
+        for name, data in files.items():
+            self._log_upload(name, self.reporter.upload_file(name, data))
+
+    def _log_upload(self, what: str, status: int | None) -> None:
         if status is None or not 200 <= status < 300:
-            log.warning("run %s: final population not stored (%s)", self.request.run_id,
-                        "cancelled" if self.reporter.stopped.is_set()
-                        else status or "gave up")
+            log.warning("run %s: %s not stored (%s)", self.request.run_id, what,
+                        "cancelled" if self.reporter.stopped.is_set() else status or "gave up")
 
     def _on_progress(self, message: dict[str, Any]) -> None:
         self._progress = message

@@ -99,7 +99,9 @@ class FakeWorker:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
-                body = json.loads(self.rfile.read(length) or b"null")
+                data = self.rfile.read(length)
+                body = (data.decode() if self.headers.get("Content-Type") == "text/csv"
+                        else json.loads(data or b"null"))
                 with fake.event:
                     status = next((code for suffix, code in fake.status_for.items()
                                    if self.path.endswith(suffix)), None)

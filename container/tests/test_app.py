@@ -79,7 +79,8 @@ def test_run_reports_progress_and_complete(client, fake_worker):
     assert complete["path"] == "/internal/v1/runs/runAAA000001/complete"
     report = complete["body"]
     assert report["status"] == "succeeded" and report["result"]["generations_completed"] == 30
-    assert set(report) == {"status", "result", "error", "metrics", "output", "engine"}
+    assert set(report) == {"status", "result", "error", "metrics", "output", "engine", "warnings",
+                           "progress"}
     assert "population" not in report["result"]
     # the final population went first, by its own PUT
     paths = fake_worker.paths()
@@ -159,6 +160,21 @@ def test_failed_run_reports_code_error(client, fake_worker):
     assert report["error"] == {"code": "code_error",
                                "message": "fitness_func line 2: NameError: name 'undefined_name' "
                                           "is not defined"}
+
+
+def test_a_killed_run_reports_how_far_its_last_progress_got(client, fake_worker):
+    """Killed past its wall time with no generation boundary in time: the report keeps the progress
+    of the last generation the child told of (issue 14: not 0 and no fitness)."""
+    job = body("runEEE000006", fake_worker.url, caps={"time_seconds": 1, "memory_mb": 512},
+               params=params(fitness_func=("import time\ndef f(ga, s, i):\n"
+                                           "    if ga.generations_completed == 2:\n        time.sleep(60)\n"
+                                           "    return -float((s ** 2).sum())\n"),
+                             fitness_func_entry="f", random_seed=1))
+    client.post("/runs", json=job)
+    report = fake_worker.wait_for("/complete")["body"]
+    assert report["error"]["code"] == "time_limit_exceeded"
+    assert report["progress"]["generations_completed"] == 1
+    assert isinstance(report["progress"]["best_solution_fitness"], float)
 
 
 def test_worker_starts_from_any_cwd(tmp_path):

@@ -553,7 +553,7 @@ def test_uncovered_configurations_run_stock_pygad(overrides, reason):
     ({"gene_space": [[0, 1]] * 8, "gene_type": int}, "accelerated:sss+single_point+random=pygad"),
     ({"gene_space": {"low": 0, "high": 10, "step": 2}}, "accelerated:sss+single_point+random=pygad"),
     ({"mutation_type": "swap", "crossover_type": None},
-     "accelerated:sss+None+swap=pygad"),
+     "accelerated:sss+none+swap=pygad"),
     ({"parent_selection_type": "tournament", "crossover_type": "uniform"},
      "accelerated:tournament+uniform+random"),
 ])
@@ -568,10 +568,13 @@ def test_operator_fall_backs_are_recorded(overrides, label):
 def test_multi_objective_falls_back_to_stock():
     def two(ga, solution, index):
         return [float(np.sum(solution)), -float(np.sum(solution ** 2))]
-    ga = build_ga(base(fitness_func=two, parent_selection_type="nsga2"))
+    ga = build_ga(base(fitness_func=two))
     ga.run()
     assert engine_label(ga) == "pygad:multi-objective"
     assert ga.last_generation_fitness.shape == (20, 2)
+    for selection in ("nsga2", "tournament_nsga2"):  # multi-objective by construction: stock from the start
+        ga = build_ga(base(fitness_func=two, parent_selection_type=selection))
+        assert type(ga) is pygad.GA and engine_label(ga) == "pygad"
 
 
 # --------------------------------------------------------------------------- the job path

@@ -412,8 +412,18 @@ def test_fitness_too_large_for_a_float_is_a_code_error(host):
     assert "64-bit float" in body["error"]["message"]
 
 
-def test_infinite_fitness_is_a_code_error(host):
-    body, _ = run_child(host, hostile("pass", returns="float('inf')"))
+@pytest.mark.parametrize("value,shown", [("float('inf')", "inf"), ("-float('inf')", "-inf")])
+def test_infinite_fitness_is_reported_as_text(host, value, shown):
+    """PyGAD allows an infinite scalar fitness (issue 14); JSON has none, so the report says it in text."""
+    body, _ = run_child(host, hostile("pass", returns=value))
+    assert body["status"] == "succeeded", body["error"]
+    assert body["result"]["best_solution_fitness"] == shown
+    assert set(body["result"]["best_solutions_fitness"]) == {shown}
+
+
+def test_infinite_objective_is_a_code_error(host):
+    """Objective vectors must be finite (PyGAD refuses them: Pareto distances need finite ranges)."""
+    body, _ = run_child(host, hostile("pass", returns="[1.0, float('inf')]"))
     assert body["status"] == "failed" and body["error"]["code"] == "code_error", body["error"]
 
 

@@ -91,3 +91,34 @@ def test_non_finite_numbers_anywhere_become_null():
     assert result["best_solution"] == [None, 1.0] and result["best_solution_fitness"] is None
     assert result["best_solutions_fitness"] == [None, 2.0] and result["population"] == [[None, 1.0]]
     json.dumps(body, allow_nan=False)
+
+
+def test_warnings_and_progress_pass_through_checked():
+    message = {"type": "outcome", "status": "failed",
+               "error": {"code": "code_error", "message": "fitness_func line 2: ValueError"},
+               "warnings": [{"message": "UserWarning: x" * 100, "count": 3}],
+               "progress": {"generations_completed": 5, "best_solution_fitness": -0.5}}
+    body = results.fold(report(outcome=message), LIMITS)
+    assert body["warnings"] == [{"message": ("UserWarning: x" * 100)[:500], "count": 3}]
+    assert body["progress"] == {"generations_completed": 5, "best_solution_fitness": -0.5}
+    for warnings in ("many", [{"message": 1, "count": 1}], [{"message": "m", "count": 0}],
+                     [{"message": "m", "count": 1}] * 52):
+        assert results.fold(report(outcome={**message, "warnings": warnings}), LIMITS)["warnings"] == []
+    for progress in ("far", {"generations_completed": -1, "best_solution_fitness": 1.0},
+                     {"generations_completed": 2, "best_solution_fitness": "inf"}):
+        assert results.fold(report(outcome={**message, "progress": progress}), LIMITS)["progress"] is None
+
+
+def test_an_infinite_fitness_in_text_and_several_objectives_pass():
+    infinite = {**GOOD, "result": {**GOOD["result"], "best_solution_fitness": "inf",
+                                   "best_solutions_fitness": [1.0, "-inf", "inf"]}}
+    assert results.fold(report(outcome=infinite), LIMITS)["result"]["best_solution_fitness"] == "inf"
+    several = {**GOOD, "result": {**GOOD["result"], "num_objectives": 2, "best_solution_fitness": None,
+                                  "best_solution_objectives": [1.0, 2.0],
+                                  "best_solutions_fitness": [[1.0, 2.0]],
+                                  "pareto_front": {"solutions": [[1.0, 2.0]], "objectives": [[1.0, 2.0]]}}}
+    assert results.fold(report(outcome=several), LIMITS)["result"]["num_objectives"] == 2
+    for wrong in ({"best_solution_fitness": "inf"}, {"best_solutions_fitness": [[1.0]]},
+                  {"best_solution_objectives": [1.0]}, {"num_objectives": 1001}, {"pareto_front": None}):
+        bad = {**several, "result": {**several["result"], **wrong}}
+        assert results.fold(report(outcome=bad), LIMITS)["error"]["code"] == "internal_error", wrong

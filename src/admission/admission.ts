@@ -10,11 +10,12 @@ import type { Admission, GateError } from "../do/account-gate";
 import type { AccountRow } from "../storage/accounts";
 import { isPlatformAtCapacity } from "../storage/platform-queue";
 import { accountGate } from "./account-gate";
-import { apiRunLimits, type Limits } from "./limits";
+import { apiRunLimits, planRunLimits, type Limits, type Payment } from "./limits";
 import { rateLimitedError, type DeferredRate } from "./rate-limit";
 
-export function limitsFor(env: Bindings, account: AccountRow): Limits {
-  return apiRunLimits(account.plan, account.overrides, config(env).negativeBalanceCap);
+/** The limits in force for the account's runs paid by `payment` (API runs: always credits). */
+export function limitsFor(env: Bindings, account: AccountRow, payment: Payment = "credits"): Limits {
+  return (payment === "plan" ? planRunLimits : apiRunLimits)(account.plan, account.overrides, config(env).negativeBalanceCap);
 }
 
 /** PLATFORM_QUEUE_CAP: queued runs on the whole platform before writes are refused. */
@@ -52,7 +53,8 @@ export function creditFailure(limits: Limits, account: AccountRow): GateError | 
 /**
  * Admits one new run of `accountId` (counting the write's per-minute window first when it is
  * `deferred` to this call) and calls `create(runId)`; if the run cannot be created after all, every
- * place the admission took is given back.
+ * place the admission took is given back. A run paid by the plan (a website run, docs/api.md#payment)
+ * passes the plan's limits, takes no in-flight place and skips the credit gate.
  */
 /** The error codes `withAdmission` answers besides the per-minute limit (docs/api.md#gates). */
 export const ADMISSION_ERRORS = ["capacity_exceeded", "too_many_active_api_requests", "tier_limit_exceeded", "insufficient_credits"] as const satisfies ErrorCode[];
@@ -72,17 +74,20 @@ export async function withAdmission<T>(
   params: { num_generations: number; num_genes: number },
   deferred: DeferredRate | null,
   create: (runId: string) => Promise<T>,
+  payment: Payment = "credits",
 ): Promise<T> {
   const accountId = account.id;
-  const limits = limitsFor(env, account);
+  const limits = limitsFor(env, account, payment);
+  const credits = payment === "credits";
   const runId = newId();
   const gate = accountGate(env, accountId);
   const { rate, refusal } = (await gate.admit({
     runId,
     concurrentLimit: limits.concurrent_submissions,
     inflightLimit: limits.inflight_api_runs,
+    inFlight: credits,
     dailyQuota: limits.daily_quota,
-    laterFailure: parameterCapFailure(limits, params) ?? creditFailure(limits, account),
+    laterFailure: parameterCapFailure(limits, params) ?? (credits ? creditFailure(limits, account) : null),
     rate: deferred && { keyPrefix: deferred.keyPrefix, limits: deferred.limits },
   })) as Admission;
   if (deferred && rate) deferred.decision = rate;

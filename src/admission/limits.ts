@@ -45,6 +45,22 @@ export const PLAN_LIMITS: Record<Plan, Limits> = {
 };
 
 /**
+ * How a run is paid (docs/api.md#payment): `credits` — every API run, and a website run whose person
+ * chose credits: Premium's limits or the plan's bigger ones, counted as in flight, charged; `plan` — a
+ * website run on the account's plan: the plan's own limits, not in flight, no credits.
+ */
+export type Payment = "credits" | "plan";
+
+/** The limits of a website run paid by the plan: the plan's own, then the account's overrides. */
+export function planRunLimits(plan: Plan, overrides: Overrides, negativeBalanceCap: number): Limits {
+  const merged: Limits = { ...PLAN_LIMITS[plan], negative_balance_cap: negativeBalanceCap };
+  for (const [key, value] of Object.entries(overrides)) {
+    if (typeof value === "number") merged[key as keyof Limits] = value;
+  }
+  return merged;
+}
+
+/**
  * The limits in force for an account's credit-paid API runs: the larger of its plan's and Premium's
  * (API runs are paid with credits and run with Premium limits unless the plan's are bigger), then the
  * account's overrides. `negativeBalanceCap` is the deployment's default (NEGATIVE_BALANCE_CAP).

@@ -26,6 +26,8 @@ export interface AdmitRequest {
   runId: string;
   concurrentLimit: number;
   inflightLimit: number;
+  /** Whether the run counts as an in-flight API run (paid with credits; docs/api.md#payment). */
+  inFlight: boolean;
   dailyQuota: number;
   /** The first failing gate that comes after the quota (parameter caps, credits), computed by the caller. */
   laterFailure: GateError | null;
@@ -63,7 +65,13 @@ export class AccountGate extends DurableObject<Bindings> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     ensureRateSchema(this.sql);
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS slots (run_id TEXT PRIMARY KEY, taken_at INTEGER NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS slots (run_id TEXT PRIMARY KEY, taken_at INTEGER NOT NULL, in_flight INTEGER NOT NULL DEFAULT 1)`);
+    // Objects made before website runs existed have slots without in_flight: every one of them was a credit run.
+    try {
+      this.sql.exec(`ALTER TABLE slots ADD COLUMN in_flight INTEGER NOT NULL DEFAULT 1`);
+    } catch {
+      // the column is there already
+    }
     this.sql.exec(`CREATE TABLE IF NOT EXISTS quota (run_id TEXT PRIMARY KEY, at INTEGER NOT NULL)`);
     this.sql.exec(
       `CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, state TEXT NOT NULL,
@@ -101,7 +109,7 @@ export class AccountGate extends DurableObject<Bindings> {
     const now = Date.now();
     this.sql.exec(`DELETE FROM quota WHERE at <= ?`, now - DAY_MS);
     const inUse = this.count(`SELECT count(*) AS n FROM slots`);
-    // Every slot of this account is an API run paid with credits, so it counts as in flight too.
+    // Every slot counts against the concurrency limit; only credit-paid runs count as in flight.
     if (inUse >= req.concurrentLimit) {
       return fail("capacity_exceeded", `You have ${inUse} submissions queued or running, your limit; wait for one to end.`, {
         reason: "concurrent_submissions",
@@ -109,10 +117,11 @@ export class AccountGate extends DurableObject<Bindings> {
         in_use: inUse,
       });
     }
-    if (inUse >= req.inflightLimit) {
-      return fail("too_many_active_api_requests", `You have ${inUse} API runs in flight, your limit; wait for one to end.`, {
+    const inFlight = req.inFlight ? this.count(`SELECT count(*) AS n FROM slots WHERE in_flight = 1`) : 0;
+    if (req.inFlight && inFlight >= req.inflightLimit) {
+      return fail("too_many_active_api_requests", `You have ${inFlight} API runs in flight, your limit; wait for one to end.`, {
         limit: req.inflightLimit,
-        in_flight: inUse,
+        in_flight: inFlight,
       });
     }
     const used = this.count(`SELECT count(*) AS n FROM quota`);
@@ -126,7 +135,7 @@ export class AccountGate extends DurableObject<Bindings> {
       });
     }
     if (req.laterFailure) return req.laterFailure;
-    this.sql.exec(`INSERT INTO slots (run_id, taken_at) VALUES (?, ?)`, req.runId, now);
+    this.sql.exec(`INSERT INTO slots (run_id, taken_at, in_flight) VALUES (?, ?, ?)`, req.runId, now, req.inFlight ? 1 : 0);
     this.sql.exec(`INSERT INTO quota (run_id, at) VALUES (?, ?)`, req.runId, now);
     void this.scheduleReconcile(now);
     return null;
@@ -145,10 +154,9 @@ export class AccountGate extends DurableObject<Bindings> {
 
   usage(keyPrefix: string, limits: RateLimits): Usage {
     const now = Date.now();
-    const slots = this.count(`SELECT count(*) AS n FROM slots`);
     return {
-      concurrent_submissions: slots,
-      inflight_api_runs: slots,
+      concurrent_submissions: this.count(`SELECT count(*) AS n FROM slots`),
+      inflight_api_runs: this.count(`SELECT count(*) AS n FROM slots WHERE in_flight = 1`),
       daily_quota_used: this.count(`SELECT count(*) AS n FROM quota WHERE at > ${now - DAY_MS}`),
       rate_window: peek(this.sql, keyBucket(keyPrefix, limits.key), now),
     };

@@ -18,8 +18,10 @@ export const rateLimits = (env: object): RateLimits => config(env).rateLimits;
 
 export interface Bucket {
   name: string; // e.g. "key:alk_7Hq2xY9a", "user", "ip"
-  label: "key" | "user" | "ip";
+  label: "key" | "user" | "ip" | "sign_in";
   limit: number;
+  /** The window's length; WINDOW_MS (60 s) unless given. */
+  windowMs?: number;
 }
 
 export interface WindowState {
@@ -40,9 +42,9 @@ export function ensureRateSchema(sql: SqlStorage): void {
 
 function stateOf(sql: SqlStorage, bucket: Bucket, now: number): WindowState & { oldest: number | null } {
   const row = sql
-    .exec<{ n: number; oldest: number | null }>(`SELECT count(*) AS n, min(at) AS oldest FROM hits WHERE bucket = ? AND at > ?`, bucket.name, now - WINDOW_MS)
+    .exec<{ n: number; oldest: number | null }>(`SELECT count(*) AS n, min(at) AS oldest FROM hits WHERE bucket = ? AND at > ?`, bucket.name, now - (bucket.windowMs ?? WINDOW_MS))
     .one();
-  const reset = Math.ceil(((row.oldest ?? now) + WINDOW_MS) / 1000);
+  const reset = Math.ceil(((row.oldest ?? now) + (bucket.windowMs ?? WINDOW_MS)) / 1000);
   return { limit: bucket.limit, remaining: Math.max(0, bucket.limit - row.n), reset, oldest: row.oldest };
 }
 
@@ -51,17 +53,17 @@ function stateOf(sql: SqlStorage, bucket: Bucket, now: number): WindowState & { 
  * one whose window the response headers describe.
  */
 export function hit(sql: SqlStorage, buckets: Bucket[], now: number): RateDecision {
-  sql.exec(`DELETE FROM hits WHERE at <= ?`, now - WINDOW_MS);
+  sql.exec(`DELETE FROM hits WHERE at <= ? AND bucket NOT LIKE 'long:%'`, now - WINDOW_MS);
   const states = buckets.map((b) => stateOf(sql, b, now));
   const shown = states[0]!;
   const full = states.findIndex((s) => s.remaining === 0);
   if (full >= 0) {
     const blocking = states[full]!;
-    const retryAfter = Math.max(1, Math.ceil(((blocking.oldest ?? now) + WINDOW_MS - now) / 1000));
+    const retryAfter = Math.max(1, Math.ceil(((blocking.oldest ?? now) + (buckets[full]!.windowMs ?? WINDOW_MS) - now) / 1000));
     return { allowed: false, window: windowOf(shown), bucket: buckets[full]!.label, retryAfter };
   }
   for (const b of buckets) sql.exec(`INSERT INTO hits (bucket, at) VALUES (?, ?)`, b.name, now);
-  return { allowed: true, window: { ...windowOf(shown), remaining: shown.remaining - 1, reset: shown.oldest === null ? Math.ceil((now + WINDOW_MS) / 1000) : shown.reset } };
+  return { allowed: true, window: { ...windowOf(shown), remaining: shown.remaining - 1, reset: shown.oldest === null ? Math.ceil((now + (buckets[0]!.windowMs ?? WINDOW_MS)) / 1000) : shown.reset } };
 }
 
 /** The window of one bucket without counting a request. */

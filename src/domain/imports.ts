@@ -10,8 +10,18 @@ export interface ImportInput {
   name: string;
   description: string;
   parameters: Record<string, unknown>;
-  /** The outcome as the run reported it (population included when the client sent it). */
-  result: Omit<GaResult, "stopped_reason"> & { best_solution_idx?: number; last_generation_fitness?: (number | null)[]; gene_type_single?: boolean };
+  /** The outcome of a single-objective run as the client reported it (population included when it sent it). */
+  result: {
+    best_solution: number[];
+    best_solution_fitness: number;
+    best_solution_generation: number | null;
+    best_solutions_fitness: (number | null)[];
+    generations_completed: number;
+    population?: number[][];
+    best_solution_idx?: number;
+    last_generation_fitness?: (number | null)[];
+    gene_type_single?: boolean;
+  };
   origin: Record<string, unknown>;
 }
 
@@ -25,18 +35,22 @@ export async function createImport(env: Bindings, accountId: string, input: Impo
   const runId = newId();
   const resultId = newId();
   const { result } = input;
+  // What a single-objective run reports; its engine and warnings are not known, gene constraints not checked here.
+  const outcome: GaResult = { ...result, stopped_reason: IMPORTED, num_objectives: 1, best_solution_objectives: null, pareto_front: null, constraint_violations: null };
+  const { population: _population, pareto_front: _front, ...reported } = outcome;
   const summary = {
     result_id: resultId,
     submission_id: id,
     run_id: runId,
-    ...result,
-    population: undefined,
-    stopped_reason: IMPORTED,
+    ...reported,
+    pareto_front_size: null,
+    engine: null,
+    warnings: [],
     parameters: input.parameters,
     origin: input.origin,
     created_at: now,
   };
-  const files = buildResultFiles(summary, { ...result, stopped_reason: IMPORTED });
+  const files = buildResultFiles(summary, outcome);
   try {
     await Promise.all(files.map((f) => env.FILES.put(r2Key(resultId, f.name), f.body, { httpMetadata: { contentType: f.contentType } })));
     await insertImport(getDb(env.DB), {

@@ -75,7 +75,8 @@ export class MissingPopulation extends Error {}
 /** Builds the worker's start request for a claimed run and hands it to the runner. */
 export async function startRun(env: Bindings, { run, account }: ClaimedRun): Promise<"started" | "already"> {
   if (!account) throw new Error(`account ${run.accountId} of run ${run.id} is gone`);
-  const limits = limitsFor(env, account);
+  // Run caps follow how the run is paid (docs/api.md#payment).
+  const limits = limitsFor(env, account, run.paidWithCredits ? "credits" : "plan");
   let initialPopulationUrl: string | null = null;
   if (run.kind === "continue" && run.parentResultId) {
     if (!(await startPopulationFile(env, run))) throw new MissingPopulation(`the population of result ${run.parentResultId} is gone`);
@@ -111,6 +112,12 @@ export async function recordProgress(
       generationsCompleted: progress.generations_completed,
       bestSolutionFitness: progress.best_solution_fitness,
       heartbeatAt: nowIso(),
+      // The trail of the live chart: a point per report that moved to a new generation (a heartbeat
+      // that did not is not repeated), at most one per 1.5 s report, so bounded by the time cap.
+      progressTrail: sql`CASE
+        WHEN ${runs.generationsCompleted} IS ${progress.generations_completed} OR ${progress.generations_completed} = 0 THEN ${runs.progressTrail}
+        ELSE json_insert(coalesce(${runs.progressTrail}, '[]'), '$[#]', json_array(${progress.generations_completed}, ${progress.best_solution_fitness}))
+      END`,
     })
     .where(and(eq(runs.id, runId), eq(runs.status, "running")))
     .returning({ id: runs.id });

@@ -37,6 +37,8 @@ export interface CreateInput {
   description?: string;
   parameters: Record<string, unknown>;
   source?: SubmissionSource;
+  /** Website runs may be paid by the plan (docs/api.md#payment); API runs are always paid with credits. */
+  paidWithCredits?: boolean;
 }
 
 /** Stores a submission with its first run, queued (the caller puts the run on the queue: `enqueueRun`). */
@@ -68,6 +70,7 @@ export async function createSubmission(env: Bindings, accountId: string, runId: 
         kind: "initial",
         status: "queued",
         parameters: input.parameters,
+        paidWithCredits: input.paidWithCredits ?? true,
         queuedAt: now,
         enqueuedAt: now,
         createdAt: now,
@@ -89,6 +92,7 @@ export async function addRun(
   parameters: Record<string, unknown>,
   parentResultId: string | null,
   runId: string,
+  paidWithCredits = true,
 ): Promise<{ id: string; runId: string }> {
   const db = getDb(env.DB);
   const now = nowIso();
@@ -107,7 +111,7 @@ export async function addRun(
     db.run(sql`
       INSERT INTO runs (id, submission_id, account_id, kind, parent_result_id, status, parameters, paid_with_credits, attempts,
         queued_at, enqueued_at, hit_time_cap, hit_memory_cap, created_at, updated_at)
-      SELECT ${runId}, ${submission.id}, ${submission.accountId}, ${kind}, ${parentResultId}, 'queued', ${JSON.stringify(parameters)}, 1, 0,
+      SELECT ${runId}, ${submission.id}, ${submission.accountId}, ${kind}, ${parentResultId}, 'queued', ${JSON.stringify(parameters)}, ${paidWithCredits ? 1 : 0}, 0,
         ${now}, ${now}, 0, 0, ${now}, ${now}
       WHERE EXISTS (SELECT 1 FROM submissions WHERE id = ${submission.id} AND latest_run_id = ${runId})`),
   ]);

@@ -17,9 +17,9 @@ import { releasePlace } from "../runner/dispatch";
 import type { RunMetrics } from "../runner/runner";
 import { getDb } from "../storage/db";
 import { endRunStatement, endSubmissionStatement, findRunWithSource, insertResultFileStatement, insertResultStatement, wonBy } from "../storage/run-end";
-import { isLive, type SubmissionSource } from "../storage/schema";
+import { isLive, type RunWarning, type SubmissionSource } from "../storage/schema";
 import type { RunRow } from "../storage/submissions";
-import { buildResultFiles, POPULATION_FILE, r2Key, stagedPopulationKey, type GaResult } from "./result-files";
+import { buildResultFiles, POPULATION_FILE, r2Key, rowFitness, STAGED_FILES, STAGED_NAMES, stagedKey, type GaResult } from "./result-files";
 
 export type TerminalStatus = "succeeded" | "failed" | "cancelled" | "deleted";
 
@@ -30,6 +30,9 @@ export interface RunOutcome {
   metrics?: RunMetrics | null;
   output?: string | null;
   engine?: string | null;
+  warnings?: RunWarning[];
+  /** How far a failed run got, as the GA worker last knew it. */
+  progress?: { generations_completed: number; best_solution_fitness: number | null } | null;
 }
 
 /** Everything known about a run's end, for the statements and the steps that follow it. */
@@ -84,9 +87,10 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
       error: outcome.error ?? null,
       output: outcome.output ?? null,
       engine: outcome.engine ?? null,
+      warnings: outcome.warnings ?? null,
       chargedMicro: charge.amountMicro,
-      generationsCompleted: result?.generations_completed ?? null,
-      bestSolutionFitness: result ? result.best_solution_fitness : undefined,
+      generationsCompleted: result?.generations_completed ?? outcome.progress?.generations_completed ?? null,
+      bestSolutionFitness: result ? rowFitness(result.best_solution_fitness) : outcome.progress ? outcome.progress.best_solution_fitness : undefined,
     }),
   ];
 
@@ -104,12 +108,15 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
   const files = [];
   if (result) {
     resultId = newId();
+    const { population: _population, pareto_front: front, ...reported } = result;
     const summary = {
       result_id: resultId,
       submission_id: run.submissionId,
       run_id: runId,
-      ...result,
-      population: undefined,
+      ...reported,
+      pareto_front_size: front?.size ?? null,
+      engine: outcome.engine ?? null,
+      warnings: outcome.warnings ?? [],
       metrics: { ...outcome.metrics, execution_duration_ms: usage.wallMs },
       parameters: run.parameters,
       created_at: now,
@@ -124,11 +131,17 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
           resultId: id,
           now,
           bestSolution: result.best_solution,
-          bestSolutionFitness: result.best_solution_fitness,
+          bestSolutionFitness: rowFitness(result.best_solution_fitness),
           bestSolutionGeneration: result.best_solution_generation,
-          bestSolutionsFitness: result.best_solutions_fitness,
+          bestSolutionsFitness: result.best_solutions_fitness.map((f) => (Array.isArray(f) ? f : rowFitness(f))),
           generationsCompleted: result.generations_completed,
           stoppedReason: result.stopped_reason,
+          engine: outcome.engine ?? null,
+          warnings: outcome.warnings ?? [],
+          numObjectives: result.num_objectives,
+          bestSolutionObjectives: result.best_solution_objectives,
+          paretoFrontSize: front?.size ?? null,
+          constraintViolations: result.constraint_violations,
         },
         won,
       ),
@@ -136,9 +149,14 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
         insertResultFileStatement(db, id, { name: f.name, contentType: f.contentType, size: new TextEncoder().encode(f.body).byteLength, key: r2Key(id, f.name) }, now, won),
       ),
     );
-    // The final population, streamed to R2 by the GA worker before its report, stays where it is.
-    const staged = result.population ? null : await env.FILES.head(stagedPopulationKey(runId));
-    if (staged) statements.push(insertResultFileStatement(db, id, { name: POPULATION_FILE, contentType: "application/json", size: staged.size, key: staged.key }, now, won));
+    // What the GA worker uploaded before its report (the final population, a front's solutions, saved
+    // solutions) stays where it is and becomes the result's file.
+    const names = STAGED_NAMES.filter((name) => !(name === POPULATION_FILE && result.population));
+    const staged = await Promise.all(names.map((name) => env.FILES.head(stagedKey(runId, name))));
+    names.forEach((name, i) => {
+      const object = staged[i];
+      if (object) statements.push(insertResultFileStatement(db, id, { name, contentType: STAGED_FILES[name], size: object.size, key: object.key }, now, won));
+    });
   }
 
   const ended: EndedRun = {
@@ -172,8 +190,8 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
     if (resultId) await env.FILES.delete(files.map((f) => r2Key(resultId!, f.name)));
     return null;
   }
-  // A run that ended without a result has no use for a population it may have uploaded.
-  if (!resultId) await env.FILES.delete(stagedPopulationKey(runId));
+  // A run that ended without a result has no use for the files it may have uploaded.
+  if (!resultId) await env.FILES.delete(STAGED_NAMES.map((name) => stagedKey(runId, name)));
   await afterRunEnded(env, ended);
   return ended;
 }
@@ -188,7 +206,10 @@ function runEndFacts(ended: EndedRun): RunEndEventFacts | null {
     endedAt: ended.endedAt,
     status: ended.status,
     resultId: ended.resultId,
-    bestSolutionFitness: ended.result?.best_solution_fitness ?? null,
+    bestSolutionFitness: ended.result ? rowFitness(ended.result.best_solution_fitness) : null,
+    numObjectives: ended.result?.num_objectives ?? null,
+    bestSolutionObjectives: ended.result?.best_solution_objectives ?? null,
+    paretoFrontSize: ended.result?.pareto_front?.size ?? null,
     generationsCompleted: ended.result?.generations_completed ?? null,
     error: ended.error,
     executionDurationMs: ended.usage.wallMs,

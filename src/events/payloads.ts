@@ -10,6 +10,10 @@ export interface RunEndFacts {
   status: "succeeded" | "failed" | "cancelled";
   resultId: string | null;
   bestSolutionFitness: number | null;
+  /** With a result: its objectives (1 for a single objective), best objective vector and front size. */
+  numObjectives: number | null;
+  bestSolutionObjectives: number[] | null;
+  paretoFrontSize: number | null;
   generationsCompleted: number | null;
   error: { code: string; message: string } | null;
   executionDurationMs: number;
@@ -24,7 +28,11 @@ export interface RunEndFacts {
  * Null (no fitness) stays null. The digits are JavaScript's shortest round-trip ones.
  */
 export function decimalString(n: number | null): string | null {
-  if (n === null || !Number.isFinite(n)) return null;
+  return n === null || !Number.isFinite(n) ? null : plainDecimal(n);
+}
+
+/** A finite number as a plain decimal string (see decimalString). */
+function plainDecimal(n: number): string {
   const s = String(n);
   const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(s);
   if (!m) return s;
@@ -34,6 +42,17 @@ export function decimalString(n: number | null): string | null {
   if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
   const intLen = 1 + exp;
   return digits.length <= intLen ? `${sign}${digits}${"0".repeat(intLen - digits.length)}` : `${sign}${digits.slice(0, intLen)}.${digits.slice(intLen)}`;
+}
+
+/** The fitness fields of a result's events: one objective's fitness, or the objectives of several. */
+function fitnessData(f: RunEndFacts) {
+  return {
+    best_solution_fitness: decimalString(f.bestSolutionFitness),
+    num_objectives: f.numObjectives ?? 1,
+    // Objective values are finite (the worker's report is checked: docs/runner-protocol.md).
+    best_solution_objectives: f.bestSolutionObjectives?.map(plainDecimal) ?? null,
+    pareto_front_size: f.paretoFrontSize,
+  };
 }
 
 export function succeededData(f: RunEndFacts) {
@@ -46,7 +65,7 @@ export function succeededData(f: RunEndFacts) {
     peak_memory_mb: Math.round(f.peakMemoryMb),
     hit_memory_cap: f.hitMemoryCap,
     hit_time_cap: f.hitTimeCap,
-    best_solution_fitness: decimalString(f.bestSolutionFitness),
+    ...fitnessData(f),
   };
 }
 
@@ -54,7 +73,7 @@ export function resultCompletedData(f: RunEndFacts) {
   return {
     submission_id: f.submissionId,
     result_id: f.resultId,
-    best_solution_fitness: decimalString(f.bestSolutionFitness),
+    ...fitnessData(f),
     generations_completed: f.generationsCompleted ?? 0,
   };
 }
@@ -104,6 +123,9 @@ const SAMPLE: RunEndFacts = {
   status: "succeeded",
   resultId: "sampleRes001",
   bestSolutionFitness: -0.0123,
+  numObjectives: 1,
+  bestSolutionObjectives: null,
+  paretoFrontSize: null,
   generationsCompleted: 100,
   error: { code: "code_error", message: "fitness_func line 3: ZeroDivisionError: division by zero" },
   executionDurationMs: 1234,

@@ -11,7 +11,8 @@ function render(c: Context<AppEnv>, err: ApiError) {
   return c.json(errorBody(err, requestId), err.status);
 }
 
-function translate(err: Error): ApiError {
+/** Any thrown error as the API's error (an unexpected one is internal_error; its details never leave). */
+export function translate(err: Error): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof HTTPException) {
     // Hono's own exceptions: the JSON validator's parse failure and the body limit.

@@ -70,6 +70,7 @@ export function submissionFull(origin: string, s: SubmissionRow, run: RunRow) {
     hit_memory_cap: run.hitMemoryCap,
     credits_charged: s.creditsChargedMicro / 1_000_000,
     ...runLogs(run.output),
+    warnings: run.warnings ?? [],
     ...submissionUrls(origin, s.id),
     updated_at: s.updatedAt,
   };
@@ -82,6 +83,7 @@ export function resultListItem(r: ResultRow) {
     name: r.name,
     is_shared: r.isShared,
     best_solution_fitness: r.bestSolutionFitness,
+    num_objectives: r.numObjectives,
     generations_completed: r.generationsCompleted,
     created_at: r.createdAt,
   };
@@ -94,9 +96,14 @@ export function resultFull(origin: string, r: ResultRow, files: ResultFileRow[])
     ...resultListItem(r),
     run_id: r.runId,
     best_solution: r.bestSolution,
+    best_solution_objectives: r.bestSolutionObjectives,
+    pareto_front_size: r.paretoFrontSize,
     best_solution_generation: r.bestSolutionGeneration,
     best_solutions_fitness: r.bestSolutionsFitness,
     stopped_reason: r.stoppedReason,
+    constraint_violations: r.constraintViolations,
+    warnings: r.warnings,
+    engine: r.engine,
     parameters: r.parameters,
     files: files.map((f) => ({
       name: f.name,
@@ -106,6 +113,20 @@ export function resultFull(origin: string, r: ResultRow, files: ResultFileRow[])
     })),
     updated_at: r.updatedAt,
   };
+}
+
+/** A result file as a download (docs/api.md#result-files): the API's and the dashboard's. */
+export function fileResponse(file: ResultFileRow, object: R2ObjectBody, requestId: string): Response {
+  return new Response(object.body, {
+    headers: {
+      "Content-Type": file.contentType,
+      "Content-Length": String(object.size),
+      "Content-Disposition": `attachment; filename="${file.name}"`,
+      ETag: object.httpEtag,
+      "X-Content-Type-Options": "nosniff",
+      "X-Request-Id": requestId,
+    },
+  });
 }
 
 /** An account: plan, overrides, balances (currency units) and the limits in force for its API runs. */

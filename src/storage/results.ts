@@ -1,5 +1,5 @@
 // Result rows and their file records.
-import { and, eq, gte, lte, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./db";
 import { finishPage, planPage, type Ordering, type Page } from "./pagination";
 import { resultFiles, results } from "./schema";
@@ -91,4 +91,19 @@ export async function deleteResult(db: Db, id: string): Promise<string[]> {
   const files = await getResultFiles(db, id);
   await db.delete(results).where(eq(results.id, id));
   return files.map((f) => f.r2Key);
+}
+
+/** A shared result by id, whoever owns it (the public page); undefined when it is not shared. */
+export async function getSharedResult(db: Db, id: string): Promise<ResultRow | undefined> {
+  return db
+    .select()
+    .from(results)
+    .where(and(eq(results.id, id), eq(results.isShared, true)))
+    .get();
+}
+
+/** The account's results produced by these runs (a submission's runs, a continue chain). */
+export async function resultsOfRuns(db: Db, accountId: string, runIds: string[]): Promise<ResultRow[]> {
+  if (!runIds.length) return [];
+  return db.select().from(results).where(and(eq(results.accountId, accountId), inArray(results.runId, runIds))).orderBy(results.createdAt).all();
 }

@@ -3,7 +3,7 @@
 // is on the run — so of two racing callers exactly one changes anything.
 import { eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./db";
-import { LIVE_STATUSES, runs, submissions } from "./schema";
+import { LIVE_STATUSES, runs, submissions, type ConstraintViolation, type RunWarning } from "./schema";
 import type { RunRow } from "./submissions";
 
 /** The run and its submission's source, if the run exists. */
@@ -29,6 +29,7 @@ export interface RunEndFields {
   error: { code: string; message: string } | null;
   output: string | null;
   engine: string | null;
+  warnings: RunWarning[] | null;
   chargedMicro: number;
   generationsCompleted: number | null;
   /** The best fitness of a result; undefined keeps the last progress report's. */
@@ -42,7 +43,8 @@ export function endRunStatement(db: Db, runId: string, f: RunEndFields) {
       execution_duration_ms = ${f.usage.wallMs}, cpu_seconds_used = ${f.usage.cpuSeconds}, peak_memory_mb = ${f.usage.peakMemoryMb},
       hit_time_cap = ${f.hitTimeCap ? 1 : 0}, hit_memory_cap = ${f.hitMemoryCap ? 1 : 0},
       error_code = ${f.error?.code ?? null}, error_message = ${f.error?.message ?? null},
-      output = ${f.output}, engine = ${f.engine}, credits_charged_micro = ${f.chargedMicro},
+      output = ${f.output}, engine = ${f.engine}, warnings = ${f.warnings === null ? null : JSON.stringify(f.warnings)},
+      credits_charged_micro = ${f.chargedMicro},
       generations_completed = coalesce(${f.generationsCompleted}, generations_completed),
       best_solution_fitness = ${f.bestSolutionFitness === undefined ? sql`best_solution_fitness` : f.bestSolutionFitness}
     WHERE id = ${runId} AND ${inArray(runs.status, [...LIVE_STATUSES])} RETURNING id`);
@@ -54,19 +56,28 @@ export interface ResultFields {
   bestSolution: number[];
   bestSolutionFitness: number | null;
   bestSolutionGeneration: number | null;
-  bestSolutionsFitness: (number | null)[];
+  bestSolutionsFitness: (number | null | number[])[];
   generationsCompleted: number;
   stoppedReason: string;
+  engine: string | null;
+  warnings: RunWarning[];
+  numObjectives: number;
+  bestSolutionObjectives: number[] | null;
+  paretoFrontSize: number | null;
+  constraintViolations: ConstraintViolation[] | null;
 }
 
 /** The result row of a successful run (named after its submission at this moment). */
 export function insertResultStatement(db: Db, run: RunRow, r: ResultFields, won: SQL) {
   return db.run(sql`
     INSERT INTO results (id, account_id, submission_id, run_id, name, is_shared, best_solution, best_solution_fitness,
-      best_solution_generation, best_solutions_fitness, generations_completed, stopped_reason, parameters, created_at, updated_at)
+      best_solution_generation, best_solutions_fitness, generations_completed, stopped_reason, parameters, engine, warnings,
+      num_objectives, best_solution_objectives, pareto_front_size, constraint_violations, created_at, updated_at)
     SELECT ${r.resultId}, ${run.accountId}, ${run.submissionId}, ${run.id}, s.name, 0, ${JSON.stringify(r.bestSolution)},
       ${r.bestSolutionFitness}, ${r.bestSolutionGeneration}, ${JSON.stringify(r.bestSolutionsFitness)},
-      ${r.generationsCompleted}, ${r.stoppedReason}, ${JSON.stringify(run.parameters)}, ${r.now}, ${r.now}
+      ${r.generationsCompleted}, ${r.stoppedReason}, ${JSON.stringify(run.parameters)}, ${r.engine}, ${JSON.stringify(r.warnings)},
+      ${r.numObjectives}, ${r.bestSolutionObjectives === null ? null : JSON.stringify(r.bestSolutionObjectives)}, ${r.paretoFrontSize},
+      ${r.constraintViolations === null ? null : JSON.stringify(r.constraintViolations)}, ${r.now}, ${r.now}
     FROM submissions s WHERE s.id = ${run.submissionId} AND ${won}`);
 }
 

@@ -15,6 +15,16 @@ export type RunKind = "initial" | "reexecute" | "continue" | "import";
 /** Where a submission came from: the API, the website, or a run made elsewhere and imported (POST /imports). */
 export const SUBMISSION_SOURCES = ["api", "web", "import"] as const;
 export type SubmissionSource = (typeof SUBMISSION_SOURCES)[number];
+/** One deduplicated warning of a run: its first text and how many times it (or its like) came. */
+export interface RunWarning {
+  message: string;
+  count: number;
+}
+/** A gene of a result's best solution that its gene_constraint refuses. */
+export interface ConstraintViolation {
+  gene: number;
+  value: number | null;
+}
 /**
  * The limits an operator may override per account (docs/api.md#admin-api): the one declaration, from
  * which the stored `overrides` type, the admin PATCH body and the limits in force derive. `money` is a
@@ -118,6 +128,11 @@ export const runs = sqliteTable(
     errorMessage: text("error_message"),
     output: text("output"),
     engine: text("engine"),
+    // The live progress reports so far, [[generations_completed, best_solution_fitness], ...] (one per
+    // report that moved; the dashboard's growing chart). Bounded by the run's time cap.
+    progressTrail: text("progress_trail", { mode: "json" }).$type<[number, number | null][]>(),
+    // PyGAD's and the user's Python warnings, deduplicated with counts (docs/api.md#warnings).
+    warnings: text("warnings", { mode: "json" }).$type<RunWarning[]>(),
     creditsChargedMicro: integer("credits_charged_micro"),
     // Set by the one statement that ends the run (domain/transitions.ts); later statements of that
     // batch apply only where it is theirs.
@@ -145,10 +160,20 @@ export const results = sqliteTable(
     bestSolution: text("best_solution", { mode: "json" }).$type<number[]>().notNull(),
     bestSolutionFitness: real("best_solution_fitness"),
     bestSolutionGeneration: integer("best_solution_generation"),
-    bestSolutionsFitness: text("best_solutions_fitness", { mode: "json" }).$type<(number | null)[]>().notNull(),
+    // Per generation: the best fitness (one objective), or the best value of each objective (several).
+    bestSolutionsFitness: text("best_solutions_fitness", { mode: "json" }).$type<(number | null | number[])[]>().notNull(),
     generationsCompleted: integer("generations_completed").notNull(),
     stoppedReason: text("stopped_reason").notNull(),
     parameters: text("parameters", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    // The engine path that ran (docs/engine.md); null for results made before it was kept here.
+    engine: text("engine"),
+    warnings: text("warnings", { mode: "json" }).$type<RunWarning[]>().notNull().default(sql`'[]'`),
+    // Multi-objective runs (docs/api.md#multi-objective): best_solution_fitness is NULL there.
+    numObjectives: integer("num_objectives").notNull().default(1),
+    bestSolutionObjectives: text("best_solution_objectives", { mode: "json" }).$type<number[]>(),
+    paretoFrontSize: integer("pareto_front_size"),
+    // Genes of the best solution its gene_constraint refuses; NULL when the job gave no gene_constraint.
+    constraintViolations: text("constraint_violations", { mode: "json" }).$type<ConstraintViolation[]>(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -231,6 +256,12 @@ export const deliveries = sqliteTable(
     lastAttemptAt: text("last_attempt_at"),
     replayOf: text("replay_of"),
     isTest: integer("is_test", { mode: "boolean" }).notNull().default(false),
+    // A re-send of a failed delivery starts a new series of attempts (docs/webhooks.md#dashboard-tools):
+    // the retry schedule and the 24-hour limit count from `series_started_at` and from the attempt
+    // after `series_base`; attempt numbers go on from where they were.
+    seriesStartedAt: text("series_started_at"),
+    seriesBase: integer("series_base").notNull().default(0),
+    resendCount: integer("resend_count").notNull().default(0),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -306,4 +337,66 @@ export const codeUploads = sqliteTable(
     expiresAt: text("expires_at").notNull(),
   },
   (t) => [index("code_uploads_account_created_idx").on(t.accountId, t.createdAt, t.id)],
+);
+
+/**
+ * Dashboard sessions (docs/dashboard.md#sessions): only a SHA-256 of the cookie's token is stored.
+ * `key_id` is the API key a person signed in with (null for a sign-in link): the session has that key's
+ * scopes and ends with it. `csrf_token` is the session's anti-CSRF token, sent back with every change.
+ */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    tokenHash: text("token_hash").notNull(),
+    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    keyId: text("key_id"),
+    scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
+    csrfToken: text("csrf_token").notNull(),
+    createdAt: text("created_at").notNull(),
+    lastSeenAt: text("last_seen_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [uniqueIndex("sessions_token_hash_uq").on(t.tokenHash), index("sessions_account_idx").on(t.accountId)],
+);
+
+/** One-time sign-in links an operator creates (docs/dashboard.md#sign-in): a SHA-256 of the token only. */
+export const signInLinks = sqliteTable(
+  "sign_in_links",
+  {
+    id: text("id").primaryKey(),
+    tokenHash: text("token_hash").notNull(),
+    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    usedAt: text("used_at"),
+  },
+  (t) => [uniqueIndex("sign_in_links_token_hash_uq").on(t.tokenHash)],
+);
+
+/**
+ * RFC 8628 device authorizations (docs/dashboard.md#device-login). `device_code_hash` is a SHA-256 of
+ * the device code; `user_code` is what the person types. Approval records the account, the new key's
+ * name and scopes; the key itself is made when the device next polls (never stored in clear).
+ */
+export const deviceCodes = sqliteTable(
+  "device_codes",
+  {
+    id: text("id").primaryKey(),
+    deviceCodeHash: text("device_code_hash").notNull(),
+    userCode: text("user_code").notNull(),
+    status: text("status").$type<"pending" | "approved" | "denied" | "issued">().notNull(),
+    accountId: text("account_id").references(() => accounts.id, { onDelete: "cascade" }),
+    keyName: text("key_name"),
+    scopes: text("scopes", { mode: "json" }).$type<string[]>(),
+    keyPrefix: text("key_prefix"),
+    intervalSeconds: integer("interval_seconds").notNull(),
+    lastPolledAt: text("last_polled_at"),
+    clientInfo: text("client_info").notNull().default(""),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    decidedAt: text("decided_at"),
+  },
+  (t) => [uniqueIndex("device_codes_hash_uq").on(t.deviceCodeHash), index("device_codes_user_code_idx").on(t.userCode)],
 );

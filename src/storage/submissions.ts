@@ -91,3 +91,8 @@ export function insertSubmissionStatements(db: Db, submission: typeof submission
 export async function deleteSubmissionRow(db: Db, id: string): Promise<void> {
   await db.delete(submissions).where(eq(submissions.id, id));
 }
+
+/** Every run of a submission, oldest first. */
+export async function runsOfSubmission(db: Db, submissionId: string): Promise<RunRow[]> {
+  return db.select().from(runs).where(eq(runs.submissionId, submissionId)).orderBy(runs.createdAt, runs.id).all();
+}

@@ -1,5 +1,5 @@
 // Webhook, event, delivery and delivery-attempt rows: the queries of the webhooks API and of delivery.
-import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "./db";
 import { finishPage, planPage, type Ordering, type Page } from "./pagination";
 import { deliveries, deliveryAttempts, events, webhooks } from "./schema";
@@ -95,6 +95,45 @@ export async function listAttempts(db: Db, deliveryId: string): Promise<Delivery
 /** The delivery log of a webhook, newest first. */
 export async function listDeliveries(db: Db, webhookId: string, limit = 50): Promise<DeliveryRow[]> {
   return db.select().from(deliveries).where(eq(deliveries.webhookId, webhookId)).orderBy(desc(deliveries.createdAt), desc(deliveries.id)).limit(limit).all();
+}
+
+export type DeliveryStatus = DeliveryRow["status"];
+const DELIVERIES_NEWEST_FIRST: Ordering = { key: deliveries.createdAt, id: deliveries.id, descending: true, valueOf: (r) => r.createdAt as string };
+
+/** A page of a webhook's delivery log, newest first, optionally only the given statuses. */
+export async function pageDeliveries(db: Db, webhookId: string, statuses: DeliveryStatus[] | undefined, pageSize: number, cursor?: string): Promise<Page<DeliveryRow>> {
+  const req = { orderingName: "deliveries:-created_at", ordering: DELIVERIES_NEWEST_FIRST, cursor, pageSize };
+  const plan = planPage(req);
+  const rows = await db
+    .select()
+    .from(deliveries)
+    .where(and(eq(deliveries.webhookId, webhookId), statuses?.length ? inArray(deliveries.status, statuses) : undefined, plan.where))
+    .orderBy(...plan.orderBy)
+    .limit(plan.limit)
+    .all();
+  return finishPage(req, plan, rows);
+}
+
+/**
+ * Starts a new series of attempts of a failed delivery (the dashboard's re-send): pending, due now, the
+ * retry schedule and the 24-hour limit counted afresh. False when the delivery is not failed (any more).
+ */
+export async function restartDelivery(db: Db, id: string, now: string): Promise<boolean> {
+  const res = await db
+    .update(deliveries)
+    .set({
+      status: "pending",
+      nextAttemptAt: now,
+      // Not enqueued yet: enqueueDeliveries claims it (or the cron does, if the send is lost).
+      enqueuedAt: null,
+      seriesStartedAt: now,
+      seriesBase: sql`${deliveries.attemptCount}`,
+      resendCount: sql`${deliveries.resendCount} + 1`,
+      updatedAt: now,
+    })
+    .where(and(eq(deliveries.id, id), eq(deliveries.status, "failed")))
+    .returning({ id: deliveries.id });
+  return res.length === 1;
 }
 
 export async function getEvent(db: Db, id: string): Promise<EventRow | undefined> {

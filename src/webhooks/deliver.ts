@@ -2,6 +2,7 @@
 // resolved again), claim attempt N exactly once, POST the stored body with a fresh timestamp and
 // signature, no redirects, 10 s timeout; record the attempt and decide: done, retry later, or failed.
 import { and, eq, sql } from "drizzle-orm";
+import { config } from "../config";
 import type { Bindings } from "../env";
 import { getDb } from "../storage/db";
 import { deliveries, deliveryAttempts, webhooks } from "../storage/schema";
@@ -25,9 +26,11 @@ export interface DeliveryDeps {
   resolver: Resolver;
   now: () => number;
   timeoutMs: number;
+  /** Delays before attempts 2..6 (RETRY_DELAYS_SECONDS unless WEBHOOK_RETRY_DELAYS says otherwise). */
+  retryDelays?: readonly number[];
 }
 
-export const defaultDeps = (env: Bindings): DeliveryDeps => ({ resolver: getResolver(env), now: Date.now, timeoutMs: DELIVERY_TIMEOUT_MS });
+export const defaultDeps = (env: Bindings): DeliveryDeps => ({ resolver: getResolver(env), now: Date.now, timeoutMs: DELIVERY_TIMEOUT_MS, retryDelays: config(env).webhookRetryDelays });
 
 export type AttemptOutcome =
   | { kind: "skipped"; reason: string }
@@ -118,7 +121,8 @@ export async function attemptDelivery(env: Bindings, deliveryId: string, deps: D
     await finish(env, delivery, "failed", now);
     return { kind: "skipped", reason: "webhook inactive" };
   }
-  if (now - Date.parse(delivery.createdAt) > MAX_DELIVERY_AGE_MS) {
+  // A re-sent delivery's series counts from its re-send (seriesStartedAt, seriesBase).
+  if (now - Date.parse(delivery.seriesStartedAt ?? delivery.createdAt) > MAX_DELIVERY_AGE_MS) {
     await finish(env, delivery, "failed", now);
     return { kind: "skipped", reason: "older than 24 hours" };
   }
@@ -135,6 +139,7 @@ export async function attemptDelivery(env: Bindings, deliveryId: string, deps: D
     .returning({ attemptCount: deliveries.attemptCount });
   if (claimed.length === 0) return { kind: "skipped", reason: "attempt already taken" };
   const attemptNo = claimed[0]!.attemptCount;
+  const inSeries = attemptNo - delivery.seriesBase;
 
   const headers = await deliveryHeaders({ secret: webhook.secret, body: delivery.body, eventId: delivery.eventId, eventType: delivery.eventType, now });
   const check = await checkWebhookUrl(webhook.url, deps.resolver, policyOf(env));
@@ -147,9 +152,9 @@ export async function attemptDelivery(env: Bindings, deliveryId: string, deps: D
   const doneIso = new Date(done).toISOString();
   const outcome: AttemptOutcome = ok
     ? { kind: "succeeded", attemptNo }
-    : attemptNo >= MAX_ATTEMPTS
+    : inSeries >= MAX_ATTEMPTS
       ? { kind: "failed", attemptNo }
-      : { kind: "retry", attemptNo, delaySeconds: RETRY_DELAYS_SECONDS[attemptNo - 1]! };
+      : { kind: "retry", attemptNo, delaySeconds: (deps.retryDelays ?? RETRY_DELAYS_SECONDS)[inSeries - 1]! };
 
   const deliveryChange =
     outcome.kind === "retry"

@@ -5,10 +5,10 @@
 import { and, eq, gt, sql } from "drizzle-orm";
 import type { Bindings } from "../env";
 import { ApiError, notFound, validationError } from "../errors";
-import { isoMicros } from "../lib/ids";
+import { isoMicros, nowIso } from "../lib/ids";
 import { getDb, type Db } from "../storage/db";
 import { events } from "../storage/schema";
-import { getAccountDelivery, getEvent, getWebhook, listAttempts, listDeliveries, type DeliveryRow, type WebhookRow } from "../storage/webhooks";
+import { getAccountDelivery, getEvent, getWebhook, listAttempts, pageDeliveries, restartDelivery, type DeliveryStatus, type WebhookRow } from "../storage/webhooks";
 import { enqueueDeliveries, newDeliveryId, outboxStatements } from "../events/outbox";
 import { EVENT_TYPES, TEST_OCCURRED_AT, testData, type EventType } from "../events/payloads";
 import { attemptView, deliveryView } from "./views";
@@ -134,10 +134,34 @@ export async function inspectDelivery(env: Bindings, accountId: string, delivery
   return { ...deliveryView(delivery), payload: delivery.body, attempts: attempts.map(attemptView) };
 }
 
-/** The delivery log of one of the account's webhooks, newest first. */
-export async function deliveryLog(env: Bindings, accountId: string, webhookId: string, limit = 50) {
+/**
+ * Re-send: a delivery marked failed gets a new series of attempts of the same event (same event id and
+ * body, fresh timestamp and signature per attempt), with the full retry schedule again. 409 unless it is
+ * failed; the webhook must exist and be active.
+ */
+export async function resendDelivery(env: Bindings, accountId: string, deliveryId: string): Promise<FiredDelivery> {
+  const db = getDb(env.DB);
+  const delivery = await getAccountDelivery(db, accountId, deliveryId);
+  if (!delivery) throw notFound("delivery");
+  activeWebhook(await getWebhook(db, accountId, delivery.webhookId));
+  if (delivery.status !== "failed" || !(await restartDelivery(db, delivery.id, nowIso()))) {
+    throw new ApiError("invalid_state", `Only a failed delivery can be re-sent; this one is ${delivery.status}.`);
+  }
+  await enqueueDeliveries(env, [delivery.id]);
+  return { delivery_id: delivery.id, event_id: delivery.eventId, event_type: delivery.eventType };
+}
+
+/** The account's delivery `deliveryId`, which must belong to its webhook `webhookId` (404 otherwise). */
+export async function webhookDelivery(env: Bindings, accountId: string, webhookId: string, deliveryId: string) {
+  const delivery = await getAccountDelivery(getDb(env.DB), accountId, deliveryId);
+  if (!delivery || delivery.webhookId !== webhookId) throw notFound("delivery");
+  return delivery;
+}
+
+/** A page of the delivery log of one of the account's webhooks, newest first, optionally by status. */
+export async function deliveryLog(env: Bindings, accountId: string, webhookId: string, opts: { statuses?: DeliveryStatus[]; pageSize?: number; cursor?: string } = {}) {
   const db = getDb(env.DB);
   if (!(await getWebhook(db, accountId, webhookId))) throw notFound("webhook");
-  const rows: DeliveryRow[] = await listDeliveries(db, webhookId, limit);
-  return rows.map(deliveryView);
+  const page = await pageDeliveries(db, webhookId, opts.statuses, opts.pageSize ?? 50, opts.cursor);
+  return { ...page, rows: page.rows.map(deliveryView) };
 }

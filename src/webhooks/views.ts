@@ -30,6 +30,7 @@ export function deliveryView(d: DeliveryRow) {
     last_attempt_at: d.lastAttemptAt,
     is_test: d.isTest,
     replay_of: d.replayOf,
+    resend_count: d.resendCount,
     created_at: d.createdAt,
   };
 }

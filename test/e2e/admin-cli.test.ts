@@ -39,6 +39,19 @@ describe("npm run admin", () => {
     expect(JSON.stringify(shown.body)).not.toContain(key.body.key);
 
     expect(admin("revoke-key", "--prefix", key.body.prefix).code).toBe(0);
+
+    const link = admin("login-link", "--account", id, "--ttl-minutes", "5");
+    expect(link.code).toBe(0);
+    expect(link.body.url).toMatch(new RegExp(`^${inject("baseUrl")}/sign-in/link/[0-9A-Za-z]{40}$`));
+    expect(Date.parse(link.body.expires_at) - Date.now()).toBeLessThanOrEqual(5 * 60_000);
+  });
+
+  it("a login link opens the dashboard's sign-in page", async () => {
+    const created = admin("create-account", "--email", `cli3-${Date.now()}@example.com`, "--plan", "free");
+    const link = admin("login-link", "--account", created.body.account.id).body.url as string;
+    const page = await fetch(link);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("This one-time link signs you in");
   });
 
   it("the revoked key no longer works, and a bad command exits non-zero with usage", async () => {

@@ -27,6 +27,8 @@ export default async function setup(project: TestProject) {
       ADMIN_TOKEN,
       RUN_TOKEN_SECRET: "e2e-run-token-secret",
       WEBHOOK_ALLOW_PRIVATE: "true",
+      // A failed delivery is failed for good within seconds, so the dashboard's re-send can be tried.
+      WEBHOOK_RETRY_DELAYS: "1,1,1,1,1",
       // The tests poll: the per-minute limits are checked in the "limits" project instead.
       RATE_LIMIT_KEY: "1000000",
       RATE_LIMIT_IP: "1000000",

@@ -91,6 +91,19 @@ describe("npm start", () => {
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain("/docs/swagger-ui-bundle.js");
 
+    // The printed one-time sign-in link opens the dashboard: its page, its button (a POST), a session.
+    const link = new RegExp(`http://localhost:${port}/sign-in/link/[0-9A-Za-z]{40}`).exec(output)![0].replace("localhost", "127.0.0.1");
+    const page = await fetch(link);
+    expect(page.status).toBe(200);
+    const preCookie = page.headers.getSetCookie().find((c) => c.startsWith("__Host-allele_pre_csrf="))!.split(";")[0]!;
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+    const signedIn = await fetch(link, { method: "POST", redirect: "manual", headers: { Cookie: preCookie, "Content-Type": "application/x-www-form-urlencoded" }, body: `_csrf=${csrf}` });
+    expect(signedIn.status).toBe(303);
+    const session = signedIn.headers.getSetCookie().find((c) => c.startsWith("__Host-allele_session="))!.split(";")[0]!;
+    const dashboard = await fetch(`http://127.0.0.1:${port}/submissions`, { headers: { Cookie: session } });
+    expect(dashboard.status).toBe(200);
+    expect(await dashboard.text()).toContain("demo@allele.local");
+
     // Run the printed create command's request: its JSON body, its key.
     const body = /-d '([\s\S]*?)'\n/.exec(output)![1]!;
     const api = `http://127.0.0.1:${port}/api/v1`;

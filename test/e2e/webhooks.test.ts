@@ -107,6 +107,9 @@ describe("webhooks end to end", () => {
       submission_id: submissionId,
       result_id: result.id,
       best_solution_fitness: byType["submission.succeeded"].data.best_solution_fitness,
+      num_objectives: 1,
+      best_solution_objectives: null,
+      pareto_front_size: null,
       generations_completed: 30,
     });
     for (const d of received) {

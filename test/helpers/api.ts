@@ -16,6 +16,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** The client address (CF-Connecting-IP), which keys the per-IP window of calls without a valid key. */
   ip?: string;
+  /** "manual" to see a redirect rather than follow it (the dashboard's tests). */
+  redirect?: "follow" | "manual";
 }
 
 export async function call(path: string, opts: CallOptions = {}): Promise<Response> {
@@ -27,7 +29,7 @@ export async function call(path: string, opts: CallOptions = {}): Promise<Respon
     body = JSON.stringify(opts.body);
     headers["Content-Type"] ??= "application/json";
   }
-  return worker.default.fetch(new Request(`${BASE}${path}`, { method: opts.method ?? (body !== undefined ? "POST" : "GET"), headers, body }));
+  return worker.default.fetch(new Request(`${BASE}${path}`, { method: opts.method ?? (body !== undefined ? "POST" : "GET"), headers, body, redirect: opts.redirect }));
 }
 
 export async function json<T = any>(res: Response): Promise<T> {
@@ -108,6 +110,10 @@ export interface CompletionOverrides {
   metrics?: Record<string, unknown>;
   /** The run's own stdout and stderr, as the GA worker kept them. */
   output?: string;
+  engine?: string | null;
+  warnings?: { message: string; count: number }[];
+  /** How far a failed run got. */
+  progress?: { generations_completed: number; best_solution_fitness: number | null } | null;
 }
 
 /** The GA worker's completion report body (docs/runner-protocol.md). */
@@ -136,8 +142,22 @@ export function completionBody(o: CompletionOverrides = {}): Record<string, unkn
     error: status === "failed" ? (o.error ?? { code: "code_error", message: "line 3: ZeroDivisionError" }) : null,
     metrics: { cpu_seconds_used: 0.5, peak_memory_mb: 60, execution_duration_ms: 700, hit_time_cap: false, hit_memory_cap: false, ...o.metrics },
     output: o.output ?? "",
-    engine: "pygad",
+    engine: o.engine === undefined ? "pygad" : o.engine,
+    ...(o.warnings ? { warnings: o.warnings } : {}),
+    ...(o.progress !== undefined ? { progress: o.progress } : {}),
   };
+}
+
+/** A file the GA worker uploads before its completion report (PUT …/population or …/files/{name}). */
+export async function stageFile(runId: string, name: string, body: string, contentType = "application/json", token?: string): Promise<Response> {
+  const path = name === "population.json" ? "population" : `files/${name}`;
+  return worker.default.fetch(
+    new Request(`${BASE}/internal/v1/runs/${runId}/${path}`, {
+      method: "PUT",
+      headers: { Authorization: `Bearer ${token ?? (await runToken(runId))}`, "Content-Type": contentType },
+      body,
+    }),
+  );
 }
 
 /** Reports a run's end through the Worker's internal endpoint, exactly as the GA worker does. */

@@ -41,12 +41,16 @@ describe("health, request ids, 404 and 405", () => {
     expect(await json(res as unknown as Response)).toMatchObject({ checks: { runner: { status: "on_demand" } } });
   });
 
-  it("answers an unknown path with the error body", async () => {
-    const res = await call("/nope");
+  it("answers an unknown path of the machine interfaces with the error body, and any other with the dashboard's 404 page", async () => {
+    const res = await call("/internal/v1/nope");
     expect(res.status).toBe(404);
     const body = await json(res);
     expect(body.error.code).toBe("not_found");
     expect(body.error.request_id).toBe(res.headers.get("X-Request-Id"));
+    const page = await call("/nope");
+    expect(page.status).toBe(404);
+    expect(page.headers.get("Content-Type")).toContain("text/html");
+    expect(await page.text()).toContain(page.headers.get("X-Request-Id")!);
   });
 
   it("answers a wrong method with 405 and Allow", async () => {

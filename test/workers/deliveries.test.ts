@@ -92,11 +92,17 @@ describe("events of a run's end (outbox)", () => {
       hit_memory_cap: false,
       hit_time_cap: false,
       best_solution_fitness: "-0.00000015",
+      num_objectives: 1,
+      best_solution_objectives: null,
+      pareto_front_size: null,
     });
     expect(JSON.parse(byType["result.completed"]!.body).data).toEqual({
       submission_id: submissionId,
       result_id: resultId,
       best_solution_fitness: "-0.00000015",
+      num_objectives: 1,
+      best_solution_objectives: null,
+      pareto_front_size: null,
       generations_completed: 4,
     });
     expect(JSON.parse(byType["submission.succeeded"]!.body).occurred_at).toBe(run!.finished_at.replace("Z", "000+00:00"));

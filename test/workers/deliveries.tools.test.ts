@@ -47,11 +47,14 @@ describe("Test", () => {
     expect(body).toMatchObject({ event_id: fired.event_id, event_type: "webhook.test", occurred_at: "2000-01-01T00:00:00.000000+00:00" });
     expect(body.data).toMatchObject({ test: true, sample_of: "submission.succeeded", status: "succeeded", best_solution_fitness: "-0.0123" });
     expect(Object.keys(body.data).sort()).toEqual(
-      ["test", "sample_of", "submission_id", "result_id", "status", "execution_duration_ms", "cpu_seconds_used", "peak_memory_mb", "hit_memory_cap", "hit_time_cap", "best_solution_fitness"].sort(),
+      [
+        ...["test", "sample_of", "submission_id", "result_id", "status", "execution_duration_ms", "cpu_seconds_used", "peak_memory_mb", "hit_memory_cap", "hit_time_cap"],
+        ...["best_solution_fitness", "num_objectives", "best_solution_objectives", "pareto_front_size"],
+      ].sort(),
     );
     expect(received!.headers["x-event-type"]).toBe("webhook.test");
     const log = await deliveryLog(env, account.id, hook.id);
-    expect(log[0]).toMatchObject({ id: fired.delivery_id, status: "succeeded", is_test: true });
+    expect(log.rows[0]).toMatchObject({ id: fired.delivery_id, status: "succeeded", is_test: true });
   });
 
   it("accepts webhook.test itself and any subscribed type; refuses others, inactive webhooks and strangers", async () => {

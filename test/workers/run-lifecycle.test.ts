@@ -123,14 +123,6 @@ describe("terminal transitions: one place, exactly once", () => {
     expect((await ledgerRows(runId))!.n).toBe(1);
   });
 
-  it("a fitness that returned several objectives fails the run with code_error", async () => {
-    const { submissionId, runId } = await queuedRun();
-    await deliver([runId]);
-    const res = await completeRun(runId, { result: { best_solution_fitness: [1, 2], best_solutions_fitness: [[1, 2]] } });
-    expect(res.status).toBe(204);
-    expect((await getSubmission(account.key, submissionId)).error.code).toBe("code_error");
-  });
-
   it("an unreadable completion still ends the run (failed, internal_error) rather than leaving it running", async () => {
     const { submissionId, runId } = await queuedRun();
     await deliver([runId]);

@@ -12,6 +12,7 @@ from typing import Any
 __all__ = ["build_ga", "coverage", "engine_label"]
 
 STOCK = "pygad"
+MULTI_OBJECTIVE_SELECTIONS = ("nsga2", "tournament_nsga2", "nsga3", "tournament_nsga3")
 _INT_FLOAT = ("int", "float")
 
 
@@ -32,6 +33,9 @@ def coverage(kwargs: dict[str, Any]) -> tuple[bool, str]:
         return False, "save_solutions/save_best_solutions"
     if kwargs.get("gene_categorical") not in (None, False):
         return False, "gene_categorical"
+    if kwargs.get("parent_selection_type") in MULTI_OBJECTIVE_SELECTIONS:
+        # Multi-objective by construction: no fast path would ever run, so no hand-over cost either.
+        return False, "a multi-objective selection"
     return True, "covered"
 
 

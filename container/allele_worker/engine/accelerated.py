@@ -108,15 +108,16 @@ class AcceleratedGA(pygad.GA):
             return "pygad:multi-objective"
         used = self._accel_used
 
-        covered = {"selection": SELECTIONS, "crossover": CROSSOVERS + ("None",),
-                   "mutation": ("random", "None")}
+        covered = {"selection": SELECTIONS, "crossover": CROSSOVERS + ("none",),
+                   "mutation": ("random", "none")}
 
         def part(step: str, name) -> str:
+            name = "none" if name is None else str(name)  # lowercase: the label's alphabet
             state = used.get(step)
-            if str(name) not in covered[step]:
+            if name not in covered[step]:
                 state = "pygad"  # an operator this engine never vectorises
             if state is None or state == "accelerated":
-                return str(name)
+                return name
             return f"{name}={state}"
 
         selection = self.parent_selection_type if isinstance(self.parent_selection_type, str) \

@@ -7,18 +7,19 @@ import { z } from "zod";
 import type { AppEnv } from "../context";
 import { bearerToken } from "../middleware/auth";
 import { ApiError, notFound } from "../../errors";
-import { constantTimeEqual, sha256Hex } from "../../lib/crypto";
+import { constantTimeEqual } from "../../lib/crypto";
 import { newId, nowIso } from "../../lib/ids";
-import { generateKey, SCOPES, type Scope } from "../../domain/keys";
+import { issueKey, SCOPES, type Scope } from "../../domain/keys";
 import { toMicro } from "../../billing/prices";
 import { getDb, type Db } from "../../storage/db";
 import { getAccount, getAccountByEmail, grantCredits, insertAccount, updateAccount, type AccountRow } from "../../storage/accounts";
-import { insertKey, listKeys, revokeKey } from "../../storage/keys";
+import { listKeys, revokeKey } from "../../storage/keys";
 import { OVERRIDABLE_LIMITS, type OverridableLimit, type Overrides } from "../../storage/schema";
-import { jsonBody, text } from "../validation/validate";
-import { accountView } from "../views";
+import { jsonBody, optionalJsonBody, text } from "../validation/validate";
+import { accountView, origin } from "../views";
+import { createSignInLink, SIGN_IN_LINK_MAX_MS } from "../../domain/sessions";
 import { describe, documented } from "../openapi/describe";
-import { AdminAccountCreated, AdminAccountOnly, AdminAccountWithKeys, AdminBalances, AdminKeyIssued, AdminKeyRevoked } from "../validation/responses";
+import { AdminAccountCreated, AdminAccountOnly, AdminAccountWithKeys, AdminBalances, AdminKeyIssued, AdminKeyRevoked, AdminSignInLink } from "../validation/responses";
 
 export const adminAuth = documented(createMiddleware<AppEnv>(async (c, next) => {
   const token = config(c.env).adminToken;
@@ -45,21 +46,6 @@ const overridesBody = z.strictObject(
     z.ZodOptional<z.ZodNullable<z.ZodNumber>>
   >,
 );
-
-async function issueKey(db: Db, accountId: string, name: string, keyScopes: Scope[], expiresAt: string | null) {
-  const { key, prefix } = generateKey();
-  await insertKey(db, {
-    id: newId(),
-    accountId,
-    prefix,
-    keyHash: await sha256Hex(key),
-    name,
-    scopes: keyScopes,
-    expiresAt,
-    createdAt: nowIso(),
-  });
-  return { key, prefix, name, scopes: keyScopes, expires_at: expiresAt };
-}
 
 async function ownAccount(db: Db, id: string): Promise<AccountRow> {
   const account = await getAccount(db, id);
@@ -130,6 +116,24 @@ export const adminRoutes = new Hono<AppEnv>()
       const body = c.req.valid("json");
       const expiresAt = body.expires_at ? new Date(body.expires_at).toISOString() : null;
       return c.json((await issueKey(db, account.id, body.name, body.scopes, expiresAt)) satisfies Body<typeof AdminKeyIssued>, 201);
+    },
+  )
+  .post(
+    "/accounts/:id/sign-in-links",
+    describe({
+      operationId: "createSignInLink",
+      tag: "Accounts",
+      summary: "A one-time link that signs the account in to the dashboard",
+      description: "The link opens a dashboard session for the account once, until it expires (docs/dashboard.md#signing-in).",
+      success: { 201: AdminSignInLink },
+    }),
+    optionalJsonBody(z.strictObject({ ttl_minutes: z.number().int().min(1).max(SIGN_IN_LINK_MAX_MS / 60_000).optional() })),
+    async (c) => {
+      const db = getDb(c.env.DB);
+      const account = await ownAccount(db, c.req.param("id"));
+      const ttl = c.req.valid("json").ttl_minutes;
+      const link = await createSignInLink(db, account.id, ttl ? ttl * 60_000 : undefined);
+      return c.json({ url: `${origin(c)}/sign-in/link/${link.token}`, expires_at: link.expiresAt, account_id: account.id } satisfies Body<typeof AdminSignInLink>, 201);
     },
   )
   .post("/keys/:prefix/revoke", describe({ operationId: "revokeKey", tag: "Keys", summary: "Revoke a key by its prefix", success: { 200: AdminKeyRevoked } }), async (c) => {

@@ -26,7 +26,7 @@ export const benchRoutes = new Hono<AppEnv>()
     const n = Math.min(Number(c.req.query("n") ?? 1000), 100_000);
     const gate = accountGate(c.env, `bench-${newId()}`);
     const ids = Array.from({ length: n }, () => newId());
-    const limits = { concurrentLimit: n, inflightLimit: n, dailyQuota: n, laterFailure: null };
+    const limits = { concurrentLimit: n, inflightLimit: n, inFlight: true, dailyQuota: n, laterFailure: null };
     const started = performance.now();
     for (const runId of ids) await gate.admit({ runId, ...limits });
     const elapsedMs = performance.now() - started;

@@ -8,16 +8,22 @@ import { bearerToken } from "../middleware/auth";
 import { ApiError } from "../../errors";
 import { constantTimeEqual } from "../../lib/crypto";
 import { recordProgress, runToken, startPopulationFile } from "../../domain/runs";
-import { stagedPopulationKey } from "../../domain/result-files";
+import { isStagedFile, POPULATION_FILE, STAGED_FILES, stagedKey, type StagedFile } from "../../domain/result-files";
 import { getDb } from "../../storage/db";
 import { getRun } from "../../storage/submissions";
 import { endRun, type RunOutcome } from "../../domain/transitions";
 
-// A fitness function that returns several objectives yields a list per value (see multiObjective).
-const fitness = z.union([z.number(), z.array(z.number())]).nullable();
-const single = (v: number | number[] | null) => (Array.isArray(v) ? (v[0] ?? null) : v);
+// One objective's fitness: JSON has no infinity, so the GA worker writes an infinite one as text.
+const scalar = z.union([z.number(), z.literal("inf"), z.literal("-inf")]).nullable();
+// Several objectives: one finite number per objective (docs/runner-protocol.md).
+const vector = z.array(z.number()).min(1).max(1000);
+/** What progress shows: one finite number, else null (an old worker's list: its only value). */
+const single = (v: number | string | number[] | null) => (Array.isArray(v) ? (v.length === 1 ? v[0]! : null) : typeof v === "number" ? v : null);
 
-const progressBody = z.object({ generations_completed: z.number().int().min(0), best_solution_fitness: fitness });
+const progressBody = z.object({
+  generations_completed: z.number().int().min(0),
+  best_solution_fitness: z.union([z.number(), z.string(), z.array(z.number())]).nullable(),
+});
 
 const metrics = z.object({
   cpu_seconds_used: z.number().min(0),
@@ -32,18 +38,25 @@ const completeBody = z.object({
   result: z
     .object({
       best_solution: z.array(z.number()),
-      best_solution_fitness: fitness,
+      best_solution_fitness: scalar,
+      best_solution_objectives: vector.nullable().optional(),
       best_solution_generation: z.number().int().nullable(),
-      best_solutions_fitness: z.array(fitness),
+      best_solutions_fitness: z.array(z.union([scalar, vector])),
       generations_completed: z.number().int().min(0),
       population: z.array(z.array(z.number())).nullable().optional(),
       stopped_reason: z.enum(["completed", "stop_criteria", "callback_stop", "time_cap", "memory_cap"]),
+      num_objectives: z.number().int().min(1).max(1000).optional(),
+      pareto_front: z.object({ size: z.number().int().min(0), objectives: z.array(vector) }).nullable().optional(),
+      constraint_violations: z.array(z.object({ gene: z.number().int().min(0), value: z.number().nullable() })).nullable().optional(),
     })
     .nullable(),
   error: z.object({ code: z.string().max(64), message: z.string().max(4000) }).nullable(),
   metrics,
   output: z.string().max(128 * 1024).nullable().optional(),
   engine: z.string().max(64).nullable().optional(),
+  warnings: z.array(z.object({ message: z.string().max(1000), count: z.number().int().min(1) })).max(100).optional(),
+  // How far a failed run got (docs/runner-protocol.md).
+  progress: z.object({ generations_completed: z.number().int().min(0), best_solution_fitness: z.number().nullable() }).nullable().optional(),
 });
 
 const runAuth = createMiddleware<AppEnv>(async (c, next) => {
@@ -86,14 +99,13 @@ export const internalRunsRoutes = new Hono<AppEnv>()
     if (!object) throw new ApiError("not_found", "This run has no start population.");
     return new Response(object.body, { headers: { "Content-Type": "application/json", "Content-Length": String(object.size) } });
   })
-  // The final population, streamed to R2 unparsed before the completion report; endRun() files it.
-  .put("/:id/population", async (c) => {
-    const runId = c.req.param("id");
-    await liveRun(c.env, runId);
-    // With a Content-Length the body streams straight to R2; without one it is read first.
-    const body = c.req.header("Content-Length") && c.req.raw.body ? c.req.raw.body : await c.req.arrayBuffer();
-    await c.env.FILES.put(stagedPopulationKey(runId), body, { httpMetadata: { contentType: "application/json" } });
-    return c.body(null, 204);
+  // The final population and the other files too large for a report, streamed to R2 unparsed before the
+  // completion report; endRun() files them.
+  .put("/:id/population", (c) => stage(c.env, c.req.raw, c.req.param("id"), POPULATION_FILE))
+  .put("/:id/files/:name", (c) => {
+    const name = c.req.param("name");
+    if (!isStagedFile(name) || name === POPULATION_FILE) throw new ApiError("not_found", "The GA worker uploads no such file.");
+    return stage(c.env, c.req.raw, c.req.param("id"), name);
   })
   .post("/:id/complete", async (c) => {
     const body = await parse(c.req.raw, completeBody);
@@ -105,28 +117,35 @@ export const internalRunsRoutes = new Hono<AppEnv>()
     return c.body(null, 204);
   });
 
+async function stage(env: AppEnv["Bindings"], req: Request, runId: string, name: StagedFile): Promise<Response> {
+  await liveRun(env, runId);
+  // With a Content-Length the body streams straight to R2; without one it is read first.
+  const body = req.headers.get("Content-Length") && req.body ? req.body : await req.arrayBuffer();
+  await env.FILES.put(stagedKey(runId, name), body, { httpMetadata: { contentType: STAGED_FILES[name] } });
+  return new Response(null, { status: 204 });
+}
+
 const UNREADABLE = {
   status: "failed",
   error: { code: "internal_error", message: "The GA worker sent a completion report the service could not read." },
 } as const;
 
-/** Allele runs single-objective GAs: a fitness that returned several values fails the run, clearly. */
+/** The run's end as the completion report says it (docs/runner-protocol.md). */
 function completionOutcome(body: z.output<typeof completeBody>): RunOutcome {
-  const base = { metrics: body.metrics, output: body.output ?? null, engine: body.engine ?? null };
+  const base = { metrics: body.metrics, output: body.output ?? null, engine: body.engine ?? null, warnings: body.warnings ?? [] };
   const r = body.result;
-  if (r && (Array.isArray(r.best_solution_fitness) || r.best_solutions_fitness.some(Array.isArray))) {
-    return {
-      ...base,
-      status: "failed",
-      error: { code: "code_error", message: "fitness_func returned several values; Allele runs single-objective GAs, so return one number." },
-    };
-  }
   if (body.status === "failed" || !r) {
-    return { ...base, status: "failed", error: body.error ?? { code: "internal_error", message: "The run failed." } };
+    return { ...base, status: "failed", error: body.error ?? { code: "internal_error", message: "The run failed." }, progress: body.progress ?? null };
   }
   return {
     ...base,
     status: "succeeded",
-    result: { ...r, best_solution_fitness: single(r.best_solution_fitness), best_solutions_fitness: r.best_solutions_fitness.map(single) },
+    result: {
+      ...r,
+      best_solution_objectives: r.best_solution_objectives ?? null,
+      num_objectives: r.num_objectives ?? 1,
+      pareto_front: r.pareto_front ?? null,
+      constraint_violations: r.constraint_violations ?? null,
+    },
   };
 }

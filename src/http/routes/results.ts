@@ -2,10 +2,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../context";
-import { ApiError, notFound } from "../../errors";
-import { ADMISSION_ERRORS, withAdmission } from "../../admission/admission";
-import { addRun, assertNoLiveRun, enqueueRun } from "../../domain/submissions";
-import { POPULATION_FILE } from "../../domain/result-files";
+import { notFound } from "../../errors";
+import { ADMISSION_ERRORS } from "../../admission/admission";
 import { nowIso } from "../../lib/ids";
 import { getDb } from "../../storage/db";
 import {
@@ -18,17 +16,18 @@ import {
   updateResult,
   type ResultOrdering,
 } from "../../storage/results";
-import { getSubmission } from "../../storage/submissions";
 import { requireScope } from "../middleware/auth";
 import { idempotent } from "../middleware/idempotency";
 import { bool, finiteNumber, isoDate, last, openCursor, paged, pageLinks, paging } from "../validation/list-query";
-import { continueSchema, mergeParameters } from "../validation/submission";
+import { continueSchema } from "../validation/submission";
+import { continueResult } from "../operations/runs";
+import { apiStarter } from "./starter";
 import { jsonBody, optionalJsonBody, query, text } from "../validation/validate";
-import { origin, resultFull, resultListItem, submissionAccepted } from "../views";
+import { fileResponse, origin, resultFull, resultListItem, submissionAccepted } from "../views";
 import { describe } from "../openapi/describe";
 import { list, Result, ResultListItem, SubmissionAccepted } from "../validation/responses";
 
-const listQuery = paged(
+export const resultsListQuery = paged(
   z.strictObject({
   ...paging,
   submission_id: last(z.string().min(1).max(64)).optional(),
@@ -41,12 +40,12 @@ const listQuery = paged(
   }),
 );
 
-const patchBody = z
+export const resultPatchBody = z
   .strictObject({ name: text(200).optional(), is_shared: z.boolean().optional() })
   .refine((b) => b.name !== undefined || b.is_shared !== undefined, { message: "send name and/or is_shared" });
 
 export const resultsRoutes = new Hono<AppEnv>()
-  .get("/", describe({ operationId: "listResults", tag: "Results", summary: "List results", description: "Filters and ordering: docs/api.md#filters.", success: { 200: list(ResultListItem) } }), requireScope("results:read"), query(listQuery), async (c) => {
+  .get("/", describe({ operationId: "listResults", tag: "Results", summary: "List results", description: "Filters and ordering: docs/api.md#filters.", success: { 200: list(ResultListItem) } }), requireScope("results:read"), query(resultsListQuery), async (c) => {
     const q = c.req.valid("query");
     const page = await listResults(
       getDb(c.env.DB),
@@ -74,7 +73,7 @@ export const resultsRoutes = new Hono<AppEnv>()
     if (!result) throw notFound("result");
     return c.json(resultFull(origin(c), result, await getResultFiles(db, result.id)));
   })
-  .patch("/:id", describe({ operationId: "updateResult", tag: "Results", summary: "Rename a result or change its shared flag", success: { 200: Result }, errors: ["not_found"] }), requireScope("results:write"), jsonBody(patchBody), async (c) => {
+  .patch("/:id", describe({ operationId: "updateResult", tag: "Results", summary: "Rename a result or change its shared flag", success: { 200: Result }, errors: ["not_found"] }), requireScope("results:write"), jsonBody(resultPatchBody), async (c) => {
     const db = getDb(c.env.DB);
     const accountId = c.get("caller").accountId;
     const result = await getResult(db, accountId, c.req.param("id"));
@@ -110,15 +109,7 @@ export const resultsRoutes = new Hono<AppEnv>()
     const file = await getResultFile(db, result.id, c.req.param("name"));
     const object = file ? await c.env.FILES.get(file.r2Key) : null;
     if (!file || !object) throw notFound("file");
-    return new Response(object.body, {
-      headers: {
-        "Content-Type": file.contentType,
-        "Content-Length": String(object.size),
-        "Content-Disposition": `attachment; filename="${file.name}"`,
-        ETag: object.httpEtag,
-        "X-Request-Id": c.get("requestId"),
-      },
-    });
+    return fileResponse(file, object, c.get("requestId"));
   })
   .post(
     "/:id/continue",
@@ -136,14 +127,6 @@ export const resultsRoutes = new Hono<AppEnv>()
     const accountId = c.get("caller").accountId;
     const result = await getResult(db, accountId, c.req.param("id"));
     if (!result) throw notFound("result");
-    const submission = await getSubmission(db, accountId, result.submissionId);
-    if (!submission) throw new ApiError("invalid_state", "The submission of this result was deleted; it cannot be continued.");
-    assertNoLiveRun(submission);
-    if (!(await getResultFile(db, result.id, POPULATION_FILE))) {
-      throw new ApiError("invalid_state", "This result has no stored population to continue from.");
-    }
-    const parameters = mergeParameters(result.parameters, c.req.valid("json"));
-    const { runId } = await withAdmission(c.env, c.get("caller").account, parameters, c.get("deferredRate"), (runId) => addRun(c.env, submission, "continue", parameters, result.id, runId));
-    c.executionCtx.waitUntil(enqueueRun(c.env, runId));
+    const { submission } = await continueResult(c.env, apiStarter(c), result, c.req.valid("json"));
     return c.json(submissionAccepted(origin(c), submission, c.get("requestId")), 202);
   });

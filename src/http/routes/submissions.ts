@@ -3,16 +3,17 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../context";
 import { notFound } from "../../errors";
-import { ADMISSION_ERRORS, withAdmission } from "../../admission/admission";
-import { addRun, assertNoLiveRun, cancelSubmission, createSubmission, deleteSubmission, enqueueRun } from "../../domain/submissions";
+import { ADMISSION_ERRORS } from "../../admission/admission";
+import { cancelSubmission, deleteSubmission } from "../../domain/submissions";
 import { getDb } from "../../storage/db";
 import { SUBMISSION_SOURCES, type RunStatus } from "../../storage/schema";
 import { getSubmission, getSubmissionWithRun, listSubmissions, SUBMISSION_ORDERINGS, type SubmissionOrdering } from "../../storage/submissions";
 import { requireScope } from "../middleware/auth";
 import { idempotent } from "../middleware/idempotency";
 import { isoDate, last, openCursor, paged, pageLinks, paging } from "../validation/list-query";
-import { resolveCodeUploads } from "../../domain/code-uploads";
-import { CODE_FIELDS, checkEntrySymbols, createSubmissionSchema, mergeParameters, reexecuteSchema, refuseUnsupported } from "../validation/submission";
+import { createSubmissionSchema, reexecuteSchema } from "../validation/submission";
+import { apiStarter } from "./starter";
+import { reexecuteSubmission, startSubmission } from "../operations/runs";
 import { jsonBody, optionalJsonBody, query } from "../validation/validate";
 import { origin, submissionAccepted, submissionFull, submissionListItem } from "../views";
 import { describe } from "../openapi/describe";
@@ -20,7 +21,7 @@ import { list, Submission, SubmissionAccepted, SubmissionListItem } from "../val
 
 const STATUSES: RunStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
 
-const listQuery = paged(
+export const submissionsListQuery = paged(
   z.strictObject({
   ...paging,
   status: last(
@@ -39,7 +40,7 @@ const listQuery = paged(
 );
 
 export const submissionsRoutes = new Hono<AppEnv>()
-  .get("/", describe({ operationId: "listSubmissions", tag: "Submissions", summary: "List submissions", description: "Newest first unless `ordering` says otherwise; filters and ordering: docs/api.md#filters.", success: { 200: list(SubmissionListItem) } }), requireScope("submissions:read"), query(listQuery), async (c) => {
+  .get("/", describe({ operationId: "listSubmissions", tag: "Submissions", summary: "List submissions", description: "Newest first unless `ordering` says otherwise; filters and ordering: docs/api.md#filters.", success: { 200: list(SubmissionListItem) } }), requireScope("submissions:read"), query(submissionsListQuery), async (c) => {
     const q = c.req.valid("query");
     const page = await listSubmissions(
       getDb(c.env.DB),
@@ -67,16 +68,9 @@ export const submissionsRoutes = new Hono<AppEnv>()
     requireScope("submissions:write"),
     jsonBody(createSubmissionSchema),
     idempotent, async (c) => {
-    const accountId = c.get("caller").accountId;
-    const body = await resolveCodeUploads(getDb(c.env.DB), accountId, c.req.valid("json"), CODE_FIELDS);
-    refuseUnsupported(body);
-    const { name, description, submission_type: _type, webhook_url: _hook, notification_email: _mail, ...parameters } = body;
-    checkEntrySymbols(parameters);
-    const { id, runId, createdAt } = await withAdmission(c.env, c.get("caller").account, parameters, c.get("deferredRate"), (runId) =>
-      createSubmission(c.env, accountId, runId, { name, description, parameters }),
-    );
-    c.executionCtx.waitUntil(enqueueRun(c.env, runId));
-    return c.json(submissionAccepted(origin(c), { id, name, description, submissionType: "new", createdAt }, c.get("requestId")), 202);
+    const body = c.req.valid("json");
+    const { id, createdAt } = await startSubmission(c.env, apiStarter(c), body);
+    return c.json(submissionAccepted(origin(c), { id, name: body.name, description: body.description, submissionType: "new", createdAt }, c.get("requestId")), 202);
   })
   .get("/:id", describe({ operationId: "getSubmission", tag: "Submissions", summary: "Get a submission: its full row with the latest run's status, progress, error and logs", success: { 200: Submission }, errors: ["not_found"] }), requireScope("submissions:read"), async (c) => {
     const row = await getSubmissionWithRun(getDb(c.env.DB), c.get("caller").accountId, c.req.param("id"));
@@ -110,12 +104,8 @@ export const submissionsRoutes = new Hono<AppEnv>()
     requireScope("submissions:write"),
     optionalJsonBody(reexecuteSchema),
     idempotent, async (c) => {
-    const accountId = c.get("caller").accountId;
-    const submission = await getSubmission(getDb(c.env.DB), accountId, c.req.param("id"));
+    const submission = await getSubmission(getDb(c.env.DB), c.get("caller").accountId, c.req.param("id"));
     if (!submission) throw notFound("submission");
-    assertNoLiveRun(submission);
-    const parameters = mergeParameters(submission.parameters, c.req.valid("json"));
-    const { runId } = await withAdmission(c.env, c.get("caller").account, parameters, c.get("deferredRate"), (runId) => addRun(c.env, submission, "reexecute", parameters, null, runId));
-    c.executionCtx.waitUntil(enqueueRun(c.env, runId));
+    await reexecuteSubmission(c.env, apiStarter(c), submission, c.req.valid("json"));
     return c.json(submissionAccepted(origin(c), submission, c.get("requestId")), 202);
   });

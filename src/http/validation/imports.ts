@@ -9,9 +9,10 @@ import { CODE_FIELDS, checkEntrySymbols, code, entry, gaParametersSchema, gaShap
 export const MAX_IMPORT_BYTES = 8 * 1024 * 1024;
 
 /**
- * PyGAD attributes the SDK reads off every GA that change nothing Allele runs: what a run keeps locally
- * (`save_*`) and the settings of operators Allele does not offer (SBX crossover, polynomial mutation,
- * NSGA-III). They are taken and dropped.
+ * PyGAD attributes the SDK reads off every GA that an import does not keep: what the run kept locally
+ * (`save_*`: its saved solutions are not part of an import, so they would describe files the result does
+ * not have; a continue asks for them again if it wants them) and the settings of operators Allele does
+ * not offer (SBX crossover, polynomial mutation, NSGA-III). They are taken and dropped.
  */
 const DROPPED = {
   save_best_solutions: z.boolean(),

@@ -4,7 +4,8 @@
 // values at run time).
 import { z } from "zod";
 import type { accountView, resultFull, resultListItem, submissionAccepted, submissionFull, submissionListItem } from "../views";
-import type { webhookView } from "../../webhooks/views";
+import type { attemptView, deliveryView, webhookView } from "../../webhooks/views";
+import type { FiredDelivery, inspectDelivery } from "../../webhooks/tools";
 import type { cancelledData, failedData, resultCompletedData, succeededData } from "../../events/payloads";
 import { EVENT_TYPES } from "../../events/payloads";
 import { ERROR_CODES, type ErrorCode } from "../../errors";
@@ -18,6 +19,9 @@ const RUN_STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"] a
 const runStatus = z.enum(RUN_STATUSES);
 const parameters = z.record(z.string(), z.unknown()).meta({ description: "the GA parameters (docs/api.md#creation-parameters)" });
 const errorObject = z.strictObject({ code: z.string(), message: z.string() });
+const warnings = z
+  .array(z.strictObject({ message: z.string(), count: z.number() }).meta({ id: "RunWarning" }))
+  .meta({ description: "the run's Python warnings, deduplicated with counts, in order of first appearance (docs/api.md#warnings)" });
 
 export const Health = z
   .strictObject({
@@ -103,6 +107,7 @@ export const Submission = z
     credits_charged: z.number(),
     logs: z.string().meta({ description: "the latest run's output: its last 8 KiB" }),
     logs_truncated: z.boolean(),
+    warnings,
     status_url: url,
     result_url: url,
     updated_at: timestamp,
@@ -114,7 +119,8 @@ const resultItemShape = {
   submission_id: id,
   name: z.string(),
   is_shared: z.boolean(),
-  best_solution_fitness: z.number().nullable(),
+  best_solution_fitness: z.number().nullable().meta({ description: "null when not finite, and for a multi-objective result" }),
+  num_objectives: z.number().meta({ description: "1, or the number of objectives the fitness returned (docs/api.md#multi-objective)" }),
   generations_completed: z.number(),
   created_at: timestamp,
 };
@@ -125,9 +131,19 @@ export const Result = z
     ...resultItemShape,
     run_id: id,
     best_solution: z.array(z.number()),
+    best_solution_objectives: z.array(z.number()).nullable().meta({ description: "several objectives: the objective values of best_solution; one objective: null" }),
+    pareto_front_size: z.number().nullable().meta({ description: "several objectives: the distinct solutions of the final Pareto front; one objective: null" }),
     best_solution_generation: z.number().nullable(),
-    best_solutions_fitness: z.array(z.number().nullable()),
+    best_solutions_fitness: z
+      .array(z.union([z.number().nullable(), z.array(z.number())]))
+      .meta({ description: "per generation, generation 0 first: one objective, the best fitness (null when not finite); several, the best value of each objective" }),
     stopped_reason: z.string(),
+    constraint_violations: z
+      .array(z.strictObject({ gene: z.number(), value: z.number().nullable() }))
+      .nullable()
+      .meta({ description: "genes of best_solution their gene_constraint refuses; [] when none; null without a gene_constraint (and for an import)" }),
+    warnings,
+    engine: z.string().nullable().meta({ description: "the engine path that ran (docs/engine.md); null for imports and results made before it was kept" }),
     parameters,
     files: z.array(z.strictObject({ name: z.string(), content_type: z.string(), size_bytes: z.number(), url })),
     updated_at: timestamp,
@@ -149,6 +165,43 @@ export const Webhook = z.strictObject(webhookShape).meta({ id: "Webhook" });
 export const WebhookWithSecret = z
   .strictObject({ ...webhookShape, secret: z.string().meta({ description: "64 hexadecimal characters: the signing secret" }) })
   .meta({ id: "WebhookWithSecret" });
+
+// The delivery log and the webhook tools (docs/webhooks.md#dashboard-tools).
+const headerMap = z.record(z.string(), z.string());
+const deliveryShape = {
+  id: z.string().meta({ description: "16 hexadecimal characters" }),
+  webhook_id: id,
+  event_id: z.string().meta({ description: "the event's UUID (X-Event-Id)" }),
+  event_type: z.string(),
+  status: z.enum(["pending", "succeeded", "failed"]),
+  attempt_count: z.number(),
+  next_attempt_at: timestamp.nullable().meta({ description: "while pending, else null" }),
+  last_attempt_at: timestamp.nullable(),
+  is_test: z.boolean(),
+  replay_of: z.string().nullable().meta({ description: "the replayed delivery's id, or null" }),
+  resend_count: z.number(),
+  created_at: timestamp,
+};
+export const Delivery = z.strictObject(deliveryShape).meta({ id: "Delivery" });
+export const DeliveryAttempt = z
+  .strictObject({
+    attempt_no: z.number(),
+    request_url: z.string(),
+    request_headers: headerMap,
+    response_status: z.number().nullable(),
+    response_headers: headerMap.nullable(),
+    response_body: z.string().nullable().meta({ description: "the first 8 KB" }),
+    duration_ms: z.number(),
+    network_error: z.string().nullable().meta({ description: "null, `timeout: …`, `network error: …`, or `blocked (<reason>): …`" }),
+    created_at: timestamp,
+  })
+  .meta({ id: "DeliveryAttempt" });
+export const DeliveryInspected = z
+  .strictObject({ ...deliveryShape, payload: z.string().meta({ description: "the exact body sent" }), attempts: z.array(DeliveryAttempt) })
+  .meta({ id: "DeliveryInspected" });
+export const DeliveryQueued = z
+  .strictObject({ delivery_id: z.string(), event_id: z.string(), event_type: z.string() })
+  .meta({ id: "DeliveryQueued", description: "the delivery put on the queue (Test and Replay: a new one; re-send: the same)" });
 
 const codeUploadShape = {
   code_id: id,
@@ -199,6 +252,11 @@ export const AdminAccountOnly = z.strictObject({ account: AdminAccount });
 export const AdminBalances = z.strictObject({ balances });
 export const AdminKeyIssued = z.strictObject({ key: z.string().meta({ description: "the key: shown once" }), ...keyFields });
 export const AdminKeyRevoked = z.strictObject({ prefix: z.string(), revoked: z.literal(true) });
+export const AdminSignInLink = z.strictObject({
+  url: url.meta({ description: "the one-time dashboard sign-in link: its token is shown once, only its hash is stored" }),
+  expires_at: timestamp,
+  account_id: id,
+});
 
 // Webhook event payloads (docs/webhooks.md#events): the envelope and each type's `data`.
 const fitnessText = z.string().nullable().meta({ description: "the best fitness as a plain decimal string (never exponent notation), or null" });
@@ -209,8 +267,14 @@ const runUsage = {
   hit_memory_cap: z.boolean(),
   hit_time_cap: z.boolean(),
 };
-export const SucceededData = z.strictObject({ submission_id: id, result_id: id.nullable(), status: z.literal("succeeded"), ...runUsage, best_solution_fitness: fitnessText }).meta({ id: "SucceededData" });
-export const ResultCompletedData = z.strictObject({ submission_id: id, result_id: id.nullable(), best_solution_fitness: fitnessText, generations_completed: z.number() }).meta({ id: "ResultCompletedData" });
+const objectives = {
+  best_solution_fitness: fitnessText,
+  num_objectives: z.number().meta({ description: "1, or the number of objectives of a multi-objective run" }),
+  best_solution_objectives: z.array(z.string()).nullable().meta({ description: "several objectives: the best solution's objective values as plain decimal strings; one objective: null" }),
+  pareto_front_size: z.number().nullable().meta({ description: "several objectives: the size of the final Pareto front; one objective: null" }),
+};
+export const SucceededData = z.strictObject({ submission_id: id, result_id: id.nullable(), status: z.literal("succeeded"), ...runUsage, ...objectives }).meta({ id: "SucceededData" });
+export const ResultCompletedData = z.strictObject({ submission_id: id, result_id: id.nullable(), ...objectives, generations_completed: z.number() }).meta({ id: "ResultCompletedData" });
 export const FailedData = z.strictObject({ submission_id: id, status: z.literal("failed"), error: errorObject, ...runUsage }).meta({ id: "FailedData" });
 export const CancelledData = z.strictObject({ submission_id: id, status: z.literal("cancelled"), execution_duration_ms: z.number(), cpu_seconds_used: z.number() }).meta({ id: "CancelledData" });
 export const TestData = z
@@ -247,6 +311,10 @@ export type ViewsConform = [
   Holds<Conforms<ReturnType<typeof resultFull>, typeof Result>>,
   Holds<Conforms<ReturnType<typeof accountView>, typeof AdminAccount>>,
   Holds<Conforms<Omit<ReturnType<typeof webhookView>, "secret">, typeof Webhook>>,
+  Holds<Conforms<ReturnType<typeof deliveryView>, typeof Delivery>>,
+  Holds<Conforms<ReturnType<typeof attemptView>, typeof DeliveryAttempt>>,
+  Holds<Conforms<Awaited<ReturnType<typeof inspectDelivery>>, typeof DeliveryInspected>>,
+  Holds<Conforms<FiredDelivery, typeof DeliveryQueued>>,
   Holds<Conforms<ReturnType<typeof succeededData>, typeof SucceededData>>,
   Holds<Conforms<ReturnType<typeof resultCompletedData>, typeof ResultCompletedData>>,
   Holds<Conforms<ReturnType<typeof failedData>, typeof FailedData>>,

@@ -18,7 +18,6 @@ export type CodeField = (typeof CODE_FIELDS)[number];
 
 export const MAX_CODE_BYTES = 64 * 1024;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const STOP_CRITERION = /^(reach_-?\d+(\.\d+)?|saturate_[1-9]\d*)$/;
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 const pair = <T extends z.ZodType>(item: T) => z.tuple([item, item]);
@@ -32,6 +31,59 @@ export const code = z
   });
 export const entry = z.string().regex(IDENTIFIER, "must be a Python identifier");
 
+/**
+ * A stop criterion as PyGAD 3.9.2 parses it: `word_number`, the number in Python's decimal syntax
+ * (`1e-3`, `.5`, `+2`); `reach` may take one threshold per objective (`reach_1_0.5`); `saturate` and
+ * `evaluations` take a positive whole number, `time` non-negative seconds; every value a finite
+ * 64-bit float. The message says what is wrong.
+ */
+export function stopCriterionProblem(text: string): string | null {
+  const [word, ...numbers] = text.split("_");
+  if (!["reach", "saturate", "time", "evaluations"].includes(word!)) return "must start with reach_, saturate_, time_ or evaluations_";
+  if (numbers.length === 0 || (word !== "reach" && numbers.length !== 1)) return "has the form word_number; only reach takes several numbers (one per objective)";
+  for (const number of numbers) {
+    const m = /^\s*([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$/.exec(number);
+    if (!m || (m[2] === "" && !m[3])) return `${JSON.stringify(number)} is not a number`;
+    const value = Number(number.trim());
+    if (!Number.isFinite(value)) return `${JSON.stringify(number)} is beyond a 64-bit float`;
+    if (word === "time" && value < 0) return "time takes a non-negative number of seconds";
+    if (word === "saturate" || word === "evaluations") {
+      // Exactly a whole number (as Python's Decimal sees "1e2" or "5.0"): no non-zero digit after the point.
+      const fraction = m[3] ?? "";
+      const exponent = Number(m[4] ?? 0);
+      const digits = `${m[2]}${fraction}`.replace(/0+$/, "");
+      const pointAt = m[2]!.length + exponent; // digits after this position are the fraction
+      if (m[1] === "-" || /^0*$/.test(digits) || digits.length > pointAt) return `${word} takes a positive whole number`;
+    }
+  }
+  return null;
+}
+
+const stopCriterion = z
+  .string()
+  .max(200)
+  .superRefine((text, ctx) => {
+    const problem = stopCriterionProblem(text);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+
+/** A bound of init_range / random_mutation: one number for every gene, or one per gene (num_genes of them). */
+const bound = z.union([z.number(), z.array(z.number()).min(1).max(1_000_000)]);
+
+/** numpy's fixed-size types by name, as PyGAD accepts them (its supported_int_float_types). */
+const INT_TYPES = ["int", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"] as const;
+const FLOAT_TYPES = ["float", "float16", "float32", "float64"] as const;
+const typeName = z.enum([...INT_TYPES, ...FLOAT_TYPES]);
+/** `[type, precision]`: a float type rounded to `precision` decimals (null: not rounded). */
+const typePair = z.tuple([typeName, z.number().int().min(-1000).max(1000).nullable()]);
+const geneType = z.union([typeName, typePair, z.array(z.union([typeName, typePair])).min(1).max(1_000_000)]);
+
+/**
+ * save_solutions keeps every solution of every generation: at most this many gene values,
+ * (num_generations + 1) × sol_per_pop × num_genes; save_best_solutions likewise (num_generations + 1) × num_genes.
+ */
+export const SAVED_VALUES_CAP = 1_000_000;
+
 const range = z.strictObject({ low: z.number(), high: z.number(), step: z.number().positive().optional() });
 const geneSpaceItem = z.union([z.number(), z.array(z.number()).min(1).max(10_000), range, z.null()]);
 const geneSpace = z.union([range, z.array(geneSpaceItem).min(1).max(10_000)]);
@@ -41,28 +93,30 @@ export const gaShape = {
   num_parents_mating: int(1, 5000),
   sol_per_pop: int(2, 5000),
   num_genes: int(1, 1_000_000),
-  init_range_low: z.number().default(-4),
-  init_range_high: z.number().default(4),
+  init_range_low: bound.default(-4),
+  init_range_high: bound.default(4),
   sample_size: int(1, 10_000).default(100),
   mutation_type: z.enum(["random", "swap", "inversion", "scramble", "adaptive"]).nullable().optional(),
   mutation_probability: z.union([z.number().min(0).max(1), pair(z.number().min(0).max(1))]).optional(),
   mutation_percent_genes: z.union([z.literal("default"), z.number().gt(0).max(100), pair(z.number().gt(0).max(100))]).optional(),
   mutation_num_genes: z.union([int(1, 1_000_000), pair(int(1, 1_000_000))]).optional(),
   mutation_by_replacement: z.boolean().optional(),
-  random_mutation_min_val: z.number().optional(),
-  random_mutation_max_val: z.number().optional(),
+  random_mutation_min_val: bound.optional(),
+  random_mutation_max_val: bound.optional(),
   crossover_type: z.enum(["single_point", "two_points", "uniform", "scattered"]).nullable().optional(),
   crossover_probability: z.number().min(0).max(1).optional(),
-  parent_selection_type: z.enum(["sss", "rws", "sus", "rank", "random", "tournament"]).optional(),
+  parent_selection_type: z.enum(["sss", "rws", "sus", "rank", "random", "tournament", "nsga2", "tournament_nsga2"]).optional(),
   K_tournament: int(1, 5000).optional(),
   keep_parents: int(-1, 5000).optional(),
   keep_elitism: int(0, 5000).optional(),
-  gene_type: z.enum(["int", "float"]).optional(),
+  gene_type: geneType.optional(),
   gene_space: geneSpace.optional(),
   allow_duplicate_genes: z.boolean().optional(),
-  stop_criteria: z.union([z.string().regex(STOP_CRITERION), z.array(z.string().regex(STOP_CRITERION)).min(1).max(10)]).optional(),
+  stop_criteria: z.union([stopCriterion, z.array(stopCriterion).min(1).max(10)]).optional(),
   random_seed: int(0, 4_294_967_295).optional(),
   fitness_batch_size: int(1, 5000).optional(),
+  save_solutions: z.boolean().optional(),
+  save_best_solutions: z.boolean().optional(),
   fitness_func: code,
   fitness_func_entry: entry.optional(),
   gene_constraint: code.optional(),
@@ -101,11 +155,38 @@ function crossFieldIssues(p: GaParameters): Issue[] {
   // PyGAD draws uniform(low, high), which overflows to inf when high - low does (e.g. ±1.7e308).
   const span = (low: number, high: number) => Number.isFinite(high - low);
   const SPAN = "must be within about ±8.9e307 of the other bound: high - low must be a finite 64-bit number";
-  if (p.init_range_low >= p.init_range_high) add("init_range_low", "must be less than init_range_high");
-  else if (!span(p.init_range_low, p.init_range_high)) add("init_range_high", SPAN);
-  const { random_mutation_min_val: lo, random_mutation_max_val: hi } = p;
-  if (lo !== undefined && hi !== undefined && lo >= hi) add("random_mutation_min_val", "must be less than random_mutation_max_val");
-  else if (!span(lo ?? -1, hi ?? 1)) add("random_mutation_max_val", SPAN);
+  // Bounds are taken in either order, and may be equal (that value, as in PyGAD); scalars or one per gene.
+  const bounds = (lowField: keyof GaParameters, highField: keyof GaParameters, defaults: [number, number]) => {
+    const low = (p[lowField] ?? defaults[0]) as number | number[];
+    const high = (p[highField] ?? defaults[1]) as number | number[];
+    if (Array.isArray(low) !== Array.isArray(high)) {
+      add(lowField, `${lowField} and ${highField} must both be numbers or both be lists (one value per gene)`);
+      return;
+    }
+    if (Array.isArray(low) && Array.isArray(high)) {
+      for (const [field, list] of [[lowField, low], [highField, high]] as const) {
+        if (list.length !== p.num_genes) add(field, `a list needs exactly num_genes (${p.num_genes}) values`);
+      }
+      if (low.some((l, i) => high[i] !== undefined && !span(l, high[i]!))) add(highField, SPAN);
+    } else if (!span(low as number, high as number)) add(highField, SPAN);
+  };
+  bounds("init_range_low", "init_range_high", [-4, 4]);
+  bounds("random_mutation_min_val", "random_mutation_max_val", [-1, 1]);
+  // gene_type: [type, precision] rounds floats only; a per-gene list names every gene.
+  const types = p.gene_type;
+  const isPair = (t: unknown): t is [string, number | null] => Array.isArray(t) && t.length === 2 && typeof t[0] === "string" && !Array.isArray(t[1]) && typeof t[1] !== "string";
+  const entries = types === undefined ? [] : isPair(types) || !Array.isArray(types) ? [types] : types;
+  if (Array.isArray(types) && !isPair(types) && types.length !== p.num_genes) add("gene_type", `a per-gene list needs exactly num_genes (${p.num_genes}) types`);
+  if (entries.some((t) => isPair(t) && t[1] !== null && !(FLOAT_TYPES as readonly string[]).includes(t[0]))) {
+    add("gene_type", "only a float type takes a precision ([\"float\", 2]); give an integer type alone or with null");
+  }
+  const snapshots = p.num_generations + 1;
+  if (p.save_solutions && snapshots * p.sol_per_pop * p.num_genes > SAVED_VALUES_CAP) {
+    add("save_solutions", `keeps (num_generations + 1) × sol_per_pop × num_genes = ${snapshots * p.sol_per_pop * p.num_genes} gene values; at most ${SAVED_VALUES_CAP} are kept`);
+  }
+  if (p.save_best_solutions && snapshots * p.num_genes > SAVED_VALUES_CAP) {
+    add("save_best_solutions", `keeps (num_generations + 1) × num_genes = ${snapshots * p.num_genes} gene values; at most ${SAVED_VALUES_CAP} are kept`);
+  }
   const adaptive = p.mutation_type === "adaptive";
   for (const field of ["mutation_probability", "mutation_percent_genes", "mutation_num_genes"] as const) {
     const v = p[field];

@@ -1,0 +1,55 @@
+"""Result files the GA worker builds from a validated outcome and uploads before its completion report
+(``PUT {report.url}/files/{name}``, docs/runner-protocol.md): the data too large for a report.
+
+- ``pareto_front.json`` ``{"num_objectives", "objectives": [[...]], "solutions": [[...]]}`` and
+  ``pareto_front.csv`` ``index,objective_0..,gene_0..`` (several objectives);
+- ``solutions.json`` ``[{"generation", "solutions", "fitness"}]`` (``save_solutions``);
+- ``best_solutions.json`` ``[{"generation", "solution", "fitness"}]`` (``save_best_solutions``).
+
+The completion report keeps the front's size and objective vectors (``pareto_front: {size,
+objectives}``), which the Worker plots; the solutions travel only in the files.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["STAGED_FILES", "take_files"]
+
+STAGED_FILES = ("pareto_front.json", "pareto_front.csv", "solutions.json", "best_solutions.json")
+
+
+def _json(value: Any) -> bytes:
+    return json.dumps(value, allow_nan=False, separators=(",", ":")).encode()
+
+
+def _cell(value: Any) -> str:
+    return "" if value is None else repr(value) if isinstance(value, float) else str(value)
+
+
+def _front_csv(objectives: list[list[Any]], solutions: list[list[Any]]) -> bytes:
+    count = len(objectives[0]) if objectives else 0
+    genes = len(solutions[0]) if solutions else 0
+    lines = [",".join(["index", *(f"objective_{i}" for i in range(count)),
+                       *(f"gene_{i}" for i in range(genes))])]
+    for index, (values, solution) in enumerate(zip(objectives, solutions)):
+        lines.append(",".join([str(index), *map(_cell, values), *map(_cell, solution)]))
+    return ("\n".join(lines) + "\n").encode()
+
+
+def take_files(result: dict[str, Any]) -> dict[str, bytes]:
+    """Take the bulky parts out of a validated ``result`` (in place) and return them as files."""
+    files: dict[str, bytes] = {}
+    front = result.pop("pareto_front", None)
+    if front is not None:
+        objectives, solutions = front["objectives"], front["solutions"]
+        files["pareto_front.json"] = _json({"num_objectives": result["num_objectives"],
+                                            "objectives": objectives, "solutions": solutions})
+        files["pareto_front.csv"] = _front_csv(objectives, solutions)
+        result["pareto_front"] = {"size": len(objectives), "objectives": objectives}
+    for key in ("solutions", "best_solutions"):
+        saved = result.pop(key, None)
+        if saved is not None:
+            files[f"{key}.json"] = _json(saved)
+    return files

@@ -1,0 +1,76 @@
+"""The run's Python warnings (PyGAD's and the user's own), counted and deduplicated.
+
+Every warning is counted (the ``always`` filter: Python's default shows one per code location), under
+its *template*, its text with every number replaced, so "gene 3 at generation 7" and "gene 5 at
+generation 9" are one warning seen twice.  The first warning of each template is printed to the
+run's output as a plain line (user code named by field and line, worker paths never); repeats are
+only counted, so a warning raised every generation cannot flood the output.  ``entries()`` is what
+the run reports: ``[{"message": first text, "count": n}]`` in order of first appearance.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import warnings
+from typing import Any
+
+__all__ = ["MAX_DISTINCT", "MESSAGE_LIMIT", "WarningTally", "template"]
+
+MAX_DISTINCT = 50       # templates kept; later new ones are counted together (see entries())
+MESSAGE_LIMIT = 500     # characters of a message kept
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|\b(?:nan|inf)\b", re.IGNORECASE)
+
+
+def template(message: str) -> str:
+    """The message with every number (ints, decimals, exponents, nan/inf) replaced by ``#``."""
+    return _NUMBER.sub("#", message)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 1] + "…"
+
+
+class WarningTally:
+    """Counts warnings by template; installed as ``warnings.showwarning`` by ``install()``."""
+
+    def __init__(self, code_fields: tuple[str, ...], stream: Any = None) -> None:
+        self.code_fields = code_fields
+        self.stream = stream
+        self._counts: dict[str, list[Any]] = {}  # template -> [first message, count]
+        self._overflow = 0
+
+    def install(self) -> None:
+        warnings.simplefilter("always")
+        warnings.showwarning = self.show
+
+    def add(self, message: str) -> None:
+        """Count one warning (Allele's own notes go through here too)."""
+        message = _clip(message)
+        key = template(message)
+        entry = self._counts.get(key)
+        if entry is not None:
+            entry[1] += 1
+        elif len(self._counts) < MAX_DISTINCT:
+            self._counts[key] = [message, 1]
+        else:
+            self._overflow += 1
+
+    def show(self, message: Any, category: type, filename: str, lineno: int, file: Any = None,
+             line: Any = None) -> None:
+        name = filename.strip("<>")
+        where = f"{name} line {lineno}: " if name in self.code_fields else ""
+        text = f"{where}{category.__name__}: {message}"
+        first = template(_clip(text)) not in self._counts
+        self.add(text)
+        if first:
+            print(text, file=self.stream or sys.stderr)
+
+    def entries(self) -> list[dict[str, Any]]:
+        """``[{"message", "count"}]`` in order of first appearance; warnings of templates past
+        ``MAX_DISTINCT`` are counted in one last entry."""
+        found = [{"message": message, "count": count} for message, count in self._counts.values()]
+        if self._overflow:
+            found.append({"message": f"other warnings (more than {MAX_DISTINCT} different ones)",
+                          "count": self._overflow})
+        return found

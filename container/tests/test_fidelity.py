@@ -1,0 +1,459 @@
+"""PyGAD fidelity (issue 14), in this process: every creation parameter and accepted form is honoured
+by the run (checked on its result), the stock path equals stock PyGAD exactly for the same seed, and
+what a run reports besides: multi-objective results, warnings, constraint violations, how far a failed
+run got, the engine path, the files uploaded before the report.
+
+"Equals stock" compares ``jobs.execute`` (what the sandboxed child runs) with ``pygad.GA`` built here
+from the same job independently of ``jobs.py`` (``stock_ga``).  "Honoured" adds, for every parameter,
+that leaving it out changes the stock result for that seed, so the comparison could fail.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import warnings
+from typing import Any
+
+import numpy as np
+import pygad
+import pytest
+from conftest import CONTAINER, params
+
+from allele_worker import jobs, objectives, results, run_result, staged_files
+
+TYPES: dict[str, Any] = {"int": int, "float": float, **{name: getattr(np, name)
+                                                         for name in jobs.NUMPY_GENE_TYPES}}
+# A batch fitness whose values depend on the batch's size: batches of another size change the run.
+BATCH = "def fitness(ga, solutions, idx):\n    return [-float((s ** 2).sum()) - len(solutions) for s in solutions]\n"
+TWO = ("def fitness(ga, solution, idx):\n"
+       "    return [-float((solution ** 2).sum()), -float(((solution - 1) ** 2).sum())]\n")
+STOCK_PATH = {"gene_type": ["float", None]}  # same genes as float, but not covered: stock pygad.GA
+
+
+def execute(job: dict[str, Any], initial_population: list[list[float]] | None = None) -> dict[str, Any]:
+    return jobs.execute(jobs.JobSpec(params=job, initial_population=initial_population),
+                        emit=lambda message: None)
+
+
+def succeeded(job: dict[str, Any], initial_population: list[list[float]] | None = None
+              ) -> dict[str, Any]:
+    outcome = execute(job, initial_population)
+    assert outcome["status"] == "succeeded", outcome.get("error")
+    return outcome
+
+
+def _types(value: Any) -> Any:
+    if isinstance(value, str):
+        return TYPES[value]
+    if isinstance(value, list):
+        return [_types(v) for v in value]
+    return value
+
+
+def stock_ga(job: dict[str, Any], initial_population: list[list[float]] | None = None) -> pygad.GA:
+    """``pygad.GA`` run on the job's parameters, built without ``jobs.py``."""
+    kwargs: dict[str, Any] = {"init_range_low": -4, "init_range_high": 4}
+    for name, value in job.items():
+        if name in jobs.CODE_FIELDS or name.endswith("_entry"):
+            continue
+        kwargs[name] = _types(value) if name == "gene_type" else value
+    for name in jobs.CODE_FIELDS:
+        if name in job:
+            namespace: dict[str, Any] = {}
+            exec(compile(job[name], f"<{name}>", "exec"), namespace)
+            kwargs[name] = namespace[job[f"{name}_entry"]]
+    if initial_population is not None:
+        kwargs["initial_population"] = initial_population
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ga = pygad.GA(**kwargs)
+        ga.run()
+    return ga
+
+
+def stock_result(ga: pygad.GA) -> dict[str, Any]:
+    """What the report holds, from a stock GA."""
+    best, _, _ = ga.best_solution(pop_fitness=ga.last_generation_fitness)
+    return {"best_solution": run_result.jsonable(best), "population": run_result.jsonable(ga.population),
+            "generations_completed": int(ga.generations_completed),
+            "best_solutions_fitness": [run_result.fitness_value(f) for f in ga.best_solutions_fitness]}
+
+
+def same_as_stock(outcome: dict[str, Any], ga: pygad.GA) -> None:
+    expected = stock_result(ga)
+    got = outcome["result"]
+    for key in ("best_solution", "population", "generations_completed"):
+        assert got[key] == expected[key], key
+    if got["num_objectives"] == 1:
+        assert got["best_solutions_fitness"] == expected["best_solutions_fitness"]
+
+
+# --------------------------------------------------------------------------- the stock path
+
+
+STOCK_CONFIGS = {
+    "gene_type with a precision": dict(gene_type=["float", 2]),
+    "gene_type per gene": dict(num_genes=4, gene_type=["int", "float", ["float", 1], "float32"]),
+    "gene_type a numpy type": dict(gene_type="float32"),
+    "gene_type int16 with a gene space": dict(gene_type="int16", gene_space={"low": -5, "high": 5}),
+    "no duplicate genes": dict(gene_type="int", allow_duplicate_genes=False, gene_space=list(range(10))),
+    "save_solutions": dict(save_solutions=True, save_best_solutions=True),
+    "per-gene mutation ranges with a precision": dict(
+        gene_type=["float", 3], random_mutation_min_val=[-1, 0, 0.5], random_mutation_max_val=[1, 0, 0.5],
+        mutation_by_replacement=True, mutation_probability=0.5),
+    "nsga2": dict(fitness_func=TWO, parent_selection_type="nsga2"),
+    "tournament_nsga2": dict(fitness_func=TWO, parent_selection_type="tournament_nsga2", K_tournament=3),
+    "several objectives with sss": dict(fitness_func=TWO),
+    "several objectives, reach per objective": dict(fitness_func=TWO, parent_selection_type="nsga2",
+                                                    stop_criteria="reach_-1_-2", num_generations=50),
+    "a one-value array fitness": dict(fitness_func=(
+        "import numpy\ndef fitness(ga, solution, idx):\n    return numpy.array([-float((solution ** 2).sum())])\n")),
+    "evaluations stop": dict(gene_type=["float", None], stop_criteria="evaluations_40", num_generations=50),
+}
+
+
+@pytest.mark.parametrize("config", list(STOCK_CONFIGS), ids=list(STOCK_CONFIGS))
+def test_the_stock_path_equals_stock_pygad_exactly(config):
+    job = params(random_seed=11, num_generations=12, sol_per_pop=10, num_parents_mating=4, num_genes=3)
+    job.update(STOCK_CONFIGS[config])
+    outcome = succeeded(job)
+    assert outcome["engine"] in ("pygad", "pygad:multi-objective"), outcome["engine"]
+    same_as_stock(outcome, stock_ga(job))
+
+
+# --------------------------------------------------------------------------- every parameter honoured
+
+# (parameter, value, what else the job needs for it to act); run on the stock path and compared with
+# stock PyGAD with the parameter and without it (a required parameter: with the base job's value; a
+# per-gene list: with its partner back to a number).
+HONOURED: list[tuple[str, Any, dict[str, Any]]] = [
+    ("num_generations", 7, {}),
+    ("num_parents_mating", 6, {}),
+    ("sol_per_pop", 12, {}),
+    ("num_genes", 5, {}),
+    ("init_range_low", 1.5, {}),
+    ("init_range_low", [0, 1, 2], {"init_range_high": [1, 2, 3]}),
+    ("init_range_high", -1, {}),
+    ("init_range_high", [0, 1, 9], {"init_range_low": [-1, -1, -1]}),
+    ("sample_size", 7, {"gene_constraint": "c = [lambda s, v: [x for x in v if x > 0], None, None]\n",
+                        "gene_constraint_entry": "c"}),
+    ("mutation_type", "swap", {}),
+    ("mutation_type", None, {}),
+    ("mutation_probability", 0.6, {}),
+    ("mutation_percent_genes", 70, {}),
+    ("mutation_num_genes", 2, {}),
+    ("mutation_by_replacement", True, {}),
+    ("random_mutation_min_val", 0.5, {}),
+    ("random_mutation_min_val", [-3, 0, 0.2], {"random_mutation_max_val": [3, 0, 0.2]}),
+    ("random_mutation_max_val", 0.25, {"random_mutation_min_val": 0.25}),
+    ("crossover_type", "uniform", {}),
+    ("crossover_type", None, {}),
+    ("crossover_probability", 0.3, {}),
+    ("parent_selection_type", "rank", {}),
+    ("K_tournament", 2, {"parent_selection_type": "tournament"}),
+    ("keep_parents", 0, {"keep_elitism": 0}),
+    ("keep_elitism", 4, {}),
+    ("gene_type", ["int", None], {}),
+    ("gene_type", ["float", 1], {}),
+    ("gene_space", [[0, 1, 2], {"low": -1, "high": 1}, None], {}),
+    ("allow_duplicate_genes", False, {"gene_type": "int", "gene_space": list(range(8))}),
+    ("stop_criteria", "saturate_2", {"num_generations": 40}),
+    ("stop_criteria", "reach_-1e-1", {"num_generations": 60}),
+    ("stop_criteria", "evaluations_25", {"num_generations": 40}),
+    ("stop_criteria", "time_0", {"num_generations": 40}),
+    ("random_seed", 12345, {}),
+    ("fitness_batch_size", 4, {"fitness_func": BATCH}),
+    ("save_solutions", True, {}),
+    ("save_best_solutions", True, {}),
+    ("parent_selection_type", "nsga2", {"fitness_func": TWO}),
+]
+
+
+REQUIRED = ("num_generations", "num_parents_mating", "sol_per_pop", "num_genes")
+PARTNERS = {"init_range_low": ("init_range_high",), "init_range_high": ("init_range_low",),
+            "random_mutation_min_val": ("random_mutation_max_val",),
+            "random_mutation_max_val": ("random_mutation_min_val",)}
+
+
+def _base(extra: dict[str, Any]) -> dict[str, Any]:
+    job = params(random_seed=5, num_generations=10, sol_per_pop=10, num_parents_mating=4, num_genes=3)
+    job.update(STOCK_PATH)
+    job.update(extra)
+    return job
+
+
+def _fingerprint(ga: pygad.GA) -> Any:
+    extra = (len(ga.solutions), len(ga.best_solutions))
+    return stock_result(ga), extra
+
+
+@pytest.mark.parametrize("name,value,extra", HONOURED,
+                         ids=[f"{name}={value!r}"[:60] for name, value, _ in HONOURED])
+def test_every_parameter_is_honoured(name, value, extra):
+    base = _base(extra)
+    job = {**base, name: value}
+    outcome = execute(job)
+    assert outcome["status"] == "succeeded", outcome.get("error")
+    ga = stock_ga(job)
+    same_as_stock(outcome, ga)
+    without = dict(base)
+    if name not in REQUIRED:
+        without.pop(name, None)
+    for partner in PARTNERS.get(name, ()):
+        if isinstance(value, list) and isinstance(without.get(partner), list):
+            without.pop(partner)
+    assert _fingerprint(stock_ga(without)) != _fingerprint(ga), f"{name} changed nothing for this seed"
+    if name in ("save_solutions", "save_best_solutions"):
+        assert outcome["result"][name.removeprefix("save_")]  # the data is reported
+
+
+def test_the_table_covers_every_parameter():
+    """Every GA parameter a submission may carry is in HONOURED or checked apart (code fields)."""
+    assert {name for name, _, _ in HONOURED} == set(jobs.PLAIN_PARAMS)
+
+
+@pytest.mark.parametrize("field", jobs.CODE_FIELDS)
+def test_every_code_field_is_called(field):
+    """A code field that raises fails the run naming itself: it was called, as PyGAD calls it."""
+    arity = {"fitness_func": "ga, s, i", "gene_constraint": "s, v", "on_start": "ga",
+             "on_generation": "ga"}.get(field, "ga, x")
+    source = f"def f({arity}):\n    raise ValueError('{field} ran')\n"
+    job = params(random_seed=1, num_generations=2)
+    if field == "gene_constraint":
+        source += "c = [f, None, None]\n"
+    job[field], job[f"{field}_entry"] = source, "c" if field == "gene_constraint" else "f"
+    outcome = execute(job)
+    assert outcome["status"] == "failed"
+    assert outcome["error"]["message"] == f"{field} line 2: ValueError: {field} ran"
+
+
+# --------------------------------------------------------------------------- the accelerated path
+
+ACCELERATED = params(random_seed=3, num_generations=15, sol_per_pop=12, num_parents_mating=4,
+                     num_genes=4)
+
+
+def test_accelerated_path_honours_init_range_per_gene():
+    job = {**ACCELERATED, "init_range_low": [0, 10, -5, 2], "init_range_high": [1, 11, -4, 2],
+           "mutation_type": None, "crossover_type": None}
+    outcome = succeeded(job)
+    assert outcome["engine"].startswith("accelerated:")
+    population = np.array(outcome["result"]["population"])
+    assert (population >= [0, 10, -5, 2]).all() and (population <= [1, 11, -4, 2]).all()
+    assert (population[:, 3] == 2).all()  # equal bounds: that value
+
+
+def test_accelerated_path_honours_per_gene_mutation_ranges_and_equal_bounds():
+    job = {**ACCELERATED, "random_mutation_min_val": [0.5, -1, 3, 0], "random_mutation_max_val": [0.5, 1, 4, 0],
+           "mutation_by_replacement": True, "mutation_probability": 1.0, "crossover_type": None,
+           "keep_elitism": 0, "keep_parents": 0}
+    outcome = succeeded(job)
+    assert outcome["engine"] == "accelerated:sss+none+random"
+    population = np.array(outcome["result"]["population"])
+    assert (population[:, 0] == 0.5).all() and (population[:, 3] == 0).all()
+    assert ((population[:, 1] >= -1) & (population[:, 1] <= 1)).all()
+    assert ((population[:, 2] >= 3) & (population[:, 2] <= 4)).all()
+
+
+@pytest.mark.parametrize("stop,generations", [("evaluations_30", None), ("time_0", 1),
+                                              (["reach_1e3", "saturate_1e9", "time_1e4"], 15)])
+def test_accelerated_path_honours_the_new_stop_criteria(stop, generations):
+    outcome = succeeded({**ACCELERATED, "stop_criteria": stop})
+    assert outcome["engine"].startswith("accelerated:")
+    result = outcome["result"]
+    if generations is not None:
+        assert result["generations_completed"] == generations
+    else:  # 12 evaluations at first, then the new offspring (11 of 12) of each generation
+        assert result["generations_completed"] == 2 and result["stopped_reason"] == "stop_criteria"
+
+
+def test_engine_path_is_named_with_null_crossover_or_mutation():
+    """The label stays in the report's alphabet (lowercase): it was 'None' and refused as 'pygad'."""
+    for overrides, label in ([{"crossover_type": None}, "accelerated:sss+none+random"],
+                             [{"mutation_type": None}, "accelerated:sss+single_point+none"],
+                             [{"crossover_type": None, "mutation_type": None}, "accelerated:sss+none+none"]):
+        outcome = succeeded({**ACCELERATED, **overrides})
+        assert outcome["engine"] == label
+        assert results.validate_outcome(outcome)["engine"] == label
+
+
+# --------------------------------------------------------------------------- several objectives
+
+
+def test_a_multi_objective_result_is_stocks_front_best_and_history():
+    job = params(random_seed=4, num_generations=15, sol_per_pop=16, num_parents_mating=8, num_genes=3,
+                 fitness_func=TWO, parent_selection_type="nsga2")
+    result = succeeded(job)["result"]
+    ga = stock_ga({**job, "save_solutions": True})  # the same run, keeping every generation's fitness
+    fitness = np.asarray(ga.last_generation_fitness)
+    assert result["num_objectives"] == 2 and result["best_solution_fitness"] is None
+    _, best_fitness, _ = ga.best_solution(pop_fitness=fitness)
+    assert result["best_solution_objectives"] == best_fitness.tolist()
+    per_generation = np.asarray(ga.solutions_fitness).reshape(-1, 16, 2).max(axis=1)
+    assert result["best_solutions_fitness"] == per_generation.tolist()
+    front = result["pareto_front"]
+    assert len(front["solutions"]) == len(front["objectives"]) > 0
+    rows = {tuple(row) for row in ga.population.tolist()}
+    for solution, values in zip(front["solutions"], front["objectives"]):
+        assert tuple(solution) in rows
+        assert not any((other >= values).all() and (other > values).any() for other in fitness)
+    dominated = [i for i in range(16) if any((o >= fitness[i]).all() and (o > fitness[i]).any()
+                                            for o in fitness)]
+    assert len({tuple(ga.population[i]) for i in range(16) if i not in dominated}) == len(front["solutions"])
+
+
+def test_pareto_front_of_known_points():
+    fitness = np.array([[1, 5], [2, 4], [2, 4], [1, 4], [3, 1], [0, 0], [3, 0.5]], dtype=float)
+    assert objectives.pareto_front(fitness).tolist() == [0, 1, 2, 4]
+    population = np.array([[0.0], [1.0], [1.0], [2.0], [3.0], [4.0], [5.0]])
+    assert objectives.distinct_rows(population, np.array([0, 1, 2, 4])).tolist() == [0, 1, 4]
+
+
+def test_nsga2_with_one_objective_is_pygads_clear_error():
+    outcome = execute(params(random_seed=1, parent_selection_type="nsga2"))
+    assert outcome["status"] == "failed" and outcome["error"]["code"] == "code_error"
+    assert outcome["error"]["message"].startswith("TypeError: Incorrect parent selection type.")
+    assert "only works for multi-objective" in outcome["error"]["message"]
+
+
+def test_a_one_value_array_fitness_is_one_objective():
+    job = params(random_seed=2, fitness_func=(
+        "import numpy\ndef fitness(ga, solution, idx):\n    return numpy.array([-float((solution ** 2).sum())])\n"))
+    result = succeeded(job)["result"]
+    assert result["num_objectives"] == 1 and isinstance(result["best_solution_fitness"], float)
+    assert all(isinstance(f, float) for f in result["best_solutions_fitness"])
+
+
+def test_multi_objective_continue_starts_from_the_population():
+    job = params(random_seed=8, num_generations=5, sol_per_pop=10, num_parents_mating=4, num_genes=3,
+                 fitness_func=TWO, parent_selection_type="tournament_nsga2", K_tournament=3)
+    first = succeeded(job)["result"]
+    population = first["population"]
+    second = succeeded(job, initial_population=population)["result"]
+    ga = stock_ga(job, initial_population=population)
+    assert second["population"] == run_result.jsonable(ga.population)
+    # generation 0 of the continued run is the stored population: its best values are the first's last
+    assert second["best_solutions_fitness"][0] == first["best_solutions_fitness"][-1]
+
+
+def test_multi_objective_quality_short():
+    """bench/quality_mo.py in short: ZDT1 and DTLZ2 with NSGA-II, the service's path against stock
+    PyGAD (the full run, 30 seeds, is in docs/performance.md)."""
+    answer = subprocess.run([sys.executable, str(CONTAINER.parent / "bench" / "quality_mo.py"),
+                             "--short", "--seeds", "3", "--generations", "15"],
+                            capture_output=True, text=True, timeout=600)
+    assert answer.returncode == 0, answer.stdout + answer.stderr
+    assert "not worse" in answer.stdout and answer.stdout.count("3/3") == 2  # identical fronts
+
+
+def test_multi_objective_fronts_come_close_to_the_true_ones(monkeypatch):
+    """One seed of the full quality run, the service's path only: ZDT1's front within IGD 0.05 of the
+    true front, DTLZ2's within a mean distance of 0.05 to the unit sphere, after 200 generations."""
+    monkeypatch.syspath_prepend(str(CONTAINER.parent / "bench"))
+    import quality_mo
+
+    for problem in quality_mo.PROBLEMS:
+        front = quality_mo.front_of(problem, True, seed=0, generations=200)
+        assert quality_mo.closeness(problem, front) < quality_mo.CLOSE, problem
+        assert quality_mo.hv(front) > 0.7 * quality_mo.TRUE_HV[problem], problem
+
+
+def test_report_and_staged_files_of_a_multi_objective_run():
+    job = params(random_seed=4, num_generations=4, sol_per_pop=8, num_parents_mating=4, num_genes=2,
+                 fitness_func=TWO, parent_selection_type="nsga2", save_solutions=True, save_best_solutions=True)
+    outcome = succeeded(job)
+    checked = results.validate_outcome(outcome)
+    assert checked is not None, "the report must pass the parent's validation"
+    result = checked["result"]
+    files = staged_files.take_files(result)
+    assert set(files) == {"pareto_front.json", "pareto_front.csv", "solutions.json", "best_solutions.json"}
+    assert result["pareto_front"]["size"] == len(result["pareto_front"]["objectives"])
+    assert "solutions" not in result and "best_solutions" not in result
+    csv = files["pareto_front.csv"].decode().splitlines()
+    assert csv[0] == "index,objective_0,objective_1,gene_0,gene_1"
+    assert len(csv) == 1 + result["pareto_front"]["size"]
+    saved = json.loads(files["solutions.json"])
+    assert [entry["generation"] for entry in saved] == [0, 1, 2, 3, 4]
+    assert all(len(entry["solutions"]) == 8 and len(entry["fitness"][0]) == 2 for entry in saved)
+    best = json.loads(files["best_solutions.json"])
+    assert len(best) == 5 and len(best[0]["solution"]) == 2
+
+
+def test_hostile_front_and_saved_data_are_refused():
+    outcome = succeeded(params(random_seed=1, fitness_func=TWO, num_generations=2))
+    outcome["result"]["pareto_front"]["objectives"][0] = ["x", 1]
+    assert results.validate_outcome(outcome) is None
+    outcome = succeeded(params(random_seed=1, num_generations=2, save_solutions=True))
+    outcome["result"]["solutions"][0]["fitness"] = [1.0]
+    assert results.validate_outcome(outcome) is None
+
+
+# --------------------------------------------------------------------------- warnings and constraints
+
+
+def test_warnings_are_counted_and_deduplicated_and_printed_once(capsys):
+    job = params(random_seed=1, num_generations=3, sol_per_pop=6, num_parents_mating=2, fitness_func=(
+        "import warnings\ndef fitness(ga, s, i):\n"
+        "    warnings.warn(f'odd value {s[0]}')\n    return -float((s ** 2).sum())\n"))
+    outcome = succeeded(job)
+    odd = [w for w in outcome["warnings"] if "odd value" in w["message"]]
+    assert len(odd) == 1 and odd[0]["message"].startswith("fitness_func line 3: UserWarning: odd value")
+    assert odd[0]["count"] >= 6 + 3 * 5  # every call warned: the first population, then offspring
+    assert capsys.readouterr().err.count("odd value") == 1
+
+
+def test_the_best_solution_violating_its_constraint_is_said():
+    job = params(random_seed=1, num_generations=3, gene_constraint=(
+        "c = [lambda s, v: [x for x in v if x > 100], None, None]\n"), gene_constraint_entry="c")
+    outcome = succeeded(job)
+    violations = outcome["result"]["constraint_violations"]
+    assert [v["gene"] for v in violations] == [0]
+    assert violations[0]["value"] == outcome["result"]["best_solution"][0]
+    assert any("violates the gene_constraint of gene(s) 0" in w["message"] for w in outcome["warnings"])
+    assert any("No value satisfied the constraint" in w["message"] or "satisf" in w["message"]
+               for w in outcome["warnings"])
+
+
+def test_a_satisfied_constraint_reports_no_violation():
+    job = params(random_seed=1, num_generations=3, gene_constraint=(
+        "c = [lambda s, v: [x for x in v if x > 0], None, None]\n"), gene_constraint_entry="c")
+    assert succeeded(job)["result"]["constraint_violations"] == []
+    assert succeeded(params(random_seed=1))["result"]["constraint_violations"] is None
+
+
+def test_an_invalid_constraint_output_names_the_users_line_and_gene():
+    job = params(random_seed=1, gene_constraint=(
+        "def ok(s, v):\n    return v\n\ndef bad(s, v):\n    return [99.0]\nc = [ok, bad, None]\n"),
+        gene_constraint_entry="c")
+    outcome = execute(job)
+    assert outcome["status"] == "failed"
+    assert outcome["error"]["message"].startswith(
+        "gene_constraint line 4: the function for gene 1 returned [99.0] (list)")
+    assert "parameters rejected" not in outcome["error"]["message"]
+
+
+# --------------------------------------------------------------------------- smaller defects
+
+
+def test_a_failed_run_keeps_the_progress_it_made():
+    job = params(random_seed=1, num_generations=20, fitness_func=(
+        "def fitness(ga, s, i):\n    if ga.generations_completed == 5:\n        raise ValueError('boom')\n"
+        "    return -float((s ** 2).sum())\n"))
+    outcome = execute(job)
+    assert outcome["status"] == "failed"
+    assert outcome["progress"]["generations_completed"] == 5
+    best = outcome["progress"]["best_solution_fitness"]
+    assert isinstance(best, float) and best > -48  # the best of the generations it evaluated
+    assert results.validate_outcome(outcome)["progress"] == outcome["progress"]
+
+
+def test_an_infinite_fitness_is_kept_as_text():
+    job = params(random_seed=1, num_generations=3, fitness_func=(
+        "import math\ndef fitness(ga, s, i):\n    return math.inf if s[0] > 0 else -float((s ** 2).sum())\n"))
+    outcome = succeeded(job)
+    assert outcome["result"]["best_solution_fitness"] == "inf"
+    assert results.validate_outcome(outcome)["result"]["best_solution_fitness"] == "inf"
+    assert outcome["engine"].startswith("accelerated:")  # same_as_stock below: the same values
+    same_as_stock(succeeded({**job, **STOCK_PATH}), stock_ga({**job, **STOCK_PATH}))

@@ -1,0 +1,158 @@
+// The SVG plots of a result (docs/api.md#result-files): fitness.svg and, for several objectives,
+// pareto_front.svg. Plain SVG text, no fonts or scripts, the same frame and style for every plot.
+
+/** One objective's fitness as the GA worker reports it: JSON has no infinity (docs/runner-protocol.md). */
+export type Fitness = number | "inf" | "-inf" | null;
+
+const WIDTH = 640;
+const COLOR = "#1f77b4";
+/** Panels of fitness.svg for a multi-objective run; further objectives are named in the title only. */
+export const MAX_PANELS = 6;
+
+const fmt = (v: number) => (Math.abs(v) >= 1e5 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(3) : String(+v.toFixed(4)));
+const escapeXml = (s: string) => s.replace(/[<>&"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
+const px = (v: number) => v.toFixed(2);
+
+interface Frame {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/** The range of `values` (finite), widened when it is a single value or empty. */
+function span(values: number[]): [number, number] {
+  let lo = values.length ? Infinity : 0;
+  let hi = values.length ? -Infinity : 1;
+  for (const v of values) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  if (lo === hi) {
+    lo -= 1;
+    hi += 1;
+  }
+  return [lo, hi];
+}
+
+const ticks = (lo: number, hi: number) => [0, 0.25, 0.5, 0.75, 1].map((t) => lo + t * (hi - lo));
+
+function svg(height: number, title: string, body: string[]): string {
+  return `${[
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="12">`,
+    `<title>${escapeXml(title)}</title>`,
+    `<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`,
+    `<text x="${WIDTH / 2}" y="18" text-anchor="middle" font-size="14">${escapeXml(title)}</text>`,
+    ...body,
+    `</svg>`,
+  ].join("\n")}\n`;
+}
+
+/** Grid, tick labels and axis lines of one frame; x ticks are `xTicks` mapped by `sx`. */
+function axes(f: Frame, sy: (y: number) => number, [lo, hi]: [number, number], xTicks: { at: number; label: string }[], xLabel: string, yLabel: string): string[] {
+  const bottom = f.top + f.height;
+  return [
+    ...ticks(lo, hi).map(
+      (y) =>
+        `<line x1="${f.left}" x2="${f.left + f.width}" y1="${px(sy(y))}" y2="${px(sy(y))}" stroke="#e5e5e5"/>` +
+        `<text x="${f.left - 6}" y="${px(sy(y) + 4)}" text-anchor="end">${fmt(y)}</text>`,
+    ),
+    ...xTicks.map((t) => `<text x="${px(t.at)}" y="${bottom + 16}" text-anchor="middle">${escapeXml(t.label)}</text>`),
+    `<line x1="${f.left}" x2="${f.left}" y1="${f.top}" y2="${bottom}" stroke="#333"/>`,
+    `<line x1="${f.left}" x2="${f.left + f.width}" y1="${bottom}" y2="${bottom}" stroke="#333"/>`,
+    `<text x="${f.left + f.width / 2}" y="${bottom + 32}" text-anchor="middle">${escapeXml(xLabel)}</text>`,
+    `<text x="16" y="${f.top + f.height / 2}" text-anchor="middle" transform="rotate(-90 16 ${f.top + f.height / 2})">${escapeXml(yLabel)}</text>`,
+  ];
+}
+
+/**
+ * One line of values per generation in `f`: finite values joined by a line (a point when there is
+ * one), +inf / −inf generations as triangles on the top / bottom edge (JSON and the plot have no
+ * infinity; docs/api.md#result-files).
+ */
+function historyPanel(f: Frame, history: Fitness[], yLabel: string): string[] {
+  const finite = (y: Fitness): y is number => typeof y === "number" && Number.isFinite(y);
+  const points = history.map((y, x) => ({ x, y })).filter((p): p is { x: number; y: number } => finite(p.y));
+  // Runs of consecutive finite generations: the line breaks where a generation has no finite value.
+  const runs: { x: number; y: number }[][] = [];
+  history.forEach((y, x) => {
+    if (!finite(y)) return;
+    const last = runs.at(-1);
+    if (last && last.at(-1)!.x === x - 1) last.push({ x, y });
+    else runs.push([{ x, y }]);
+  });
+  const range = span(points.map((p) => p.y));
+  const lastX = Math.max(history.length - 1, 1);
+  const sx = (x: number) => f.left + (x / lastX) * f.width;
+  const sy = (y: number) => f.top + f.height - ((y - range[0]) / (range[1] - range[0])) * f.height;
+  const xTicks = [...new Set([0, 0.25, 0.5, 0.75, 1].map((t) => Math.round(t * lastX)))].map((x) => ({ at: sx(x), label: String(x) }));
+  const infinite = history.flatMap((y, x) => {
+    if (y !== "inf" && y !== "-inf") return [];
+    const edge = y === "inf" ? f.top : f.top + f.height;
+    const tip = y === "inf" ? edge - 6 : edge + 6;
+    return [`<polygon points="${px(sx(x) - 4)},${px(edge)} ${px(sx(x) + 4)},${px(edge)} ${px(sx(x))},${px(tip)}" fill="#d62728"><title>${y === "inf" ? "+inf" : "-inf"}</title></polygon>`];
+  });
+  return [
+    ...axes(f, sy, range, xTicks, "generation", yLabel),
+    ...runs.map((run) =>
+      run.length > 1
+        ? `<polyline fill="none" stroke="${COLOR}" stroke-width="2" points="${run.map((p) => `${px(sx(p.x))},${px(sy(p.y))}`).join(" ")}"/>`
+        : `<circle cx="${px(sx(run[0]!.x))}" cy="${px(sy(run[0]!.y))}" r="3" fill="${COLOR}"/>`,
+    ),
+    ...infinite,
+    ...(infinite.length ? [`<text x="${f.left + f.width}" y="${f.top + f.height + 32}" text-anchor="end" fill="#d62728">▲ +inf  ▼ −inf</text>`] : []),
+  ];
+}
+
+/**
+ * fitness.svg: the best fitness per generation (one objective), or one panel per objective with its
+ * best value per generation (several; the first MAX_PANELS of them).
+ */
+export function fitnessPlot(history: (Fitness | number[])[], numObjectives = 1): string {
+  if (numObjectives <= 1) {
+    const f = { left: 80, top: 30, width: WIDTH - 100, height: 280 };
+    return svg(360, "Best fitness per generation", historyPanel(f, history as Fitness[], "best fitness"));
+  }
+  const shown = Math.min(numObjectives, MAX_PANELS);
+  const panel = 170;
+  const body = Array.from({ length: shown }, (_, i) =>
+    historyPanel({ left: 80, top: 30 + i * panel, width: WIDTH - 100, height: panel - 60 }, history.map((row) => (Array.isArray(row) ? (row[i] ?? null) : null)), `objective ${i}`),
+  ).flat();
+  const title = `Best value of each objective per generation${numObjectives > shown ? ` (objectives 0–${shown - 1} of ${numObjectives})` : ""}`;
+  return svg(30 + shown * panel, title, body);
+}
+
+/**
+ * pareto_front.svg: the final Pareto front. Two objectives: a scatter plot of the solutions' values.
+ * More: parallel coordinates, one vertical axis per objective scaled to the front's own range (its
+ * least and greatest value written at the axis's ends), one line per solution.
+ */
+export function paretoPlot(objectives: number[][]): string {
+  const count = objectives[0]?.length ?? 0;
+  const title = `Pareto front: ${objectives.length} solution${objectives.length === 1 ? "" : "s"}, ${count} objectives (all maximised)`;
+  const f = { left: 80, top: 40, width: WIDTH - 140, height: 270 };
+  if (count === 2) {
+    const xRange = span(objectives.map((o) => o[0]!));
+    const yRange = span(objectives.map((o) => o[1]!));
+    const sx = (x: number) => f.left + ((x - xRange[0]) / (xRange[1] - xRange[0])) * f.width;
+    const sy = (y: number) => f.top + f.height - ((y - yRange[0]) / (yRange[1] - yRange[0])) * f.height;
+    const xTicks = ticks(...xRange).map((x) => ({ at: sx(x), label: fmt(x) }));
+    return svg(370, title, [
+      ...axes(f, sy, yRange, xTicks, "objective 0", "objective 1"),
+      ...objectives.map((o) => `<circle cx="${px(sx(o[0]!))}" cy="${px(sy(o[1]!))}" r="3" fill="${COLOR}" fill-opacity="0.8"/>`),
+    ]);
+  }
+  const ranges = Array.from({ length: count }, (_, i) => span(objectives.map((o) => o[i]!)));
+  const ax = (i: number) => f.left + (count > 1 ? (i / (count - 1)) * f.width : f.width / 2);
+  const sy = (i: number, v: number) => f.top + f.height - ((v - ranges[i]![0]) / (ranges[i]![1] - ranges[i]![0])) * f.height;
+  const opacity = Math.max(0.08, Math.min(0.8, 20 / Math.max(objectives.length, 1)));
+  return svg(370, title, [
+    ...objectives.map((o) => `<polyline fill="none" stroke="${COLOR}" stroke-opacity="${opacity.toFixed(2)}" points="${o.map((v, i) => `${px(ax(i))},${px(sy(i, v))}`).join(" ")}"/>`),
+    ...ranges.flatMap(([lo, hi], i) => [
+      `<line x1="${px(ax(i))}" x2="${px(ax(i))}" y1="${f.top}" y2="${f.top + f.height}" stroke="#333"/>`,
+      `<text x="${px(ax(i))}" y="${f.top - 6}" text-anchor="middle">${fmt(hi)}</text>`,
+      `<text x="${px(ax(i))}" y="${f.top + f.height + 16}" text-anchor="middle">${fmt(lo)}</text>`,
+      `<text x="${px(ax(i))}" y="${f.top + f.height + 34}" text-anchor="middle">objective ${i}</text>`,
+    ]),
+  ]);
+}

@@ -1,0 +1,556 @@
+/** @jsxImportSource hono/jsx */
+// Submissions in the dashboard (docs/dashboard.md#submissions): the list with the API's filters,
+// ordering and cursor paging; a submission with its parameters, code, live progress and runs; the
+// new-submission form; cancel, delete and run again — through the same operations and gates as the API.
+import { Hono } from "hono";
+import { ApiError, notFound } from "../errors";
+import { cancelSubmission, deleteSubmission } from "../domain/submissions";
+import { limitsFor } from "../admission/admission";
+import { requireScope } from "../http/middleware/auth";
+import { reexecuteSubmission, startSubmission } from "../http/operations/runs";
+import { submissionsListQuery } from "../http/routes/submissions";
+import { openCursor, pageLinks } from "../http/validation/list-query";
+import { CODE_FIELDS, createSubmissionSchema } from "../http/validation/submission";
+import { fieldErrors } from "../http/validation/validate";
+import { getDb } from "../storage/db";
+import { resultsOfRuns } from "../storage/results";
+import { getSubmission, getSubmissionWithRun, listSubmissions, runsOfSubmission, SUBMISSION_ORDERINGS, type RunRow, type SubmissionRow } from "../storage/submissions";
+import type { Session } from "../domain/sessions";
+import type { Payment } from "../admission/limits";
+import type { Bindings } from "../env";
+import { act, formOf, paymentOf, refusalText, webStarter } from "./actions";
+import { curves, scriptJson, type ChartData } from "./charts";
+import type { WebEnv } from "./context";
+import { ActionButton, Csrf, Facts, FilterInput, FilterSelect, fmtNumber, Layout, money, Pager, plain, Status, Time } from "./layout";
+import { listQueryOf } from "./lists";
+import { protectChange, requireSession } from "./session";
+import { bodyToForm, formToBody, FORM_FIELDS, GROUPS, initialValues, type FormField, type FormValues } from "./submission-form";
+
+const STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"];
+
+/** The chart's element and its data (drawn by the client script; a table below says the same for screen readers). */
+export function Chart(p: { id: string; data: ChartData; caption: string }) {
+  const points = p.data.series.flatMap((s) => s.points.map(([g, f]) => [s.label, g, f] as const));
+  return (
+    <figure class="chart-box">
+      <div class="chart" data-chart={p.id} role="img" aria-label={p.caption}></div>
+      <script type="application/json" id={p.id} dangerouslySetInnerHTML={{ __html: scriptJson(p.data) }}></script>
+      <figcaption>{p.caption}</figcaption>
+      {points.length > 0 && (
+        <details>
+          <summary>The values as a table</summary>
+          <table class="compact">
+            <thead>
+              <tr>
+                <th scope="col">Curve</th>
+                <th scope="col">Generation</th>
+                <th scope="col">Best fitness</th>
+              </tr>
+            </thead>
+            <tbody>
+              {points.slice(0, 2000).map(([label, g, f]) => (
+                <tr>
+                  <td>{label}</td>
+                  <td>{g}</td>
+                  <td>{fmtNumber(f)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </details>
+      )}
+    </figure>
+  );
+}
+
+/** Code shown read-only, highlighted by the client's editor bundle. */
+export const CodeBlock = (p: { code: string; label: string }) => (
+  <pre class="code" data-highlight="python" aria-label={p.label}>
+    <code>{p.code}</code>
+  </pre>
+);
+
+function PaymentChoice(p: { env: Bindings; session: Session; chosen: Payment; name?: string }) {
+  const plan = limitsFor(p.env, p.session.account, "plan");
+  const credits = limitsFor(p.env, p.session.account, "credits");
+  const name = p.name ?? "payment";
+  return (
+    <fieldset class="payment">
+      <legend>How this run is paid</legend>
+      <label class="check">
+        <input type="radio" name={name} value="plan" checked={p.chosen === "plan"} /> On my {p.session.account.plan} plan — no credits; the plan's limits ({plan.max_num_generations} generations, {plan.max_num_genes} genes,{" "}
+        {Math.round(plan.run_time_seconds / 60)} min)
+      </label>
+      <label class="check">
+        <input type="radio" name={name} value="credits" checked={p.chosen === "credits"} /> With credits — charged for CPU and memory; Premium limits ({credits.max_num_generations} generations,{" "}
+        {credits.max_num_genes} genes, {Math.round(credits.run_time_seconds / 60)} min), counted as an in-flight API run
+      </label>
+    </fieldset>
+  );
+}
+
+function Field(p: { f: FormField; values: FormValues; errors: Record<string, string> }) {
+  const { f, values, errors } = p;
+  const id = `f-${f.name}`;
+  const error = errors[f.name];
+  const described = [f.hint || f.default ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
+  const hint = (f.hint || f.default) && (
+    <p class="hint" id={`${id}-hint`}>
+      {f.hint}
+      {f.default && <span class="default"> Default: {f.default}.</span>}
+    </p>
+  );
+  const errorText = error && (
+    <p class="field-error" id={`${id}-error`}>
+      {error}
+    </p>
+  );
+  const common = { id, name: f.name, "aria-describedby": described, "aria-invalid": error ? "true" : undefined };
+  if (f.kind === "code") {
+    const entry = `${f.name}_entry`;
+    const entryError = errors[entry];
+    return (
+      <div class={`field code-field${error || entryError ? " invalid" : ""}`}>
+        <label for={id}>
+          {f.label}
+          {f.required && <span class="req"> (required)</span>}
+        </label>
+        {hint}
+        <textarea {...common} class="code-input" data-editor="python" data-entry={`f-${entry}`} rows={f.required ? 10 : 4} spellcheck={false}>
+          {values[f.name] ?? ""}
+        </textarea>
+        {errorText}
+        <label for={`f-${entry}`} class="entry-label">
+          Entry symbol
+        </label>
+        <input
+          id={`f-${entry}`}
+          name={entry}
+          value={values[entry] ?? ""}
+          class="entry"
+          list={`f-${entry}-names`}
+          autocomplete="off"
+          spellcheck={false}
+          aria-describedby={`f-${entry}-hint${entryError ? ` f-${entry}-error` : ""}`}
+          aria-invalid={entryError ? "true" : undefined}
+        />
+        <datalist id={`f-${entry}-names`}></datalist>
+        <p class="hint" id={`f-${entry}-hint`}>
+          The top-level name to call{f.name === "gene_constraint" ? " (a list)" : ""}; suggested from the code as you type.
+        </p>
+        {entryError && (
+          <p class="field-error" id={`f-${entry}-error`}>
+            {entryError}
+          </p>
+        )}
+      </div>
+    );
+  }
+  let control;
+  if (f.kind === "select" || f.kind === "bool") {
+    const options = f.kind === "bool" ? [["true", "yes"], ["false", "no"]] : (f.options ?? []).map((o) => [o, o]);
+    control = (
+      <select {...common}>
+        <option value="">{f.default ? `default (${f.default})` : "—"}</option>
+        {options.map(([value, label]) => (
+          <option value={value} selected={values[f.name] === value}>
+            {label}
+          </option>
+        ))}
+      </select>
+    );
+  } else if (f.kind === "textarea") {
+    control = (
+      <textarea {...common} rows={2}>
+        {values[f.name] ?? ""}
+      </textarea>
+    );
+  } else {
+    const numeric = f.kind === "int" || f.kind === "number";
+    control = (
+      <input
+        {...common}
+        value={values[f.name] ?? ""}
+        type="text"
+        inputmode={f.kind === "int" ? "numeric" : f.kind === "number" ? "decimal" : undefined}
+        pattern={f.kind === "int" ? "-?[0-9]+" : numeric ? "[-+]?[0-9]*[.]?[0-9]+([eE][-+]?[0-9]+)?" : undefined}
+        required={f.required}
+        placeholder={f.default}
+      />
+    );
+  }
+  return (
+    <div class={`field${error ? " invalid" : ""}`}>
+      <label for={id}>
+        {f.label}
+        {f.required && <span class="req"> (required)</span>}
+      </label>
+      {control}
+      {hint}
+      {errorText}
+    </div>
+  );
+}
+
+function NewSubmissionPage(p: { env: Bindings; session: Session; values: FormValues; errors: Record<string, string>; formError?: string; payment: Payment }) {
+  const count = Object.keys(p.errors).length;
+  return (
+    <Layout title="New submission" session={p.session} section="new" scripts={["editor"]}>
+      <h1>New submission</h1>
+      {(p.formError || count > 0) && (
+        <div class="flash error" role="alert" id="form-errors">
+          {p.formError && <p>{p.formError}</p>}
+          {count > 0 && (
+            <p>
+              {count === 1 ? "One field needs" : `${count} fields need`} attention:{" "}
+              {Object.keys(p.errors).map((name, i) => (
+                <>
+                  {i > 0 && ", "}
+                  <a href={`#f-${name}`}>{name}</a>
+                </>
+              ))}
+              .
+            </p>
+          )}
+        </div>
+      )}
+      <form method="post" action="/submissions/new" class="submission-form" novalidate>
+        <Csrf session={p.session} />
+        {GROUPS.map(([group, title]) => {
+          const fields = FORM_FIELDS.filter((f) => f.group === group);
+          if (!fields.length) return null;
+          const open = group === "basic" || fields.some((f) => p.errors[f.name] || p.errors[`${f.name}_entry`] || (p.values[f.name] ?? "") !== "");
+          return (
+            <details class="group" open={open}>
+              <summary>
+                <h2>{title}</h2>
+              </summary>
+              <div class={group === "callbacks" ? "fields one" : "fields"}>
+                {fields.map((f) => (
+                  <Field f={f} values={p.values} errors={p.errors} />
+                ))}
+              </div>
+            </details>
+          );
+        })}
+        <PaymentChoice env={p.env} session={p.session} chosen={p.payment} />
+        <p class="hint">Runs started here fire no webhook events (only API submissions do).</p>
+        <button type="submit">Submit</button>
+      </form>
+    </Layout>
+  );
+}
+
+function ListPage(p: { session: Session; rows: SubmissionRow[]; raw: Record<string, string>; error: string | null; next: string | null; previous: string | null }) {
+  const f = p.raw;
+  return (
+    <Layout title="Submissions" session={p.session} section="submissions">
+      <div class="title-row">
+        <h1>Submissions</h1>
+        <a class="button" href="/submissions/new">
+          New submission
+        </a>
+      </div>
+      <form method="get" action="/submissions" class="filters" aria-label="Filter submissions">
+        <FilterInput name="name_contains" label="Name contains" value={f.name_contains} />
+        <FilterSelect name="status" label="Status" value={f.status} options={STATUSES} any />
+        <FilterSelect name="source" label="Source" value={f.source} options={["api", "web"]} any />
+        <FilterInput name="created_after" label="Created after" type="date" value={f.created_after} />
+        <FilterInput name="created_before" label="Created before" type="date" value={f.created_before} />
+        <FilterSelect name="ordering" label="Order" value={f.ordering ?? "-created_at"} options={Object.keys(SUBMISSION_ORDERINGS)} />
+        <button type="submit">Apply</button>
+      </form>
+      {p.error && (
+        <p class="flash error" role="alert">
+          {p.error}
+        </p>
+      )}
+      {p.rows.length === 0 ? (
+        <p class="empty">
+          No submissions{Object.keys(f).length ? " match these filters" : " yet"}. <a href="/submissions/new">Start one</a>.
+        </p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Status</th>
+                <th scope="col">Source</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {p.rows.map((s) => (
+                <tr>
+                  <td>
+                    <a href={`/submissions/${s.id}`}>{s.name || <span class="muted">(unnamed) {s.id}</span>}</a>
+                  </td>
+                  <td>
+                    <Status status={s.status} />
+                  </td>
+                  <td>{s.source}</td>
+                  <td>
+                    <Time iso={s.createdAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager base="/submissions" next={p.next} previous={p.previous} />
+    </Layout>
+  );
+}
+
+const liveStatus = (s: string) => s === "queued" || s === "running";
+
+/** What the detail page's live panel polls: the latest run's progress and its trail. */
+function liveView(s: SubmissionRow, run: RunRow) {
+  return {
+    status: s.status,
+    run_id: run.id,
+    run_kind: run.kind,
+    generations_completed: run.generationsCompleted,
+    num_generations: (run.parameters as { num_generations?: number }).num_generations ?? null,
+    best_solution_fitness: run.bestSolutionFitness,
+    trail: run.progressTrail ?? [],
+    started_at: run.startedAt,
+    finished_at: run.finishedAt,
+    error: run.errorCode ? { code: run.errorCode, message: run.errorMessage ?? "" } : null,
+  };
+}
+
+function DetailPage(p: { env: Bindings; session: Session; s: SubmissionRow; run: RunRow; runs: RunRow[]; chart: ChartData; resultByRun: Map<string, string> }) {
+  const { s, run } = p;
+  const live = liveStatus(s.status);
+  const params = s.parameters;
+  const code = CODE_FIELDS.filter((f) => typeof params[f] === "string");
+  const plainParams = Object.entries(params).filter(([k]) => !code.includes(k as never) && !k.endsWith("_entry"));
+  const lv = liveView(s, run);
+  return (
+    <Layout title={s.name || s.id} session={p.session} section="submissions" scripts={["editor"]}>
+      <div class="title-row">
+        <h1>{s.name || <span class="muted">(unnamed)</span>}</h1>
+        <span class={`status s-${s.status}`} data-live-badge>
+          {s.status}
+        </span>
+      </div>
+      <p class="muted">
+        Submission <code>{s.id}</code> · source {s.source} · created <Time iso={s.createdAt} />
+        {s.description && <> · {s.description}</>}
+      </p>
+      <div class="actions">
+        {live && <ActionButton session={p.session} action={`/submissions/${s.id}/cancel`} label="Cancel run" confirm="Cancel the running run? Usage so far is charged." />}
+        <ActionButton session={p.session} action={`/submissions/${s.id}/delete`} label="Delete submission" danger confirm="Delete this submission and its runs? Its results stay." />
+        <a class="button secondary" href={`/submissions/new?from=${s.id}`}>
+          Copy to a new submission
+        </a>
+      </div>
+      <section aria-labelledby="progress-h" class="panel" data-live={live ? `/submissions/${s.id}/live` : undefined} data-live-chart="progress-chart">
+        <h2 id="progress-h">Progress</h2>
+        <p class="progress-line" aria-live="polite">
+          <span data-field="status">{s.status}</span> · generation <span data-field="generations">{run.generationsCompleted ?? 0}</span> of{" "}
+          <span data-field="total">{lv.num_generations ?? "?"}</span> · best fitness <span data-field="fitness">{fmtNumber(run.bestSolutionFitness)}</span>
+        </p>
+        <progress data-field="bar" max={lv.num_generations ?? 1} value={run.generationsCompleted ?? 0} aria-label="Generations done"></progress>
+        {run.errorCode && (
+          <p class="flash error" role="alert">
+            The run failed: {run.errorMessage} [{run.errorCode}]
+          </p>
+        )}
+        <Chart id="progress-chart" data={p.chart} caption={live ? "Best fitness per generation so far (grows while the run goes on)" : "Best fitness per generation of this submission's results (continued runs follow their parent)"} />
+      </section>
+      {!live && (
+        <section aria-labelledby="again-h" class="panel">
+          <h2 id="again-h">Run again</h2>
+          <form method="post" action={`/submissions/${s.id}/reexecute`} class="stack">
+            <Csrf session={p.session} />
+            <label for="re-gens">Generations (empty: as created)</label>
+            <input id="re-gens" name="num_generations" inputmode="numeric" pattern="[0-9]+" />
+            <PaymentChoice env={p.env} session={p.session} chosen={run.paidWithCredits ? "credits" : "plan"} />
+            <button type="submit">Run again</button>
+          </form>
+        </section>
+      )}
+      <section aria-labelledby="runs-h">
+        <h2 id="runs-h">Runs</h2>
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Run</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Status</th>
+                <th scope="col">Paid</th>
+                <th scope="col">Generations</th>
+                <th scope="col">Best fitness</th>
+                <th scope="col">Ended</th>
+                <th scope="col">Credits</th>
+                <th scope="col">Result</th>
+              </tr>
+            </thead>
+            <tbody>
+              {p.runs.map((r) => (
+                <tr>
+                  <td>
+                    <code>{r.id}</code>
+                  </td>
+                  <td>{r.kind}</td>
+                  <td>
+                    <Status status={r.status} />
+                  </td>
+                  <td>{r.paidWithCredits ? "credits" : "plan"}</td>
+                  <td>{r.generationsCompleted ?? "—"}</td>
+                  <td>{fmtNumber(r.bestSolutionFitness)}</td>
+                  <td>
+                    <Time iso={r.finishedAt} />
+                  </td>
+                  <td>{r.creditsChargedMicro === null ? "—" : money(r.creditsChargedMicro / 1_000_000)}</td>
+                  <td>{p.resultByRun.has(r.id) ? <a href={`/results/${p.resultByRun.get(r.id)}`}>result</a> : "—"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+      <section aria-labelledby="params-h">
+        <h2 id="params-h">Parameters</h2>
+        <Facts items={plainParams.map(([k, v]) => [k, plain(v)])} />
+        {code.map((f) => (
+          <>
+            <h3>
+              {f} <span class="muted">entry: {String(params[`${f}_entry`] ?? "")}</span>
+            </h3>
+            <CodeBlock code={params[f] as string} label={`${f} source`} />
+          </>
+        ))}
+      </section>
+      {run.output && (
+        <section aria-labelledby="logs-h">
+          <h2 id="logs-h">Logs of the latest run</h2>
+          <pre class="logs" tabindex={0}>
+            {run.output}
+          </pre>
+        </section>
+      )}
+    </Layout>
+  );
+}
+
+async function loadDetail(env: Bindings, accountId: string, id: string) {
+  const db = getDb(env.DB);
+  const row = await getSubmissionWithRun(db, accountId, id);
+  if (!row) throw notFound("submission");
+  const runs = await runsOfSubmission(db, id);
+  const results = await resultsOfRuns(db, accountId, runs.map((r) => r.id));
+  return { ...row, runs, results };
+}
+
+function fieldErrorsOf(err: ApiError): Record<string, string> | null {
+  const d = err.details as { fields?: { field: string; message: string }[]; field?: string };
+  if (d.fields?.length) return Object.fromEntries(d.fields.map((f) => [f.field.split(".")[0]!, f.message]));
+  if (d.field) return { [d.field]: err.message };
+  return null;
+}
+
+export const submissionRoutes = new Hono<WebEnv>()
+  .use("/submissions", requireSession)
+  .use("/submissions/*", requireSession)
+  .get("/submissions", requireScope("submissions:read"), async (c) => {
+    const session = c.get("session")!;
+    const { query, error, raw } = listQueryOf(c, submissionsListQuery);
+    if (!query) return c.html(<ListPage session={session} rows={[]} raw={raw} error={error} next={null} previous={null} />, 400);
+    const page = await listSubmissions(
+      getDb(c.env.DB),
+      session.account.id,
+      { status: query.status, source: query.source, createdAfter: query.created_after, createdBefore: query.created_before, nameContains: query.name_contains },
+      query.ordering,
+      query.page_size,
+      await openCursor(c.env, session.account.id, query.cursor),
+    );
+    const links = await pageLinks(c as never, page);
+    return c.html(<ListPage session={session} rows={page.rows} raw={raw} error={null} {...links} />);
+  })
+  .get("/submissions/new", requireScope("submissions:write"), async (c) => {
+    const session = c.get("session")!;
+    const from = c.req.query("from");
+    let values = initialValues();
+    if (from) {
+      const copy = await getSubmission(getDb(c.env.DB), session.account.id, from);
+      if (!copy) throw notFound("submission");
+      values = bodyToForm(copy.parameters, { name: copy.name ? `${copy.name} (copy)` : "", description: copy.description });
+    }
+    return c.html(<NewSubmissionPage env={c.env} session={session} values={values} errors={{}} payment="plan" />);
+  })
+  .post("/submissions/new", requireScope("submissions:write"), protectChange, async (c) => {
+    const session = c.get("session")!;
+    const values = await formOf(c);
+    const payment = paymentOf(values.payment);
+    const again = (errors: Record<string, string>, formError?: string, status: 400 | 403 | 402 | 409 | 413 | 422 | 429 = 400) =>
+      c.html(<NewSubmissionPage env={c.env} session={session} values={values} errors={errors} formError={formError} payment={payment} />, status);
+    const { body, errors } = formToBody(values);
+    const parsed = createSubmissionSchema.safeParse(body);
+    const schemaErrors = parsed.success ? {} : Object.fromEntries(fieldErrors(parsed.error).map((e) => [e.field.split(".")[0]!, e.message]));
+    const all = { ...schemaErrors, ...errors };
+    if (Object.keys(all).length || !parsed.success) return again(all);
+    try {
+      const { id } = await startSubmission(c.env, webStarter(c, payment), parsed.data);
+      return c.redirect(`/submissions/${id}`, 303);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status >= 500) throw err;
+      const fields = fieldErrorsOf(err);
+      // A refusal of a field (entry symbol, size) goes next to it; a gate's refusal above the form.
+      return again(fields ?? {}, fields ? undefined : refusalText(err), err.status as 400);
+    }
+  })
+  .get("/submissions/:id", requireScope("submissions:read"), async (c) => {
+    const session = c.get("session")!;
+    const d = await loadDetail(c.env, session.account.id, c.req.param("id"));
+    const live = liveStatus(d.submission.status);
+    const chart: ChartData = live
+      ? { series: [{ label: `run ${d.run.id} (live)`, points: d.run.progressTrail ?? [] }], live: `/submissions/${d.submission.id}/live` }
+      : { series: curves(d.results, d.runs, (r) => `${r.name || "result"} · ${d.runs.find((x) => x.id === r.runId)?.kind ?? "run"} ${r.id}`) };
+    const resultByRun = new Map(d.results.map((r) => [r.runId, r.id]));
+    return c.html(<DetailPage env={c.env} session={session} s={d.submission} run={d.run} runs={d.runs} chart={chart} resultByRun={resultByRun} />);
+  })
+  .get("/submissions/:id/live", requireScope("submissions:read"), async (c) => {
+    const row = await getSubmissionWithRun(getDb(c.env.DB), c.get("session")!.account.id, c.req.param("id"));
+    if (!row) throw notFound("submission");
+    return c.json(liveView(row.submission, row.run));
+  })
+  .post("/submissions/:id/cancel", requireScope("submissions:write"), protectChange, async (c) => {
+    const id = c.req.param("id");
+    return act(c, `/submissions/${id}`, async () => {
+      const s = await getSubmission(getDb(c.env.DB), c.get("session")!.account.id, id);
+      if (!s) throw notFound("submission");
+      await cancelSubmission(c.env, s);
+      return "The run was cancelled.";
+    });
+  })
+  .post("/submissions/:id/delete", requireScope("submissions:write"), protectChange, async (c) => {
+    const id = c.req.param("id");
+    return act(c, `/submissions/${id}`, async () => {
+      const s = await getSubmission(getDb(c.env.DB), c.get("session")!.account.id, id);
+      if (!s) throw notFound("submission");
+      await deleteSubmission(c.env, s);
+      return c.redirect("/submissions", 303);
+    });
+  })
+  .post("/submissions/:id/reexecute", requireScope("submissions:write"), protectChange, async (c) => {
+    const id = c.req.param("id");
+    const form = await formOf(c);
+    return act(c, `/submissions/${id}`, async () => {
+      const s = await getSubmission(getDb(c.env.DB), c.get("session")!.account.id, id);
+      if (!s) throw notFound("submission");
+      const overrides: Record<string, unknown> = {};
+      if (form.num_generations?.trim()) {
+        const n = Number(form.num_generations);
+        if (!Number.isInteger(n)) throw new ApiError("validation_failed", "num_generations: must be a whole number", { fields: [{ field: "num_generations", message: "must be a whole number" }] });
+        overrides.num_generations = n;
+      }
+      await reexecuteSubmission(c.env, webStarter(c, paymentOf(form.payment)), s, overrides);
+      return "A new run is queued.";
+    });
+  });

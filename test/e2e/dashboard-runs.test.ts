@@ -1,0 +1,247 @@
+// The dashboard in a real browser: submit from the form and watch the run live, field errors, cancel,
+// continue with overlaid curves, rename / share / unshare, and the page weight and render time of the
+// main pages (measured and reported, never asserted).
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { call, newAccount, waitForStatus } from "./client";
+import { launch, person, shot, signIn, watchErrors } from "./browser/harness";
+// @ts-expect-error -- plain ESM helpers shared with `npm start`
+import { LOCAL_CAPACITY, ROOT } from "../../scripts/lib.mjs";
+
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let errors: string[];
+let account: { id: string; key: string };
+
+/** Waits for a value like a person looking at the page (up to 20 s). */
+const eventually = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 20_000, interval: 100 });
+
+/** A fitness that takes ~0.1 s per generation, so a 60-generation run is seen running for a few seconds. */
+const SLOW = "import time\nimport numpy\n\n\ndef fitness(ga, solution, idx):\n    time.sleep(0.01)\n    return -float(numpy.sum(solution ** 2))\n";
+
+beforeAll(async () => {
+  browser = await launch();
+  account = await newAccount();
+  context = await person(browser);
+  page = await context.newPage();
+  errors = watchErrors(page);
+  await signIn(page, account.id);
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** Fills the new-submission form's basic fields; the code goes through the editor like a person's typing. */
+async function fillForm(p: Page, fields: Record<string, string>, code?: string) {
+  await p.goto("/submissions/new");
+  for (const [name, value] of Object.entries(fields)) await p.locator(`#f-${name}`).fill(value);
+  if (code !== undefined) {
+    const editor = p.locator(".code-field").first().locator(".cm-content");
+    await editor.click();
+    await p.keyboard.press("Control+A");
+    await p.keyboard.press("Delete");
+    await editor.fill(code);
+  }
+}
+
+describe("the new-submission form and a live run", () => {
+  it("submits (source web), shows queued → running → succeeded, and the chart grows while it runs", async () => {
+    // Every run place of the platform is taken first, so the new run is seen waiting (queued) for one.
+    const blockers = await newAccount();
+    await call(`/admin/v1/accounts/${blockers.id}`, { method: "PATCH", token: inject("adminToken"), body: { overrides: { concurrent_submissions: 100, inflight_api_runs: 100 } } });
+    const blocking: string[] = [];
+    for (let i = 0; i < LOCAL_CAPACITY; i++) {
+      const res = await call("/api/v1/submissions/", { key: blockers.key, body: { name: "blocker", num_generations: 5000, sol_per_pop: 10, num_parents_mating: 4, num_genes: 2, fitness_func: SLOW, fitness_func_entry: "fitness" } });
+      blocking.push(res.body.id);
+    }
+    for (const id of blocking) await waitForStatus(blockers.key, id, (s) => s === "running");
+    await fillForm(page, { name: "browser sphere", num_generations: "60", sol_per_pop: "10", num_parents_mating: "4", num_genes: "4" }, SLOW.replace("def fitness", "def my_fitness"));
+    // The entry symbol was suggested from the code.
+    await eventually(() => page.locator("#f-fitness_func_entry").inputValue()).toBe("my_fitness");
+    await shot(page, "new-submission");
+    await page.getByRole("button", { name: "Submit" }).click();
+    await page.waitForURL(/\/submissions\/[A-Za-z0-9]{12}$/);
+    const id = page.url().split("/").pop()!;
+
+    const statuses = new Set<string>([(await page.locator('[data-field="status"]').textContent())!.trim()]);
+    expect(statuses).toEqual(new Set(["queued"]));
+    await shot(page, "submission-queued");
+    // A place frees: the waiting run starts.
+    for (const id of blocking) await call(`/api/v1/submissions/${id}/cancel`, { key: blockers.key, method: "POST" });
+    const points = new Set<number>();
+    const deadline = Date.now() + 60_000;
+    let sawRunningShot = false;
+    while (Date.now() < deadline) {
+      const status = (await page.locator('[data-field="status"]').textContent().catch(() => null)) ?? "";
+      statuses.add(status.trim());
+      const n = Number((await page.locator("[data-live]").getAttribute("data-points").catch(() => null)) ?? NaN);
+      if (Number.isFinite(n)) points.add(n);
+      if (status.trim() === "running" && n >= 2 && !sawRunningShot) {
+        await shot(page, "submission-running");
+        sawRunningShot = true;
+      }
+      if (status.trim() === "succeeded") break;
+      await page.waitForTimeout(150);
+    }
+    expect([...statuses]).toEqual(expect.arrayContaining(["queued", "running", "succeeded"]));
+    // The live chart grew: it showed at least two different numbers of points while running.
+    expect([...points].filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
+    await eventually(() => page.locator(".status").first().textContent()).toBe("succeeded");
+    await eventually(() => page.locator(".u-legend .u-series").count()).toBe(2);
+    const api = await call(`/api/v1/submissions/${id}`, { key: account.key });
+    expect(api.body).toMatchObject({ source: "web", status: "succeeded" });
+    await shot(page, "submission");
+    expect(errors).toEqual([]);
+  });
+
+  it("a bad field shows its error next to the field and creates nothing", async () => {
+    const before = (await call("/api/v1/submissions/?page_size=100", { key: account.key })).body.results.length;
+    await fillForm(page, { sol_per_pop: "1", num_genes: "four" });
+    await page.getByRole("button", { name: "Submit" }).click();
+    await eventually(() => page.locator("#f-sol_per_pop-error").textContent()).toContain(">=2");
+    await eventually(() => page.locator("#f-num_genes-error").textContent()).toContain("must be a number");
+    expect(await page.locator("#f-num_genes").getAttribute("aria-invalid")).toBe("true");
+    expect(await page.locator("#f-num_genes").getAttribute("aria-describedby")).toContain("f-num_genes-error");
+    await shot(page, "form-errors");
+    expect(page.url()).toMatch(/\/submissions\/new$/);
+    expect((await call("/api/v1/submissions/?page_size=100", { key: account.key })).body.results.length).toBe(before);
+  });
+
+  it("cancels a running run", async () => {
+    await fillForm(page, { name: "to cancel", num_generations: "2000", sol_per_pop: "10", num_parents_mating: "4", num_genes: "4" }, SLOW);
+    await page.getByRole("button", { name: "Submit" }).click();
+    await page.waitForURL(/\/submissions\/[A-Za-z0-9]{12}$/);
+    const id = page.url().split("/").pop()!;
+    await waitForStatus(account.key, id, (s) => s === "running");
+    page.once("dialog", (d) => void d.accept());
+    await page.getByRole("button", { name: "Cancel run" }).click();
+    await eventually(() => page.locator(".flash").textContent()).toContain("cancelled");
+    await eventually(() => page.locator(".status").first().textContent()).toBe("cancelled");
+    expect((await call(`/api/v1/submissions/${id}`, { key: account.key })).body.status).toBe("cancelled");
+  });
+});
+
+describe("results", () => {
+  let resultId: string;
+
+  it("continues a result and shows the curves of the chain on one chart", async () => {
+    const created = await call("/api/v1/submissions/", { key: account.key, body: { name: "chain", num_generations: 15, sol_per_pop: 10, num_parents_mating: 4, num_genes: 3, random_seed: 1, fitness_func: SLOW.replace("time.sleep(0.01)", "pass"), fitness_func_entry: "fitness" } });
+    await waitForStatus(account.key, created.body.id);
+    const first = (await call(`/api/v1/results/?submission_id=${created.body.id}`, { key: account.key })).body.results[0];
+    await page.goto(`/results/${first.id}`);
+    await page.locator("#cont-gens").fill("10");
+    await page.getByRole("button", { name: "Continue from this population" }).click();
+    await page.waitForURL(new RegExp(`/submissions/${created.body.id}$`));
+    await waitForStatus(account.key, created.body.id, (s) => s === "succeeded" || s === "failed");
+    const results = (await call(`/api/v1/results/?submission_id=${created.body.id}`, { key: account.key })).body.results;
+    expect(results).toHaveLength(2);
+    resultId = results[0].id; // newest: the continued one
+    await page.goto(`/results/${resultId}`);
+    // Two curves (the original and its continuation) on one chart: x, then one series each.
+    await eventually(() => page.locator(".u-legend .u-series").count()).toBe(3);
+    const table = await page.locator("details table tbody tr").allTextContents();
+    expect(table.some((row) => row.startsWith("continued from 1") && row.includes("15"))).toBe(true);
+    // Hovering the chart shows the values in the legend.
+    const box = (await page.locator(".u-over").boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.8, box.y + box.height / 2);
+    await eventually(() => page.locator(".u-legend .u-series").nth(2).locator(".u-value").textContent()).not.toBe("--");
+    await shot(page, "result");
+  });
+
+  it("renames, shares (the public page opens signed out) and unshares (it 404s)", async () => {
+    await page.goto(`/results/${resultId}`);
+    await page.locator("#rename").fill("chained sphere");
+    await page.getByRole("button", { name: "Rename" }).click();
+    await eventually(() => page.locator("h1").textContent()).toBe("chained sphere");
+    await page.getByRole("button", { name: "Share publicly" }).click();
+    const url = (await page.locator("#public-link").getAttribute("href"))!;
+    const stranger = await person(browser);
+    const anon = await stranger.newPage();
+    const opened = await anon.goto(url);
+    expect(opened!.status()).toBe(200);
+    expect(await anon.locator("h1").textContent()).toBe("chained sphere");
+    expect(await anon.content()).not.toContain("numpy");
+    await shot(anon, "shared-result");
+    await page.getByRole("button", { name: "Stop sharing" }).click();
+    await eventually(() => page.locator(".flash").textContent()).toContain("No longer shared");
+    const gone = await anon.goto(url);
+    expect(gone!.status()).toBe(404);
+    expect(await anon.locator(".reqid").textContent()).toMatch(/^req_[0-9a-f]{32}$/);
+    await stranger.close();
+  });
+});
+
+describe("page weight and render time", () => {
+  it("measures each main page: bytes transferred and time to render (reported in .wrangler/test-reports)", async () => {
+    const submissions = (await call("/api/v1/submissions/?page_size=1", { key: account.key })).body.results;
+    const results = (await call("/api/v1/results/?page_size=1", { key: account.key })).body.results;
+    const pages = ["/submissions", "/submissions/new", `/submissions/${submissions[0].id}`, "/results", `/results/${results[0].id}`, "/webhooks", "/account"];
+    const report: Record<string, unknown>[] = [];
+    for (const cold of [true, false]) {
+      for (const path of pages) {
+        const ctx = cold ? await person(browser) : context;
+        const p = cold ? await ctx.newPage() : page;
+        if (cold) {
+          // A cold cache: cookies copied, nothing else.
+          await ctx.addCookies(await context.cookies());
+        }
+        await p.goto(path, { waitUntil: "load" });
+        const m = await p.evaluate(() => {
+          const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
+          const res = performance.getEntriesByType("resource") as PerformanceResourceTiming[];
+          const fcp = performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? null;
+          return {
+            html_bytes: nav.encodedBodySize,
+            transferred_bytes: nav.transferSize + res.reduce((n, r) => n + r.transferSize, 0),
+            decoded_bytes: nav.decodedBodySize + res.reduce((n, r) => n + r.decodedBodySize, 0),
+            resources: res.length,
+            response_ms: Math.round(nav.responseEnd - nav.startTime),
+            first_contentful_paint_ms: fcp === null ? null : Math.round(fcp),
+            load_ms: Math.round(nav.loadEventEnd - nav.startTime),
+          };
+        });
+        report.push({ path: path.replace(/[A-Za-z0-9]{12}$/, "{id}"), cache: cold ? "cold" : "warm", ...m });
+        if (cold) await ctx.close();
+      }
+    }
+    mkdirSync(join(ROOT, ".wrangler", "test-reports"), { recursive: true });
+    const out = join(ROOT, ".wrangler", "test-reports", "dashboard-pages.json");
+    writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+    console.table(report);
+    expect(report.every((r) => (r.transferred_bytes as number) > 0)).toBe(true);
+  });
+});
+
+describe("phone width and keyboard", () => {
+  it("the pages fit a 390-pixel screen and the form is usable with the keyboard alone", async () => {
+    const phone = await person(browser, { phone: true });
+    await phone.addCookies(await context.cookies());
+    const p = await phone.newPage();
+    for (const path of ["/submissions", "/submissions/new", "/account", "/webhooks"]) {
+      await p.goto(path);
+      const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow, path).toBeLessThanOrEqual(0);
+    }
+    await shot(p, "phone-new-submission", false);
+    // Keyboard: the skip link comes first, then the navigation; every control has a label.
+    await p.goto("/submissions/new");
+    await p.keyboard.press("Tab");
+    expect(await p.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+    const unlabelled = await p.evaluate(() =>
+      [...document.querySelectorAll("input:not([type=hidden]), select, textarea:not([hidden])")].filter((el) => {
+        const id = el.id;
+        return !(id && document.querySelector(`label[for="${id}"]`)) && !el.closest("label") && !el.getAttribute("aria-label") && !el.getAttribute("aria-labelledby");
+      }).map((el) => (el as HTMLInputElement).name),
+    );
+    expect(unlabelled).toEqual([]);
+    // The focused control shows a visible outline.
+    await p.locator("#f-name").focus();
+    await p.keyboard.press("Tab");
+    const outline = await p.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+    expect(outline).not.toBe("none");
+    await phone.close();
+  });
+});
