@@ -2,8 +2,9 @@
 import { Hono } from "hono";
 import { readiness } from "./domain/health";
 import type { AppEnv } from "./http/context";
-import { methodNotAllowed, onError, onNotFound } from "./http/error-handler";
+import { onError, onNotFound } from "./http/error-handler";
 import { countedBy, identifyAndLimit, requireKey } from "./http/middleware/auth";
+import { methodGuard } from "./http/middleware/methods";
 import { requestId } from "./http/middleware/request-id";
 import { accountRoutes } from "./http/routes/account";
 import { adminAuth, adminRoutes } from "./http/routes/admin";
@@ -26,34 +27,6 @@ import type { Context } from "hono";
 /** Paths of the machine interfaces (JSON errors); everything else is the dashboard (HTML pages). */
 const MACHINE_PATHS = /^\/(api|admin|internal|__bench|__scheduled)(\/|$)/;
 
-/** Paths and the methods they answer; any other method on them is 405 with `Allow`. */
-const METHODS: Record<string, string[]> = {
-  "/api/v1/health": ["GET"],
-  "/api/v1/account": ["GET"],
-  "/api/v1/submissions": ["GET", "POST"],
-  "/api/v1/submissions/:id": ["GET", "DELETE"],
-  "/api/v1/submissions/:id/cancel": ["POST"],
-  "/api/v1/submissions/:id/reexecute": ["POST"],
-  "/api/v1/results": ["GET"],
-  "/api/v1/results/:id": ["GET", "PATCH", "DELETE"],
-  "/api/v1/results/:id/continue": ["POST"],
-  "/api/v1/results/:id/files/:name": ["GET"],
-  "/api/v1/webhooks": ["GET", "POST"],
-  "/api/v1/webhooks/:id": ["GET", "PATCH", "DELETE"],
-  "/api/v1/webhooks/:id/rotate-secret": ["POST"],
-  "/api/v1/webhooks/:id/deliveries": ["GET"],
-  "/api/v1/webhooks/:id/deliveries/:delivery_id": ["GET"],
-  "/api/v1/webhooks/:id/test": ["POST"],
-  "/api/v1/webhooks/:id/deliveries/:delivery_id/replay": ["POST"],
-  "/api/v1/webhooks/:id/deliveries/:delivery_id/resend": ["POST"],
-  "/api/v1/auth/device/code": ["POST"],
-  "/api/v1/auth/device/token": ["POST"],
-  "/api/v1/code-uploads": ["GET", "POST"],
-  "/api/v1/code-uploads/:id": ["GET"],
-  "/api/v1/imports": ["POST"],
-  "/api/v1/openapi.json": ["GET"],
-};
-
 export function newApp() {
   const app = new Hono<AppEnv>({ strict: false });
   app.use("*", requestId);
@@ -66,15 +39,10 @@ export function newApp() {
   // The per-minute gate comes first for every API request, whatever happens to it next.
   app.use("/api/*", identifyAndLimit);
 
-  for (const [path, allowed] of Object.entries(METHODS)) {
-    // Answered before authentication: a wrong method (any other, TRACE and QUERY included) reveals nothing. HEAD follows GET.
-    const answers = new Set([...allowed, ...(allowed.includes("GET") ? ["HEAD"] : [])]);
-    const refuse = methodNotAllowed(allowed);
-    app.use(path, async (c, next) => {
-      if (!answers.has(c.req.method)) return refuse(c);
-      await next();
-    });
-  }
+  // 405 for a method a path does not answer, before authentication: a wrong method reveals nothing. The
+  // methods each path answers are read from the routes below once they are all registered.
+  const methods = methodGuard("/api/v1/");
+  app.use("/api/*", methods.middleware);
   app.get("/api/v1/health", describe({ operationId: "getHealth", tag: "Health", summary: "Readiness: the database, the files bucket and the GA worker", noKey: true, success: { 200: Health, 503: Health } }), async (c) => {
     const { ready, checks } = await readiness(c.env);
     const failing = Object.entries(checks).filter(([, check]) => check.status === "down").map(([part]) => part);
@@ -116,5 +84,6 @@ export function newApp() {
     return web.fetch(new Request(c.req.raw, { headers }), c.env, c.executionCtx);
   });
 
+  methods.learn(app.routes);
   return app;
 }
