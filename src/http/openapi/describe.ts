@@ -24,7 +24,8 @@ export interface Fragment {
   tags?: string[];
   "x-allele-errors"?: ErrorCode[];
   "x-allele-success"?: Record<number, SuccessBody>;
-  "x-allele-body"?: { schema: z.ZodType; required: boolean };
+  "x-allele-body"?: { schema: z.ZodType; required: boolean; mediaTypes?: string[] };
+  "x-allele-other-errors"?: Record<number, OtherErrors>;
   "x-allele-query"?: z.ZodType;
   "x-allele-auth"?: "none" | "key" | "admin";
   "x-allele-scope"?: string;
@@ -35,6 +36,12 @@ export interface Fragment {
 /** Attaches a fragment to a middleware: the generator finds it on the route's handler. */
 export function documented<M extends MiddlewareHandler>(middleware: M, fragment: Fragment): M {
   return Object.assign(middleware, { [uniqueSymbol]: { spec: fragment } });
+}
+
+/** Error responses in a shape other than the API's envelope (RFC 6749's, for the device login). */
+export interface OtherErrors {
+  description: string;
+  schema: z.ZodType;
 }
 
 export interface RouteDoc {
@@ -49,6 +56,10 @@ export interface RouteDoc {
   errors?: ErrorCode[];
   /** A route that needs no key (health, the documents), though it lives under a path that does. */
   noKey?: true;
+  /** A body the handler reads itself (not with jsonBody), in each of the media types it accepts. */
+  body?: { schema: z.ZodType; required: boolean; mediaTypes: string[] };
+  /** Error responses this route answers outside the envelope, by status (the envelope's codes: `errors`). */
+  otherErrors?: Record<number, OtherErrors>;
 }
 
 /** The first handler of every documented route: passes through, and tells the document what the route is. */
@@ -61,5 +72,7 @@ export function describe(doc: RouteDoc): MiddlewareHandler {
     "x-allele-success": doc.success,
     "x-allele-errors": doc.errors ?? [],
     ...(doc.noKey ? { "x-allele-auth": "none" as const } : {}),
+    ...(doc.body ? { "x-allele-body": doc.body } : {}),
+    ...(doc.otherErrors ? { "x-allele-other-errors": doc.otherErrors } : {}),
   });
 }

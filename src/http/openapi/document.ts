@@ -10,7 +10,7 @@ import { z } from "zod";
 import { SCOPES } from "../../domain/keys";
 import { EVENT_TYPES } from "../../events/payloads";
 import { statusOf, type ErrorCode } from "../../errors";
-import type { Fragment, SuccessBody } from "./describe";
+import type { Fragment, OtherErrors, SuccessBody } from "./describe";
 import { AnyError, eventEnvelope } from "../validation/responses";
 
 export type DocumentKind = "public" | "admin";
@@ -103,11 +103,18 @@ const SECURITY_SCHEMES = {
 const ERROR = "Error";
 const codeIsOneOf = (codes: ErrorCode[]) => ({ properties: { error: { properties: { code: { enum: codes } } } } });
 
-/** The error responses of an operation: its codes grouped by status, each with its `error.code` values. */
-function errorResponses(codes: ErrorCode[], headers: Json): Record<string, Json> {
+/**
+ * The error responses of an operation: its codes grouped by status, each with its `error.code` values;
+ * and those it answers in another shape (`other`), whose statuses the envelope's codes must not share.
+ */
+function errorResponses(codes: ErrorCode[], headers: Json, other: Record<number, OtherErrors>, schemas: Schemas): Record<string, Json> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
   const out: Record<string, Json> = {};
+  for (const [status, { description, schema }] of Object.entries(other)) {
+    if (byStatus.has(Number(status))) throw new Error(`status ${status} is answered in two shapes`);
+    out[status] = { description, headers, content: { "application/json": { schema: schemas.convert(schema, "output") } } };
+  }
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
     const extra = status === 429 ? { "Retry-After": ref("Retry-After") } : status === 401 ? { "WWW-Authenticate": ref("WWW-Authenticate") } : {};
     out[String(status)] = {
@@ -172,11 +179,11 @@ function buildOperation(kind: DocumentKind, raw: Operation, schemas: Schemas): J
     tags: raw.tags,
     ...(parameters.length ? { parameters } : {}),
     ...(body
-      ? { requestBody: { required: body.required, content: { "application/json": { schema: schemas.convert(body.schema, "input") } } } }
+      ? { requestBody: { required: body.required, content: Object.fromEntries((body.mediaTypes ?? ["application/json"]).map((type) => [type, { schema: schemas.convert(body.schema, "input") }])) } }
       : {}),
     responses: {
       ...Object.fromEntries(Object.entries(success).map(([status, b]) => [status, successResponse(Number(status), b, schemas, successHeaders)])),
-      ...errorResponses(errors, headers),
+      ...errorResponses(errors, headers, raw["x-allele-other-errors"] ?? {}, schemas),
     },
     security,
     ...(kind === "public" && scope ? { "x-required-scope": scope } : {}),
@@ -211,7 +218,7 @@ function webhooks(schemas: Schemas): Json {
   );
 }
 
-const TAG_ORDER = ["Submissions", "Results", "Imports", "Code uploads", "Webhooks", "Account", "Health", "Documents", "Accounts", "Keys"];
+const TAG_ORDER = ["Submissions", "Results", "Imports", "Code uploads", "Webhooks", "Account", "Device login", "Health", "Documents", "Accounts", "Keys"];
 
 const normalise = (path: string) => (path.length > 1 ? path.replace(/\/+$/, "") : path);
 

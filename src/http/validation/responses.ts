@@ -218,6 +218,31 @@ export const ImportCreated = z
   .strictObject({ id, status: z.literal("succeeded"), source: z.literal("import"), result_id: id, status_url: url, result_url: url })
   .meta({ id: "ImportCreated" });
 
+// The device login (RFC 8628; docs/dashboard.md#device-login): its answers and its errors, in RFC 6749's shape.
+export const DeviceAuthorization = z
+  .strictObject({
+    device_code: z.string().meta({ description: "the device's secret: poll /auth/device/token with it" }),
+    user_code: z.string().meta({ description: "8 letters shown XXXX-XXXX, for the person to confirm" }),
+    verification_uri: url,
+    verification_uri_complete: url,
+    expires_in: z.number().meta({ description: "seconds (900)" }),
+    interval: z.number().meta({ description: "seconds to wait between polls (5)" }),
+  })
+  .meta({ id: "DeviceAuthorization" });
+export const DeviceToken = z
+  .strictObject({
+    api_key: z.string().meta({ description: "the new API key, given once (what the Vilvik SDK reads)" }),
+    access_token: z.string().meta({ description: "the same key: RFC 8628's name for it" }),
+    token_type: z.literal("Bearer"),
+    scope: z.string().meta({ description: "the key's scopes, space-separated" }),
+    key_prefix: z.string(),
+    key_name: z.string(),
+  })
+  .meta({ id: "DeviceToken" });
+/** An error as RFC 6749 §5.2 has it (not the API's envelope: device clients read this shape). */
+export const OAuthError = <const C extends readonly [string, ...string[]]>(codes: C) =>
+  z.strictObject({ error: z.enum(codes), error_description: z.string(), request_id: z.string() });
+
 /** A cursor-paginated list (docs/api.md#lists). */
 export const list = <T extends z.ZodType>(item: T) =>
   z.strictObject({
