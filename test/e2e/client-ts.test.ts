@@ -1,9 +1,10 @@
 // The TypeScript client (clients/typescript) against `wrangler dev` + the real GA worker: create →
 // waitFor → result, a failing run's error, iterate across pages, downloads, automatic idempotency keys,
-// a 429's retryAfter, and verifyWebhook on a real delivery captured by a local receiver.
+// a 429's retryAfter, verifyWebhook on a real delivery captured by a local receiver, the webhook tools
+// (log, Test, Inspect, Replay, re-send) and the device login approved in the dashboard.
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { Allele, AlleleError, RateLimitError, RunFailedError, verifyWebhook, WebhookVerificationError } from "../../clients/typescript/src/index";
+import { Allele, AlleleError, DeviceLoginError, RateLimitError, RunFailedError, verifyWebhook, WebhookVerificationError } from "../../clients/typescript/src/index";
 import { baseUrl, call, job, newAccount } from "./client";
 
 const JOB = { ...job(), num_generations: 15, sol_per_pop: 8, num_genes: 4 } as Parameters<Allele["submissions"]["create"]>[0];
@@ -77,13 +78,15 @@ describe("the TypeScript client", () => {
 describe("verifyWebhook", () => {
   let server: Server;
   const received: { headers: IncomingHttpHeaders; raw: Buffer }[] = [];
+  /** Answers 500 to `/failing` while set (the webhook tools' test makes a delivery fail for good). */
+  let failing = true;
   beforeAll(async () => {
     server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
         received.push({ headers: req.headers, raw: Buffer.concat(chunks) });
-        res.writeHead(204).end();
+        res.writeHead(req.url === "/failing" && failing ? 500 : 204).end();
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -105,7 +108,7 @@ describe("verifyWebhook", () => {
 
     const event = await verifyWebhook(delivery.raw, headers, hook.secret);
     expect(event.event_type).toBe("submission.succeeded");
-    expect(event.event_type === "submission.succeeded" && event.data.submission_id).toBe(created.id);
+    expect(event.event_type === "submission.succeeded" && event.data).toMatchObject({ submission_id: created.id, num_objectives: 1, best_solution_objectives: null, pareto_front_size: null });
     expect((await verifyWebhook(delivery.raw.toString("utf8"), new Headers(headers), hook.secret)).event_id).toBe(headers["x-event-id"]);
 
     const reason = (p: Promise<unknown>) => p.then(() => "accepted", (e: unknown) => (e instanceof WebhookVerificationError ? e.reason : String(e)));
@@ -116,5 +119,99 @@ describe("verifyWebhook", () => {
     expect(await reason(verifyWebhook(delivery.raw, headers, hook.secret, { now: sixMinutesLater }))).toBe("timestamp_out_of_tolerance");
     expect(await reason(verifyWebhook(delivery.raw, headers, hook.secret, { now: sixMinutesLater, toleranceSeconds: 600 }))).toBe("accepted");
     expect(await reason(verifyWebhook(delivery.raw, { "x-signature": headers["x-signature"]! }, hook.secret))).toBe("missing_headers");
+  });
+
+  it("the webhook tools: Test, the log, Inspect, Replay, and re-send of a failed delivery", { timeout: 120_000 }, async () => {
+    const port = (server.address() as { port: number }).port;
+    const hook = await client.webhooks.create({ url: `http://127.0.0.1:${port}/failing`, events: ["result.completed"] });
+    const until = async <T>(read: () => Promise<T>, done: (v: T) => boolean): Promise<T> => {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const value = await read();
+        if (done(value) || Date.now() > deadline) return value;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    const fired = await client.webhooks.test(hook.id, "result.completed");
+    expect(fired.event_type).toBe("webhook.test");
+    // The receiver answers 500 until the retries (1 s apart in this suite) run out: the delivery fails for good.
+    const failed = await until(() => client.webhooks.delivery(hook.id, fired.delivery_id), (d) => d.status === "failed");
+    expect(failed).toMatchObject({ id: fired.delivery_id, event_id: fired.event_id, status: "failed", is_test: true });
+    expect(failed.attempts.length).toBeGreaterThan(1);
+    expect(failed.attempts[0]).toMatchObject({ attempt_no: 1, response_status: 500, request_url: `http://127.0.0.1:${port}/failing` });
+    expect(JSON.parse(failed.payload)).toMatchObject({ event_id: fired.event_id, data: { test: true, sample_of: "result.completed", num_objectives: 1 } });
+
+    const log = await client.webhooks.deliveries(hook.id, { status: "failed" });
+    expect(log.results.map((d) => d.id)).toEqual([fired.delivery_id]);
+    const walked: string[] = [];
+    for await (const d of client.webhooks.iterateDeliveries(hook.id, { page_size: "1" } as never)) walked.push(d.id);
+    expect(walked).toEqual([fired.delivery_id]);
+
+    failing = false;
+    const resent = await client.webhooks.resend(hook.id, fired.delivery_id);
+    expect(resent).toEqual({ delivery_id: fired.delivery_id, event_id: fired.event_id, event_type: "webhook.test" });
+    const delivered = await until(() => client.webhooks.delivery(hook.id, fired.delivery_id), (d) => d.status === "succeeded");
+    expect(delivered).toMatchObject({ status: "succeeded", resend_count: 1 });
+    await expect(client.webhooks.resend(hook.id, fired.delivery_id)).rejects.toMatchObject({ status: 409, code: "invalid_state" });
+
+    const replayed = await client.webhooks.replay(hook.id, fired.delivery_id);
+    expect(replayed.event_id).not.toBe(fired.event_id);
+    const copy = await until(() => client.webhooks.delivery(hook.id, replayed.delivery_id), (d) => d.status === "succeeded");
+    expect(copy).toMatchObject({ replay_of: fired.delivery_id, is_test: true });
+    await expect(client.webhooks.delivery(hook.id, "0000000000000000")).rejects.toMatchObject({ status: 404, code: "not_found" });
+  });
+});
+
+describe("Allele.deviceLogin", () => {
+  /** Approves a device code in the dashboard, over HTTP, signed in with a one-time link of `accountId`. */
+  async function approveInDashboard(accountId: string, userCode: string) {
+    const cookies = new Map<string, string>();
+    const web = async (path: string, form?: Record<string, string | string[]>) => {
+      const body = new URLSearchParams();
+      for (const [k, v] of Object.entries(form ?? {})) for (const value of [v].flat()) body.append(k, value);
+      const res = await fetch(path.startsWith("http") ? path : `${baseUrl()}${path}`, {
+        method: form ? "POST" : "GET",
+        redirect: "manual",
+        headers: { Cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join("; "), ...(form ? { "Content-Type": "application/x-www-form-urlencoded" } : {}) },
+        body: form ? body : undefined,
+      });
+      for (const line of res.headers.getSetCookie()) {
+        const pair = line.split(";")[0]!;
+        cookies.set(pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1));
+      }
+      return res;
+    };
+    const link = await call(`/admin/v1/accounts/${accountId}/sign-in-links`, { token: inject("adminToken"), body: {} });
+    expect(link.status).toBe(201);
+    const linkPage = await (await web(link.body.url)).text(); // a GET never signs in: its button posts
+    await web(link.body.url, { _csrf: /name="_csrf" value="([^"]+)"/.exec(linkPage)![1]! });
+    const page = await (await web(`/device?user_code=${userCode}`)).text();
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
+    const confirm = await (await web("/device", { _csrf: csrf, user_code: userCode })).text();
+    const id = /name="id" value="([^"]+)"/.exec(confirm)![1]!;
+    const decided = await web("/device/decide", { _csrf: csrf, id, user_code: userCode, decision: "approve", key_name: "ts client", scopes: ["submissions:read", "results:read"] });
+    expect(decided.status).toBe(303);
+  }
+
+  it("gets a key with the RFC 8628 device flow once the code is approved in the dashboard; a used code is DeviceLoginError invalid_grant", { timeout: 60_000 }, async () => {
+    const account = await newAccount();
+    let shown: { userCode: string; verificationUri: string } | null = null;
+    const token = await Allele.deviceLogin({
+      baseUrl: `${baseUrl()}/api/v1`,
+      onCode: async (code) => {
+        shown = code;
+        await approveInDashboard(account.id, code.userCode);
+      },
+    });
+    expect(shown!.verificationUri).toBe(`${baseUrl()}/device`);
+    expect(token).toMatchObject({ token_type: "Bearer", key_name: "ts client", scope: "submissions:read results:read" });
+    const own = new Allele({ apiKey: token.api_key, baseUrl: `${baseUrl()}/api/v1` });
+    expect((await own.account.get()).id).toBe(account.id);
+    await expect(own.webhooks.list()).rejects.toMatchObject({ status: 403, code: "scope_required" });
+
+    const unknown = await client.call("pollDeviceToken", { body: { device_code: "x".repeat(40) } }).catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(DeviceLoginError);
+    expect(unknown).toMatchObject({ status: 400, code: "invalid_grant" });
+    expect((unknown as DeviceLoginError).requestId).toMatch(/^req_/);
   });
 });

@@ -1,6 +1,6 @@
 // The errors the client throws. An API error carries the envelope's code, details and request id
 // (docs/api.md#errors); a 429 also `retryAfter`, the seconds the server asked to wait (or null).
-import type { components } from "./schema.js";
+import type { components, operations } from "./schema.js";
 
 /** Every `error.code` the API can answer. */
 export type ErrorCode = components["schemas"]["Error"]["error"]["code"];
@@ -24,6 +24,22 @@ export class RateLimitError extends AlleleError {
   override readonly name = "RateLimitError";
   constructor(status: number, code: ErrorCode, message: string, details: Record<string, unknown>, requestId: string | null, readonly retryAfter: number | null) {
     super(status, code, message, details, requestId);
+  }
+}
+
+/** The device login's errors, in RFC 6749's shape: `authorization_pending`, `slow_down`, `access_denied`, `expired_token`, … */
+export type DeviceLoginErrorCode = operations["pollDeviceToken"]["responses"][400]["content"]["application/json"]["error"];
+
+/** `Allele.deviceLogin`: the device login failed; `code` is RFC 6749's `error` (`access_denied`, `expired_token`, …). */
+export class DeviceLoginError extends Error {
+  override readonly name = "DeviceLoginError";
+  constructor(
+    readonly status: number,
+    readonly code: DeviceLoginErrorCode,
+    message: string,
+    readonly requestId: string | null,
+  ) {
+    super(requestId ? `${message} (request_id=${requestId})` : message);
   }
 }
 

@@ -21,6 +21,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/device/code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a device login (RFC 8628 §3.1): a device code to poll with and a user code to approve in the dashboard
+         * @description No key needed; counted against the IP's per-minute window. A JSON object or a form-encoded body, its parameters ignored. Errors in RFC 6749 §5.2's shape, not the API's envelope (docs/dashboard.md#device-login).
+         */
+        post: operations["startDeviceAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/device/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Poll a device login (RFC 8628 §3.4): the new API key once the person approved, exactly once
+         * @description No key needed; counted against the IP's per-minute window. Errors in RFC 6749 §5.2's shape `{error, error_description, request_id}`, not the API's envelope (the Vilvik SDK reads it): `authorization_pending` until decided, `slow_down` when polled sooner than `interval` (which grows by 5 s), `access_denied`, `expired_token` after 15 minutes, `invalid_grant` for an unknown or used code (docs/dashboard.md#device-login).
+         */
+        post: operations["pollDeviceToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/code-uploads": {
         parameters: {
             query?: never;
@@ -299,6 +339,80 @@ export interface paths {
         patch: operations["updateWebhook"];
         trace?: never;
     };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook's delivery log, newest first, optionally by status */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Inspect a delivery: its payload and every attempt's request and response */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries/{delivery_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a delivery: its event's type and data as a new event (fresh event id, signature and occurred_at)
+         * @description At most 10 per minute per account (429 `rate_limited` with Retry-After past that). The webhook must be active (docs/webhooks.md#dashboard-tools).
+         */
+        post: operations["replayWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries/{delivery_id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-send a failed delivery: the same event (same event id and body) with a new series of attempts
+         * @description Only a delivery marked `failed` (409 `invalid_state` otherwise); the webhook must be active (docs/webhooks.md#dashboard-tools).
+         */
+        post: operations["resendWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/{id}/rotate-secret": {
         parameters: {
             query?: never;
@@ -310,6 +424,26 @@ export interface paths {
         put?: never;
         /** Give a webhook a new signing secret */
         post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a synthetic `webhook.test` event (a sample of `event_type`'s data) through the delivery pipeline
+         * @description At most 10 per minute per account (429 `rate_limited` with Retry-After past that). The webhook must be active (docs/webhooks.md#dashboard-tools).
+         */
+        post: operations["testWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -506,6 +640,110 @@ export interface components {
             is_expired: boolean;
             content: string;
         };
+        Delivery: {
+            /** @description 16 hexadecimal characters */
+            id: string;
+            /** @description 12 base62 characters */
+            webhook_id: string;
+            /** @description the event's UUID (X-Event-Id) */
+            event_id: string;
+            event_type: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            attempt_count: number;
+            /** @description while pending, else null */
+            next_attempt_at: string | null;
+            last_attempt_at: string | null;
+            is_test: boolean;
+            /** @description the replayed delivery's id, or null */
+            replay_of: string | null;
+            resend_count: number;
+            /**
+             * @description ISO 8601 UTC with milliseconds and Z
+             * @example 2026-05-01T12:34:56.123Z
+             */
+            created_at: string;
+        };
+        DeliveryAttempt: {
+            attempt_no: number;
+            request_url: string;
+            request_headers: {
+                [key: string]: string;
+            };
+            response_status: number | null;
+            response_headers: {
+                [key: string]: string;
+            } | null;
+            /** @description the first 8 KB */
+            response_body: string | null;
+            duration_ms: number;
+            /** @description null, `timeout: …`, `network error: …`, or `blocked (<reason>): …` */
+            network_error: string | null;
+            /**
+             * @description ISO 8601 UTC with milliseconds and Z
+             * @example 2026-05-01T12:34:56.123Z
+             */
+            created_at: string;
+        };
+        DeliveryInspected: {
+            /** @description 16 hexadecimal characters */
+            id: string;
+            /** @description 12 base62 characters */
+            webhook_id: string;
+            /** @description the event's UUID (X-Event-Id) */
+            event_id: string;
+            event_type: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            attempt_count: number;
+            /** @description while pending, else null */
+            next_attempt_at: string | null;
+            last_attempt_at: string | null;
+            is_test: boolean;
+            /** @description the replayed delivery's id, or null */
+            replay_of: string | null;
+            resend_count: number;
+            /**
+             * @description ISO 8601 UTC with milliseconds and Z
+             * @example 2026-05-01T12:34:56.123Z
+             */
+            created_at: string;
+            /** @description the exact body sent */
+            payload: string;
+            attempts: components["schemas"]["DeliveryAttempt"][];
+        };
+        /** @description the delivery put on the queue (Test and Replay: a new one; re-send: the same) */
+        DeliveryQueued: {
+            delivery_id: string;
+            event_id: string;
+            event_type: string;
+        };
+        DeviceAuthorization: {
+            /** @description the device's secret: poll /auth/device/token with it */
+            device_code: string;
+            /** @description 8 letters shown XXXX-XXXX, for the person to confirm */
+            user_code: string;
+            /** @description absolute URL */
+            verification_uri: string;
+            /** @description absolute URL */
+            verification_uri_complete: string;
+            /** @description seconds (900) */
+            expires_in: number;
+            /** @description seconds to wait between polls (5) */
+            interval: number;
+        };
+        DeviceToken: {
+            /** @description the new API key, given once (what the Vilvik SDK reads) */
+            api_key: string;
+            /** @description the same key: RFC 8628's name for it */
+            access_token: string;
+            /** @constant */
+            token_type: "Bearer";
+            /** @description the key's scopes, space-separated */
+            scope: string;
+            key_prefix: string;
+            key_name: string;
+        };
         /** @description The error envelope; `code` is one of the closed list (docs/api.md#error-codes) */
         Error: {
             error: {
@@ -570,7 +808,10 @@ export interface components {
             submission_id: string;
             name: string;
             is_shared: boolean;
+            /** @description null when not finite, and for a multi-objective result */
             best_solution_fitness: number | null;
+            /** @description 1, or the number of objectives the fitness returned (docs/api.md#multi-objective) */
+            num_objectives: number;
             generations_completed: number;
             /**
              * @description ISO 8601 UTC with milliseconds and Z
@@ -580,9 +821,23 @@ export interface components {
             /** @description 12 base62 characters */
             run_id: string;
             best_solution: number[];
+            /** @description several objectives: the objective values of best_solution; one objective: null */
+            best_solution_objectives: number[] | null;
+            /** @description several objectives: the distinct solutions of the final Pareto front; one objective: null */
+            pareto_front_size: number | null;
             best_solution_generation: number | null;
-            best_solutions_fitness: (number | null)[];
+            /** @description per generation, generation 0 first: one objective, the best fitness (null when not finite); several, the best value of each objective */
+            best_solutions_fitness: ((number | null) | number[])[];
             stopped_reason: string;
+            /** @description genes of best_solution their gene_constraint refuses; [] when none; null without a gene_constraint (and for an import) */
+            constraint_violations: {
+                gene: number;
+                value: number | null;
+            }[] | null;
+            /** @description the run's Python warnings, deduplicated with counts, in order of first appearance (docs/api.md#warnings) */
+            warnings: components["schemas"]["RunWarning"][];
+            /** @description the engine path that ran (docs/engine.md); null for imports and results made before it was kept */
+            engine: string | null;
             /** @description the GA parameters (docs/api.md#creation-parameters) */
             parameters: {
                 [key: string]: unknown;
@@ -606,6 +861,12 @@ export interface components {
             result_id: string | null;
             /** @description the best fitness as a plain decimal string (never exponent notation), or null */
             best_solution_fitness: string | null;
+            /** @description 1, or the number of objectives of a multi-objective run */
+            num_objectives: number;
+            /** @description several objectives: the best solution's objective values as plain decimal strings; one objective: null */
+            best_solution_objectives: string[] | null;
+            /** @description several objectives: the size of the final Pareto front; one objective: null */
+            pareto_front_size: number | null;
             generations_completed: number;
         };
         ResultListItem: {
@@ -615,13 +876,20 @@ export interface components {
             submission_id: string;
             name: string;
             is_shared: boolean;
+            /** @description null when not finite, and for a multi-objective result */
             best_solution_fitness: number | null;
+            /** @description 1, or the number of objectives the fitness returned (docs/api.md#multi-objective) */
+            num_objectives: number;
             generations_completed: number;
             /**
              * @description ISO 8601 UTC with milliseconds and Z
              * @example 2026-05-01T12:34:56.123Z
              */
             created_at: string;
+        };
+        RunWarning: {
+            message: string;
+            count: number;
         };
         Submission: {
             /** @description 12 base62 characters */
@@ -674,6 +942,8 @@ export interface components {
             /** @description the latest run's output: its last 8 KiB */
             logs: string;
             logs_truncated: boolean;
+            /** @description the run's Python warnings, deduplicated with counts, in order of first appearance (docs/api.md#warnings) */
+            warnings: components["schemas"]["RunWarning"][];
             /** @description absolute URL */
             status_url: string;
             /** @description absolute URL */
@@ -730,6 +1000,12 @@ export interface components {
             hit_time_cap: boolean;
             /** @description the best fitness as a plain decimal string (never exponent notation), or null */
             best_solution_fitness: string | null;
+            /** @description 1, or the number of objectives of a multi-objective run */
+            num_objectives: number;
+            /** @description several objectives: the best solution's objective values as plain decimal strings; one objective: null */
+            best_solution_objectives: string[] | null;
+            /** @description several objectives: the size of the final Pareto front; one objective: null */
+            pareto_front_size: number | null;
         };
         /** @description a sample: `{test: true, sample_of}` and the fields of `sample_of`'s data, with sample ids */
         TestData: {
@@ -844,6 +1120,196 @@ export interface operations {
                             /** @enum {unknown} */
                             code?: "unauthorized";
                         };
+                    };
+                };
+            };
+            /** @description Error: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    startDeviceAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    client_id?: string;
+                    scope?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                "application/x-www-form-urlencoded": {
+                    client_id?: string;
+                    scope?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceAuthorization"];
+                };
+            };
+            /** @description RFC 6749 §5.2: `invalid_request` (the body is neither a JSON object nor a form, or over 4 KiB) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        error_description: string;
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    pollDeviceToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    device_code: string;
+                    /** @constant */
+                    grant_type?: "urn:ietf:params:oauth:grant-type:device_code";
+                } & {
+                    [key: string]: unknown;
+                };
+                "application/x-www-form-urlencoded": {
+                    device_code: string;
+                    /** @constant */
+                    grant_type?: "urn:ietf:params:oauth:grant-type:device_code";
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceToken"];
+                };
+            };
+            /** @description RFC 6749 §5.2: `invalid_request`, `unsupported_grant_type`, `authorization_pending`, `slow_down`, `access_denied`, `expired_token`, `invalid_grant` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request" | "unsupported_grant_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token" | "invalid_grant";
+                        error_description: string;
+                        request_id: string;
                     };
                 };
             };
@@ -1424,9 +1890,9 @@ export interface operations {
                         sol_per_pop: number;
                         num_genes: number;
                         /** @default -4 */
-                        init_range_low?: number;
+                        init_range_low?: number | number[];
                         /** @default 4 */
-                        init_range_high?: number;
+                        init_range_high?: number | number[];
                         /** @default 100 */
                         sample_size?: number;
                         mutation_type?: ("random" | "swap" | "inversion" | "scramble" | "adaptive") | null;
@@ -1443,17 +1909,22 @@ export interface operations {
                             number
                         ];
                         mutation_by_replacement?: boolean;
-                        random_mutation_min_val?: number;
-                        random_mutation_max_val?: number;
+                        random_mutation_min_val?: number | number[];
+                        random_mutation_max_val?: number | number[];
                         crossover_type?: ("single_point" | "two_points" | "uniform" | "scattered") | null;
                         crossover_probability?: number;
                         /** @enum {string} */
-                        parent_selection_type?: "sss" | "rws" | "sus" | "rank" | "random" | "tournament";
+                        parent_selection_type?: "sss" | "rws" | "sus" | "rank" | "random" | "tournament" | "nsga2" | "tournament_nsga2";
                         K_tournament?: number;
                         keep_parents?: number;
                         keep_elitism?: number;
-                        /** @enum {string} */
-                        gene_type?: "int" | "float";
+                        gene_type?: ("int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64") | [
+                            "int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64",
+                            number | null
+                        ] | (("int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64") | [
+                            "int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64",
+                            number | null
+                        ])[];
                         gene_space?: {
                             low: number;
                             high: number;
@@ -1467,8 +1938,8 @@ export interface operations {
                         stop_criteria?: string | string[];
                         random_seed?: number;
                         fitness_batch_size?: number;
-                        save_best_solutions?: boolean;
                         save_solutions?: boolean;
+                        save_best_solutions?: boolean;
                         sbx_crossover_eta?: number;
                         polynomial_mutation_eta?: number;
                         nsga3_num_divisions?: number;
@@ -2325,8 +2796,8 @@ export interface operations {
                 "application/json": {
                     num_generations?: number;
                     num_parents_mating?: number;
-                    init_range_low?: number;
-                    init_range_high?: number;
+                    init_range_low?: number | number[];
+                    init_range_high?: number | number[];
                     sample_size?: number;
                     mutation_type?: ("random" | "swap" | "inversion" | "scramble" | "adaptive") | null;
                     mutation_probability?: number | [
@@ -2342,12 +2813,12 @@ export interface operations {
                         number
                     ];
                     mutation_by_replacement?: boolean;
-                    random_mutation_min_val?: number;
-                    random_mutation_max_val?: number;
+                    random_mutation_min_val?: number | number[];
+                    random_mutation_max_val?: number | number[];
                     crossover_type?: ("single_point" | "two_points" | "uniform" | "scattered") | null;
                     crossover_probability?: number;
                     /** @enum {string} */
-                    parent_selection_type?: "sss" | "rws" | "sus" | "rank" | "random" | "tournament";
+                    parent_selection_type?: "sss" | "rws" | "sus" | "rank" | "random" | "tournament" | "nsga2" | "tournament_nsga2";
                     K_tournament?: number;
                     keep_parents?: number;
                     keep_elitism?: number;
@@ -2364,6 +2835,8 @@ export interface operations {
                     stop_criteria?: string | string[];
                     random_seed?: number;
                     fitness_batch_size?: number;
+                    save_solutions?: boolean;
+                    save_best_solutions?: boolean;
                     fitness_func?: string;
                     fitness_func_entry?: string;
                     gene_constraint?: string;
@@ -2890,9 +3363,9 @@ export interface operations {
                     sol_per_pop: number;
                     num_genes: number;
                     /** @default -4 */
-                    init_range_low?: number;
+                    init_range_low?: number | number[];
                     /** @default 4 */
-                    init_range_high?: number;
+                    init_range_high?: number | number[];
                     /** @default 100 */
                     sample_size?: number;
                     mutation_type?: ("random" | "swap" | "inversion" | "scramble" | "adaptive") | null;
@@ -2909,17 +3382,22 @@ export interface operations {
                         number
                     ];
                     mutation_by_replacement?: boolean;
-                    random_mutation_min_val?: number;
-                    random_mutation_max_val?: number;
+                    random_mutation_min_val?: number | number[];
+                    random_mutation_max_val?: number | number[];
                     crossover_type?: ("single_point" | "two_points" | "uniform" | "scattered") | null;
                     crossover_probability?: number;
                     /** @enum {string} */
-                    parent_selection_type?: "sss" | "rws" | "sus" | "rank" | "random" | "tournament";
+                    parent_selection_type?: "sss" | "rws" | "sus" | "rank" | "random" | "tournament" | "nsga2" | "tournament_nsga2";
                     K_tournament?: number;
                     keep_parents?: number;
                     keep_elitism?: number;
-                    /** @enum {string} */
-                    gene_type?: "int" | "float";
+                    gene_type?: ("int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64") | [
+                        "int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64",
+                        number | null
+                    ] | (("int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64") | [
+                        "int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64",
+                        number | null
+                    ])[];
                     gene_space?: {
                         low: number;
                         high: number;
@@ -2933,6 +3411,8 @@ export interface operations {
                     stop_criteria?: string | string[];
                     random_seed?: number;
                     fitness_batch_size?: number;
+                    save_solutions?: boolean;
+                    save_best_solutions?: boolean;
                     fitness_func?: string;
                     fitness_func_entry?: string;
                     gene_constraint?: string;
@@ -3542,8 +4022,8 @@ export interface operations {
                     num_parents_mating?: number;
                     sol_per_pop?: number;
                     num_genes?: number;
-                    init_range_low?: number;
-                    init_range_high?: number;
+                    init_range_low?: number | number[];
+                    init_range_high?: number | number[];
                     sample_size?: number;
                     mutation_type?: ("random" | "swap" | "inversion" | "scramble" | "adaptive") | null;
                     mutation_probability?: number | [
@@ -3559,17 +4039,22 @@ export interface operations {
                         number
                     ];
                     mutation_by_replacement?: boolean;
-                    random_mutation_min_val?: number;
-                    random_mutation_max_val?: number;
+                    random_mutation_min_val?: number | number[];
+                    random_mutation_max_val?: number | number[];
                     crossover_type?: ("single_point" | "two_points" | "uniform" | "scattered") | null;
                     crossover_probability?: number;
                     /** @enum {string} */
-                    parent_selection_type?: "sss" | "rws" | "sus" | "rank" | "random" | "tournament";
+                    parent_selection_type?: "sss" | "rws" | "sus" | "rank" | "random" | "tournament" | "nsga2" | "tournament_nsga2";
                     K_tournament?: number;
                     keep_parents?: number;
                     keep_elitism?: number;
-                    /** @enum {string} */
-                    gene_type?: "int" | "float";
+                    gene_type?: ("int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64") | [
+                        "int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64",
+                        number | null
+                    ] | (("int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64") | [
+                        "int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64",
+                        number | null
+                    ])[];
                     gene_space?: {
                         low: number;
                         high: number;
@@ -3583,6 +4068,8 @@ export interface operations {
                     stop_criteria?: string | string[];
                     random_seed?: number;
                     fitness_batch_size?: number;
+                    save_solutions?: boolean;
+                    save_best_solutions?: boolean;
                     fitness_func?: string;
                     fitness_func_entry?: string;
                     gene_constraint?: string;
@@ -4561,6 +5048,546 @@ export interface operations {
             };
         };
     };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                page_size?: string;
+                limit?: string;
+                cursor?: string;
+                status?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: components["schemas"]["Delivery"][];
+                        /** @description `?cursor=…` of the next page, or null on the last */
+                        next: string | null;
+                        /** @description `?cursor=…` of the previous page, or null on the first */
+                        previous: string | null;
+                    };
+                };
+            };
+            /** @description Error: `validation_failed` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `scope_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "scope_required";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryInspected"];
+                };
+            };
+            /** @description Error: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `scope_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "scope_required";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    replayWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryQueued"];
+                };
+            };
+            /** @description Error: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `scope_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "scope_required";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `invalid_state` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_state";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    resendWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryQueued"];
+                };
+            };
+            /** @description Error: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `scope_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "scope_required";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `invalid_state` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_state";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
     rotateWebhookSecret: {
         parameters: {
             query?: never;
@@ -4636,6 +5663,203 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @default webhook.test */
+                    event_type?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryQueued"];
+                };
+            };
+            /** @description Error: `malformed_json`, `validation_failed` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "malformed_json" | "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `scope_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "scope_required";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `invalid_state` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_state";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     };
                 };
