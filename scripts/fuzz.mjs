@@ -20,6 +20,10 @@ const ADMIN_TOKEN = "fuzz-admin-token-0123456789";
 export const BOUNDED_EXAMPLES = 20;
 export const BOUNDED_SEED = 20261125;
 
+/** The operations of the committed public document: every one must be fuzzed. */
+export const documentedOperations = () =>
+  Object.values(JSON.parse(readFileSync(join(ROOT, "docs", "openapi.json"), "utf8")).paths).reduce((n, item) => n + Object.keys(item).length, 0);
+
 /** The checks: everything that judges a response against the document, and invalid input refused. */
 export const CHECKS = [
   "not_a_server_error",
@@ -63,9 +67,10 @@ async function api(baseUrl, key, path, body, method = body === undefined ? "GET"
 const FITNESS = "import numpy\n\ndef fitness(ga, solution, idx):\n    return -float(numpy.sum(solution ** 2))\n";
 
 /**
- * Real resources for the path parameters: a succeeded submission and its result, a webhook, a code
- * upload, an import. The fuzzer draws `{id}` from their ids most of the time (and generates one otherwise),
- * so operations reach their logic instead of answering 404 to made-up ids.
+ * Real resources for the path parameters: a succeeded submission and its result, a webhook and its
+ * deliveries (one failed for good, so re-send can succeed), a code upload. The fuzzer draws `{id}` and
+ * `{delivery_id}` from their ids most of the time (and generates one otherwise), so operations reach their
+ * logic instead of answering 404 to made-up ids.
  */
 export async function seedResources(baseUrl, key) {
   const job = { name: "fuzz seed", num_generations: 5, num_parents_mating: 2, sol_per_pop: 4, num_genes: 3, fitness_func: FITNESS, fitness_func_entry: "fitness" };
@@ -78,10 +83,16 @@ export async function seedResources(baseUrl, key) {
   }
   const results = await api(baseUrl, key, `/results?submission_id=${submission.id}`);
   const upload = await api(baseUrl, key, "/code-uploads", { content: FITNESS });
+  // Nothing listens on port 9: a Test's delivery fails every attempt and, once its retries are spent
+  // (1 s apart where the service is started with WEBHOOK_RETRY_DELAYS=1,…), is failed for good.
   const hook = await api(baseUrl, key, "/webhooks", { url: "http://127.0.0.1:9/hook", events: ["submission.succeeded"] });
+  const fired = await api(baseUrl, key, `/webhooks/${hook.id}/test`, {});
+  const until = Date.now() + 30_000;
+  while ((await api(baseUrl, key, `/webhooks/${hook.id}/deliveries/${fired.delivery_id}`)).status !== "failed" && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
   return {
     // Each resource's path: the ids of its kind (an unknown id besides, so 404s are tried too).
     ids: { "/submissions/": [submission.id], "/results/": [results.results[0].id], "/code-uploads/": [upload.code_id], "/webhooks/": [hook.id] },
+    deliveries: [fired.delivery_id],
     files: ["result.json", "fitness.svg", "fitness_history.csv", "population.json"],
   };
 }
@@ -105,12 +116,14 @@ function configFile(dir, seeded) {
       "expected-statuses = [400, 401, 403, 404, 405, 406, 409, 413, 415, 422, 428, 429]",
       "[dictionaries.files]",
       `values = ${list(seeded.files)}`,
+      "[dictionaries.deliveries]",
+      `values = ${list(seeded.deliveries)}`,
       ...Object.entries(seeded.ids).flatMap(([prefix, ids], i) => [
         `[dictionaries.ids${i}]`,
         `values = ${list(ids)}`,
         "[[operations]]",
         `include-path-regex = ${JSON.stringify(`^${prefix}`)}`,
-        `parameters = { "path.id" = { dictionary = "ids${i}", probability = 0.8 }, "path.name" = { dictionary = "files", probability = 0.8 } }`,
+        `parameters = { "path.id" = { dictionary = "ids${i}", probability = 0.8 }, "path.name" = { dictionary = "files", probability = 0.8 }, "path.delivery_id" = { dictionary = "deliveries", probability = 0.8 } }`,
       ]),
       "",
     ].join("\n"),
@@ -186,7 +199,7 @@ async function main() {
       workerPort: await freePort(),
       persistTo: state,
       quiet: true,
-      vars: { ADMIN_TOKEN, RUN_TOKEN_SECRET: "fuzz-run-token-secret", RATE_LIMIT_KEY: "1000000", RATE_LIMIT_IP: "1000000", WEBHOOK_ALLOW_PRIVATE: "true" },
+      vars: { ADMIN_TOKEN, RUN_TOKEN_SECRET: "fuzz-run-token-secret", RATE_LIMIT_KEY: "1000000", RATE_LIMIT_IP: "1000000", WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_DELAYS: "1,1,1,1,1" },
     });
     baseUrl = service.baseUrl;
   }

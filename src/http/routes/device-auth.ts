@@ -17,8 +17,8 @@ const MEDIA_TYPES = ["application/json", "application/x-www-form-urlencoded"];
 const TOKEN_ERRORS = ["invalid_request", "unsupported_grant_type", "authorization_pending", "slow_down", "access_denied", "expired_token", "invalid_grant"] as const;
 type TokenError = (typeof TOKEN_ERRORS)[number];
 
-/** What each route reads of its body (other parameters are ignored), for the OpenAPI document. */
-const codeParams = z.looseObject({ client_id: z.string().optional(), scope: z.string().optional() }).meta({ description: "ignored: any JSON object or form" });
+/** The parameters each route knows (others are ignored): checked here and documented from the same schema. */
+const codeParams = z.looseObject({ client_id: z.string().optional(), scope: z.string().optional() }).meta({ description: "RFC 8628's parameters, taken and ignored: a JSON object or a form" });
 const tokenParams = z.looseObject({ device_code: z.string().min(1), grant_type: z.literal(GRANT_TYPE).optional() });
 
 /** The request's parameters, from a JSON object or a form; null when the body is neither. */
@@ -55,7 +55,9 @@ export const deviceAuthRoutes = new Hono<AppEnv>()
       otherErrors: { 400: { description: "RFC 6749 §5.2: `invalid_request` (the body is neither a JSON object nor a form, or over 4 KiB)", schema: OAuthError(["invalid_request"]) } },
     }),
     async (c) => {
-    if ((await params(c)) === null) return oauthError(c, "invalid_request", "Send a JSON object or a form-encoded body.");
+    const body = await params(c);
+    if (body === null) return oauthError(c, "invalid_request", "Send a JSON object or a form-encoded body.");
+    if (!codeParams.safeParse(body).success) return oauthError(c, "invalid_request", "client_id and scope, when sent, are strings.");
     const started = await startDeviceAuthorization(getDb(c.env.DB), `${origin(c)}/device`, c.req.header("User-Agent") ?? "");
     c.header("Cache-Control", "no-store");
     return c.json(started);
