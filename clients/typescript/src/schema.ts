@@ -32,7 +32,7 @@ export interface paths {
         put?: never;
         /**
          * Start a device login (RFC 8628 §3.1): a device code to poll with and a user code to approve in the dashboard
-         * @description No key needed; counted against the IP's per-minute window. A JSON object or a form-encoded body, its parameters ignored. Errors in RFC 6749 §5.2's shape, not the API's envelope (docs/dashboard.md#device-login).
+         * @description No key needed; counted against the IP's per-minute window. A JSON object or a form-encoded body; `client_id` and `scope`, when sent, are strings, and are ignored. Errors in RFC 6749 §5.2's shape, not the API's envelope (docs/dashboard.md#device-login).
          */
         post: operations["startDeviceAuthorization"];
         delete?: never;
@@ -1199,7 +1199,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeviceAuthorization"];
                 };
             };
-            /** @description RFC 6749 §5.2: `invalid_request` (the body is neither a JSON object nor a form, or over 4 KiB) */
+            /** @description RFC 6749 §5.2: `invalid_request` (the body is neither a JSON object nor a form, is over 4 KiB, or `client_id` or `scope` is not a string) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

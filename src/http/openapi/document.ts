@@ -76,15 +76,15 @@ function documentInfo(kind: DocumentKind) {
         version: "v1",
         description:
           "A job service for genetic-algorithm optimisation: submit PyGAD parameters and a fitness function, get a result. " +
-          "Every request but `GET /health` and `GET /openapi.json` needs an API key (`Authorization: Bearer alk_…`); each operation names the scope it needs. " +
+          "Every request but `GET /health`, `GET /openapi.json` and the device login (`POST /auth/device/code|token`, how a command-line client gets a key) needs an API key (`Authorization: Bearer alk_…`); each operation names the scope it needs. " +
           "Every response carries `X-Request-Id` and the `X-RateLimit-*` headers of the per-minute window that applied; errors share one envelope " +
-          "`{error: {code, message, details, request_id}}` and each operation lists the codes it can answer. Writes accept `Idempotency-Key`. " +
+          "`{error: {code, message, details, request_id}}` (the device login's 400s excepted: RFC 6749's `{error, error_description}`, as device clients read them) and each operation lists the codes it can answer. Writes accept `Idempotency-Key`. " +
           "Deliveries to your webhooks are described under `webhooks`. The prose contract: docs/api.md and docs/webhooks.md.",
       }
     : {
         title: "Allele admin API",
         version: "v1",
-        description: "The operator's API: accounts, plans, overrides, credits and keys. Bearer token: the deployment's `ADMIN_TOKEN` secret; without one configured every path is 404. Not rate-limited. docs/api.md#admin-api.",
+        description: "The operator's API: accounts, plans, overrides, credits, keys and dashboard sign-in links. Bearer token: the deployment's `ADMIN_TOKEN` secret; without one configured every path is 404. Not rate-limited. docs/api.md#admin-api.",
       };
 }
 

@@ -124,7 +124,7 @@ export const adminRoutes = new Hono<AppEnv>()
       operationId: "createSignInLink",
       tag: "Accounts",
       summary: "A one-time link that signs the account in to the dashboard",
-      description: "The link opens a dashboard session for the account once, until it expires (docs/dashboard.md#signing-in).",
+      description: "The link opens a dashboard session for the account once, until it expires (docs/dashboard.md#sign-in).",
       success: { 201: AdminSignInLink },
     }),
     optionalJsonBody(z.strictObject({ ttl_minutes: z.number().int().min(1).max(SIGN_IN_LINK_MAX_MS / 60_000).optional() })),

@@ -48,11 +48,11 @@ export const deviceAuthRoutes = new Hono<AppEnv>()
       operationId: "startDeviceAuthorization",
       tag: "Device login",
       summary: "Start a device login (RFC 8628 §3.1): a device code to poll with and a user code to approve in the dashboard",
-      description: "No key needed; counted against the IP's per-minute window. A JSON object or a form-encoded body, its parameters ignored. Errors in RFC 6749 §5.2's shape, not the API's envelope (docs/dashboard.md#device-login).",
+      description: "No key needed; counted against the IP's per-minute window. A JSON object or a form-encoded body; `client_id` and `scope`, when sent, are strings, and are ignored. Errors in RFC 6749 §5.2's shape, not the API's envelope (docs/dashboard.md#device-login).",
       noKey: true,
       body: { schema: codeParams, required: false, mediaTypes: MEDIA_TYPES },
       success: { 200: DeviceAuthorization },
-      otherErrors: { 400: { description: "RFC 6749 §5.2: `invalid_request` (the body is neither a JSON object nor a form, or over 4 KiB)", schema: OAuthError(["invalid_request"]) } },
+      otherErrors: { 400: { description: "RFC 6749 §5.2: `invalid_request` (the body is neither a JSON object nor a form, is over 4 KiB, or `client_id` or `scope` is not a string)", schema: OAuthError(["invalid_request"]) } },
     }),
     async (c) => {
     const body = await params(c);
