@@ -74,24 +74,32 @@ const FITNESS = "import numpy\n\ndef fitness(ga, solution, idx):\n    return -fl
  */
 export async function seedResources(baseUrl, key) {
   const job = { name: "fuzz seed", num_generations: 5, num_parents_mating: 2, sol_per_pop: 4, num_genes: 3, fitness_func: FITNESS, fitness_func_entry: "fitness" };
-  const submission = await api(baseUrl, key, "/submissions", job);
-  const deadline = Date.now() + 120_000;
-  let row;
-  while ((row = await api(baseUrl, key, `/submissions/${submission.id}`)).status !== "succeeded") {
-    if (Date.now() > deadline || row.status === "failed") throw new Error(`the seed run did not succeed: ${JSON.stringify(row)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  const results = await api(baseUrl, key, `/results?submission_id=${submission.id}`);
+  /** A succeeded submission and its result. */
+  const succeeded = async () => {
+    const submission = await api(baseUrl, key, "/submissions", job);
+    const deadline = Date.now() + 120_000;
+    let row;
+    while ((row = await api(baseUrl, key, `/submissions/${submission.id}`)).status !== "succeeded") {
+      if (Date.now() > deadline || row.status === "failed") throw new Error(`the seed run did not succeed: ${JSON.stringify(row)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    return { id: submission.id, resultId: (await api(baseUrl, key, `/results?submission_id=${submission.id}`)).results[0].id };
+  };
+  const [kept, deleted] = [await succeeded(), await succeeded()];
   const upload = await api(baseUrl, key, "/code-uploads", { content: FITNESS });
   // Nothing listens on port 9: a Test's delivery fails every attempt and, once its retries are spent
   // (1 s apart where the service is started with WEBHOOK_RETRY_DELAYS=1,…), is failed for good.
   const hook = await api(baseUrl, key, "/webhooks", { url: "http://127.0.0.1:9/hook", events: ["submission.succeeded"] });
+  const deletedHook = await api(baseUrl, key, "/webhooks", { url: "http://127.0.0.1:9/hook", events: ["submission.succeeded"] });
   const fired = await api(baseUrl, key, `/webhooks/${hook.id}/test`, {});
   const until = Date.now() + 30_000;
   while ((await api(baseUrl, key, `/webhooks/${hook.id}/deliveries/${fired.delivery_id}`)).status !== "failed" && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
   return {
     // Each resource's path: the ids of its kind (an unknown id besides, so 404s are tried too).
-    ids: { "/submissions/": [submission.id], "/results/": [results.results[0].id], "/code-uploads/": [upload.code_id], "/webhooks/": [hook.id] },
+    ids: { "/submissions/": [kept.id], "/results/": [kept.resultId], "/code-uploads/": [upload.code_id], "/webhooks/": [hook.id] },
+    // The DELETE operations get resources of their own: deleting the ones above would leave the
+    // operations fuzzed after them (cancel, reexecute, continue, the webhook tools) only 404s.
+    forDelete: { deleteSubmission: [deleted.id], deleteResult: [deleted.resultId], deleteWebhook: [deletedHook.id] },
     deliveries: [fired.delivery_id],
     files: ["result.json", "fitness.svg", "fitness_history.csv", "population.json"],
   };
@@ -123,7 +131,15 @@ function configFile(dir, seeded) {
         `values = ${list(ids)}`,
         "[[operations]]",
         `include-path-regex = ${JSON.stringify(`^${prefix}`)}`,
+        `exclude-operation-id = ${list(Object.keys(seeded.forDelete))}`,
         `parameters = { "path.id" = { dictionary = "ids${i}", probability = 0.8 }, "path.name" = { dictionary = "files", probability = 0.8 }, "path.delivery_id" = { dictionary = "deliveries", probability = 0.8 } }`,
+      ]),
+      ...Object.entries(seeded.forDelete).flatMap(([operationId, ids]) => [
+        `[dictionaries.${operationId}]`,
+        `values = ${list(ids)}`,
+        "[[operations]]",
+        `include-operation-id = ${JSON.stringify(operationId)}`,
+        `parameters = { "path.id" = { dictionary = ${JSON.stringify(operationId)}, probability = 0.8 } }`,
       ]),
       "",
     ].join("\n"),
