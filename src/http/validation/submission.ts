@@ -29,7 +29,7 @@ export const code = z
   .refine((s) => new TextEncoder().encode(s).byteLength <= MAX_CODE_BYTES, {
     message: `${TOO_LARGE} a code field may hold at most ${MAX_CODE_BYTES} bytes`,
   });
-const entry = z.string().regex(IDENTIFIER, "must be a Python identifier");
+export const entry = z.string().regex(IDENTIFIER, "must be a Python identifier");
 
 /**
  * A stop criterion as PyGAD 3.9.2 parses it: `word_number`, the number in Python's decimal syntax
@@ -88,7 +88,7 @@ const range = z.strictObject({ low: z.number(), high: z.number(), step: z.number
 const geneSpaceItem = z.union([z.number(), z.array(z.number()).min(1).max(10_000), range, z.null()]);
 const geneSpace = z.union([range, z.array(geneSpaceItem).min(1).max(10_000)]);
 
-const gaShape = {
+export const gaShape = {
   num_generations: int(1, 1_000_000),
   num_parents_mating: int(1, 5000),
   sol_per_pop: int(2, 5000),
