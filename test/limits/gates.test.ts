@@ -281,9 +281,9 @@ describe("write gates", () => {
       const err = await expectError(await create(a.key, job({ parallel_processing: form })), 403, "tier_limit_exceeded");
       expect(err.details).toEqual({ parameter: "parallel_processing", limit: 4, requested: Array.isArray(form) ? form[1] : form });
     }
-    for (const bad of [-1, 2.5, "4", ["gpu", 2], [2], ["process"], ["process", 2, 3], { workers: 2 }]) {
+    for (const bad of [-1, 2.5, "4", ["gpu", 2], [2], ["process"], ["process", 2, 3], { workers: 2 }, 17, ["thread", 17], ["process", 1024]]) {
       const err = await expectError(await create(a.key, job({ parallel_processing: bad })), 400, "validation_failed");
-      expect(err.details.fields[0].field).toBe("parallel_processing");
+      expect(err.details.fields[0].field, JSON.stringify(bad)).toMatch(/^parallel_processing(\.1)?$/);
     }
     await overrides(a, { max_parallel_workers: 1 });
     expect((await json(await call("/api/v1/account", { key: a.key }))).limits.max_parallel_workers).toBe(1);
@@ -292,6 +292,10 @@ describe("write gates", () => {
     expect(err.details).toEqual({ parameter: "parallel_processing", limit: 1, requested: 2 });
     await overrides(a, { max_parallel_workers: 8 });
     expect((await create(a.key, job({ parallel_processing: ["process", 8] }))).status).toBe(202);
+    // An override past what a run's sandbox holds still stops at 16 workers (400, whatever the plan).
+    await overrides(a, { max_parallel_workers: 100 });
+    expect((await create(a.key, job({ parallel_processing: ["thread", 16] }))).status).toBe(202);
+    await expectError(await create(a.key, job({ parallel_processing: 17 })), 400, "validation_failed");
   });
 
   it("credits: 402 below the negative-balance cap, allowed at it; the cap is overridable", async () => {

@@ -576,6 +576,7 @@ export interface components {
                 daily_quota: number;
                 max_num_generations: number;
                 max_num_genes: number;
+                max_parallel_workers: number;
                 negative_balance_cap: number;
                 run_time_seconds: number;
                 run_memory_mb: number;

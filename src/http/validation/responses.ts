@@ -10,7 +10,7 @@ import type { cancelledData, failedData, resultCompletedData, succeededData } fr
 import { EVENT_TYPES } from "../../events/payloads";
 import { ERROR_CODES, type ErrorCode } from "../../errors";
 import { SCOPES } from "../../domain/keys";
-import { SUBMISSION_SOURCES } from "../../storage/schema";
+import { OVERRIDABLE_LIMITS, SUBMISSION_SOURCES, type OverridableLimit } from "../../storage/schema";
 
 const timestamp = z.string().meta({ description: "ISO 8601 UTC with milliseconds and Z", examples: ["2026-05-01T12:34:56.123Z"] });
 const id = z.string().meta({ description: "12 base62 characters" });
@@ -36,13 +36,9 @@ export const Health = z
 
 export const OpenApiDocument = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }).meta({ description: "an OpenAPI 3.1 document" });
 
+/** The limits in force: every overridable limit (storage/schema.ts, their one declaration) and the run caps. */
 const limitValues = {
-  concurrent_submissions: z.number(),
-  inflight_api_runs: z.number(),
-  daily_quota: z.number(),
-  max_num_generations: z.number(),
-  max_num_genes: z.number(),
-  negative_balance_cap: z.number(),
+  ...(Object.fromEntries(Object.keys(OVERRIDABLE_LIMITS).map((name) => [name, z.number()])) as Record<OverridableLimit, z.ZodNumber>),
   run_time_seconds: z.number(),
   run_memory_mb: z.number(),
 };
@@ -326,7 +322,16 @@ export const eventEnvelope = (type: keyof typeof EVENT_DATA) =>
 
 // ---- Every view is held to its schema at compile time. ----
 /** True when `View` is assignable to the schema's input and has no field the schema lacks. */
-type Conforms<View, Schema extends z.ZodType> = [View] extends [z.input<Schema>] ? ([Exclude<keyof View, keyof z.input<Schema>>] extends [never] ? true : false) : false;
+type Conforms<View, Schema extends z.ZodType> = [View] extends [z.input<Schema>] ? ([NoExtra<View, z.input<Schema>>] extends [true] ? true : false) : false;
+/** No object of `V`, at any depth (arrays and nullable members included), has a field `S` lacks there. */
+type NoExtra<V, S> = V extends readonly (infer A)[]
+  ? S extends readonly (infer B)[] ? NoExtra<A, B> : true
+  : V extends object
+    ? S extends readonly unknown[] ? true
+      : S extends object
+        ? [Exclude<keyof V, keyof S>] extends [never] ? { [K in keyof V]-?: K extends keyof S ? NoExtra<V[K], S[K]> : false }[keyof V] : false
+        : true
+    : true;
 type Holds<T extends true> = T;
 export type ViewsConform = [
   Holds<Conforms<ReturnType<typeof submissionAccepted>, typeof SubmissionAccepted>>,
