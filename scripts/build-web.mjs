@@ -1,14 +1,28 @@
-// Builds the dashboard's browser assets (web/client → dist/web/assets) with esbuild: app.js + app.css
-// (every page: charts with uPlot, live progress, copy buttons) and editor.js (CodeMirror, only on pages
-// with code). The Worker serves dist/web as its static assets (wrangler.toml [assets]): no CDN.
+// Builds the Worker's static assets (wrangler.toml [assets], dist/web): no CDN, and none of it in the
+// Worker's script.
+// - The dashboard's browser code (web/client → dist/web/assets) with esbuild: app.js + app.css (every
+//   page: charts with uPlot, live progress, copy buttons) and editor.js (CodeMirror, only on pages with code).
+// - The /docs page's Swagger UI files (swagger-ui-dist, Apache-2.0 → dist/web/docs): the page itself
+//   and its configuration come from the Worker (src/http/routes/docs.ts), under its Content-Security-Policy.
 // Run by `npm install` (setup), `npm start`, `npm test`, the test config and the deploy check; ~0.2 s.
 import { build } from "esbuild";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ROOT } from "./lib.mjs";
 
 export const WEB_DIST = join(ROOT, "dist", "web");
+
+const SWAGGER_UI = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+/** dist/web/docs/<name> ← swagger-ui-dist/<file>: what the /docs page loads, and the licences that cover it. */
+const SWAGGER_UI_FILES = {
+  "swagger-ui-bundle.js": "swagger-ui-bundle.js",
+  "swagger-ui.css": "swagger-ui.css",
+  "swagger-ui-bundle.js.LICENSE.txt": "swagger-ui-bundle.js.LICENSE.txt", // named by the bundle's first line
+  "LICENSE.swagger-ui.txt": "LICENSE",
+  "NOTICE.swagger-ui.txt": "NOTICE",
+};
 
 function writeIfChanged(path, contents) {
   if (existsSync(path) && Buffer.compare(readFileSync(path), Buffer.from(contents)) === 0) return;
@@ -35,6 +49,9 @@ export async function buildWeb({ quiet = false } = {}) {
   });
   for (const file of result.outputFiles) writeIfChanged(file.path, file.contents);
   writeIfChanged(join(out, "favicon.svg"), readFileSync(join(ROOT, "web", "client", "favicon.svg")));
+  const docs = join(WEB_DIST, "docs");
+  mkdirSync(docs, { recursive: true });
+  for (const [name, file] of Object.entries(SWAGGER_UI_FILES)) writeIfChanged(join(docs, name), readFileSync(join(SWAGGER_UI, file)));
   return result.metafile;
 }
 

@@ -6,11 +6,6 @@ import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { makePrivate, migrateLocal, ROOT, run, SDK_PYTHON, SDK_VENV, VENV, VENV_PYTHON } from "./lib.mjs";
 import { buildWeb } from "./build-web.mjs";
-import { writeDocsAssets } from "./docs-assets.mjs";
-
-// The /docs page's Swagger UI files, served by the Worker itself (src/http/docs/): part of the Worker's
-// build, so written even when the rest of the setup is skipped.
-if (writeDocsAssets()) console.log("setup: wrote the /docs page's assets (src/http/docs/assets.generated.ts)");
 
 if (process.env.ALLELE_SKIP_SETUP === "1") process.exit(0);
 
@@ -78,7 +73,7 @@ if (!existsSync(CHROMIUM) && process.env.ALLELE_SKIP_BROWSER !== "1") {
   }
 }
 
-console.log("setup: building the dashboard's assets (dist/web)");
+console.log("setup: building the Worker's static assets (dist/web: the dashboard's code, /docs's Swagger UI)");
 await buildWeb({ quiet: true });
 
 mkdirSync(join(ROOT, ".wrangler"), { recursive: true, mode: 0o700 });

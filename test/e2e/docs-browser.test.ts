@@ -1,6 +1,7 @@
 // /docs in a real headless Chromium (Debian's chromium, driven by playwright-core; test/e2e/browser/):
 // the page loads with no request leaving this origin, the key is entered once under "Authorize" and kept
 // across a reload, and "Try it out" calls this same origin with it (docs/architecture.md#openapi).
+// First, without the browser: `wrangler dev` serves Swagger UI's files from the static assets (dist/web/docs).
 import type { Browser, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseUrl, job, newAccount } from "./client";
@@ -27,6 +28,34 @@ async function execute(page: Page, tag: string, operationId: string, path: strin
   return { block, response };
 }
 
+describe("/docs's files", () => {
+  it("are served on this origin: the page and its configuration by the Worker under a 'self' policy, Swagger UI's files by the static assets", async () => {
+    for (const path of ["/docs", "/docs/"]) {
+      const page = await fetch(`${baseUrl()}${path}`);
+      expect(page.status, path).toBe(200);
+      expect(page.headers.get("Content-Security-Policy"), path).toMatch(/^default-src 'self';/);
+      const urls = [...(await page.text()).matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!).filter((url) => url !== "data:,");
+      expect(urls).toEqual(["/docs/swagger-ui.css", "/docs/swagger-ui-bundle.js", "/docs/init.js"]);
+    }
+    const types: Record<string, RegExp> = {
+      "/docs/swagger-ui.css": /^text\/css/,
+      "/docs/swagger-ui-bundle.js": /^(?:text|application)\/javascript/,
+      "/docs/init.js": /^text\/javascript/,
+      "/docs/swagger-ui-bundle.js.LICENSE.txt": /^text\/plain/,
+      "/docs/LICENSE.swagger-ui.txt": /^text\/plain/,
+      "/docs/NOTICE.swagger-ui.txt": /^text\/plain/,
+    };
+    for (const [path, type] of Object.entries(types)) {
+      const file = await fetch(`${baseUrl()}${path}`);
+      expect(file.status, path).toBe(200);
+      expect(file.headers.get("Content-Type"), path).toMatch(type);
+      expect((await file.text()).length, path).toBeGreaterThan(path === "/docs/NOTICE.swagger-ui.txt" ? 10 : 200);
+    }
+    expect(await (await fetch(`${baseUrl()}/docs/swagger-ui-bundle.js`)).text()).toContain("SwaggerUIBundle");
+    expect(await (await fetch(`${baseUrl()}/docs/LICENSE.swagger-ui.txt`)).text()).toContain("Apache License");
+  });
+});
+
 describe("/docs in a browser", () => {
   it("loads with every request on this origin; Authorize once, and Try it out calls this origin with the key, also after a reload", { timeout: 120_000 }, async () => {
     const account = await newAccount();
@@ -45,7 +74,7 @@ describe("/docs in a browser", () => {
     await eventually(() => page.locator(".information-container .title").textContent()).toContain("Allele API");
     await eventually(() => page.locator(".opblock").count()).toBeGreaterThan(30);
     const loaded = requests.map((r) => r.url());
-    expect(loaded).toEqual(expect.arrayContaining([`${origin}/docs`, `${origin}/docs/swagger-ui-bundle.js?v=5.35.0`, `${origin}/docs/init.js`, `${origin}/api/v1/openapi.json`]));
+    expect(loaded).toEqual(expect.arrayContaining([`${origin}/docs`, `${origin}/docs/swagger-ui.css`, `${origin}/docs/swagger-ui-bundle.js`, `${origin}/docs/init.js`, `${origin}/api/v1/openapi.json`]));
     const elsewhere = loaded.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:") && !url.startsWith("blob:"));
     expect(elsewhere, "requests that left the origin").toEqual([]);
     await shot(page, "docs", false);

@@ -1,11 +1,12 @@
-// /docs: the interactive API reference (Swagger UI) over GET /api/v1/openapi.json. Every file it loads is
-// served here, by the Worker (src/http/docs/assets.generated.ts, made by `npm install`), and a Content
-// Security Policy of 'self' makes the browser refuse any request to another origin: it works offline
-// and under `wrangler dev` without internet. The key is entered once (Authorize; kept in the browser's
-// local storage) and "Try it out" calls this same origin (the document's server is /api/v1).
+// /docs: the interactive API reference (Swagger UI) over GET /api/v1/openapi.json. The page and its
+// configuration are served here; Swagger UI's own files (/docs/swagger-ui-bundle.js, /docs/swagger-ui.css)
+// are the Worker's static assets (dist/web/docs, copied from swagger-ui-dist by scripts/build-web.mjs),
+// outside the Worker's script. Everything is on this origin, and the page's Content-Security-Policy of
+// 'self' makes the browser refuse any request to another: it works offline and under `wrangler dev`
+// without internet. The key is entered once (Authorize; kept in the browser's local storage) and
+// "Try it out" calls this same origin (the document's server is /api/v1).
 import { Hono } from "hono";
 import type { AppEnv } from "../context";
-import { SWAGGER_UI_CSS, SWAGGER_UI_JS, SWAGGER_UI_LICENSE, SWAGGER_UI_VERSION } from "../docs/assets.generated";
 
 export const DOCS_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
@@ -16,11 +17,11 @@ const PAGE = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Allele API reference</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="/docs/swagger-ui.css?v=${SWAGGER_UI_VERSION}">
+<link rel="stylesheet" href="/docs/swagger-ui.css">
 </head>
 <body>
 <div id="docs"></div>
-<script src="/docs/swagger-ui-bundle.js?v=${SWAGGER_UI_VERSION}"></script>
+<script src="/docs/swagger-ui-bundle.js"></script>
 <script src="/docs/init.js"></script>
 </body>
 </html>
@@ -40,12 +41,8 @@ const INIT = `window.ui = SwaggerUIBundle({
 });
 `;
 
-const headers = (type: string, cache: string) => ({ "Content-Type": type, "Cache-Control": cache, "Content-Security-Policy": DOCS_CSP, "X-Content-Type-Options": "nosniff" });
-const LONG = "public, max-age=86400";
+const headers = (type: string) => ({ "Content-Type": type, "Cache-Control": "no-cache", "Content-Security-Policy": DOCS_CSP, "X-Content-Type-Options": "nosniff" });
 
 export const docsRoutes = new Hono<AppEnv>({ strict: false })
-  .get("/", (c) => c.body(PAGE, 200, headers("text/html; charset=utf-8", "no-cache")))
-  .get("/init.js", (c) => c.body(INIT, 200, headers("text/javascript; charset=utf-8", "no-cache")))
-  .get("/swagger-ui-bundle.js", (c) => c.body(SWAGGER_UI_JS, 200, headers("text/javascript; charset=utf-8", LONG)))
-  .get("/swagger-ui.css", (c) => c.body(SWAGGER_UI_CSS, 200, headers("text/css; charset=utf-8", LONG)))
-  .get("/LICENSE.swagger-ui.txt", (c) => c.body(SWAGGER_UI_LICENSE, 200, headers("text/plain; charset=utf-8", LONG)));
+  .get("/", (c) => c.body(PAGE, 200, headers("text/html; charset=utf-8")))
+  .get("/init.js", (c) => c.body(INIT, 200, headers("text/javascript; charset=utf-8")));
