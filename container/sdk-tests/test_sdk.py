@@ -1,11 +1,13 @@
 """The published Vilvik SDK (vilvik==0.5.7 from PyPI, unmodified) works against Allele: every call a
 user of it makes first — create, get, list, iterate, wait, update, continue, reexecute, delete,
-webhooks, health, `vilvik.run`, code uploads, `vilvik.push` of a local PyGAD run — and the errors it
-maps (docs/clients.md)."""
+webhooks, health, `vilvik.run`, code uploads, `vilvik.push` of a local PyGAD run (one objective, and
+two with nsga2) — and the errors it maps (docs/clients.md)."""
 
 from __future__ import annotations
 
+import json
 import time
+import urllib.request
 
 import numpy
 import pygad
@@ -18,6 +20,16 @@ from vilvik.exceptions import APIError, AuthenticationError, NotFoundError, Rate
 def sphere(ga, solution, idx):
     """A local run's fitness: `vilvik.push` captures this source (and `import numpy`) itself."""
     return -float(numpy.sum(solution**2))
+
+
+def two_wells(ga, solution, idx):
+    """Two objectives, both maximised: close to +1 and close to -1 (a front between them)."""
+    return [-float(numpy.sum((solution - 1) ** 2)), -float(numpy.sum((solution + 1) ** 2))]
+
+
+def dominated(a, b):
+    """Whether objective vector `b` dominates `a` (maximised)."""
+    return all(y >= x for x, y in zip(a, b)) and any(y > x for x, y in zip(a, b))
 
 
 def test_the_installed_sdk_is_the_published_one():
@@ -151,6 +163,42 @@ def test_push_a_local_pygad_run_then_continue_it(client):
     assert result.id != record.result_id and result.num_generations_ran == 6
     # Elitism keeps the imported best: the continued run started from the imported population.
     assert result.best_fitness >= imported.best_fitness
+
+
+def test_push_a_local_multi_objective_nsga2_run_then_continue_it(client, base_url, api_key):
+    ga = pygad.GA(num_generations=10, num_parents_mating=4, sol_per_pop=12, num_genes=3, fitness_func=two_wells,
+                  parent_selection_type="nsga2", random_seed=5, suppress_warnings=True)
+    ga.run()
+    best, objectives, _ = ga.best_solution()
+    record = vilvik.push(ga, client=client, name="nsga2 pushed from pytest")
+    imported = client.results.get(record.result_id)
+    raw = imported.raw
+    assert raw["num_objectives"] == 2 and imported.best_fitness is None and imported.stopped_reason == "imported"
+    assert raw["best_solution_objectives"] == pytest.approx(objectives.tolist())
+    assert imported.best_solution == pytest.approx(best.tolist())
+    numpy.testing.assert_allclose(raw["best_solutions_fitness"], numpy.array(ga.best_solutions_fitness))
+    # The front Allele computed from the final population is PyGAD's own first front, its distinct solutions
+    # (PyGAD's run ends with a selection on the final population: with nsga2, pareto_fronts are its fronts).
+    fitness = ga.last_generation_fitness.tolist()
+    first = sorted({tuple(ga.population[i].tolist()) for i in ga.pareto_fronts[0][:, 0].astype(int)})
+    # The SDK has no file download: read the front's file as any HTTP client would.
+    request = urllib.request.Request(f"{base_url}/results/{record.result_id}/files/pareto_front.json",
+                                     headers={"Authorization": f"Bearer {api_key}"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        front = json.load(answer)
+    assert raw["pareto_front_size"] == len(front["solutions"]) == len(first)
+    numpy.testing.assert_allclose(sorted(map(tuple, front["solutions"])), first)
+    for values in front["objectives"]:
+        assert not any(dominated(values, other) for other in fitness)
+    assert {"pareto_front.json", "pareto_front.csv", "pareto_front.svg"} <= {f["name"] for f in raw["files"]}
+
+    continued = client.results.continue_run(record.result_id, num_generations=5)
+    assert continued.id == record.id and continued.status == "queued"
+    result = client.results.wait_for(record.id, timeout=120, poll_interval=0.2)
+    assert result.id != record.result_id and result.num_generations_ran == 5
+    assert result.raw["num_objectives"] == 2 and result.raw["pareto_front_size"] >= 1
+    assert result.raw["parameters"]["parent_selection_type"] == "nsga2"
+    assert {"pareto_front.json", "pareto_front.csv", "pareto_front.svg"} <= {f["name"] for f in result.raw["files"]}
 
 
 def test_a_429_is_the_sdks_rate_limit_error_with_retry_after(limited_client):

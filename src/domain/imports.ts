@@ -1,27 +1,33 @@
 // Imports: a pygad.GA run made elsewhere becomes a submission with one succeeded run and its result, so
 // it can be inspected and continued here (docs/api.md#imports). No run starts and nothing is charged.
+// A run of several objectives becomes a multi-objective result as a run's (docs/api.md#multi-objective),
+// its Pareto front computed here from the final population's objective vectors (the SDK sends none).
 import type { Bindings } from "../env";
 import { newId, nowIso } from "../lib/ids";
 import { getDb } from "../storage/db";
 import { insertImport } from "../storage/imports";
-import { buildResultFiles, r2Key, type GaResult } from "./result-files";
+import { paretoFront } from "./pareto";
+import { buildResultFiles, paretoFrontFiles, r2Key, type GaResult, type ResultFile } from "./result-files";
+
+/** The outcome of a run as the client reported it (population included when it sent it), its objectives read. */
+export type ImportedOutcome = {
+  best_solution: number[];
+  best_solution_generation: number | null;
+  generations_completed: number;
+  population?: number[][];
+  best_solution_idx?: number;
+  gene_type_single?: boolean;
+} & (
+  | { num_objectives: 1; best_solution_fitness: number; best_solution_objectives: null; best_solutions_fitness: (number | null)[]; last_generation_fitness?: (number | null)[] }
+  /** Several objectives: their values for the best solution, per generation (PyGAD's best_solutions_fitness) and per solution of the final population. */
+  | { num_objectives: number; best_solution_fitness: null; best_solution_objectives: number[]; best_solutions_fitness: number[][]; last_generation_fitness?: number[][] }
+);
 
 export interface ImportInput {
   name: string;
   description: string;
   parameters: Record<string, unknown>;
-  /** The outcome of a single-objective run as the client reported it (population included when it sent it). */
-  result: {
-    best_solution: number[];
-    best_solution_fitness: number;
-    best_solution_generation: number | null;
-    best_solutions_fitness: (number | null)[];
-    generations_completed: number;
-    population?: number[][];
-    best_solution_idx?: number;
-    last_generation_fitness?: (number | null)[];
-    gene_type_single?: boolean;
-  };
+  result: ImportedOutcome;
   origin: Record<string, unknown>;
 }
 
@@ -35,22 +41,24 @@ export async function createImport(env: Bindings, accountId: string, input: Impo
   const runId = newId();
   const resultId = newId();
   const { result } = input;
-  // What a single-objective run reports; its engine and warnings are not known, gene constraints not checked here.
-  const outcome: GaResult = { ...result, stopped_reason: IMPORTED, num_objectives: 1, best_solution_objectives: null, pareto_front: null, constraint_violations: null };
+  // Several objectives: the front of the final population, when the client sent it with its objective vectors.
+  const front = result.best_solution_objectives !== null && result.population && result.last_generation_fitness ? paretoFront(result.last_generation_fitness, result.population) : null;
+  // What a run reports; its engine and warnings are not known, gene constraints not checked here.
+  const outcome: GaResult = { ...result, stopped_reason: IMPORTED, pareto_front: front && { size: front.objectives.length, objectives: front.objectives }, constraint_violations: null };
   const { population: _population, pareto_front: _front, ...reported } = outcome;
   const summary = {
     result_id: resultId,
     submission_id: id,
     run_id: runId,
     ...reported,
-    pareto_front_size: null,
+    pareto_front_size: outcome.pareto_front?.size ?? null,
     engine: null,
     warnings: [],
     parameters: input.parameters,
     origin: input.origin,
     created_at: now,
   };
-  const files = buildResultFiles(summary, outcome);
+  const files: ResultFile[] = [...buildResultFiles(summary, outcome), ...(front ? paretoFrontFiles(result.num_objectives, front) : [])];
   try {
     await Promise.all(files.map((f) => env.FILES.put(r2Key(resultId, f.name), f.body, { httpMetadata: { contentType: f.contentType } })));
     await insertImport(getDb(env.DB), {
@@ -97,6 +105,9 @@ export async function createImport(env: Bindings, accountId: string, input: Impo
         bestSolutionsFitness: result.best_solutions_fitness,
         generationsCompleted: result.generations_completed,
         stoppedReason: IMPORTED,
+        numObjectives: result.num_objectives,
+        bestSolutionObjectives: result.best_solution_objectives,
+        paretoFrontSize: outcome.pareto_front?.size ?? null,
         parameters: input.parameters,
         createdAt: now,
         updatedAt: now,

@@ -65,6 +65,20 @@ function historyCsv(result: GaResult): string {
 }
 
 /**
+ * pareto_front.json and pareto_front.csv of a front the Worker computed (an import's; a run's are the GA
+ * worker's uploads, container/allele_worker/staged_files.py, in the same forms).
+ */
+export function paretoFrontFiles(numObjectives: number, front: { objectives: number[][]; solutions: number[][] }): ResultFile[] {
+  const genes = front.solutions[0]?.length ?? 0;
+  const header = ["index", ...Array.from({ length: numObjectives }, (_, i) => `objective_${i}`), ...Array.from({ length: genes }, (_, i) => `gene_${i}`)];
+  const lines = front.objectives.map((values, i) => [i, ...values, ...front.solutions[i]!].join(","));
+  return [
+    { name: "pareto_front.json", contentType: STAGED_FILES["pareto_front.json"], body: JSON.stringify({ num_objectives: numObjectives, objectives: front.objectives, solutions: front.solutions }) },
+    { name: "pareto_front.csv", contentType: STAGED_FILES["pareto_front.csv"], body: `${[header.join(","), ...lines].join("\n")}\n` },
+  ];
+}
+
+/**
  * The files built from the report: result.json, fitness_history.csv, best_solution.csv, fitness.svg,
  * pareto_front.svg (several objectives), population.json when the report carried it inline, logs.txt
  * when the run printed anything (its own stdout and stderr, as the GA worker kept them: ≤ 64 KiB).

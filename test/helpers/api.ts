@@ -330,3 +330,23 @@ export function importBody(overrides: { ga_parameters?: Record<string, unknown>;
     ...rest,
   };
 }
+
+/**
+ * What the SDK sends for a two-objective (nsga2) run (`twoObjectiveImport`): every fitness a list of 2
+ * values. The final population's front is rows 0, 1, 3, 5 and 7 (2 and 4 are dominated by 1 and 0, 6 by
+ * 3); row 5 repeats row 1's genes, so the distinct front is rows 0, 1, 3 and 7 (`front`).
+ */
+export const TWO_OBJECTIVE_IMPORT = {
+  population: Array.from({ length: 8 }, (_, i) => [0.1 * (i === 5 ? 1 : i), -0.2, 0.3, 0.05 * (i === 5 ? 1 : i)]),
+  objectives: [[-1, -5], [-2, -3], [-3, -4], [-4, -1], [-1, -6], [-2, -3], [-5, -1], [-0.5, -7]],
+  history: Array.from({ length: 11 }, (_, g) => [-3 + g * 0.2, -7 + g * 0.4]),
+  front: [0, 1, 3, 7],
+};
+
+export function twoObjectiveImport(result: Record<string, unknown> = {}) {
+  const { population, objectives, history } = TWO_OBJECTIVE_IMPORT;
+  return importBody({
+    ga_parameters: { parent_selection_type: "nsga2" },
+    result: { best_solution: population[0], best_solution_fitness: [-1, -5], best_solutions_fitness: history, last_generation_fitness: objectives, population, ...result },
+  });
+}

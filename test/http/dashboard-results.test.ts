@@ -4,7 +4,7 @@
 // progress, live progress of several objectives, the public page's share of it, and a submission with
 // more runs than a D1 statement binds. Runs end through the internal report endpoint, as the GA worker ends them.
 import { describe, expect, it } from "vitest";
-import { call, completeRun, env, getSubmission, json, newAccount, newResult, reportProgress, runningRun, stageFile, TWO_OBJECTIVES } from "../helpers/api";
+import { call, completeRun, env, getSubmission, json, newAccount, newResult, reportProgress, runningRun, stageFile, twoObjectiveImport, TWO_OBJECTIVE_IMPORT, TWO_OBJECTIVES } from "../helpers/api";
 import { WebClient } from "../helpers/web";
 
 const TWO = "import numpy\n\ndef fitness(ga, solution, idx):\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2))]\n";
@@ -39,6 +39,22 @@ async function twoObjectiveResult(key: string, overrides: Record<string, unknown
 }
 
 describe("a multi-objective result", () => {
+  it("of an import shows as a run's: its objectives, the front computed from its population, a panel per objective", async () => {
+    const account = await newAccount();
+    const created = await json(await call("/api/v1/imports", { key: account.key, body: twoObjectiveImport({ best_solution_generation: 9 }) }));
+    const web = await signedIn(account.key);
+    const html = await (await web.request(`/results/${created.result_id}`)).text();
+    const text = textOf(html);
+    expect(text).toContain("Objectives 2, all maximised");
+    expect(text).toContain("Best solution's objectives -1, -5");
+    expect(text).toContain("Pareto front 4 solutions");
+    const { objectives, front } = TWO_OBJECTIVE_IMPORT;
+    expect(embedded(html, "front-chart")).toEqual({ objectives: front.map((i) => objectives[i]), best: [-1, -5] });
+    const chart = embedded(html, "result-chart");
+    expect(chart.panels.map((p: any) => p.title)).toEqual(["objective 0", "objective 1"]);
+    expect(chart.panels[1].series[0].points.slice(0, 2)).toEqual([[0, -7], [1, -6.6]]);
+  });
+
   it("shows its objectives, front size, the front chart's data and a panel per objective; the lists say '2 objectives'", async () => {
     const account = await newAccount();
     const { submissionId, resultId } = await twoObjectiveResult(account.key);

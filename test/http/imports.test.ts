@@ -1,7 +1,9 @@
 // POST /api/v1/imports: a pygad.GA run made elsewhere, as the Vilvik SDK sends it (docs/api.md#imports).
 import { beforeAll, describe, expect, it } from "vitest";
 import { claimRun } from "../../src/domain/runs";
-import { admin, call, env, expectError, getSubmission, importBody, json, newAccount, runToken, BASE, type TestAccount } from "../helpers/api";
+import { admin, call, env, expectError, getSubmission, importBody, json, newAccount, runToken, twoObjectiveImport, BASE, TWO_OBJECTIVE_IMPORT, type TestAccount } from "../helpers/api";
+
+const { population, objectives, history, front } = TWO_OBJECTIVE_IMPORT;
 
 let a: TestAccount;
 let b: TestAccount;
@@ -92,7 +94,17 @@ describe("imports", () => {
       [importBody({ result: { best_solution: [1, 2] } }), 400, "validation_failed", "result.best_solution"],
       [importBody({ result: { population: [[1, 2, 3, 4]] } }), 400, "validation_failed", "result.population"],
       [importBody({ result: { generations_completed: 11 } }), 400, "validation_failed", "result.generations_completed"],
-      [importBody({ result: { best_solution_fitness: [1, 2] } }), 400, "validation_failed", "result.best_solution_fitness"],
+      // Several objectives: every fitness a list of as many values as result.best_solution_fitness.
+      [importBody({ result: { best_solution_fitness: [1, 2] } }), 400, "validation_failed", "result.best_solutions_fitness.0"],
+      [importBody({ result: { best_solution_fitness: [1, 2] } }), 400, "validation_failed", "result.last_generation_fitness.0"],
+      [twoObjectiveImport({ best_solutions_fitness: history.map((h, g) => (g === 3 ? [...h, 0] : h)) }), 400, "validation_failed", "result.best_solutions_fitness.3"],
+      [twoObjectiveImport({ best_solutions_fitness: history.map((h, g) => (g === 4 ? null : h)) }), 400, "validation_failed", "result.best_solutions_fitness.4"],
+      [twoObjectiveImport({ last_generation_fitness: objectives.map((o, i) => (i === 2 ? o[0] : o)) }), 400, "validation_failed", "result.last_generation_fitness.2"],
+      [twoObjectiveImport({ last_generation_fitness: objectives.slice(1) }), 400, "validation_failed", "result.last_generation_fitness"],
+      [twoObjectiveImport({ best_solution_fitness: [] }), 400, "validation_failed", "result.best_solution_fitness"],
+      [twoObjectiveImport({ best_solution_fitness: Array.from({ length: 1001 }, () => 1) }), 400, "validation_failed", "result.best_solution_fitness"],
+      [twoObjectiveImport({ best_solution_fitness: [-1, "-5"] }), 400, "validation_failed", "result.best_solution_fitness"],
+      [twoObjectiveImport({ best_solution_fitness: -1 }), 400, "validation_failed", "result.best_solutions_fitness.0"],
       [importBody({ origin: { note: "x".repeat(201) } }), 400, "validation_failed", "origin.note"],
       [importBody({ extra: 1 }), 400, "validation_failed", "extra"],
     ];
@@ -102,6 +114,12 @@ describe("imports", () => {
       expect([named].flat(), JSON.stringify(err)).toContain(field);
     }
     await expectError(await call("/api/v1/imports", { key: c.key, rawBody: "{", headers: { "Content-Type": "application/json" } }), 400, "malformed_json");
+    // A non-finite objective as Python's json.dumps (the SDK's) writes it: not JSON.
+    for (const token of ["NaN", "Infinity", "-Infinity"]) {
+      const raw = JSON.stringify(twoObjectiveImport()).replace('"best_solution_fitness":[-1,-5]', `"best_solution_fitness":[-1,${token}]`);
+      expect(raw).toContain(token);
+      await expectError(await call("/api/v1/imports", { key: c.key, rawBody: raw, headers: { "Content-Type": "application/json" } }), 400, "malformed_json");
+    }
     await expectError(await call("/api/v1/imports", { key: c.key, rawBody: "{}", headers: { "Content-Type": "text/plain" } }), 415, "unsupported_media_type");
     const huge = importBody({ result: { last_generation_fitness: Array.from({ length: 1_100_000 }, () => -0.123456) } });
     const tooLarge = await expectError(await post(c.key, huge), 413, "payload_too_large");
@@ -109,6 +127,65 @@ describe("imports", () => {
     expect(tooLarge.details.limit_bytes).toBe(8 * 1024 * 1024);
     expect(await rows(c.id)).toEqual({ submissions: 0, runs: 0, results: 0 });
     expect(await stored()).toBe(files);
+  });
+
+  it("imports a run of several objectives as a multi-objective result: its objectives, per-objective history and the front of its final population", async () => {
+    const res = await post(a.key, twoObjectiveImport({ best_solution_generation: 7 }), {});
+    expect(res.status, await res.clone().text()).toBe(201);
+    const created = await json(res);
+    const row = await getSubmission(a.key, created.id);
+    expect(row).toMatchObject({ status: "succeeded", source: "import", best_solution_fitness: null, generations_completed: 10 });
+    expect(row.parameters.parent_selection_type).toBe("nsga2");
+    expect(row.parameters).not.toHaveProperty("K_tournament");
+    // tournament_nsga2 keeps its K_tournament, as tournament does.
+    const tournament = importBody({ ga_parameters: { parent_selection_type: "tournament_nsga2", K_tournament: 5 }, result: twoObjectiveImport().result });
+    expect((await getSubmission(a.key, (await json(await post(a.key, tournament))).id)).parameters).toMatchObject({ parent_selection_type: "tournament_nsga2", K_tournament: 5 });
+
+    const result = await json(await call(`/api/v1/results/${created.result_id}`, { key: a.key }));
+    expect(result).toMatchObject({
+      num_objectives: 2, best_solution_fitness: null, best_solution_objectives: [-1, -5], pareto_front_size: 4,
+      best_solution: population[0], best_solution_generation: 7, best_solutions_fitness: history, stopped_reason: "imported", engine: null, constraint_violations: null,
+    });
+    expect(result.files.map((f: { name: string }) => f.name).sort()).toEqual(["best_solution.csv", "fitness.svg", "fitness_history.csv", "pareto_front.csv", "pareto_front.json", "pareto_front.svg", "population.json", "result.json"]);
+    const file = async (name: string) => call(`/api/v1/results/${created.result_id}/files/${name}`, { key: a.key });
+    expect(await (await file("pareto_front.json")).json()).toEqual({ num_objectives: 2, objectives: front.map((i) => objectives[i]), solutions: front.map((i) => population[i]) });
+    expect((await file("pareto_front.json")).headers.get("Content-Type")).toMatch(/^application\/json/);
+    const csv = (await (await file("pareto_front.csv")).text()).trim().split("\n");
+    expect(csv[0]).toBe("index,objective_0,objective_1,gene_0,gene_1,gene_2,gene_3");
+    expect(csv.slice(1)).toEqual(front.map((i, n) => [n, ...objectives[i]!, ...population[i]!].join(",")));
+    expect((await (await file("fitness_history.csv")).text()).split("\n").slice(0, 2)).toEqual(["generation,objective_0,objective_1", "0,-3,-7"]);
+    expect(await (await file("pareto_front.svg")).text()).toMatch(/^<svg/);
+    const plot = await (await file("fitness.svg")).text();
+    expect(plot.match(/objective \d/g)?.length).toBeGreaterThanOrEqual(2);
+    const summary = await (await file("result.json")).json<Record<string, unknown>>();
+    expect(summary).toMatchObject({ num_objectives: 2, best_solution_fitness: null, best_solution_objectives: [-1, -5], pareto_front_size: 4, last_generation_fitness: objectives });
+    const listed = await json(await call(`/api/v1/results/?submission_id=${created.id}`, { key: a.key }));
+    expect(listed.results).toEqual([expect.objectContaining({ id: created.result_id, num_objectives: 2, best_solution_fitness: null })]);
+
+    // It continues from the imported population, like a run's result.
+    const continued = await call(`/api/v1/results/${created.result_id}/continue`, { key: a.key, body: { num_generations: 5 } });
+    expect(continued.status).toBe(202);
+    const runId = (await getSubmission(a.key, created.id)).latest_run.id;
+    expect(await claimRun(env, runId)).not.toBeNull();
+    const start = await call(`/internal/v1/runs/${runId}/initial-population`, { headers: { Authorization: `Bearer ${await runToken(runId)}` } });
+    expect(await start.json()).toEqual(population);
+  });
+
+  it("a multi-objective import without its population or its objective vectors has no front; a fitness of one value in a list is one objective", async () => {
+    for (const missing of ["population", "last_generation_fitness"]) {
+      const body = twoObjectiveImport();
+      delete (body.result as Record<string, unknown>)[missing];
+      const created = await json(await post(a.key, body));
+      const result = await json(await call(`/api/v1/results/${created.result_id}`, { key: a.key }));
+      expect(result, missing).toMatchObject({ num_objectives: 2, best_solution_objectives: [-1, -5], pareto_front_size: null, best_solutions_fitness: history });
+      expect(result.files.map((f: { name: string }) => f.name).filter((n: string) => n.startsWith("pareto_front"))).toEqual([]);
+    }
+    // PyGAD's form for a fitness returned as a list of one: as a run, it is one objective.
+    const base = importBody().result;
+    const one = importBody({ result: { best_solution_fitness: [base.best_solution_fitness], best_solutions_fitness: base.best_solutions_fitness.map((f) => [f]), last_generation_fitness: base.last_generation_fitness.map((f) => [f]) } });
+    const created = await json(await post(a.key, one));
+    const result = await json(await call(`/api/v1/results/${created.result_id}`, { key: a.key }));
+    expect(result).toMatchObject({ num_objectives: 1, best_solution_fitness: -0.1025, best_solution_objectives: null, pareto_front_size: null, best_solutions_fitness: base.best_solutions_fitness });
   });
 
   it("takes a population as large as 8 MiB allows (Premium-sized: 1,000 × 300)", async () => {

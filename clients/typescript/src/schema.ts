@@ -124,7 +124,7 @@ export interface paths {
         put?: never;
         /**
          * Import a pygad.GA run made elsewhere (what the Vilvik SDK's `vilvik.push(ga)` sends)
-         * @description Creates a succeeded submission (`source: import`) with one result that can be continued. Starts no run; passes the per-minute limit and idempotency (docs/api.md#imports).
+         * @description Creates a succeeded submission (`source: import`) with one result that can be continued: a run of several objectives (`result.best_solution_fitness` a list) becomes a multi-objective result, its Pareto front computed from `result.population` and `result.last_generation_fitness`. Starts no run; passes the per-minute limit and idempotency (docs/api.md#imports).
          */
         post: operations["createImport"];
         delete?: never;
@@ -1972,12 +1972,13 @@ export interface operations {
                     result: {
                         best_solution: number[];
                         best_solution_idx?: number;
-                        best_solution_fitness: number;
-                        best_solutions_fitness: (number | null)[];
+                        /** @description one objective: a number (or a list of one); several: a list of one value per objective */
+                        best_solution_fitness: number | number[];
+                        best_solutions_fitness: ((number | number[]) | null)[];
                         generations_completed: number;
                         best_solution_generation?: number;
                         gene_type_single?: boolean;
-                        last_generation_fitness?: (number | null)[];
+                        last_generation_fitness?: ((number | number[]) | null)[];
                         population?: number[][];
                     };
                     origin?: {

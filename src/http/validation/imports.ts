@@ -4,6 +4,7 @@ import { z } from "zod";
 import { validationError, type FieldError } from "../../errors";
 import { fieldErrors, text } from "./validate";
 import { CODE_FIELDS, checkEntrySymbols, code, entry, gaParametersSchema, gaShape, type GaParameters } from "./submission";
+import type { ImportedOutcome } from "../../domain/imports";
 
 /** The largest import body: a population rides inside it (docs/api.md#imports). */
 export const MAX_IMPORT_BYTES = 8 * 1024 * 1024;
@@ -35,6 +36,10 @@ const dropped = Object.fromEntries(Object.entries(DROPPED).map(([name, schema]) 
 };
 
 const MAX_GENES = 1_000_000;
+/** A fitness of several objectives holds at most this many values, as in a run (docs/api.md#multi-objective). */
+const MAX_OBJECTIVES = 1000;
+/** A fitness as PyGAD gives it: one number, or a list of objective values (a list of one is one objective, as in a run). */
+const fitness = z.union([finite, z.array(finite).min(1).max(MAX_OBJECTIVES)]).meta({ description: "one objective: a number (or a list of one); several: a list of one value per objective" });
 
 export const importSchema = z.strictObject({
   name: text(200).optional(),
@@ -47,12 +52,12 @@ export const importSchema = z.strictObject({
   result: z.strictObject({
     best_solution: z.array(finite).min(1).max(MAX_GENES),
     best_solution_idx: z.number().int().min(0).optional(),
-    best_solution_fitness: finite,
-    best_solutions_fitness: z.array(finite.nullable()).max(1_000_001),
+    best_solution_fitness: fitness,
+    best_solutions_fitness: z.array(fitness.nullable()).max(1_000_001),
     generations_completed: z.number().int().min(0).max(1_000_000),
     best_solution_generation: z.number().int().min(-1).max(1_000_000).optional(),
     gene_type_single: z.boolean().optional(),
-    last_generation_fitness: z.array(finite.nullable()).optional(),
+    last_generation_fitness: z.array(fitness.nullable()).optional(),
     population: z.array(z.array(finite)).min(1).optional(),
   }),
   /** Where the import came from (the SDK: client, sdk_version, python_version); stored in result.json. */
@@ -67,13 +72,14 @@ export type ImportBody = z.output<typeof importSchema>;
 const bodyField = (name: string) => (isRoleKey(name.split(".")[0]!) ? `code.${name}` : `ga_parameters.${name}`);
 
 /**
- * The submission parameters of an import (those a submission created with the API would store), checked
- * with the creation rules and against the outcome it reports; 400 `validation_failed` naming each field
- * as the body holds it. `K_tournament`, which PyGAD sets on every GA, is kept only for tournament selection.
+ * An import checked: its submission parameters (those a submission created with the API would store),
+ * checked with the creation rules, and its outcome, checked against them and read as one objective or
+ * several (`result.best_solution_fitness` a list of N > 1 values); 400 `validation_failed` naming each
+ * field as the body holds it. `K_tournament`, which PyGAD sets on every GA, is kept only for the tournament selections.
  */
-export function importParameters(body: ImportBody): GaParameters {
+export function checkImport(body: ImportBody): { parameters: GaParameters; outcome: ImportedOutcome } {
   const { save_best_solutions: _1, save_solutions: _2, sbx_crossover_eta: _3, polynomial_mutation_eta: _4, nsga3_num_divisions: _5, ...ga } = body.ga_parameters;
-  if (ga.parent_selection_type !== "tournament") delete ga.K_tournament;
+  if (ga.parent_selection_type !== "tournament" && ga.parent_selection_type !== "tournament_nsga2") delete ga.K_tournament;
   const merged = { ...ga, ...body.code };
   try {
     checkEntrySymbols(merged);
@@ -87,8 +93,9 @@ export function importParameters(body: ImportBody): GaParameters {
   if (!parsed.success) throw validationError(fieldErrors(parsed.error).map((f) => ({ ...f, field: bodyField(f.field) })));
   const parameters = parsed.data;
   const issues = outcomeIssues(parameters, body.result);
+  const outcome = readObjectives(body.result, issues);
   if (issues.length) throw validationError(issues);
-  return parameters;
+  return { parameters, outcome: outcome! };
 }
 
 /** The outcome must be one of a GA with these parameters. */
@@ -105,4 +112,42 @@ function outcomeIssues(p: GaParameters, r: ImportBody["result"]): FieldError[] {
     else if (r.population.some((row) => row.length !== p.num_genes)) add("population", `each solution must hold num_genes (${p.num_genes}) values`);
   }
   return issues;
+}
+
+type Fitness = z.output<typeof fitness>;
+
+/**
+ * The outcome with its objectives read: N = the length of `best_solution_fitness` when it is a list (1
+ * when a number). With one objective every fitness becomes a number (a list of one, PyGAD's form for a
+ * fitness returned as a list, is unwrapped); with N > 1 every history entry and every row of
+ * `last_generation_fitness` must hold N values. Adds the first broken entry of each list to `issues`.
+ */
+function readObjectives(r: ImportBody["result"], issues: FieldError[]): ImportedOutcome | null {
+  const { best_solution_generation: generation, best_solution_fitness: best, best_solutions_fitness: history, last_generation_fitness: last, ...rest } = r;
+  const count = Array.isArray(best) ? best.length : 1;
+  const scalar = (v: Fitness | null) => (v === null || typeof v === "number" ? v : v.length === 1 ? v[0]! : undefined);
+  const vector = (v: Fitness | null) => (Array.isArray(v) && v.length === count ? v : undefined);
+  /** One entry in this outcome's form, else undefined. */
+  const form: (v: Fitness | null) => Fitness | null | undefined = count === 1 ? scalar : vector;
+  const what = count === 1 ? "one number, as result.best_solution_fitness is" : `a list of ${count} values (num_objectives), as result.best_solution_fitness is`;
+  /** Every entry in this outcome's form; null when one does not fit (the first such is named in `issues`). */
+  const read = (field: string, values: (Fitness | null)[]) => {
+    const out: (Fitness | null)[] = [];
+    for (const [i, v] of values.entries()) {
+      const got = form(v);
+      if (got === undefined) {
+        issues.push({ field: `result.${field}.${i}`, message: `must be ${what}` });
+        return null;
+      }
+      out.push(got);
+    }
+    return out;
+  };
+  const h = read("best_solutions_fitness", history);
+  const l = last && read("last_generation_fitness", last);
+  if (!h || l === null) return null;
+  const outcome = { ...rest, best_solution_generation: generation === undefined || generation < 0 ? null : generation, best_solutions_fitness: h, ...(l && { last_generation_fitness: l }) };
+  return (count === 1
+    ? { ...outcome, num_objectives: 1, best_solution_fitness: scalar(best)!, best_solution_objectives: null }
+    : { ...outcome, num_objectives: count, best_solution_fitness: null, best_solution_objectives: best }) as ImportedOutcome;
 }
