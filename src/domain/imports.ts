@@ -7,7 +7,7 @@ import { newId, nowIso } from "../lib/ids";
 import { getDb } from "../storage/db";
 import { insertImport } from "../storage/imports";
 import { paretoFront } from "./pareto";
-import { buildResultFiles, paretoFrontFiles, r2Key, type GaResult, type ResultFile } from "./result-files";
+import { buildResultFiles, IMPORTED, paretoFrontFiles, r2Key, type GaResult, type ResultFile } from "./result-files";
 
 /** The outcome of a run as the client reported it (population included when it sent it), its objectives read. */
 export type ImportedOutcome = {
@@ -30,9 +30,6 @@ export interface ImportInput {
   result: ImportedOutcome;
   origin: Record<string, unknown>;
 }
-
-/** `stopped_reason` of an imported result: how the run ended elsewhere is not known. */
-export const IMPORTED = "imported";
 
 /** Stores an import: its files in R2 first, then every row in one batch; if either fails, the files are removed. */
 export async function createImport(env: Bindings, accountId: string, input: ImportInput): Promise<{ id: string; resultId: string }> {

@@ -106,9 +106,10 @@ function historyPanel(f: Frame, history: Fitness[], yLabel: string): string[] {
 
 /**
  * fitness.svg: the best fitness per generation (one objective), or one panel per objective with its
- * best value per generation (several; the first MAX_PANELS of them).
+ * best value per generation (several; the first MAX_PANELS of them). An imported run's history of
+ * several objectives is PyGAD's own, the best solution's values per generation (`imported`: its title says so).
  */
-export function fitnessPlot(history: (Fitness | number[])[], numObjectives = 1): string {
+export function fitnessPlot(history: (Fitness | number[])[], numObjectives = 1, { imported = false } = {}): string {
   if (numObjectives <= 1) {
     const f = { left: 80, top: 30, width: WIDTH - 100, height: 280 };
     return svg(360, "Best fitness per generation", historyPanel(f, history as Fitness[], "best fitness"));
@@ -118,7 +119,7 @@ export function fitnessPlot(history: (Fitness | number[])[], numObjectives = 1):
   const body = Array.from({ length: shown }, (_, i) =>
     historyPanel({ left: 80, top: 30 + i * panel, width: WIDTH - 100, height: panel - 60 }, history.map((row) => (Array.isArray(row) ? (row[i] ?? null) : null)), `objective ${i}`),
   ).flat();
-  const title = `Best value of each objective per generation${numObjectives > shown ? ` (objectives 0–${shown - 1} of ${numObjectives})` : ""}`;
+  const title = `${imported ? "Objective values of the best solution per generation (PyGAD's history, imported)" : "Best value of each objective per generation"}${numObjectives > shown ? ` (objectives 0–${shown - 1} of ${numObjectives})` : ""}`;
   return svg(30 + shown * panel, title, body);
 }
 

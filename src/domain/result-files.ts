@@ -33,6 +33,9 @@ export interface ResultFile {
   body: string;
 }
 
+/** `stopped_reason` of an imported result (docs/api.md#imports): how the run ended elsewhere is not known. */
+export const IMPORTED = "imported";
+
 export const POPULATION_FILE = "population.json";
 export const LOGS_FILE = "logs.txt";
 
@@ -89,7 +92,7 @@ export function buildResultFiles(summary: Record<string, unknown>, result: GaRes
     { name: "result.json", contentType: "application/json", body: JSON.stringify(summary, null, 2) },
     { name: "fitness_history.csv", contentType: "text/csv", body: `${historyCsv(result)}\n` },
     { name: "best_solution.csv", contentType: "text/csv", body: `${best}\n` },
-    { name: "fitness.svg", contentType: "image/svg+xml", body: fitnessPlot(result.best_solutions_fitness, result.num_objectives) },
+    { name: "fitness.svg", contentType: "image/svg+xml", body: fitnessPlot(result.best_solutions_fitness, result.num_objectives, { imported: result.stopped_reason === IMPORTED }) },
   ];
   if (result.pareto_front) files.push({ name: "pareto_front.svg", contentType: "image/svg+xml", body: paretoPlot(result.pareto_front.objectives) });
   if (result.population) files.push({ name: POPULATION_FILE, contentType: "application/json", body: JSON.stringify(result.population) });

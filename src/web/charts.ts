@@ -3,6 +3,7 @@
 // result's curve starts where its parent's ended, so a continue chain reads as one line across runs
 // (docs/dashboard.md#results). A run's progress trail is drawn the same way while it runs.
 import { MAX_PANELS } from "../domain/plots";
+import { IMPORTED } from "../domain/result-files";
 import type { ResultRow } from "../storage/results";
 import type { RunRow } from "../storage/submissions";
 
@@ -66,6 +67,9 @@ function panelFrames(count: number): Omit<Panel, "series">[] {
   return Array.from({ length: Math.min(count, MAX_PANELS) }, (_, i) => ({ title: `objective ${i}`, yLabel: `best objective ${i}` }));
 }
 
+/** What an imported multi-objective curve is (docs/api.md#imports-multi-objective): the SDK sends PyGAD's history only. */
+const IMPORTED_HISTORY = "An imported run's curves are PyGAD's own history: the objective values of its best solution in each generation, not the best value of each objective over the population that a run here draws.";
+
 /**
  * The history chart of `results`: one panel per objective (the first MAX_PANELS), each with one series
  * per result that has that objective. A chain mixing one- and several-objective results (a continue
@@ -81,7 +85,10 @@ export function historyChart(results: ResultRow[], runs: RunRow[], label: (r: Re
       .filter(({ r }) => i === 0 || r.numObjectives > i)
       .map(({ r, k }) => ({ label: label(r, k), resultId: r.id, points: r.bestSolutionsFitness.map((f, g) => [at.get(r.id)! + g, valueAt(f, i)] as Point) })),
   }));
-  const notes = count > MAX_PANELS ? [`Objectives 0–${MAX_PANELS - 1} of ${count} are drawn; fitness_history.csv holds every one.`] : [];
+  const notes = [
+    ...(count > MAX_PANELS ? [`Objectives 0–${MAX_PANELS - 1} of ${count} are drawn; fitness_history.csv holds every one.`] : []),
+    ...(results.some((r) => r.numObjectives > 1 && r.stoppedReason === IMPORTED) ? [IMPORTED_HISTORY] : []),
+  ];
   return { panels, notes };
 }
 

@@ -116,6 +116,30 @@ describe("a two-objective run from the form", () => {
   });
 });
 
+describe("an imported two-objective run", () => {
+  it("shows as a run's result: its objectives, the front Allele computed as a scatter plot, a panel per objective saying the curves are PyGAD's", async () => {
+    const objectives = [[-1, -5], [-2, -3], [-3, -4], [-4, -1], [-5, -6], [-0.5, -7]]; // front: rows 0, 1, 3, 5
+    const population = objectives.map((_, i) => [0.1 * i, -0.1 * i]);
+    const created = await call("/api/v1/imports", {
+      key: account.key,
+      body: {
+        name: "pushed nsga2",
+        ga_parameters: { num_generations: 5, sol_per_pop: 6, num_parents_mating: 2, num_genes: 2, parent_selection_type: "nsga2" },
+        code: { fitness_func: "def fitness(ga, solution, idx):\n    return [-float(solution[0] ** 2), -float(solution[1] ** 2)]\n", fitness_func_entry: "fitness" },
+        result: { best_solution: population[0], best_solution_fitness: objectives[0], best_solutions_fitness: Array.from({ length: 6 }, (_, g) => [-3 + g * 0.4, -7 + g]), generations_completed: 5, last_generation_fitness: objectives, population },
+      },
+    });
+    expect(created.status).toBe(201);
+    await page.goto(`/results/${created.body.result_id}`);
+    expect(await fact(page, "Objectives")).toBe("2, all maximised");
+    expect(await fact(page, "Pareto front")).toBe("4 solutions");
+    await eventually(() => page.locator(".front-chart .u-over").count()).toBe(1);
+    await eventually(() => page.locator('[data-chart="result-chart"] .chart-panel').count()).toBe(2);
+    expect(await page.getByText("An imported run's curves are PyGAD's own history").isVisible()).toBe(true);
+    expect(errors).toEqual([]);
+  });
+});
+
 describe("a three-objective front", () => {
   it("is drawn as parallel coordinates, one line per solution of the front; hovering a line says its values", async () => {
     const three = "import numpy\n\ndef fitness(ga, solution, idx):\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2)), -float(numpy.sum((solution + 1) ** 2))]\n";

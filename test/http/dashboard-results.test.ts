@@ -53,6 +53,10 @@ describe("a multi-objective result", () => {
     const chart = embedded(html, "result-chart");
     expect(chart.panels.map((p: any) => p.title)).toEqual(["objective 0", "objective 1"]);
     expect(chart.panels[1].series[0].points.slice(0, 2)).toEqual([[0, -7], [1, -6.6]]);
+    // Its curves are PyGAD's history (the best solution's values), and the page says so.
+    expect(text).toContain("The objective values of the best solution per generation (PyGAD's history, imported)");
+    expect(text).toContain("An imported run's curves are PyGAD's own history");
+    expect(text).not.toContain("over the population; the values may come from different solutions");
   });
 
   it("shows its objectives, front size, the front chart's data and a panel per objective; the lists say '2 objectives'", async () => {
@@ -66,6 +70,8 @@ describe("a multi-objective result", () => {
     expect(text).toContain("Pareto front 3 solutions");
     expect(text).toContain("Engine stock PyGAD (multi-objective) pygad:multi-objective");
     expect(text).not.toContain("Best fitness —");
+    expect(text).toContain("The best value of each objective per generation (over the population; the values may come from different solutions)");
+    expect(text).not.toContain("An imported run's curves");
     expect(embedded(html, "front-chart")).toEqual({ objectives: TWO_OBJECTIVES.pareto_front.objectives, best: [0.9, -0.1] });
     const chart = embedded(html, "result-chart");
     expect(chart.panels.map((p: any) => [p.title, p.yLabel])).toEqual([

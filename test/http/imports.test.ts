@@ -157,6 +157,7 @@ describe("imports", () => {
     expect(await (await file("pareto_front.svg")).text()).toMatch(/^<svg/);
     const plot = await (await file("fitness.svg")).text();
     expect(plot.match(/objective \d/g)?.length).toBeGreaterThanOrEqual(2);
+    expect(plot).toContain("Objective values of the best solution per generation");
     const summary = await (await file("result.json")).json<Record<string, unknown>>();
     expect(summary).toMatchObject({ num_objectives: 2, best_solution_fitness: null, best_solution_objectives: [-1, -5], pareto_front_size: 4, last_generation_fitness: objectives });
     const listed = await json(await call(`/api/v1/results/?submission_id=${created.id}`, { key: a.key }));
