@@ -104,6 +104,9 @@ function historyPanel(f: Frame, history: Fitness[], yLabel: string): string[] {
   ];
 }
 
+/** The title of an imported run's history of several objectives (docs/api.md#imports-multi-objective): PyGAD's own. */
+export const IMPORTED_HISTORY_TITLE = "Objective values of the best solution per generation (PyGAD's history, imported)";
+
 /**
  * fitness.svg: the best fitness per generation (one objective), or one panel per objective with its
  * best value per generation (several; the first MAX_PANELS of them). An imported run's history of
@@ -119,7 +122,7 @@ export function fitnessPlot(history: (Fitness | number[])[], numObjectives = 1, 
   const body = Array.from({ length: shown }, (_, i) =>
     historyPanel({ left: 80, top: 30 + i * panel, width: WIDTH - 100, height: panel - 60 }, history.map((row) => (Array.isArray(row) ? (row[i] ?? null) : null)), `objective ${i}`),
   ).flat();
-  const title = `${imported ? "Objective values of the best solution per generation (PyGAD's history, imported)" : "Best value of each objective per generation"}${numObjectives > shown ? ` (objectives 0–${shown - 1} of ${numObjectives})` : ""}`;
+  const title = `${imported ? IMPORTED_HISTORY_TITLE : "Best value of each objective per generation"}${numObjectives > shown ? ` (objectives 0–${shown - 1} of ${numObjectives})` : ""}`;
   return svg(30 + shown * panel, title, body);
 }
 

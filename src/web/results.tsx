@@ -10,6 +10,7 @@ import { resultPatchBody, resultsListQuery } from "../http/routes/results";
 import { openCursor, pageLinks } from "../http/validation/list-query";
 import { fieldErrors } from "../http/validation/validate";
 import { IMPORTED, LOGS_FILE } from "../domain/result-files";
+import { IMPORTED_HISTORY_TITLE } from "../domain/plots";
 import { getDb } from "../storage/db";
 import { deleteResult, getResult, getResultFile, getResultFiles, getSharedResult, listResults, RESULT_ORDERINGS, resultsOfSubmission, updateResult, type ResultFileRow, type ResultRow } from "../storage/results";
 import { getSubmission, runsOfSubmission } from "../storage/submissions";
@@ -129,7 +130,7 @@ async function drawn(env: Bindings, r: ResultRow, files: ResultFileRow[], chart:
 }
 
 const historyCaption = (r: ResultRow, chain: boolean) =>
-  `${r.numObjectives <= 1 ? "Best fitness per generation" : r.stoppedReason === IMPORTED ? "The objective values of the best solution per generation (PyGAD's history, imported)" : "The best value of each objective per generation (over the population; the values may come from different solutions)"}${chain ? ", this result's continue chain on one axis" : ""}`;
+  `${r.numObjectives <= 1 ? "Best fitness per generation" : r.stoppedReason === IMPORTED ? IMPORTED_HISTORY_TITLE : "The best value of each objective per generation (over the population; the values may come from different solutions)"}${chain ? ", this result's continue chain on one axis" : ""}`;
 
 function DetailPage(p: { env: Bindings; session: Session; r: ResultRow; files: ResultFileRow[]; drawn: Drawn; logs: string | null; submissionExists: boolean; url: string }) {
   const { r } = p;

@@ -54,7 +54,7 @@ describe("a multi-objective result", () => {
     expect(chart.panels.map((p: any) => p.title)).toEqual(["objective 0", "objective 1"]);
     expect(chart.panels[1].series[0].points.slice(0, 2)).toEqual([[0, -7], [1, -6.6]]);
     // Its curves are PyGAD's history (the best solution's values), and the page says so.
-    expect(text).toContain("The objective values of the best solution per generation (PyGAD's history, imported)");
+    expect(text).toContain("Objective values of the best solution per generation (PyGAD's history, imported)");
     expect(text).toContain("An imported run's curves are PyGAD's own history");
     expect(text).not.toContain("over the population; the values may come from different solutions");
   });
