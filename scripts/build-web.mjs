@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { ROOT } from "./lib.mjs";
+import { ROOT } from "./root.mjs";
 
 export const WEB_DIST = join(ROOT, "dist", "web");
 

@@ -2,10 +2,11 @@
 import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { buildWeb } from "./build-web.mjs";
+import { ROOT } from "./root.mjs";
 
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+export { ROOT };
 export const VENV = join(ROOT, "container", ".venv");
 export const VENV_PYTHON = join(VENV, "bin", "python");
 /** The Vilvik SDK suite's own environment (container/sdk-tests). */
@@ -140,7 +141,6 @@ function writeEnvFile(vars) {
  * the benchmarks. Resolves once both answer their health checks.
  */
 export async function startLocalService({ port, workerPort, persistTo, vars = {}, quiet = false, runnerUrl, migrate = true, onExit }) {
-  const { buildWeb } = await import("./build-web.mjs");
   await buildWeb({ quiet: true }); // the dashboard's assets, served by wrangler dev from dist/web
   const children = [];
   const log = [];
