@@ -22,7 +22,7 @@ from typing import Any
 
 from . import results, staged_files
 from .errors import AtCapacity, InvalidRequest, UnknownRun
-from .reports import Reporter
+from .reports import Reporter, tls_context
 from .sandbox import Host, Limits, SandboxedProcess
 
 __all__ = ["POPULATION_NOT_LOADED", "RunManager", "RunRequest", "check_population"]
@@ -243,6 +243,7 @@ class RunManager:
         self.run_root = run_root or tempfile.mkdtemp(prefix="allele-runs-")
         os.chmod(self.run_root, 0o711)
         self.reporter_factory = reporter_factory
+        tls_context()  # the reports' TLS context, built once now rather than by the first run
         self.limit_overrides = limit_overrides or {}
         self._live: dict[str, _Run] = {}
         self._finished: OrderedDict[str, float] = OrderedDict()
