@@ -139,7 +139,8 @@ class _Run:
         body: dict[str, Any] | None = None
         try:
             # the heartbeat runs from the start, a long population fetch included
-            threading.Thread(target=self._send_progress, daemon=True).start()
+            threading.Thread(target=self._send_progress, args=(self.manager.progress_seconds,),
+                             daemon=True).start()
             population = self._start_population()
             if population is not None:
                 self.limits = self._limits(population)
@@ -211,13 +212,13 @@ class _Run:
     def _on_progress(self, message: dict[str, Any]) -> None:
         self._progress = message
 
-    def _send_progress(self, interval: float = 1.5) -> None:
-        """Progress is also the run's heartbeat: sent from the start (generation 0 until the first one
-        ends), so a slow first generation does not look like a lost worker."""
-        while not self.process_done.is_set() and not self._cancel.is_set():
+    def _send_progress(self, interval: float) -> None:
+        """Progress is also the run's heartbeat: sent every ``interval`` while the run lives (generation
+        0 until the first one ends), so a slow first generation does not look like a lost worker. The
+        first goes one interval after the start: the Worker's claim stamped the heartbeat as it started
+        the run, and a run that ends sooner sends none (no request racing its start for the CPU)."""
+        while not self.process_done.wait(interval) and not self._cancel.is_set():
             self.reporter.progress(self._progress or {"generations_completed": 0, "best_solution_fitness": None})
-            if self.process_done.wait(interval):
-                break
 
     # -- cancel
 
@@ -234,7 +235,8 @@ class RunManager:
     def __init__(self, *, host: Host, run_root: str | None = None,
                  reporter_factory: Callable[[str, str], Reporter] = Reporter,
                  remember_finished: int = 10000, remember_seconds: float = 24 * 3600,
-                 limit_overrides: dict[str, Any] | None = None, concurrency: int | None = None) -> None:
+                 limit_overrides: dict[str, Any] | None = None, concurrency: int | None = None,
+                 progress_seconds: float = 1.5) -> None:
         self.host = host
         # Runs whose child may exist at once (WORKER_CONCURRENCY; default: one per CPU). A start past it
         # is refused (503 at_capacity), so a run never waits for a CPU with its wall-time cap running.
@@ -243,6 +245,7 @@ class RunManager:
         self.run_root = run_root or tempfile.mkdtemp(prefix="allele-runs-")
         os.chmod(self.run_root, 0o711)
         self.reporter_factory = reporter_factory
+        self.progress_seconds = progress_seconds  # between a run's progress reports (its heartbeat)
         tls_context()  # the reports' TLS context, built once now rather than by the first run
         self.limit_overrides = limit_overrides or {}
         self._live: dict[str, _Run] = {}

@@ -123,6 +123,17 @@ def test_run_reports_progress_and_complete(client, fake_worker):
     assert sum(p.endswith("/complete") for p in fake_worker.paths()) == 1
 
 
+def test_the_first_progress_report_waits_one_interval(host, tmp_path, fake_worker):
+    """The heartbeat's first report goes one interval after the start (the Worker's claim stamped the
+    heartbeat when it started the run): a run that ends sooner reports its completion only."""
+    manager = RunManager(host=host, run_root=str(tmp_path), progress_seconds=60)
+    with TestClient(create_app(manager)) as client:
+        assert client.post("/runs", json=body("runHBT000001", fake_worker.url)).status_code == 202
+        fake_worker.wait_for("/complete")
+    assert manager.wait_idle(10)
+    assert not any(path.endswith("/progress") for path in fake_worker.paths()), fake_worker.paths()
+
+
 def test_duplicate_post_starts_nothing(client, fake_worker):
     job = body("runBBB000002", fake_worker.url)
     assert client.post("/runs", json=job).status_code == 202
