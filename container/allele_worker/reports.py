@@ -105,9 +105,10 @@ class Reporter:
                              self.retry_for_seconds)
         return None if answer is None else answer.status_code
 
-    def upload_population(self, population: list[Any]) -> int | None:
-        """``PUT {url}/population``; return the final HTTP status (None: gave up or cancelled)."""
-        data = population_json(population)
+    def upload_population(self, population: list[Any] | bytes) -> int | None:
+        """``PUT {url}/population`` (a population, or its ``population_json``); return the final HTTP
+        status (None: gave up or cancelled)."""
+        data = population if isinstance(population, bytes) else population_json(population)
         answer = self._retry(
             "population upload",
             lambda: self._client.put(f"{self.url}/population", content=data,

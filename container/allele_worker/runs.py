@@ -1,7 +1,8 @@
 """The runs this worker knows: start each in its own sandboxed child, report, cancel, forget.
 
 One supervisor thread per run: (fetch the start population of a continue) → spawn → (progress every
-≤ 1.5 s) → reap → fold → upload the final population → complete report.
+≤ 1.5 s) → reap → fold → upload the final population (when too large to ride in the report) → complete
+report.
 Finished run ids are remembered (bounded, by age and count) so a queue message delivered twice
 starts nothing new.
 """
@@ -22,7 +23,7 @@ from typing import Any
 
 from . import results, staged_files
 from .errors import AtCapacity, InvalidRequest, UnknownRun
-from .reports import Reporter, tls_context
+from .reports import Reporter, population_json, tls_context
 from .sandbox import Host, Limits, SandboxedProcess
 
 __all__ = ["POPULATION_NOT_LOADED", "RunManager", "RunRequest", "check_population"]
@@ -30,6 +31,10 @@ __all__ = ["POPULATION_NOT_LOADED", "RunManager", "RunRequest", "check_populatio
 log = logging.getLogger("allele.runs")
 
 POPULATION_NOT_LOADED = "the start population could not be loaded"
+# A final population up to this much JSON (and all finite) rides inside the completion report: one
+# request fewer for most runs; a larger one is PUT before the report (it may be hundreds of MB, more
+# than the Worker may hold: docs/runner-protocol.md).
+INLINE_POPULATION_BYTES = 256 * 1024
 
 
 def _number(value: Any) -> bool:
@@ -191,16 +196,21 @@ class _Run:
             self.manager.finish(self.request.run_id)
 
     def _upload_files(self, body: dict[str, Any]) -> None:
-        """Take the final population and the other bulky data (``staged_files``) out of the completion
-        report and ``PUT`` them first; the report goes without them whatever the uploads' fate (no
-        population: the result cannot be continued; another file missing: the result lacks it)."""
+        """Take the bulky data (``staged_files``) and a final population too large to ride inline
+        (``INLINE_POPULATION_BYTES``) out of the completion report and ``PUT`` them first; the report
+        goes without them whatever the uploads' fate (no population: the result cannot be continued;
+        another file missing: the result lacks it)."""
         result = body.get("result")
         if not isinstance(result, dict):
             return
         files = staged_files.take_files(result)
         population = result.pop("population", None)
         if population is not None:
-            self._log_upload("final population", self.reporter.upload_population(population))
+            data = population_json(population)
+            if len(data) <= INLINE_POPULATION_BYTES and all(v is not None for row in population for v in row):
+                result["population"] = population  # the Worker writes it as population.json
+            else:
+                self._log_upload("final population", self.reporter.upload_population(data))
         for name, data in files.items():
             self._log_upload(name, self.reporter.upload_file(name, data))
 
