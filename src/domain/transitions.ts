@@ -64,7 +64,14 @@ function usageOf(run: RunRow, metrics: RunMetrics | null | undefined, now: strin
  */
 export async function endRun(env: Bindings, runId: string, outcome: RunOutcome): Promise<EndedRun | null> {
   const db = getDb(env.DB);
-  const found = await findRunWithSource(db, runId);
+  const result = outcome.status === "succeeded" ? outcome.result ?? null : null;
+  // What the GA worker uploaded before its report (the final population when it was too large to ride
+  // inline, a front's solutions, saved solutions), looked up while the run is read.
+  const stagedNames = result ? STAGED_NAMES.filter((name) => !(name === POPULATION_FILE && result.population)) : [];
+  const [found, staged] = await Promise.all([
+    findRunWithSource(db, runId),
+    Promise.all(stagedNames.map((name) => env.FILES.head(stagedKey(runId, name)))),
+  ]);
   const run = found?.run;
   if (!run || !isLive(run.status)) return null;
 
@@ -74,7 +81,6 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
   const charge = run.paidWithCredits ? chargeMicro(usage, prices(env)) : { amountMicro: 0, gbSeconds: 0 };
   const won = wonBy(runId, token);
   const storedStatus = outcome.status === "deleted" ? "cancelled" : outcome.status;
-  const result = outcome.status === "succeeded" ? outcome.result ?? null : null;
 
   const statements = [
     endRunStatement(db, runId, {
@@ -149,11 +155,8 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
         insertResultFileStatement(db, id, { name: f.name, contentType: f.contentType, size: new TextEncoder().encode(f.body).byteLength, key: r2Key(id, f.name) }, now, won),
       ),
     );
-    // What the GA worker uploaded before its report (the final population, a front's solutions, saved
-    // solutions) stays where it is and becomes the result's file.
-    const names = STAGED_NAMES.filter((name) => !(name === POPULATION_FILE && result.population));
-    const staged = await Promise.all(names.map((name) => env.FILES.head(stagedKey(runId, name))));
-    names.forEach((name, i) => {
+    // What the GA worker uploaded stays where it is and becomes the result's file.
+    stagedNames.forEach((name, i) => {
       const object = staged[i];
       if (object) statements.push(insertResultFileStatement(db, id, { name, contentType: STAGED_FILES[name], size: object.size, key: object.key }, now, won));
     });
