@@ -102,6 +102,11 @@ describe("terminal transitions: one place, exactly once", () => {
     const before = await balance();
     const [a, b] = await Promise.all([completeRun(runId), completeRun(runId)]);
     expect([a.status, b.status].sort()).toEqual([204, 409]);
+    expect((await completeRun(runId)).status).toBe(409); // late: the run is found ended
+    // The files a report's end writes before the run's end is decided: only the winner's stay.
+    const stored = new Set((await env.FILES.list({ prefix: "results/" })).objects.map((o) => o.key.split("/")[1]));
+    const kept = await env.DB.prepare(`SELECT id FROM results WHERE id IN (${[...stored].map(() => "?").join(",") || "NULL"})`).bind(...stored).all();
+    expect(kept.results.map((r) => r.id).sort()).toEqual([...stored].sort());
     const ledger = (await ledgerRows(runId))!;
     expect(ledger.n).toBe(1);
     expect(await balance()).toBe(before + ledger.total);
