@@ -5,6 +5,8 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { reconcileRuns } from "../../src/queues/scheduled";
 import { handleRunMessage } from "../../src/queues/runs";
+import type { RunMessage } from "../../src/env";
+import { dispatchState } from "../../src/runner/dispatch";
 import { call, completeRun, createSubmission, env, getSubmission, json, newAccount, runToken, type TestAccount } from "../helpers/api";
 
 let account: TestAccount;
@@ -13,10 +15,11 @@ beforeEach(async () => {
 });
 
 let messageSeq = 0;
-async function deliver(runIds: string[], attempts = 1) {
+/** Hands the consumer a message per run: its id alone (as an older build sent), or a whole message. */
+async function deliver(runs: (string | RunMessage)[], attempts = 1) {
   const batch = createMessageBatch(
     "allele-runs",
-    runIds.map((run_id) => ({ id: `msg-${++messageSeq}`, timestamp: new Date(), attempts, body: { run_id } })),
+    runs.map((run) => ({ id: `msg-${++messageSeq}`, timestamp: new Date(), attempts, body: typeof run === "string" ? { run_id: run } : run })),
   );
   const ctx = createExecutionContext();
   await worker.queue(batch as never, env);
@@ -85,6 +88,25 @@ describe("runs queue consumer", () => {
     const last = createMessageBatch("allele-runs", [{ id: "m2", timestamp: new Date(), attempts: 5, body: { run_id: runId } }]);
     await handleRunMessage(down, last.messages[0]!);
     expect(await run(runId)).toMatchObject({ status: "failed", error_code: "worker_unavailable" });
+  });
+
+  it("offers a run by the account and places its message names, then claims it; for a deleted or cancelled run, or a duplicate, the books keep nothing", async () => {
+    const { submissionId, runId } = await queuedRun({ fitness_func: SLOW, num_generations: 1000 });
+    const message = (id: string): RunMessage => ({ run_id: id, account_id: account.id, places: 1 });
+    const first = await deliver([message(runId), message(runId)]);
+    expect(first.explicitAcks).toHaveLength(2);
+    expect(await run(runId)).toMatchObject({ status: "running", attempts: 1 });
+    expect((await dispatchState(env)).placed).toContain(runId);
+    const deleted = await queuedRun();
+    expect((await call(`/api/v1/submissions/${deleted.submissionId}`, { key: account.key, method: "DELETE" })).status).toBe(204);
+    const cancelled = await queuedRun();
+    expect((await call(`/api/v1/submissions/${cancelled.submissionId}/cancel`, { key: account.key, method: "POST" })).status).toBe(202);
+    expect((await deliver([message(deleted.runId), message(cancelled.runId)])).explicitAcks).toHaveLength(2);
+    expect(await run(cancelled.runId)).toMatchObject({ status: "cancelled", attempts: 0 });
+    const books = await dispatchState(env);
+    for (const id of [deleted.runId, cancelled.runId]) expect([...books.placed, ...books.waiting]).not.toContain(id);
+    expect((await call(`/api/v1/submissions/${submissionId}/cancel`, { key: account.key, method: "POST" })).status).toBe(202);
+    expect((await dispatchState(env)).placed).not.toContain(runId);
   });
 
   it("acks a malformed message", async () => {
