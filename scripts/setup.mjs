@@ -6,6 +6,11 @@ import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { makePrivate, migrateLocal, ROOT, run, SDK_PYTHON, SDK_VENV, VENV, VENV_PYTHON } from "./lib.mjs";
 import { buildWeb } from "./build-web.mjs";
+import { writeDocsAssets } from "./docs-assets.mjs";
+
+// The /docs page's Swagger UI files, served by the Worker itself (src/http/docs/): part of the Worker's
+// build, so written even when the rest of the setup is skipped.
+if (writeDocsAssets()) console.log("setup: wrote the /docs page's assets (src/http/docs/assets.generated.ts)");
 
 if (process.env.ALLELE_SKIP_SETUP === "1") process.exit(0);
 
@@ -28,15 +33,32 @@ if (!existsSync(stamp) || readFileSync(stamp, "utf8") !== digest) {
   writeFileSync(stamp, digest);
 }
 
+/** A Python environment of its own for a tool, (re)installed from its pinned requirements when they change. */
+function toolEnvironment(venv, python, requirements, what) {
+  const stamp = join(venv, ".requirements.sha256");
+  const digest = createHash("sha256").update(readFileSync(requirements, "utf8")).digest("hex");
+  if (!existsSync(python)) run(process.env.PYTHON ?? "python3", ["-m", "venv", venv]);
+  if (!existsSync(stamp) || readFileSync(stamp, "utf8") !== digest) {
+    console.log(`setup: installing ${what}`);
+    run(python, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", requirements]);
+    writeFileSync(stamp, digest);
+  }
+}
+
 // The Vilvik SDK's suite (container/sdk-tests): the published SDK, unmodified, in an environment of its own.
-const sdkRequirements = join(ROOT, "container", "sdk-tests", "requirements.txt");
-const sdkStamp = join(SDK_VENV, ".requirements.sha256");
-const sdkDigest = createHash("sha256").update(readFileSync(sdkRequirements, "utf8")).digest("hex");
-if (!existsSync(SDK_PYTHON)) run(process.env.PYTHON ?? "python3", ["-m", "venv", SDK_VENV]);
-if (!existsSync(sdkStamp) || readFileSync(sdkStamp, "utf8") !== sdkDigest) {
-  console.log("setup: installing the Vilvik SDK for its test suite");
-  run(SDK_PYTHON, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", sdkRequirements]);
-  writeFileSync(sdkStamp, sdkDigest);
+toolEnvironment(SDK_VENV, SDK_PYTHON, join(ROOT, "container", "sdk-tests", "requirements.txt"), "the Vilvik SDK for its test suite");
+// The API fuzzer (scripts/fuzz.mjs): schemathesis, likewise.
+const fuzzVenv = join(ROOT, "container", "fuzz", ".venv");
+toolEnvironment(fuzzVenv, join(fuzzVenv, "bin", "python"), join(ROOT, "container", "fuzz", "requirements.txt"), "schemathesis for the API fuzz run");
+
+// The TypeScript client's own tools (openapi-typescript needs TypeScript 5; the Worker is built with 7).
+const client = join(ROOT, "clients", "typescript");
+const clientStamp = join(client, "node_modules", ".package-lock.sha256");
+const clientDigest = createHash("sha256").update(readFileSync(join(client, "package-lock.json"), "utf8")).digest("hex");
+if (!existsSync(clientStamp) || readFileSync(clientStamp, "utf8") !== clientDigest) {
+  console.log("setup: installing the TypeScript client's build tools (clients/typescript)");
+  run("npm", ["ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: client });
+  writeFileSync(clientStamp, clientDigest);
 }
 
 // A run's sandbox user (an unprivileged uid) loads Python and the worker package: readable by all, even

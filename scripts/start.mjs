@@ -105,5 +105,8 @@ Try it:
 
   curl -s ${base}/api/v1/results/ -H "Authorization: Bearer ${state.demoKey}"
 
+Interactive API docs: ${base}/docs (Authorize with the demo key, then "Try it out")
+OpenAPI document:     ${base}/api/v1/openapi.json
+
 Operator commands: npm run admin -- help
 `);

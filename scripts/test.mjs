@@ -32,6 +32,10 @@ else failed++;
 if (step("import graph of src/ (no cycle, no upward import)", process.execPath, [join(ROOT, "scripts", "check-imports.mjs")]) === 0) passed++;
 else failed++;
 
+// The TypeScript client: its types are what docs/openapi.json gives, and it builds (scripts/client.mjs).
+if (step("TypeScript client (types from docs/openapi.json, build)", process.execPath, [join(ROOT, "scripts", "client.mjs"), "--check"]) === 0) passed++;
+else failed++;
+
 // The worker's static checks (configured in container/pyproject.toml): each is one test in the summary line.
 for (const [title, args] of [
   ["Python lint (ruff)", ["-m", "ruff", "check", ".", "../bench"]],
@@ -63,6 +67,7 @@ if (!countJunit(pyReport)) failed++;
 
 const vitestReport = join(out, "vitest.json");
 rmSync(join(out, "sdk.xml"), { force: true }); // written afresh by this run's e2e project
+rmSync(join(out, "schemathesis.xml"), { force: true });
 const vt = step("vitest (workers + e2e)", join(ROOT, "node_modules", ".bin", "vitest"), [
   "run",
   "--reporter=default",
@@ -82,6 +87,8 @@ try {
 // The Vilvik SDK's own suite, run by test/e2e/sdk.test.ts: each of its tests counts (its wrapper too;
 // when the e2e project did not run it, that project's failure is counted there).
 countJunit(join(out, "sdk.xml"));
+// The bounded schemathesis run (test/e2e/fuzz.test.ts): each operation it fuzzed counts.
+countJunit(join(out, "schemathesis.xml"));
 
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed === 0 && tsc === 0 && deploy === 0 && (py === 0 || py === 5) && vt === 0 ? 0 : 1);

@@ -2,50 +2,30 @@
 import { Hono } from "hono";
 import { readiness } from "./domain/health";
 import type { AppEnv } from "./http/context";
-import { methodNotAllowed, onError, onNotFound } from "./http/error-handler";
+import { onError, onNotFound } from "./http/error-handler";
 import { countedBy, identifyAndLimit, requireKey } from "./http/middleware/auth";
+import { methodGuard } from "./http/middleware/methods";
 import { requestId } from "./http/middleware/request-id";
 import { accountRoutes } from "./http/routes/account";
-import { adminRoutes } from "./http/routes/admin";
+import { adminAuth, adminRoutes } from "./http/routes/admin";
 import { codeUploadsRoutes } from "./http/routes/code-uploads";
+import { docsRoutes } from "./http/routes/docs";
+import { importsRoutes } from "./http/routes/imports";
 import { deviceAuthRoutes } from "./http/routes/device-auth";
 import { benchRoutes } from "./http/routes/bench";
 import { internalRunsRoutes } from "./http/routes/internal-runs";
 import { resultsRoutes } from "./http/routes/results";
 import { submissionsRoutes } from "./http/routes/submissions";
 import { webhooksRoutes } from "./http/routes/webhooks";
+import { describe } from "./http/openapi/describe";
+import { documentOf } from "./http/openapi/document";
+import { Health, OpenApiDocument } from "./http/validation/responses";
 import { newWebApp, notFoundPage } from "./web/app";
 import type { WebEnv } from "./web/context";
 import type { Context } from "hono";
 
 /** Paths of the machine interfaces (JSON errors); everything else is the dashboard (HTML pages). */
 const MACHINE_PATHS = /^\/(api|admin|internal|__bench|__scheduled)(\/|$)/;
-
-/** Paths and the methods they answer; any other method on them is 405 with `Allow`. */
-const METHODS: Record<string, string[]> = {
-  "/api/v1/health": ["GET"],
-  "/api/v1/account": ["GET"],
-  "/api/v1/submissions": ["GET", "POST"],
-  "/api/v1/submissions/:id": ["GET", "DELETE"],
-  "/api/v1/submissions/:id/cancel": ["POST"],
-  "/api/v1/submissions/:id/reexecute": ["POST"],
-  "/api/v1/results": ["GET"],
-  "/api/v1/results/:id": ["GET", "PATCH", "DELETE"],
-  "/api/v1/results/:id/continue": ["POST"],
-  "/api/v1/results/:id/files/:name": ["GET"],
-  "/api/v1/webhooks": ["GET", "POST"],
-  "/api/v1/webhooks/:id": ["GET", "PATCH", "DELETE"],
-  "/api/v1/webhooks/:id/rotate-secret": ["POST"],
-  "/api/v1/webhooks/:id/deliveries": ["GET"],
-  "/api/v1/webhooks/:id/deliveries/:delivery_id": ["GET"],
-  "/api/v1/webhooks/:id/test": ["POST"],
-  "/api/v1/webhooks/:id/deliveries/:delivery_id/replay": ["POST"],
-  "/api/v1/webhooks/:id/deliveries/:delivery_id/resend": ["POST"],
-  "/api/v1/auth/device/code": ["POST"],
-  "/api/v1/auth/device/token": ["POST"],
-  "/api/v1/code-uploads": ["GET", "POST"],
-  "/api/v1/code-uploads/:id": ["GET"],
-};
 
 export function newApp() {
   const app = new Hono<AppEnv>({ strict: false });
@@ -59,15 +39,25 @@ export function newApp() {
   // The per-minute gate comes first for every API request, whatever happens to it next.
   app.use("/api/*", identifyAndLimit);
 
-  for (const [path, allowed] of Object.entries(METHODS)) {
-    // Answered before authentication: a wrong method reveals nothing. HEAD follows GET.
-    app.on(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].filter((m) => !allowed.includes(m) && !(m === "HEAD" && allowed.includes("GET"))), path, methodNotAllowed(allowed));
-  }
-  app.get("/api/v1/health", async (c) => {
+  // 405 for a method a path does not answer, before authentication: a wrong method reveals nothing. The
+  // methods each path answers are read from the routes below once they are all registered.
+  const methods = methodGuard("/api/v1/");
+  app.use("/api/*", methods.middleware);
+  app.get("/api/v1/health", describe({ operationId: "getHealth", tag: "Health", summary: "Readiness: the database, the files bucket and the GA worker", noKey: true, success: { 200: Health, 503: Health } }), async (c) => {
     const { ready, checks } = await readiness(c.env);
     const failing = Object.entries(checks).filter(([, check]) => check.status === "down").map(([part]) => part);
     return c.json(ready ? { status: "ok", checks } : { status: "unavailable", failing, checks }, ready ? 200 : 503);
   });
+  // The OpenAPI documents, generated from these routes (src/http/openapi/; docs/architecture.md#openapi).
+  app.get(
+    "/api/v1/openapi.json",
+    describe({ operationId: "getOpenApiDocument", tag: "Documents", summary: "This API's OpenAPI 3.1 document (also docs/openapi.json)", noKey: true, success: { 200: OpenApiDocument } }),
+    async (c) => c.json(await documentOf(app, "public")),
+  );
+  app.get("/admin/v1/openapi.json", adminAuth, describe({ operationId: "getAdminOpenApiDocument", tag: "Documents", summary: "The admin API's OpenAPI 3.1 document (also docs/openapi.admin.json)", success: { 200: OpenApiDocument } }), async (c) =>
+    c.json(await documentOf(app, "admin")),
+  );
+  app.route("/docs", docsRoutes);
   // No key: how a command-line client gets one (RFC 8628). Counted per IP like every request without a key.
   app.route("/api/v1/auth/device", deviceAuthRoutes);
   app.route("/internal/v1/runs", internalRunsRoutes);
@@ -81,6 +71,7 @@ export function newApp() {
   api.route("/results", resultsRoutes);
   api.route("/webhooks", webhooksRoutes);
   api.route("/code-uploads", codeUploadsRoutes);
+  api.route("/imports", importsRoutes);
   app.route("/api/v1", api);
 
   // The dashboard, on the same origin (docs/dashboard.md); its own error pages.
@@ -93,5 +84,6 @@ export function newApp() {
     return web.fetch(new Request(c.req.raw, { headers }), c.env, c.executionCtx);
   });
 
+  methods.learn(app.routes);
   return app;
 }

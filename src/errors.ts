@@ -32,6 +32,8 @@ const STATUS = {
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ErrorCode = keyof typeof STATUS;
+export const ERROR_CODES = Object.keys(STATUS) as ErrorCode[];
+export const statusOf = (code: ErrorCode): ContentfulStatusCode => STATUS[code];
 
 export interface FieldError {
   field: string;

@@ -1,5 +1,6 @@
 """The unmodified Vilvik SDK against a running Allele (test/e2e/sdk.test.ts starts it and passes
-ALLELE_BASE_URL, the API root, and ALLELE_API_KEY, a fresh account's key)."""
+ALLELE_BASE_URL, the API root, ALLELE_API_KEY, a fresh account's key, and ALLELE_LIMITED_API_KEY, the key
+of an account whose daily quota is one run)."""
 
 from __future__ import annotations
 
@@ -25,3 +26,8 @@ def api_key() -> str:
 @pytest.fixture(scope="session")
 def client(base_url: str, api_key: str) -> vilvik.Client:
     return vilvik.Client(api_key=api_key, base_url=base_url)
+
+
+@pytest.fixture(scope="session")
+def limited_client(base_url: str) -> vilvik.Client:
+    return vilvik.Client(api_key=os.environ["ALLELE_LIMITED_API_KEY"], base_url=base_url)

@@ -1,15 +1,23 @@
 """The published Vilvik SDK (vilvik==0.5.7 from PyPI, unmodified) works against Allele: every call a
 user of it makes first — create, get, list, iterate, wait, update, continue, reexecute, delete,
-webhooks, health, `vilvik.run` — and the errors it maps (docs/clients.md)."""
+webhooks, health, `vilvik.run`, code uploads, `vilvik.push` of a local PyGAD run — and the errors it
+maps (docs/clients.md)."""
 
 from __future__ import annotations
 
 import time
 
+import numpy
+import pygad
 import pytest
 import vilvik
 from conftest import JOB
-from vilvik.exceptions import AuthenticationError, NotFoundError, ValidationError
+from vilvik.exceptions import APIError, AuthenticationError, NotFoundError, RateLimitError, ValidationError
+
+
+def sphere(ga, solution, idx):
+    """A local run's fitness: `vilvik.push` captures this source (and `import numpy`) itself."""
+    return -float(numpy.sum(solution**2))
 
 
 def test_the_installed_sdk_is_the_published_one():
@@ -18,7 +26,9 @@ def test_the_installed_sdk_is_the_published_one():
 
 def test_create_and_get_carry_real_values(client):
     created = client.submissions.create(name="sdk create", description="from the SDK", **JOB)
-    assert created.id and created.status == "queued"
+    assert created.id and created.status == "queued" and created.name == "sdk create"
+    assert created.description == "from the SDK" and created.submission_type == "new"
+    assert created.created_at is not None and created.request_id
     assert created.status_url.endswith(f"/api/v1/submissions/{created.id}")
     assert created.result_url.endswith(f"/api/v1/results/?submission_id={created.id}")
     got = client.submissions.get(created.id)
@@ -55,7 +65,7 @@ def test_update_continue_reexecute_and_delete(client):
     renamed = client.results.update(result.id, name="renamed by the SDK", is_shared=True)
     assert renamed.name == "renamed by the SDK" and renamed.is_shared is True
     continued = client.results.continue_run(result.id, num_generations=5)
-    assert continued.id == created.id and continued.status == "queued"
+    assert continued.id == created.id and continued.status == "queued" and continued.name == "sdk chain"
     _until_ended(client, created.id)  # one live run per submission: the next waits for this one
     again = client.submissions.reexecute(created.id, random_seed=6)
     assert again.id == created.id
@@ -106,3 +116,46 @@ def test_errors_map_to_the_sdk_exceptions(client, base_url):
     assert unsupported.value.code == "unsupported_field"
     with pytest.raises(AuthenticationError):
         vilvik.Client(api_key="alk_AAAAAAAA_" + "A" * 40, base_url=base_url).submissions.list()
+
+
+def test_wait_for_a_failing_run_raises_the_sdks_error(client):
+    failing = dict(JOB, fitness_func="def fitness(ga, solution, idx):\n    return 1 / 0\n")
+    created = client.submissions.create(name="sdk fails", **failing)
+    with pytest.raises(APIError) as failed:
+        client.results.wait_for(created.id, timeout=120, poll_interval=0.2)
+    assert failed.value.code == "submission_failed" and created.id in failed.value.message
+    # The SDK's exception does not carry the run's error; the submission row does.
+    error = client.submissions.get(created.id).raw["error"]
+    assert error["code"] == "code_error" and "ZeroDivisionError" in error["message"]
+
+
+def test_push_a_local_pygad_run_then_continue_it(client):
+    ga = pygad.GA(num_generations=12, num_parents_mating=4, sol_per_pop=10, num_genes=4, fitness_func=sphere,
+                  random_seed=11, suppress_warnings=True)
+    ga.run()
+    best, fitness, _ = ga.best_solution()
+    record = vilvik.push(ga, client=client, name="pushed from pytest", description="a local run")
+    assert isinstance(record, vilvik.ImportRecord) and record.id and record.result_id
+    assert record.result_url.endswith(f"/api/v1/results/{record.result_id}")
+    submission = client.submissions.get(record.id)
+    assert submission.status == "succeeded" and submission.raw["source"] == "import"
+    assert submission.name == "pushed from pytest" and submission.description == "a local run"
+    imported = client.results.get(record.result_id)
+    assert imported.best_solution == pytest.approx(best.tolist()) and imported.best_fitness == pytest.approx(fitness)
+    assert imported.num_generations_ran == 12 and imported.stopped_reason == "imported"
+    assert imported.raw["parameters"]["fitness_func_entry"] == "sphere"
+
+    continued = client.results.continue_run(record.result_id, num_generations=6)
+    assert continued.id == record.id and continued.status == "queued"
+    result = client.results.wait_for(record.id, timeout=120, poll_interval=0.2)
+    assert result.id != record.result_id and result.num_generations_ran == 6
+    # Elitism keeps the imported best: the continued run started from the imported population.
+    assert result.best_fitness >= imported.best_fitness
+
+
+def test_a_429_is_the_sdks_rate_limit_error_with_retry_after(limited_client):
+    limited_client.submissions.create(name="the day's one run", **JOB)
+    with pytest.raises(RateLimitError) as refused:
+        limited_client.submissions.create(name="one too many", **JOB)
+    assert refused.value.status_code == 429 and refused.value.code == "capacity_exceeded"
+    assert isinstance(refused.value.retry_after, int) and 86_000 < refused.value.retry_after <= 86_400

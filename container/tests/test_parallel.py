@@ -127,6 +127,17 @@ def test_worker_processes_die_with_the_run_at_its_time_cap(host, isolation):
     assert pids_of_uids(uids[0], 1) == []
 
 
+@needs_root
+@pytest.mark.parametrize("parallel", [["thread", 16], ["process", 16], 16])
+def test_the_widest_run_the_api_accepts_fits_its_sandbox(host, isolation, parallel):
+    """16 workers, the most the API accepts (src/http/validation/submission.ts MAX_PARALLEL_WORKERS),
+    start within the run's process limit in every form (24 threads would not)."""
+    requires(isolation, "user")
+    body = "return -float(numpy.sum(solution ** 2))\n"
+    result, _ = run_child(host, job(body, parallel, sol_per_pop=64))
+    assert result["status"] == "succeeded", result
+
+
 def test_an_exception_in_a_worker_names_the_users_line(host):
     body, _ = run_child(host, job("""
         if idx == 11:

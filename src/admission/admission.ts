@@ -3,7 +3,7 @@
 // platform queue. The first that fails answers; a rejected write takes nothing (docs/api.md#limits).
 import { config } from "../config";
 import type { Bindings } from "../env";
-import { ApiError } from "../errors";
+import { ApiError, type ErrorCode } from "../errors";
 import { toMicro } from "../billing/prices";
 import { newId } from "../lib/ids";
 import type { Admission, GateError } from "../do/account-gate";
@@ -61,6 +61,18 @@ export function creditFailure(limits: Limits, account: AccountRow): GateError | 
  * place the admission took is given back. A run paid by the plan (a website run, docs/api.md#payment)
  * passes the plan's limits, takes no in-flight place and skips the credit gate.
  */
+/** The error codes `withAdmission` answers besides the per-minute limit (docs/api.md#gates). */
+export const ADMISSION_ERRORS = ["capacity_exceeded", "too_many_active_api_requests", "tier_limit_exceeded", "insufficient_credits"] as const satisfies ErrorCode[];
+
+/**
+ * A refusal whose end is known — the daily quota's next unit — says when to retry, as `rate_limited`
+ * does (`Retry-After`, whole seconds; the Vilvik SDK reads it into `RateLimitError.retry_after`).
+ */
+function retryAfterHeader(details: Record<string, unknown>): Record<string, string> {
+  if (typeof details.next_unit_at !== "string") return {};
+  return { "Retry-After": String(Math.max(1, Math.ceil((Date.parse(details.next_unit_at) - Date.now()) / 1000))) };
+}
+
 export async function withAdmission<T>(
   env: Bindings,
   account: AccountRow,
@@ -85,7 +97,7 @@ export async function withAdmission<T>(
   })) as Admission;
   if (deferred && rate) deferred.decision = rate;
   if (rate && !rate.allowed) throw rateLimitedError(rate);
-  if (refusal) throw new ApiError(refusal.code, refusal.message, refusal.details);
+  if (refusal) throw new ApiError(refusal.code, refusal.message, refusal.details, retryAfterHeader(refusal.details));
 
   try {
     // The last gate, the platform queue, is the insert itself: its trigger refuses a run past the cap.

@@ -3,7 +3,7 @@ import { and, eq, notInArray, sql } from "drizzle-orm";
 import type { Bindings, RunMessage } from "../env";
 import { ApiError } from "../errors";
 import { getDb } from "../storage/db";
-import { isLive, LIVE_STATUSES, submissions, type RunKind } from "../storage/schema";
+import { isLive, LIVE_STATUSES, submissions, type RunKind, type SubmissionSource } from "../storage/schema";
 import { deleteSubmissionRow, getRun, insertSubmissionStatements, type RunRow, type SubmissionRow } from "../storage/submissions";
 import { platformQueueCap } from "../admission/admission";
 import { parallelWorkers } from "../runner/protocol";
@@ -44,13 +44,13 @@ export interface CreateInput {
   name: string;
   description?: string;
   parameters: Record<string, unknown>;
-  source?: "api" | "web";
+  source?: SubmissionSource;
   /** Website runs may be paid by the plan (docs/api.md#payment); API runs are always paid with credits. */
   paidWithCredits?: boolean;
 }
 
 /** Stores a submission with its first run, queued (the caller puts the run on the queue: `enqueueRun`). */
-export async function createSubmission(env: Bindings, accountId: string, runId: string, input: CreateInput): Promise<{ id: string; runId: string }> {
+export async function createSubmission(env: Bindings, accountId: string, runId: string, input: CreateInput): Promise<{ id: string; runId: string; createdAt: string }> {
   const db = getDb(env.DB);
   const now = nowIso();
   const id = newId();
@@ -86,7 +86,7 @@ export async function createSubmission(env: Bindings, accountId: string, runId: 
       },
     ),
   ]);
-  return { id, runId };
+  return { id, runId, createdAt: now };
 }
 
 /**

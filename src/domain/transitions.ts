@@ -17,7 +17,7 @@ import { releasePlace } from "../runner/dispatch";
 import type { RunMetrics } from "../runner/runner";
 import { getDb } from "../storage/db";
 import { endRunStatement, endSubmissionStatement, findRunWithSource, insertResultFileStatement, insertResultStatement, wonBy } from "../storage/run-end";
-import { isLive, type RunWarning } from "../storage/schema";
+import { isLive, type RunWarning, type SubmissionSource } from "../storage/schema";
 import type { RunRow } from "../storage/submissions";
 import { POPULATION_FILE, r2Key, reportFiles, rowFitness, STAGED_FILES, STAGED_NAMES, stagedKey, summaryFile, type GaResult, type ResultFile } from "./result-files";
 
@@ -38,7 +38,7 @@ export interface RunOutcome {
 /** Everything known about a run's end, for the statements and the steps that follow it. */
 export interface EndedRun {
   run: RunRow;
-  source: "api" | "web";
+  source: SubmissionSource;
   status: TerminalStatus;
   resultId: string | null;
   result: GaResult | null;
@@ -207,7 +207,7 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
 
 /** What the run's webhook events say; runs of `web` submissions and deletions fire nothing. */
 function runEndFacts(ended: EndedRun): RunEndEventFacts | null {
-  if (ended.source !== "api" || ended.status === "deleted") return null;
+  if (ended.source === "web" || ended.status === "deleted") return null;
   return {
     accountId: ended.run.accountId,
     submissionId: ended.run.submissionId,

@@ -28,7 +28,11 @@ export interface RunEndFacts {
  * Null (no fitness) stays null. The digits are JavaScript's shortest round-trip ones.
  */
 export function decimalString(n: number | null): string | null {
-  if (n === null || !Number.isFinite(n)) return null;
+  return n === null || !Number.isFinite(n) ? null : plainDecimal(n);
+}
+
+/** A finite number as a plain decimal string (see decimalString). */
+function plainDecimal(n: number): string {
   const s = String(n);
   const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(s);
   if (!m) return s;
@@ -45,7 +49,8 @@ function fitnessData(f: RunEndFacts) {
   return {
     best_solution_fitness: decimalString(f.bestSolutionFitness),
     num_objectives: f.numObjectives ?? 1,
-    best_solution_objectives: f.bestSolutionObjectives?.map(decimalString) ?? null,
+    // Objective values are finite (the worker's report is checked: docs/runner-protocol.md).
+    best_solution_objectives: f.bestSolutionObjectives?.map(plainDecimal) ?? null,
     pareto_front_size: f.paretoFrontSize,
   };
 }
@@ -54,7 +59,7 @@ export function succeededData(f: RunEndFacts) {
   return {
     submission_id: f.submissionId,
     result_id: f.resultId,
-    status: "succeeded",
+    status: "succeeded" as const,
     execution_duration_ms: Math.round(f.executionDurationMs),
     cpu_seconds_used: f.cpuSecondsUsed,
     peak_memory_mb: Math.round(f.peakMemoryMb),
@@ -76,7 +81,7 @@ export function resultCompletedData(f: RunEndFacts) {
 export function failedData(f: RunEndFacts) {
   return {
     submission_id: f.submissionId,
-    status: "failed",
+    status: "failed" as const,
     error: f.error ?? { code: "internal_error", message: "The run failed." },
     execution_duration_ms: Math.round(f.executionDurationMs),
     cpu_seconds_used: f.cpuSecondsUsed,
@@ -89,7 +94,7 @@ export function failedData(f: RunEndFacts) {
 export function cancelledData(f: RunEndFacts) {
   return {
     submission_id: f.submissionId,
-    status: "cancelled",
+    status: "cancelled" as const,
     execution_duration_ms: Math.round(f.executionDurationMs),
     cpu_seconds_used: f.cpuSecondsUsed,
   };

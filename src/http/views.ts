@@ -16,6 +16,23 @@ export function submissionUrls(origin: string, id: string) {
   };
 }
 
+/**
+ * The 202 of a write that queued a run (create, reexecute, continue): what the Vilvik SDK's `Submission`
+ * reads, with the request's id.
+ */
+export function submissionAccepted(origin: string, s: Pick<SubmissionRow, "id" | "name" | "description" | "submissionType" | "createdAt">, requestId: string) {
+  return {
+    id: s.id,
+    status: "queued" as const,
+    name: s.name,
+    description: s.description,
+    submission_type: s.submissionType,
+    created_at: s.createdAt,
+    ...submissionUrls(origin, s.id),
+    request_id: requestId,
+  };
+}
+
 export function submissionListItem(s: SubmissionRow) {
   return { id: s.id, name: s.name, status: s.status, source: s.source, created_at: s.createdAt };
 }

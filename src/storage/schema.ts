@@ -10,7 +10,11 @@ export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "cancell
 /** The statuses of a live run (and of a submission whose latest run is live): the one declaration. */
 export const LIVE_STATUSES = ["queued", "running"] as const satisfies readonly RunStatus[];
 export const isLive = (status: string): boolean => (LIVE_STATUSES as readonly string[]).includes(status);
-export type RunKind = "initial" | "reexecute" | "continue";
+/** How a run came to be: the first run, a rerun, a continue, or the record of a run made elsewhere (an import). */
+export type RunKind = "initial" | "reexecute" | "continue" | "import";
+/** Where a submission came from: the API, the website, or a run made elsewhere and imported (POST /imports). */
+export const SUBMISSION_SOURCES = ["api", "web", "import"] as const;
+export type SubmissionSource = (typeof SUBMISSION_SOURCES)[number];
 /** One deduplicated warning of a run: its first text and how many times it (or its like) came. */
 export interface RunWarning {
   message: string;
@@ -74,7 +78,7 @@ export const submissions = sqliteTable(
     name: text("name").notNull(),
     // Lower-cased copy of name for the case-insensitive name_contains filter.
     nameLower: text("name_lower").notNull(),
-    source: text("source").$type<"api" | "web">().notNull(),
+    source: text("source").$type<SubmissionSource>().notNull(),
     submissionType: text("submission_type").notNull().default("new"),
     // Free text of the submitter's (≤ 2,000 characters; docs/api.md#submission-row).
     description: text("description").notNull().default(""),

@@ -2,7 +2,7 @@
 import { and, eq, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./db";
 import { finishPage, planPage, type Ordering, type Page } from "./pagination";
-import { results, runs, submissions, type RunStatus } from "./schema";
+import { results, runs, submissions, type RunStatus, type SubmissionSource } from "./schema";
 
 export type SubmissionRow = typeof submissions.$inferSelect;
 export type RunRow = typeof runs.$inferSelect;
@@ -18,7 +18,7 @@ export type SubmissionOrdering = keyof typeof SUBMISSION_ORDERINGS;
 
 export interface SubmissionFilters {
   status?: RunStatus[];
-  source?: "api" | "web";
+  source?: SubmissionSource;
   createdAfter?: string;
   createdBefore?: string;
   nameContains?: string;

@@ -19,12 +19,15 @@ describe("the Vilvik SDK, unmodified", () => {
       token: inject("adminToken"),
       body: { overrides: { concurrent_submissions: 100, inflight_api_runs: 100 } },
     });
+    // One run a day: its second create is the SDK's RateLimitError, with the Retry-After of the next unit.
+    const limited = await newAccount();
+    await call(`/admin/v1/accounts/${limited.id}`, { method: "PATCH", token: inject("adminToken"), body: { overrides: { daily_quota: 1 } } });
     const reports = join(ROOT, ".wrangler", "test-reports");
     mkdirSync(reports, { recursive: true });
     const suite = spawnSync(SDK_PYTHON, ["-m", "pytest", "-q", "-p", "no:cacheprovider", `--junitxml=${join(reports, "sdk.xml")}`, join(ROOT, "container", "sdk-tests")], {
       cwd: join(ROOT, "container", "sdk-tests"),
       encoding: "utf8",
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ALLELE_BASE_URL: `${baseUrl()}/api/v1`, ALLELE_API_KEY: account.key },
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ALLELE_BASE_URL: `${baseUrl()}/api/v1`, ALLELE_API_KEY: account.key, ALLELE_LIMITED_API_KEY: limited.key },
     });
     expect(suite.status, `${suite.stdout}\n${suite.stderr}`).toBe(0);
   });

@@ -86,6 +86,10 @@ describe("npm start", () => {
     expect(output).toContain(`Allele is running at http://localhost:${port}`);
     expect(output).toContain(demoKey);
     expect(output).toContain("start-admin-token-123");
+    expect(output).toContain(`http://localhost:${port}/docs`);
+    const docs = await fetch(`http://127.0.0.1:${port}/docs`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain("/docs/swagger-ui-bundle.js");
 
     // The printed one-time sign-in link opens the dashboard: its page, its button (a POST), a session.
     const link = new RegExp(`http://localhost:${port}/sign-in/link/[0-9A-Za-z]{40}`).exec(output)![0].replace("localhost", "127.0.0.1");

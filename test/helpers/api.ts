@@ -301,3 +301,32 @@ export function accountPerTest(): TestAccount {
   });
   return current;
 }
+
+/**
+ * A POST /imports body as the Vilvik SDK's `vilvik.push(ga)` sends it for a 4-gene, 8-solution pygad.GA
+ * run of 10 generations (the shapes of vilvik/_extract.py and vilvik/push.py).
+ */
+export function importBody(overrides: { ga_parameters?: Record<string, unknown>; code?: Record<string, unknown>; result?: Record<string, unknown>; [k: string]: unknown } = {}) {
+  const { ga_parameters, code, result, ...rest } = overrides;
+  const population = Array.from({ length: 8 }, (_, i) => [0.1 * i, -0.2, 0.3, 0.05 * i]);
+  return {
+    ga_parameters: {
+      num_generations: 10, sol_per_pop: 8, num_parents_mating: 4, num_genes: 4, gene_type: "float",
+      init_range_low: -4, init_range_high: 4, parent_selection_type: "sss", K_tournament: 3, crossover_type: "single_point",
+      mutation_type: "random", mutation_num_genes: 1, random_mutation_min_val: -1.0, random_mutation_max_val: 1.0,
+      keep_parents: -1, keep_elitism: 1, allow_duplicate_genes: true, random_seed: 1, mutation_by_replacement: false,
+      save_best_solutions: false, save_solutions: false, sbx_crossover_eta: 30, polynomial_mutation_eta: 20, sample_size: 100,
+      ...ga_parameters,
+    },
+    code: { fitness_func: `import numpy\n\n${FITNESS}`, fitness_func_entry: "fitness", ...code },
+    result: {
+      best_solution: population[0], best_solution_idx: 0, best_solution_fitness: -0.1025,
+      best_solutions_fitness: [-3.4, -3.4, -3.3, -2.7, -1.0, -1.0, -0.3, -0.3, -0.3, -0.1025, -0.1025],
+      generations_completed: 10, best_solution_generation: 9, gene_type_single: true,
+      last_generation_fitness: population.map((_, i) => -0.1 * (i + 1)), population,
+      ...result,
+    },
+    origin: { client: "sdk", sdk_version: "0.5.7", python_version: "3.11.2" },
+    ...rest,
+  };
+}

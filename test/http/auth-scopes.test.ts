@@ -16,6 +16,7 @@ import {
   newRoomyAccount,
   type TestAccount,
 } from "../helpers/api";
+import { newApp } from "../../src/app";
 
 const SCOPES = ["submissions:read", "submissions:write", "results:read", "results:write", "webhooks:read", "webhooks:write"];
 const B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -208,6 +209,13 @@ describe("405 with Allow", () => {
     ["GET", "/api/v1/results/AAAAAAAAAAAA/continue", "POST"],
     ["DELETE", "/api/v1/results/AAAAAAAAAAAA/files/result.json", "GET"],
     ["POST", "/api/v1/health", "GET"],
+    ["TRACE", "/api/v1/account", "GET"],
+    ["QUERY", "/api/v1/submissions", "GET, POST"],
+    ["POST", "/api/v1/openapi.json", "GET"],
+    ["GET", "/api/v1/imports", "POST"],
+    ["PUT", "/api/v1/webhooks/AAAAAAAAAAAA/deliveries", "GET"],
+    ["GET", "/api/v1/webhooks/AAAAAAAAAAAA/deliveries/0123456789abcdef/replay/", "POST"],
+    ["GET", "/api/v1/auth/device/token", "POST"],
   ])("%s %s", async (method, path, allow) => {
     // With and without a key: a wrong method reveals nothing either way.
     for (const key of [a.key, undefined]) {
@@ -215,6 +223,22 @@ describe("405 with Allow", () => {
       const err = await expectError(res, 405, "method_not_allowed");
       expect(res.headers.get("Allow")).toBe(allow);
       expect(err.details.allowed).toEqual(allow.split(", "));
+    }
+  });
+
+  it("every path the app registers under /api/v1 refuses a method it has no route for (the 405s are read from the routes)", async () => {
+    const byPath = new Map<string, Set<string>>();
+    for (const route of newApp().routes) {
+      if (route.method === "ALL" || !route.path.startsWith("/api/v1/")) continue;
+      const path = route.path.replace(/\/+$/, "").replace(/:\w+/g, "AAAAAAAAAAAA");
+      byPath.set(path, (byPath.get(path) ?? new Set()).add(route.method));
+    }
+    expect(byPath.size).toBeGreaterThan(20);
+    for (const [path, methods] of byPath) {
+      if (methods.has("PUT")) continue;
+      const res = await call(path, { key: a.key, method: "PUT", ip: freshIp() });
+      await expectError(res, 405, "method_not_allowed");
+      expect(res.headers.get("Allow")!.split(", ").sort(), path).toEqual([...methods].sort());
     }
   });
 });

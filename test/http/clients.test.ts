@@ -39,8 +39,11 @@ describe("submission_type, description and the fields Allele does not do", () =>
   it("accepts submission_type new and stores a description, returned on the submission row", async () => {
     const created = await call("/api/v1/submissions", { key: a.key, body: job({ submission_type: "new", description: "a first try ✓" }) });
     expect(created.status).toBe(202);
-    const row = await getSubmission(a.key, (await json(created)).id);
-    expect(row).toMatchObject({ submission_type: "new", description: "a first try ✓" });
+    // The 202 carries what the SDK's Submission reads: name, description, type, creation time, request id.
+    const accepted = await json(created.clone());
+    expect(accepted).toMatchObject({ status: "queued", name: "sphere", description: "a first try ✓", submission_type: "new", request_id: created.headers.get("X-Request-Id") });
+    const row = await getSubmission(a.key, accepted.id);
+    expect(row).toMatchObject({ submission_type: "new", description: "a first try ✓", created_at: accepted.created_at });
     expect(row.parameters).not.toHaveProperty("description");
     expect(row.parameters).not.toHaveProperty("submission_type");
     const plain = await getSubmission(a.key, await createSubmission(a.key));

@@ -86,6 +86,12 @@ describe("device authorization", () => {
     expect(await json(await call("/api/v1/auth/device/token", { body: {} }))).toMatchObject({ error: "invalid_request" });
     expect(await json(await poll(denied.device_code, { grant_type: "password" }))).toMatchObject({ error: "unsupported_grant_type" });
     expect((await call("/api/v1/auth/device/code", { rawBody: "[1]", headers: { "Content-Type": "application/json" } })).status).toBe(400);
+    // RFC 8628's parameters are strings: another type is invalid_request and starts nothing (found by schemathesis).
+    const before = (await env.DB.prepare("SELECT count(*) AS n FROM device_codes").first<{ n: number }>())!.n;
+    const typed = await call("/api/v1/auth/device/code", { body: { client_id: ["cli"], scope: false } });
+    expect(typed.status).toBe(400);
+    expect(await json(typed)).toMatchObject({ error: "invalid_request", error_description: expect.stringContaining("client_id") });
+    expect((await env.DB.prepare("SELECT count(*) AS n FROM device_codes").first<{ n: number }>())!.n).toBe(before);
 
     const form = await call("/api/v1/auth/device/code", { rawBody: "client_id=cli", headers: { "Content-Type": "application/x-www-form-urlencoded" } });
     const formStarted = await json(form);

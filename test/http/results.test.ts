@@ -185,13 +185,19 @@ describe("POST /api/v1/results/{id}/continue", () => {
     const send = vi.spyOn(env.RUNS_QUEUE, "send");
     const res = await call(`/api/v1/results/${resultId}/continue`, { key: a.key, body: { num_generations: 9 } });
     expect(res.status).toBe(202);
-    expect(await json(res)).toEqual({
+    const accepted = await json(res);
+    const sub = await getSubmission(a.key, submissionId);
+    expect(accepted).toEqual({
       id: submissionId,
       status: "queued",
+      name: sub.name,
+      description: "",
+      submission_type: "new",
+      created_at: sub.created_at,
       status_url: `${BASE}/api/v1/submissions/${submissionId}`,
       result_url: `${BASE}/api/v1/results/?submission_id=${submissionId}`,
+      request_id: res.headers.get("X-Request-Id"),
     });
-    const sub = await getSubmission(a.key, submissionId);
     expect(sub).toMatchObject({ status: "queued", run_count: 2, latest_run: { kind: "continue", status: "queued", parent_result_id: resultId } });
     expect(send).toHaveBeenCalledTimes(1);
     expect(send.mock.calls[0]![0]).toEqual({ run_id: sub.latest_run.id });

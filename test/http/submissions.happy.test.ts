@@ -22,20 +22,25 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const a = accountPerTest();
 
 describe("POST /api/v1/submissions/", () => {
-  it("answers 202 with exactly id, status, status_url and result_url, and enqueues the first run", async () => {
+  it("answers 202 with the creation response (the interface's four fields and what the Vilvik SDK reads), and enqueues the first run", async () => {
     const send = vi.spyOn(env.RUNS_QUEUE, "send");
     const res = await call("/api/v1/submissions/", { key: a.key, body: job({ name: "first job" }) });
     expect(res.status).toBe(202);
     expect(res.headers.get("X-Request-Id")).toBeTruthy();
     const body = await json(res);
     expect(body.id).toMatch(ID);
+    const row = await getSubmission(a.key, body.id);
     expect(body).toEqual({
       id: body.id,
       status: "queued",
+      name: "first job",
+      description: "",
+      submission_type: "new",
+      created_at: row.created_at,
       status_url: `${BASE}/api/v1/submissions/${body.id}`,
       result_url: `${BASE}/api/v1/results/?submission_id=${body.id}`,
+      request_id: res.headers.get("X-Request-Id"),
     });
-    const row = await getSubmission(a.key, body.id);
     expect(send).toHaveBeenCalledTimes(1);
     expect(send.mock.calls[0]![0]).toEqual({ run_id: row.latest_run.id });
   });
@@ -196,13 +201,19 @@ describe("POST /api/v1/submissions/{id}/cancel and /reexecute", () => {
     const send = vi.spyOn(env.RUNS_QUEUE, "send");
     const re = await call(`/api/v1/submissions/${id}/reexecute`, { key: a.key, method: "POST" });
     expect(re.status).toBe(202);
-    expect(await json(re)).toEqual({
+    const accepted = await json(re);
+    const row = await getSubmission(a.key, id);
+    expect(accepted).toEqual({
       id,
       status: "queued",
+      name: row.name,
+      description: "",
+      submission_type: "new",
+      created_at: row.created_at,
       status_url: `${BASE}/api/v1/submissions/${id}`,
       result_url: `${BASE}/api/v1/results/?submission_id=${id}`,
+      request_id: re.headers.get("X-Request-Id"),
     });
-    const row = await getSubmission(a.key, id);
     expect(row).toMatchObject({ status: "queued", run_count: 2, latest_run: { kind: "reexecute", status: "queued", parent_result_id: null } });
     expect(row.latest_run.id).not.toBe(firstRun);
     expect(send).toHaveBeenCalledTimes(1);

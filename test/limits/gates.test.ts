@@ -17,6 +17,7 @@ import {
   env,
   expectError,
   getSubmission,
+  importBody,
   job,
   json,
   newAccount,
@@ -126,6 +127,19 @@ describe("per-minute rate limit", () => {
     expect(await usage(await newKey(a, ALL))).toMatchObject({ concurrent_submissions: 1, daily_quota_used: 1 });
   });
 
+  it("an import passes the per-minute gate: counted once, and over the limit 429 with nothing written", async () => {
+    const a = await newAccount();
+    const imported = await call("/api/v1/imports", { key: a.key, body: importBody() });
+    expect(imported.status).toBe(201);
+    expect(imported.headers.get("X-RateLimit-Remaining")).toBe("59");
+    for (let i = 0; i < 59; i++) expect((await call("/api/v1/submissions/", { key: a.key })).status).toBe(200);
+    const refused = await call("/api/v1/imports", { key: a.key, body: importBody() });
+    expect((await expectError(refused.clone(), 429, "rate_limited")).details.bucket).toBe("key");
+    expect(refused.headers.get("Retry-After")).toMatch(/^\d+$/);
+    expect(await count(a.id)).toBe(1);
+    expect(await usage(await newKey(a, ALL))).toMatchObject({ concurrent_submissions: 0, daily_quota_used: 0 });
+  });
+
   it("one call to the account's Durable Object per request: a write's count rides on its admission, GET /account's usage on its count", async () => {
     const a = await newAccount();
     const submission = await createSubmission(a.key);
@@ -225,8 +239,13 @@ describe("write gates", () => {
     const first = await createSubmission(a.key);
     await createSubmission(a.key);
     expect((await call(`/api/v1/submissions/${first}`, { key: a.key, method: "DELETE" })).status).toBe(204);
-    const err = await expectError(await create(a.key), 429, "capacity_exceeded");
+    const refused = await create(a.key);
+    const err = await expectError(refused.clone(), 429, "capacity_exceeded");
     expect(err.details).toMatchObject({ reason: "daily_quota", limit: 2, used: 2 });
+    // When the next unit comes back, as Retry-After (whole seconds): about a day from now.
+    const retryAfter = Number(refused.headers.get("Retry-After"));
+    expect(retryAfter).toBeGreaterThan(86_300);
+    expect(retryAfter).toBeLessThanOrEqual(86_400);
     // A day later the units have rolled out of the window.
     await runInDurableObject(gateOf(a.id), async (_g: AccountGate, state) => {
       state.storage.sql.exec("UPDATE quota SET at = at - ?", 24 * 3600 * 1000 + 1000);
@@ -262,9 +281,9 @@ describe("write gates", () => {
       const err = await expectError(await create(a.key, job({ parallel_processing: form })), 403, "tier_limit_exceeded");
       expect(err.details).toEqual({ parameter: "parallel_processing", limit: 4, requested: Array.isArray(form) ? form[1] : form });
     }
-    for (const bad of [-1, 2.5, "4", ["gpu", 2], [2], ["process"], ["process", 2, 3], { workers: 2 }]) {
+    for (const bad of [-1, 2.5, "4", ["gpu", 2], [2], ["process"], ["process", 2, 3], { workers: 2 }, 17, ["thread", 17], ["process", 1024]]) {
       const err = await expectError(await create(a.key, job({ parallel_processing: bad })), 400, "validation_failed");
-      expect(err.details.fields[0].field).toBe("parallel_processing");
+      expect(err.details.fields[0].field, JSON.stringify(bad)).toMatch(/^parallel_processing(\.1)?$/);
     }
     await overrides(a, { max_parallel_workers: 1 });
     expect((await json(await call("/api/v1/account", { key: a.key }))).limits.max_parallel_workers).toBe(1);
@@ -273,6 +292,10 @@ describe("write gates", () => {
     expect(err.details).toEqual({ parameter: "parallel_processing", limit: 1, requested: 2 });
     await overrides(a, { max_parallel_workers: 8 });
     expect((await create(a.key, job({ parallel_processing: ["process", 8] }))).status).toBe(202);
+    // An override past what a run's sandbox holds still stops at 16 workers (400, whatever the plan).
+    await overrides(a, { max_parallel_workers: 100 });
+    expect((await create(a.key, job({ parallel_processing: ["thread", 16] }))).status).toBe(202);
+    await expectError(await create(a.key, job({ parallel_processing: 17 })), 400, "validation_failed");
   });
 
   it("credits: 402 below the negative-balance cap, allowed at it; the cap is overridable", async () => {

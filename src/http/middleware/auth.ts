@@ -12,6 +12,7 @@ import { rateLimits, type RateDecision } from "../../do/rate-window";
 import { accountGate, ipWindow } from "../../admission/account-gate";
 import { rateHeaders, rateLimitedError, type DeferredRate } from "../../admission/rate-limit";
 import { onError } from "../error-handler";
+import { documented } from "../openapi/describe";
 import { getDb, type Db } from "../../storage/db";
 import { findKeyWithAccount, keyNeedsTouch, touchKey } from "../../storage/keys";
 
@@ -59,7 +60,7 @@ export const countedBy = (how: RateCount) =>
  * after its response when it was refused before getting there; over the limit, that response becomes the
  * 429. A route declared `countedBy("usage")` gets the account's usage from the same call as its count.
  */
-export const identifyAndLimit = createMiddleware<AppEnv>(async (c, next) => {
+export const identifyAndLimit = documented(createMiddleware<AppEnv>(async (c, next) => {
   const db = getDb(c.env.DB);
   const caller = await authenticate(c.req.header("Authorization"), db);
   const limits = rateLimits(c.env);
@@ -99,23 +100,27 @@ export const identifyAndLimit = createMiddleware<AppEnv>(async (c, next) => {
     }
     for (const [name, value] of Object.entries(rateHeaders(decision!))) c.res.headers.set(name, value);
   }
-});
+}), { "x-allele-rate-limited": true });
 
-export const requireKey = createMiddleware<AppEnv>(async (c, next) => {
-  if (!c.get("caller")) {
-    throw new ApiError("unauthorized", "A valid API key is required: send `Authorization: Bearer <key>`.", {}, {
-      "WWW-Authenticate": 'Bearer realm="allele"',
-      ...c.get("rateHeaders"),
-    });
-  }
-  await next();
-});
+export const requireKey = documented(
+  createMiddleware<AppEnv>(async (c, next) => {
+    if (!c.get("caller")) {
+      throw new ApiError("unauthorized", "A valid API key is required: send `Authorization: Bearer <key>`.", {}, {
+        "WWW-Authenticate": 'Bearer realm="allele"',
+        ...c.get("rateHeaders"),
+      });
+    }
+    await next();
+  }),
+  { "x-allele-auth": "key", "x-allele-errors": ["unauthorized"] },
+);
 
 export function requireScope(scope: Scope) {
-  return createMiddleware<AppEnv>(async (c, next) => {
+  const middleware = createMiddleware<AppEnv>(async (c, next) => {
     if (!c.get("caller").scopes.includes(scope)) {
       throw new ApiError("scope_required", `This key lacks the scope ${scope}.`, { required_scope: scope });
     }
     await next();
   });
+  return documented(middleware, { "x-allele-scope": scope, "x-allele-errors": ["scope_required"] });
 }

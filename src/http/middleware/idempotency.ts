@@ -8,10 +8,11 @@ import { ApiError, validationError } from "../../errors";
 import { sha256Hex } from "../../lib/crypto";
 import type { IdempotencyBegin } from "../../do/account-gate";
 import { accountGate } from "../../admission/account-gate";
+import { documented } from "../openapi/describe";
 
 const KEY = /^[\x20-\x7E]{1,255}$/;
 
-export const idempotent = createMiddleware<AppEnv>(async (c, next) => {
+export const idempotent = documented(createMiddleware<AppEnv>(async (c, next) => {
   const key = c.req.header("Idempotency-Key");
   if (key === undefined) return next();
   if (!KEY.test(key)) throw validationError([{ field: "Idempotency-Key", message: "must be 1 to 255 printable ASCII characters" }]);
@@ -37,4 +38,7 @@ export const idempotent = createMiddleware<AppEnv>(async (c, next) => {
     if (c.res.status >= 200 && c.res.status < 300) await gate.idempotencyFinish(key, c.res.status, await c.res.clone().text());
     else await gate.idempotencyAbort(key);
   }
+}), {
+  "x-allele-idempotent": true,
+  "x-allele-errors": ["validation_failed", "idempotency_in_progress", "idempotency_key_mismatch"],
 });

@@ -31,7 +31,7 @@ export interface Starter {
 export type CreateBody = z.output<typeof createSubmissionSchema>;
 
 /** Creates a submission and its first run (queued). */
-export async function startSubmission(env: Bindings, who: Starter, validated: CreateBody): Promise<{ id: string; runId: string }> {
+export async function startSubmission(env: Bindings, who: Starter, validated: CreateBody): Promise<{ id: string; runId: string; createdAt: string }> {
   const accountId = who.account.id;
   const body = await resolveCodeUploads(getDb(env.DB), accountId, validated, CODE_FIELDS);
   refuseUnsupported(body);
@@ -60,7 +60,7 @@ async function admitRun(env: Bindings, who: Starter, submission: SubmissionRow, 
     who.payment,
   );
   who.waitUntil(enqueueRun(env, { id: added.runId, accountId: who.account.id, parameters }));
-  return added;
+  return { ...added, submission };
 }
 
 /** Runs a submission again with its creation parameters and `overrides`. */

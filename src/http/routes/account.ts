@@ -4,8 +4,12 @@ import { Hono } from "hono";
 import type { AppEnv } from "../context";
 import { rateLimits } from "../../do/rate-window";
 import { accountView } from "../views";
+import { describe } from "../openapi/describe";
+import { Account } from "../validation/responses";
+import type { z } from "zod";
+import type { Scope } from "../../domain/keys";
 
-export const accountRoutes = new Hono<AppEnv>().get("/", async (c) => {
+export const accountRoutes = new Hono<AppEnv>().get("/", describe({ operationId: "getAccount", tag: "Account", summary: "Your plan, balances, the limits in force and your usage now (any valid key)", success: { 200: Account } }), async (c) => {
   const caller = c.get("caller");
   const limits = rateLimits(c.env);
   // Taken by the rate middleware in the call that counted this request (countedBy("usage"), app.ts): one Durable Object call.
@@ -19,6 +23,6 @@ export const accountRoutes = new Hono<AppEnv>().get("/", async (c) => {
     balances,
     limits: { ...inForce, rate_limit_per_key: limits.key, rate_limit_per_user: limits.user },
     usage,
-    key: { prefix: caller.keyPrefix, scopes: caller.scopes },
-  });
+    key: { prefix: caller.keyPrefix, scopes: caller.scopes as Scope[] },
+  } satisfies z.input<typeof Account>);
 });

@@ -9,7 +9,7 @@ import { bearerToken } from "../middleware/auth";
 import { ApiError, notFound } from "../../errors";
 import { constantTimeEqual } from "../../lib/crypto";
 import { newId, nowIso } from "../../lib/ids";
-import { issueKey, SCOPES } from "../../domain/keys";
+import { issueKey, SCOPES, type Scope } from "../../domain/keys";
 import { toMicro } from "../../billing/prices";
 import { getDb, type Db } from "../../storage/db";
 import { getAccount, getAccountByEmail, grantCredits, insertAccount, updateAccount, type AccountRow } from "../../storage/accounts";
@@ -18,8 +18,10 @@ import { OVERRIDABLE_LIMITS, type OverridableLimit, type Overrides } from "../..
 import { jsonBody, optionalJsonBody, text } from "../validation/validate";
 import { accountView, origin } from "../views";
 import { createSignInLink, SIGN_IN_LINK_MAX_MS } from "../../domain/sessions";
+import { describe, documented } from "../openapi/describe";
+import { AdminAccountCreated, AdminAccountOnly, AdminAccountWithKeys, AdminBalances, AdminKeyIssued, AdminKeyRevoked, AdminSignInLink } from "../validation/responses";
 
-const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
+export const adminAuth = documented(createMiddleware<AppEnv>(async (c, next) => {
   const token = config(c.env).adminToken;
   if (!token) throw new ApiError("not_found", "No such endpoint.");
   const presented = bearerToken(c.req.header("Authorization"));
@@ -27,7 +29,10 @@ const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
     throw new ApiError("unauthorized", "A valid admin token is required.", {}, { "WWW-Authenticate": 'Bearer realm="allele-admin"' });
   }
   await next();
-});
+}), { "x-allele-auth": "admin", "x-allele-errors": ["unauthorized", "not_found"] });
+
+/** A response body as its schema (src/http/validation/responses.ts) takes it: checked by `satisfies`. */
+type Body<T extends z.ZodType> = z.input<T>;
 
 const plan = z.enum(["free", "trial", "premium"]);
 const money = z.number().finite().refine((n) => Math.abs(n) <= 1e9, "is out of range");
@@ -50,7 +55,7 @@ async function ownAccount(db: Db, id: string): Promise<AccountRow> {
 
 export const adminRoutes = new Hono<AppEnv>()
   .use("*", adminAuth)
-  .post("/accounts", jsonBody(z.strictObject({ email: z.email().max(320), plan, credits: money.min(0).default(0) })), async (c) => {
+  .post("/accounts", describe({ operationId: "createAccount", tag: "Accounts", summary: "Create an account and its first key (all scopes)", success: { 201: AdminAccountCreated }, errors: ["already_exists"] }), jsonBody(z.strictObject({ email: z.email().max(320), plan, credits: money.min(0).default(0) })), async (c) => {
     const db = getDb(c.env.DB);
     const body = c.req.valid("json");
     const email = body.email.toLowerCase();
@@ -60,9 +65,9 @@ export const adminRoutes = new Hono<AppEnv>()
     await insertAccount(db, { id, email, plan: body.plan, overrides: {}, createdAt: now, updatedAt: now });
     if (body.credits) await grantCredits(db, id, toMicro(body.credits), "paid", newId(), now);
     const issued = await issueKey(db, id, "default", [...SCOPES], null);
-    return c.json({ account: accountView(c.env, (await getAccount(db, id))!), key: issued.key }, 201);
+    return c.json({ account: accountView(c.env, (await getAccount(db, id))!), key: issued.key } satisfies Body<typeof AdminAccountCreated>, 201);
   })
-  .get("/accounts/:id", async (c) => {
+  .get("/accounts/:id", describe({ operationId: "getAccount", tag: "Accounts", summary: "Get an account with its keys", success: { 200: AdminAccountWithKeys } }), async (c) => {
     const db = getDb(c.env.DB);
     const account = await ownAccount(db, c.req.param("id"));
     const keys = await listKeys(db, account.id);
@@ -71,15 +76,15 @@ export const adminRoutes = new Hono<AppEnv>()
       keys: keys.map((k) => ({
         prefix: k.prefix,
         name: k.name,
-        scopes: k.scopes,
+        scopes: k.scopes as Scope[],
         expires_at: k.expiresAt,
         revoked_at: k.revokedAt,
         last_used_at: k.lastUsedAt,
         created_at: k.createdAt,
       })),
-    });
+    } satisfies Body<typeof AdminAccountWithKeys>);
   })
-  .patch("/accounts/:id", jsonBody(z.strictObject({ plan: plan.optional(), overrides: overridesBody.optional() })), async (c) => {
+  .patch("/accounts/:id", describe({ operationId: "updateAccount", tag: "Accounts", summary: "Change an account's plan or overrides (null removes an override)", success: { 200: AdminAccountOnly } }), jsonBody(z.strictObject({ plan: plan.optional(), overrides: overridesBody.optional() })), async (c) => {
     const db = getDb(c.env.DB);
     const account = await ownAccount(db, c.req.param("id"));
     const body = c.req.valid("json");
@@ -92,39 +97,47 @@ export const adminRoutes = new Hono<AppEnv>()
       }
     }
     await updateAccount(db, account.id, { plan: body.plan, overrides }, nowIso());
-    return c.json({ account: accountView(c.env, (await getAccount(db, account.id))!) });
+    return c.json({ account: accountView(c.env, (await getAccount(db, account.id))!) } satisfies Body<typeof AdminAccountOnly>);
   })
-  .post("/accounts/:id/credits", jsonBody(z.strictObject({ amount: money, kind: z.enum(["paid", "free"]).default("paid") })), async (c) => {
+  .post("/accounts/:id/credits", describe({ operationId: "grantCredits", tag: "Accounts", summary: "Grant (or, negative, take) credits", success: { 200: AdminBalances } }), jsonBody(z.strictObject({ amount: money, kind: z.enum(["paid", "free"]).default("paid") })), async (c) => {
     const db = getDb(c.env.DB);
     const account = await ownAccount(db, c.req.param("id"));
     const body = c.req.valid("json");
     await grantCredits(db, account.id, toMicro(body.amount), body.kind, newId(), nowIso());
-    return c.json({ balances: accountView(c.env, (await getAccount(db, account.id))!).balances });
+    return c.json({ balances: accountView(c.env, (await getAccount(db, account.id))!).balances } satisfies Body<typeof AdminBalances>);
   })
   .post(
     "/accounts/:id/keys",
+    describe({ operationId: "createKey", tag: "Keys", summary: "Issue a key with scopes and an optional expiry", success: { 201: AdminKeyIssued } }),
     jsonBody(z.strictObject({ name: text(100).pipe(z.string().min(1)), scopes, expires_at: future.nullable().optional() })),
     async (c) => {
       const db = getDb(c.env.DB);
       const account = await ownAccount(db, c.req.param("id"));
       const body = c.req.valid("json");
       const expiresAt = body.expires_at ? new Date(body.expires_at).toISOString() : null;
-      return c.json(await issueKey(db, account.id, body.name, body.scopes, expiresAt), 201);
+      return c.json((await issueKey(db, account.id, body.name, body.scopes, expiresAt)) satisfies Body<typeof AdminKeyIssued>, 201);
     },
   )
   .post(
     "/accounts/:id/sign-in-links",
+    describe({
+      operationId: "createSignInLink",
+      tag: "Accounts",
+      summary: "A one-time link that signs the account in to the dashboard",
+      description: "The link opens a dashboard session for the account once, until it expires (docs/dashboard.md#sign-in).",
+      success: { 201: AdminSignInLink },
+    }),
     optionalJsonBody(z.strictObject({ ttl_minutes: z.number().int().min(1).max(SIGN_IN_LINK_MAX_MS / 60_000).optional() })),
     async (c) => {
       const db = getDb(c.env.DB);
       const account = await ownAccount(db, c.req.param("id"));
       const ttl = c.req.valid("json").ttl_minutes;
       const link = await createSignInLink(db, account.id, ttl ? ttl * 60_000 : undefined);
-      return c.json({ url: `${origin(c)}/sign-in/link/${link.token}`, expires_at: link.expiresAt, account_id: account.id }, 201);
+      return c.json({ url: `${origin(c)}/sign-in/link/${link.token}`, expires_at: link.expiresAt, account_id: account.id } satisfies Body<typeof AdminSignInLink>, 201);
     },
   )
-  .post("/keys/:prefix/revoke", async (c) => {
+  .post("/keys/:prefix/revoke", describe({ operationId: "revokeKey", tag: "Keys", summary: "Revoke a key by its prefix", success: { 200: AdminKeyRevoked } }), async (c) => {
     const prefix = c.req.param("prefix");
     if (!(await revokeKey(getDb(c.env.DB), prefix, nowIso()))) throw notFound("key");
-    return c.json({ prefix, revoked: true });
+    return c.json({ prefix, revoked: true as const } satisfies Body<typeof AdminKeyRevoked>);
   });

@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../context";
 import { notFound } from "../../errors";
+import { ADMISSION_ERRORS } from "../../admission/admission";
 import { nowIso } from "../../lib/ids";
 import { getDb } from "../../storage/db";
 import {
@@ -22,7 +23,9 @@ import { continueSchema } from "../validation/submission";
 import { continueResult } from "../operations/runs";
 import { apiStarter } from "./starter";
 import { jsonBody, optionalJsonBody, query, text } from "../validation/validate";
-import { fileResponse, origin, resultFull, resultListItem, submissionUrls } from "../views";
+import { fileResponse, origin, resultFull, resultListItem, submissionAccepted } from "../views";
+import { describe } from "../openapi/describe";
+import { list, Result, ResultListItem, SubmissionAccepted } from "../validation/responses";
 
 export const resultsListQuery = paged(
   z.strictObject({
@@ -42,7 +45,7 @@ export const resultPatchBody = z
   .refine((b) => b.name !== undefined || b.is_shared !== undefined, { message: "send name and/or is_shared" });
 
 export const resultsRoutes = new Hono<AppEnv>()
-  .get("/", requireScope("results:read"), query(resultsListQuery), async (c) => {
+  .get("/", describe({ operationId: "listResults", tag: "Results", summary: "List results", description: "Filters and ordering: docs/api.md#filters.", success: { 200: list(ResultListItem) } }), requireScope("results:read"), query(resultsListQuery), async (c) => {
     const q = c.req.valid("query");
     const page = await listResults(
       getDb(c.env.DB),
@@ -64,13 +67,13 @@ export const resultsRoutes = new Hono<AppEnv>()
       ...(await pageLinks(c, page)),
     });
   })
-  .get("/:id", requireScope("results:read"), async (c) => {
+  .get("/:id", describe({ operationId: "getResult", tag: "Results", summary: "Get a result: best solution, fitness history, parameters and file links", success: { 200: Result }, errors: ["not_found"] }), requireScope("results:read"), async (c) => {
     const db = getDb(c.env.DB);
     const result = await getResult(db, c.get("caller").accountId, c.req.param("id"));
     if (!result) throw notFound("result");
     return c.json(resultFull(origin(c), result, await getResultFiles(db, result.id)));
   })
-  .patch("/:id", requireScope("results:write"), jsonBody(resultPatchBody), async (c) => {
+  .patch("/:id", describe({ operationId: "updateResult", tag: "Results", summary: "Rename a result or change its shared flag", success: { 200: Result }, errors: ["not_found"] }), requireScope("results:write"), jsonBody(resultPatchBody), async (c) => {
     const db = getDb(c.env.DB);
     const accountId = c.get("caller").accountId;
     const result = await getResult(db, accountId, c.req.param("id"));
@@ -80,7 +83,7 @@ export const resultsRoutes = new Hono<AppEnv>()
     const updated = (await getResult(db, accountId, result.id))!;
     return c.json(resultFull(origin(c), updated, await getResultFiles(db, result.id)));
   })
-  .delete("/:id", requireScope("results:write"), async (c) => {
+  .delete("/:id", describe({ operationId: "deleteResult", tag: "Results", summary: "Delete a result and its files (the submission is untouched)", success: { 204: null }, errors: ["not_found"] }), requireScope("results:write"), async (c) => {
     const db = getDb(c.env.DB);
     const result = await getResult(db, c.get("caller").accountId, c.req.param("id"));
     if (!result) throw notFound("result");
@@ -88,7 +91,18 @@ export const resultsRoutes = new Hono<AppEnv>()
     if (keys.length) await c.env.FILES.delete(keys);
     return c.body(null, 204);
   })
-  .get("/:id/files/:name", requireScope("results:read"), async (c) => {
+  .get(
+    "/:id/files/:name",
+    describe({
+      operationId: "getResultFile",
+      tag: "Results",
+      summary: "Download a result file",
+      description: "`result.json`, `fitness_history.csv`, `best_solution.csv`, `fitness.svg`, `population.json` (when stored) and `logs.txt` (when the run printed anything): the names a result's `files` lists.",
+      success: { 200: { raw: ["application/json", "text/csv", "image/svg+xml", "text/plain"], description: "The file, streamed as an attachment" } },
+      errors: ["not_found"],
+    }),
+    requireScope("results:read"),
+    async (c) => {
     const db = getDb(c.env.DB);
     const result = await getResult(db, c.get("caller").accountId, c.req.param("id"));
     if (!result) throw notFound("result");
@@ -97,11 +111,22 @@ export const resultsRoutes = new Hono<AppEnv>()
     if (!file || !object) throw notFound("file");
     return fileResponse(file, object, c.get("requestId"));
   })
-  .post("/:id/continue", requireScope("submissions:write"), optionalJsonBody(continueSchema), idempotent, async (c) => {
+  .post(
+    "/:id/continue",
+    describe({
+      operationId: "continueResult",
+      tag: "Results",
+      summary: "Continue a result: a new run of its submission from its final population",
+      success: { 202: SubmissionAccepted },
+      errors: ["not_found", "invalid_state", "entry_symbol_required", "entry_symbol_not_found", ...ADMISSION_ERRORS],
+    }),
+    requireScope("submissions:write"),
+    optionalJsonBody(continueSchema),
+    idempotent, async (c) => {
     const db = getDb(c.env.DB);
     const accountId = c.get("caller").accountId;
     const result = await getResult(db, accountId, c.req.param("id"));
     if (!result) throw notFound("result");
-    const { id } = await continueResult(c.env, apiStarter(c), result, c.req.valid("json"));
-    return c.json({ id, status: "queued", ...submissionUrls(origin(c), id) }, 202);
+    const { submission } = await continueResult(c.env, apiStarter(c), result, c.req.valid("json"));
+    return c.json(submissionAccepted(origin(c), submission, c.get("requestId")), 202);
   });

@@ -12,9 +12,11 @@ import { changeWebhook, registerWebhook, rotateWebhookSecret } from "../operatio
 import { openCursor, pageLinks } from "../validation/list-query";
 import { jsonBody, optionalJsonBody, query } from "../validation/validate";
 import { createWebhookSchema, deliveriesQuery, testBody, updateWebhookSchema, webhooksListQuery } from "../validation/webhooks";
+import { describe } from "../openapi/describe";
+import { Delivery, DeliveryInspected, DeliveryQueued, list, Webhook, WebhookWithSecret } from "../validation/responses";
 
 export const webhooksRoutes = new Hono<AppEnv>()
-  .get("/", requireScope("webhooks:read"), query(webhooksListQuery), async (c) => {
+  .get("/", describe({ operationId: "listWebhooks", tag: "Webhooks", summary: "List webhooks (without secrets)", success: { 200: list(Webhook) } }), requireScope("webhooks:read"), query(webhooksListQuery), async (c) => {
     const q = c.req.valid("query");
     const accountId = c.get("caller").accountId;
     const page = await listWebhooks(getDb(c.env.DB), accountId, q.page_size, await openCursor(c.env, accountId, q.cursor));
@@ -23,47 +25,93 @@ export const webhooksRoutes = new Hono<AppEnv>()
       ...(await pageLinks(c, page)),
     });
   })
-  .post("/", requireScope("webhooks:write"), jsonBody(createWebhookSchema), async (c) => {
+  .post("/", describe({ operationId: "createWebhook", tag: "Webhooks", summary: "Register a webhook; the answer is the only one with its secret besides rotate-secret", success: { 201: WebhookWithSecret }, errors: ["invalid_webhook_url", "webhook_limit_reached"] }), requireScope("webhooks:write"), jsonBody(createWebhookSchema), async (c) => {
     const row = await registerWebhook(c.env, c.get("caller").accountId, c.req.valid("json"));
     return c.json(webhookView(row, { withSecret: true }), 201);
   })
-  .get("/:id", requireScope("webhooks:read"), async (c) => {
+  .get("/:id", describe({ operationId: "getWebhook", tag: "Webhooks", summary: "Get a webhook (without its secret)", success: { 200: Webhook }, errors: ["not_found"] }), requireScope("webhooks:read"), async (c) => {
     const row = await getWebhook(getDb(c.env.DB), c.get("caller").accountId, c.req.param("id"));
     if (!row) throw notFound("webhook");
     return c.json(webhookView(row));
   })
-  .patch("/:id", requireScope("webhooks:write"), jsonBody(updateWebhookSchema), async (c) => {
+  .patch("/:id", describe({ operationId: "updateWebhook", tag: "Webhooks", summary: "Change a webhook's URL, events, active flag or description", success: { 200: Webhook }, errors: ["not_found", "invalid_webhook_url"] }), requireScope("webhooks:write"), jsonBody(updateWebhookSchema), async (c) => {
     return c.json(webhookView(await changeWebhook(c.env, c.get("caller").accountId, c.req.param("id"), c.req.valid("json"))));
   })
-  .delete("/:id", requireScope("webhooks:write"), async (c) => {
+  .delete("/:id", describe({ operationId: "deleteWebhook", tag: "Webhooks", summary: "Delete a webhook", success: { 204: null }, errors: ["not_found"] }), requireScope("webhooks:write"), async (c) => {
     if (!(await deleteWebhook(getDb(c.env.DB), c.get("caller").accountId, c.req.param("id")))) throw notFound("webhook");
     return c.body(null, 204);
   })
-  .post("/:id/rotate-secret", requireScope("webhooks:write"), async (c) => {
+  .post("/:id/rotate-secret", describe({ operationId: "rotateWebhookSecret", tag: "Webhooks", summary: "Give a webhook a new signing secret", success: { 200: WebhookWithSecret }, errors: ["not_found"] }), requireScope("webhooks:write"), async (c) => {
     return c.json(webhookView(await rotateWebhookSecret(c.env, c.get("caller").accountId, c.req.param("id")), { withSecret: true }));
   })
   // The delivery log and the dashboard's tools, for scripts too (docs/webhooks.md#dashboard-tools).
-  .get("/:id/deliveries", requireScope("webhooks:read"), query(deliveriesQuery), async (c) => {
-    const q = c.req.valid("query");
-    const accountId = c.get("caller").accountId;
-    const page = await deliveryLog(c.env, accountId, c.req.param("id"), { statuses: q.status, pageSize: q.page_size, cursor: await openCursor(c.env, accountId, q.cursor) });
-    return c.json({ results: page.rows, ...(await pageLinks(c, page)) });
-  })
-  .get("/:id/deliveries/:delivery_id", requireScope("webhooks:read"), async (c) => {
-    const accountId = c.get("caller").accountId;
-    const delivery = await webhookDelivery(c.env, accountId, c.req.param("id"), c.req.param("delivery_id"));
-    return c.json(await inspectDelivery(c.env, accountId, delivery.id));
-  })
-  .post("/:id/test", requireScope("webhooks:write"), optionalJsonBody(testBody), async (c) => {
-    return c.json(await fireTest(c.env, c.get("caller").accountId, c.req.param("id"), c.req.valid("json").event_type), 202);
-  })
-  .post("/:id/deliveries/:delivery_id/replay", requireScope("webhooks:write"), async (c) => {
-    const accountId = c.get("caller").accountId;
-    const delivery = await webhookDelivery(c.env, accountId, c.req.param("id"), c.req.param("delivery_id"));
-    return c.json(await replayDelivery(c.env, accountId, delivery.id), 202);
-  })
-  .post("/:id/deliveries/:delivery_id/resend", requireScope("webhooks:write"), async (c) => {
-    const accountId = c.get("caller").accountId;
-    const delivery = await webhookDelivery(c.env, accountId, c.req.param("id"), c.req.param("delivery_id"));
-    return c.json(await resendDelivery(c.env, accountId, delivery.id), 202);
-  });
+  .get(
+    "/:id/deliveries",
+    describe({ operationId: "listWebhookDeliveries", tag: "Webhooks", summary: "A webhook's delivery log, newest first, optionally by status", success: { 200: list(Delivery) }, errors: ["not_found"] }),
+    requireScope("webhooks:read"),
+    query(deliveriesQuery),
+    async (c) => {
+      const q = c.req.valid("query");
+      const accountId = c.get("caller").accountId;
+      const page = await deliveryLog(c.env, accountId, c.req.param("id"), { statuses: q.status, pageSize: q.page_size, cursor: await openCursor(c.env, accountId, q.cursor) });
+      return c.json({ results: page.rows, ...(await pageLinks(c, page)) });
+    },
+  )
+  .get(
+    "/:id/deliveries/:delivery_id",
+    describe({ operationId: "getWebhookDelivery", tag: "Webhooks", summary: "Inspect a delivery: its payload and every attempt's request and response", success: { 200: DeliveryInspected }, errors: ["not_found"] }),
+    requireScope("webhooks:read"),
+    async (c) => {
+      const accountId = c.get("caller").accountId;
+      const delivery = await webhookDelivery(c.env, accountId, c.req.param("id"), c.req.param("delivery_id"));
+      return c.json(await inspectDelivery(c.env, accountId, delivery.id));
+    },
+  )
+  .post(
+    "/:id/test",
+    describe({
+      operationId: "testWebhook",
+      tag: "Webhooks",
+      summary: "Send a synthetic `webhook.test` event (a sample of `event_type`'s data) through the delivery pipeline",
+      description: "At most 10 per minute per account (429 `rate_limited` with Retry-After past that). The webhook must be active (docs/webhooks.md#dashboard-tools).",
+      success: { 202: DeliveryQueued },
+      errors: ["not_found", "invalid_state"],
+    }),
+    requireScope("webhooks:write"),
+    optionalJsonBody(testBody),
+    async (c) => c.json(await fireTest(c.env, c.get("caller").accountId, c.req.param("id"), c.req.valid("json").event_type), 202),
+  )
+  .post(
+    "/:id/deliveries/:delivery_id/replay",
+    describe({
+      operationId: "replayWebhookDelivery",
+      tag: "Webhooks",
+      summary: "Replay a delivery: its event's type and data as a new event (fresh event id, signature and occurred_at)",
+      description: "At most 10 per minute per account (429 `rate_limited` with Retry-After past that). The webhook must be active (docs/webhooks.md#dashboard-tools).",
+      success: { 202: DeliveryQueued },
+      errors: ["not_found", "invalid_state"],
+    }),
+    requireScope("webhooks:write"),
+    async (c) => {
+      const accountId = c.get("caller").accountId;
+      const delivery = await webhookDelivery(c.env, accountId, c.req.param("id"), c.req.param("delivery_id"));
+      return c.json(await replayDelivery(c.env, accountId, delivery.id), 202);
+    },
+  )
+  .post(
+    "/:id/deliveries/:delivery_id/resend",
+    describe({
+      operationId: "resendWebhookDelivery",
+      tag: "Webhooks",
+      summary: "Re-send a failed delivery: the same event (same event id and body) with a new series of attempts",
+      description: "Only a delivery marked `failed` (409 `invalid_state` otherwise); the webhook must be active (docs/webhooks.md#dashboard-tools).",
+      success: { 202: DeliveryQueued },
+      errors: ["not_found", "invalid_state"],
+    }),
+    requireScope("webhooks:write"),
+    async (c) => {
+      const accountId = c.get("caller").accountId;
+      const delivery = await webhookDelivery(c.env, accountId, c.req.param("id"), c.req.param("delivery_id"));
+      return c.json(await resendDelivery(c.env, accountId, delivery.id), 202);
+    },
+  );

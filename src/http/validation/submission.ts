@@ -17,6 +17,12 @@ export const CODE_FIELDS = [
 export type CodeField = (typeof CODE_FIELDS)[number];
 
 export const MAX_CODE_BYTES = 64 * 1024;
+/**
+ * The most fitness workers one run may have, whatever its plan or overrides: the run's sandbox allows 64
+ * processes and threads to its user (container/allele_worker/sandbox/plan.py), and 16 workers of either
+ * kind fit in it beside the run's own (container/tests/test_parallel.py); 24 threads do not.
+ */
+export const MAX_PARALLEL_WORKERS = 16;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
@@ -29,7 +35,7 @@ export const code = z
   .refine((s) => new TextEncoder().encode(s).byteLength <= MAX_CODE_BYTES, {
     message: `${TOO_LARGE} a code field may hold at most ${MAX_CODE_BYTES} bytes`,
   });
-const entry = z.string().regex(IDENTIFIER, "must be a Python identifier");
+export const entry = z.string().regex(IDENTIFIER, "must be a Python identifier");
 
 /**
  * A stop criterion as PyGAD 3.9.2 parses it: `word_number`, the number in Python's decimal syntax
@@ -88,7 +94,7 @@ const range = z.strictObject({ low: z.number(), high: z.number(), step: z.number
 const geneSpaceItem = z.union([z.number(), z.array(z.number()).min(1).max(10_000), range, z.null()]);
 const geneSpace = z.union([range, z.array(geneSpaceItem).min(1).max(10_000)]);
 
-const gaShape = {
+export const gaShape = {
   num_generations: int(1, 1_000_000),
   num_parents_mating: int(1, 5000),
   sol_per_pop: int(2, 5000),
@@ -117,8 +123,12 @@ const gaShape = {
   fitness_batch_size: int(1, 5000).optional(),
   save_solutions: z.boolean().optional(),
   save_best_solutions: z.boolean().optional(),
-  // PyGAD's forms; the number of workers is capped per plan (403 past it, docs/api.md#parameter-caps).
-  parallel_processing: z.union([int(0, 1024), z.tuple([z.enum(["process", "thread"]), int(0, 1024)])]).nullable().optional(),
+  // PyGAD's forms; the number of workers is capped per plan (403 past it, docs/api.md#parameter-caps)
+  // and by what one run's sandbox holds (400 past it, docs/api.md#parallel-fitness).
+  parallel_processing: z
+    .union([int(0, MAX_PARALLEL_WORKERS), z.tuple([z.enum(["process", "thread"]), int(0, MAX_PARALLEL_WORKERS)])])
+    .nullable()
+    .optional(),
   fitness_func: code,
   fitness_func_entry: entry.optional(),
   gene_constraint: code.optional(),

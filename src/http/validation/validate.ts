@@ -6,7 +6,8 @@ import { every } from "hono/combine";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
 import type { AppEnv } from "../context";
-import { ApiError, validationError, type FieldError } from "../../errors";
+import { documented } from "../openapi/describe";
+import { ApiError, validationError, type ErrorCode, type FieldError } from "../../errors";
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -52,21 +53,30 @@ const requireJsonContentType = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-const limitBody = bodyLimit({
-  maxSize: MAX_BODY_BYTES,
-  onError: () => {
-    throw new ApiError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
-  },
-});
+const limitBody = (maxSize: number, hint = "") =>
+  bodyLimit({
+    maxSize,
+    onError: () => {
+      throw new ApiError("payload_too_large", `The request body is larger than ${maxSize} bytes.${hint ? ` ${hint}` : ""}`, { limit_bytes: maxSize });
+    },
+  });
 
-/** A JSON body validated by `schema`; the handler reads it with `c.req.valid("json")`. */
-export function jsonBody<T extends z.ZodType>(schema: T) {
+/**
+ * A JSON body validated by `schema` (at most `maxBytes`, 256 KiB unless a route needs more); the handler
+ * reads it with `c.req.valid("json")`.
+ */
+export function jsonBody<T extends z.ZodType>(schema: T, { maxBytes = MAX_BODY_BYTES, tooLarge }: { maxBytes?: number; tooLarge?: string } = {}) {
   const validate = zValidator("json", schema, (result) => {
     if (!result.success) throwFor(result.error);
   });
   // `every` runs them in order; it keeps the validator's input/output types only through this cast.
-  return every(requireJsonContentType, limitBody, validate) as unknown as typeof validate;
+  return documented(every(requireJsonContentType, limitBody(maxBytes, tooLarge), validate), {
+    "x-allele-body": { schema, required: true },
+    "x-allele-errors": BODY_ERRORS,
+  }) as unknown as typeof validate;
 }
+
+const BODY_ERRORS = ["malformed_json", "validation_failed", "payload_too_large", "unsupported_media_type"] as const satisfies ErrorCode[];
 
 /**
  * An optional JSON body: an empty body (no Content-Length or 0, no Content-Type) counts as `{}`.
@@ -83,12 +93,13 @@ export function optionalJsonBody<T extends z.ZodType>(schema: T) {
     c.req.addValidatedData("json", parsed.data as object);
     await next();
   });
-  return middleware as unknown as typeof strict;
+  return documented(middleware, { "x-allele-body": { schema, required: false }, "x-allele-errors": BODY_ERRORS }) as unknown as typeof strict;
 }
 
 /** Query parameters validated by `schema` (repeated parameters: the last one wins). */
 export function query<T extends z.ZodType>(schema: T) {
-  return zValidator("query", schema, (result) => {
+  const validate = zValidator("query", schema, (result) => {
     if (!result.success) throwFor(result.error);
   });
+  return documented(validate, { "x-allele-query": schema, "x-allele-errors": ["validation_failed"] });
 }

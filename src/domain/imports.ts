@@ -1,0 +1,111 @@
+// Imports: a pygad.GA run made elsewhere becomes a submission with one succeeded run and its result, so
+// it can be inspected and continued here (docs/api.md#imports). No run starts and nothing is charged.
+import type { Bindings } from "../env";
+import { newId, nowIso } from "../lib/ids";
+import { getDb } from "../storage/db";
+import { insertImport } from "../storage/imports";
+import { r2Key, reportFiles, summaryFile, type GaResult } from "./result-files";
+
+export interface ImportInput {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  /** The outcome of a single-objective run as the client reported it (population included when it sent it). */
+  result: {
+    best_solution: number[];
+    best_solution_fitness: number;
+    best_solution_generation: number | null;
+    best_solutions_fitness: (number | null)[];
+    generations_completed: number;
+    population?: number[][];
+    best_solution_idx?: number;
+    last_generation_fitness?: (number | null)[];
+    gene_type_single?: boolean;
+  };
+  origin: Record<string, unknown>;
+}
+
+/** `stopped_reason` of an imported result: how the run ended elsewhere is not known. */
+export const IMPORTED = "imported";
+
+/** Stores an import: its files in R2 first, then every row in one batch; if either fails, the files are removed. */
+export async function createImport(env: Bindings, accountId: string, input: ImportInput): Promise<{ id: string; resultId: string }> {
+  const now = nowIso();
+  const id = newId();
+  const runId = newId();
+  const resultId = newId();
+  const { result } = input;
+  // What a single-objective run reports; its engine and warnings are not known, gene constraints not checked here.
+  const outcome: GaResult = { ...result, stopped_reason: IMPORTED, num_objectives: 1, best_solution_objectives: null, pareto_front: null, constraint_violations: null };
+  const { population: _population, pareto_front: _front, ...reported } = outcome;
+  const summary = {
+    result_id: resultId,
+    submission_id: id,
+    run_id: runId,
+    ...reported,
+    pareto_front_size: null,
+    engine: null,
+    warnings: [],
+    parameters: input.parameters,
+    origin: input.origin,
+    created_at: now,
+  };
+  const files = [summaryFile(summary), ...reportFiles(outcome)];
+  try {
+    await Promise.all(files.map((f) => env.FILES.put(r2Key(resultId, f.name), f.body, { httpMetadata: { contentType: f.contentType } })));
+    await insertImport(getDb(env.DB), {
+      submission: {
+        id,
+        accountId,
+        name: input.name,
+        nameLower: input.name.toLowerCase(),
+        description: input.description,
+        source: "import",
+        status: "succeeded",
+        parameters: input.parameters,
+        latestRunId: runId,
+        createdAt: now,
+        updatedAt: now,
+      },
+      run: {
+        id: runId,
+        submissionId: id,
+        accountId,
+        kind: "import",
+        status: "succeeded",
+        parameters: input.parameters,
+        paidWithCredits: false,
+        queuedAt: now,
+        enqueuedAt: now,
+        startedAt: now,
+        finishedAt: now,
+        generationsCompleted: result.generations_completed,
+        bestSolutionFitness: result.best_solution_fitness,
+        creditsChargedMicro: 0,
+        createdAt: now,
+        updatedAt: now,
+      },
+      result: {
+        id: resultId,
+        accountId,
+        submissionId: id,
+        runId,
+        name: input.name,
+        bestSolution: result.best_solution,
+        bestSolutionFitness: result.best_solution_fitness,
+        bestSolutionGeneration: result.best_solution_generation,
+        bestSolutionsFitness: result.best_solutions_fitness,
+        generationsCompleted: result.generations_completed,
+        stoppedReason: IMPORTED,
+        parameters: input.parameters,
+        createdAt: now,
+        updatedAt: now,
+      },
+      files: files.map((f) => ({ resultId, name: f.name, contentType: f.contentType, sizeBytes: new TextEncoder().encode(f.body).byteLength, r2Key: r2Key(resultId, f.name), createdAt: now })),
+    });
+  } catch (err) {
+    await env.FILES.delete(files.map((f) => r2Key(resultId, f.name)));
+    throw err;
+  }
+  return { id, resultId };
+}

@@ -1,0 +1,86 @@
+// /docs in a real headless Chromium (Debian's chromium, driven by playwright-core; test/e2e/browser/):
+// the page loads with no request leaving this origin, the key is entered once under "Authorize" and kept
+// across a reload, and "Try it out" calls this same origin with it (docs/architecture.md#openapi).
+import type { Browser, Page, Request } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { baseUrl, job, newAccount } from "./client";
+import { launch, person, shot, watchErrors } from "./browser/harness";
+
+const eventually = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 20_000, interval: 100 });
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** Expands an operation (Swagger UI's id: `operations-<tag>-<operationId>`) and presses Execute; its live answer. */
+async function execute(page: Page, tag: string, operationId: string, path: string) {
+  const block = page.locator(`#operations-${tag.replace(/ /g, "_")}-${operationId}`);
+  if (!(await block.locator("button.execute").isVisible())) await block.locator(".opblock-summary-control").click();
+  const answer = page.waitForResponse((r) => new URL(r.url()).pathname === `/api/v1${path}`);
+  await block.locator("button.execute").click();
+  const response = await answer;
+  await eventually(() => block.locator(".live-responses-table tbody .response-col_status").first().textContent()).toContain(String(response.status()));
+  return { block, response };
+}
+
+describe("/docs in a browser", () => {
+  it("loads with every request on this origin; Authorize once, and Try it out calls this origin with the key, also after a reload", { timeout: 120_000 }, async () => {
+    const account = await newAccount();
+    const origin = new URL(baseUrl()).origin;
+    const context = await person(browser);
+    const requests: Request[] = [];
+    const failed: string[] = [];
+    context.on("request", (r) => requests.push(r));
+    context.on("requestfailed", (r) => failed.push(`${r.url()}: ${r.failure()?.errorText}`));
+    const page = await context.newPage();
+    // A request to another origin would also be refused by the page's Content-Security-Policy, which the
+    // browser reports on the console ("Refused to load …"): watchErrors makes that a failure too.
+    const errors = watchErrors(page);
+
+    await page.goto("/docs");
+    await eventually(() => page.locator(".information-container .title").textContent()).toContain("Allele API");
+    await eventually(() => page.locator(".opblock").count()).toBeGreaterThan(30);
+    const loaded = requests.map((r) => r.url());
+    expect(loaded).toEqual(expect.arrayContaining([`${origin}/docs`, `${origin}/docs/swagger-ui-bundle.js?v=5.35.0`, `${origin}/docs/init.js`, `${origin}/api/v1/openapi.json`]));
+    const elsewhere = loaded.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:") && !url.startsWith("blob:"));
+    expect(elsewhere, "requests that left the origin").toEqual([]);
+    await shot(page, "docs", false);
+
+    // Authorize once with the key.
+    await page.getByRole("button", { name: "Authorize" }).first().click();
+    const dialog = page.locator(".modal-ux");
+    await dialog.locator("input").first().fill(account.key);
+    await dialog.getByRole("button", { name: "Apply credentials" }).click();
+    await eventually(() => dialog.getByRole("button", { name: "Remove authorization" }).count()).toBe(1);
+    await dialog.getByRole("button", { name: "Close" }).click();
+
+    // Try it out: GET /account, on this origin, with the key.
+    const own = await execute(page, "Account", "getAccount", "/account");
+    expect(own.response.status()).toBe(200);
+    expect(own.response.request().headers().authorization).toBe(`Bearer ${account.key}`);
+    expect(new URL(own.response.url()).origin).toBe(origin);
+    expect(await own.response.json()).toMatchObject({ id: account.id });
+    await eventually(() => own.block.locator(".live-responses-table tbody .response-col_description").first().textContent()).toContain(account.id);
+    await shot(page, "docs-try-it", false);
+
+    // The key is kept: after a reload, a write works without entering it again (its body is the example job).
+    await page.reload();
+    await eventually(() => page.locator(".opblock").count()).toBeGreaterThan(30);
+    const block = page.locator("#operations-Submissions-createSubmission");
+    await block.locator(".opblock-summary-control").click();
+    await block.locator("textarea.body-param__text").fill(JSON.stringify(job({ name: "from /docs" })));
+    const created = await execute(page, "Submissions", "createSubmission", "/submissions");
+    expect(created.response.status()).toBe(202);
+    expect(created.response.request().headers().authorization).toBe(`Bearer ${account.key}`);
+    expect(await created.response.json()).toMatchObject({ status: "queued", name: "from /docs" });
+
+    expect(requests.map((r) => r.url()).filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:") && !url.startsWith("blob:"))).toEqual([]);
+    expect(failed).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});

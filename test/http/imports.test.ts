@@ -1,0 +1,144 @@
+// POST /api/v1/imports: a pygad.GA run made elsewhere, as the Vilvik SDK sends it (docs/api.md#imports).
+import { beforeAll, describe, expect, it } from "vitest";
+import { claimRun } from "../../src/domain/runs";
+import { admin, call, env, expectError, getSubmission, importBody, json, newAccount, runToken, BASE, type TestAccount } from "../helpers/api";
+
+let a: TestAccount;
+let b: TestAccount;
+beforeAll(async () => {
+  [a, b] = [await newAccount(), await newAccount()];
+});
+
+const post = (key: string, body: unknown, headers: Record<string, string> = {}) => call("/api/v1/imports", { key, body, headers });
+const rows = async (accountId: string) => {
+  const n = (table: string) => env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE account_id = ?`).bind(accountId).first<{ n: number }>();
+  return { submissions: (await n("submissions"))!.n, runs: (await n("runs"))!.n, results: (await n("results"))!.n };
+};
+const stored = async () => (await env.FILES.list({ prefix: "results/" })).objects.length;
+
+describe("imports", () => {
+  it("creates a succeeded submission (source import) with one uncharged run and its result, and starts nothing", async () => {
+    const before = (await json(await call("/api/v1/account", { key: a.key }))).balances.total;
+    const queued = (await env.DB.prepare("SELECT queued FROM platform_queue WHERE id = 1").first<{ queued: number }>())!.queued;
+    const res = await post(a.key, importBody({ name: "pushed", description: "from my laptop" }));
+    expect(res.status).toBe(201);
+    const created = await json(res);
+    expect(created).toMatchObject({ status: "succeeded", source: "import" });
+    expect(created.status_url).toBe(`${BASE}/api/v1/submissions/${created.id}`);
+    expect(created.result_url).toBe(`${BASE}/api/v1/results/${created.result_id}`);
+
+    const row = await getSubmission(a.key, created.id);
+    expect(row).toMatchObject({ name: "pushed", description: "from my laptop", source: "import", status: "succeeded", run_count: 1, credits_charged: 0, generations_completed: 10, best_solution_fitness: -0.1025 });
+    expect(row.latest_run).toMatchObject({ kind: "import", status: "succeeded" });
+    // The stored parameters are those a submission would store: PyGAD's extras dropped, code merged in, K_tournament only for tournament selection.
+    expect(row.parameters).toMatchObject({ num_genes: 4, sol_per_pop: 8, fitness_func_entry: "fitness", mutation_num_genes: 1 });
+    for (const dropped of ["save_solutions", "sbx_crossover_eta", "K_tournament"]) expect(row.parameters).not.toHaveProperty(dropped);
+
+    const result = await json(await call(`/api/v1/results/${created.result_id}`, { key: a.key }));
+    expect(result).toMatchObject({ submission_id: created.id, name: "pushed", stopped_reason: "imported", best_solution_fitness: -0.1025, best_solution_generation: 9, generations_completed: 10 });
+    expect(result.best_solution).toEqual(importBody().result.best_solution);
+    expect(result.files.map((f: { name: string }) => f.name).sort()).toEqual(["best_solution.csv", "fitness.svg", "fitness_history.csv", "population.json", "result.json"]);
+    const population = await call(`/api/v1/results/${created.result_id}/files/population.json`, { key: a.key });
+    expect(await population.json()).toEqual(importBody().result.population);
+    const summary = await json(await call(`/api/v1/results/${created.result_id}/files/result.json`, { key: a.key }));
+    expect(summary.origin).toEqual({ client: "sdk", sdk_version: "0.5.7", python_version: "3.11.2" });
+
+    const listed = await json(await call("/api/v1/submissions?source=import", { key: a.key }));
+    expect(listed.results.map((s: { id: string }) => s.id)).toContain(created.id);
+    expect((await json(await call("/api/v1/account", { key: a.key }))).balances.total).toBe(before);
+    expect((await env.DB.prepare("SELECT queued FROM platform_queue WHERE id = 1").first<{ queued: number }>())!.queued).toBe(queued);
+    expect((await env.DB.prepare("SELECT count(*) AS n FROM events WHERE submission_id = ?").bind(created.id).first<{ n: number }>())!.n).toBe(0);
+  });
+
+  it("the imported result can be continued: the new run starts from the imported population", async () => {
+    const created = await json(await post(a.key, importBody()));
+    const res = await call(`/api/v1/results/${created.result_id}/continue`, { key: a.key, body: { num_generations: 5 } });
+    expect(res.status).toBe(202);
+    const row = await getSubmission(a.key, created.id);
+    expect(row.latest_run).toMatchObject({ kind: "continue", status: "queued", parent_result_id: created.result_id });
+    expect(row.run_count).toBe(2);
+    // What the GA worker fetches to start the continued run, once it has taken the run.
+    const runId = row.latest_run.id;
+    expect(await claimRun(env, runId)).not.toBeNull();
+    const start = await call(`/internal/v1/runs/${runId}/initial-population`, { headers: { Authorization: `Bearer ${await runToken(runId)}` } });
+    expect(start.status).toBe(200);
+    expect(await start.json()).toEqual(importBody().result.population);
+    // An import sent without its population is inspectable but has nothing to continue from.
+    const bare = importBody();
+    delete (bare.result as Record<string, unknown>).population;
+    const withoutPopulation = await json(await post(a.key, bare));
+    await expectError(await call(`/api/v1/results/${withoutPopulation.result_id}/continue`, { key: a.key, method: "POST" }), 409, "invalid_state");
+  });
+
+  it("another account's imported submission and result are 404 (get, continue)", async () => {
+    const created = await json(await post(a.key, importBody()));
+    await expectError(await call(`/api/v1/submissions/${created.id}`, { key: b.key }), 404, "not_found");
+    await expectError(await call(`/api/v1/results/${created.result_id}`, { key: b.key }), 404, "not_found");
+    await expectError(await call(`/api/v1/results/${created.result_id}/continue`, { key: b.key, method: "POST" }), 404, "not_found");
+  });
+
+  it("refuses a bad body naming the field as the body holds it, and writes nothing", async () => {
+    const c = await newAccount();
+    const files = await stored();
+    const cases: [unknown, number, string, string][] = [
+      [importBody({ ga_parameters: { num_genes: "four" } }), 400, "validation_failed", "ga_parameters.num_genes"],
+      [importBody({ ga_parameters: { custom_gene_type: "[int, float]" } }), 400, "validation_failed", "ga_parameters.custom_gene_type"],
+      [importBody({ ga_parameters: { gene_type: "numpy.float16" } }), 400, "validation_failed", "ga_parameters.gene_type"],
+      [importBody({ ga_parameters: { num_parents_mating: 9 } }), 400, "validation_failed", "ga_parameters.num_parents_mating"],
+      [importBody({ code: { fitness_func: undefined } }), 400, "validation_failed", "code.fitness_func"],
+      [importBody({ code: { on_stop: "def done(ga, f):\n    pass\n" } }), 422, "entry_symbol_required", "code.on_stop_entry"],
+      [importBody({ code: { fitness_func_entry: "missing" } }), 422, "entry_symbol_not_found", "code.fitness_func_entry"],
+      [importBody({ code: { fitness_func: "x".repeat(64 * 1024 + 1) } }), 413, "payload_too_large", "code.fitness_func"],
+      [importBody({ result: { best_solution: [1, 2] } }), 400, "validation_failed", "result.best_solution"],
+      [importBody({ result: { population: [[1, 2, 3, 4]] } }), 400, "validation_failed", "result.population"],
+      [importBody({ result: { generations_completed: 11 } }), 400, "validation_failed", "result.generations_completed"],
+      [importBody({ result: { best_solution_fitness: [1, 2] } }), 400, "validation_failed", "result.best_solution_fitness"],
+      [importBody({ origin: { note: "x".repeat(201) } }), 400, "validation_failed", "origin.note"],
+      [importBody({ extra: 1 }), 400, "validation_failed", "extra"],
+    ];
+    for (const [body, status, code, field] of cases) {
+      const err = await expectError(await post(c.key, body), status, code);
+      const named = err.details.field ?? err.details.fields?.map((f: { field: string }) => f.field);
+      expect([named].flat(), JSON.stringify(err)).toContain(field);
+    }
+    await expectError(await call("/api/v1/imports", { key: c.key, rawBody: "{", headers: { "Content-Type": "application/json" } }), 400, "malformed_json");
+    await expectError(await call("/api/v1/imports", { key: c.key, rawBody: "{}", headers: { "Content-Type": "text/plain" } }), 415, "unsupported_media_type");
+    const huge = importBody({ result: { last_generation_fitness: Array.from({ length: 1_100_000 }, () => -0.123456) } });
+    const tooLarge = await expectError(await post(c.key, huge), 413, "payload_too_large");
+    expect(tooLarge.message).toContain("result.population");
+    expect(tooLarge.details.limit_bytes).toBe(8 * 1024 * 1024);
+    expect(await rows(c.id)).toEqual({ submissions: 0, runs: 0, results: 0 });
+    expect(await stored()).toBe(files);
+  });
+
+  it("takes a population as large as 8 MiB allows (Premium-sized: 1,000 × 300)", async () => {
+    const population = Array.from({ length: 1000 }, (_, i) => Array.from({ length: 300 }, (_, j) => ((i * 300 + j) % 997) / 10));
+    const body = importBody({ ga_parameters: { sol_per_pop: 1000, num_genes: 300, mutation_num_genes: 3 }, result: { population, best_solution: population[0], last_generation_fitness: undefined } });
+    const res = await post(a.key, body);
+    expect(res.status, await res.clone().text()).toBe(201);
+    const { result_id } = await json(res);
+    const file = (await json(await call(`/api/v1/results/${result_id}`, { key: a.key }))).files.find((f: { name: string }) => f.name === "population.json");
+    expect(file.size_bytes).toBe(JSON.stringify(population).length);
+  });
+
+  it("needs submissions:write", async () => {
+    for (const scopes of [["results:read", "results:write"], ["submissions:read"]]) {
+      const key = (await json(await admin(`/accounts/${a.id}/keys`, { body: { name: "narrow", scopes } }))).key;
+      const err = await expectError(await post(key, importBody()), 403, "scope_required");
+      expect(err.details.required_scope).toBe("submissions:write");
+    }
+  });
+
+  it("is idempotent: a replay answers the first import, a different body under the key is 422, and one submission exists", async () => {
+    const c = await newAccount();
+    const headers = { "Idempotency-Key": `import-${crypto.randomUUID()}` };
+    const first = await post(c.key, importBody({ name: "once" }), headers);
+    expect(first.status).toBe(201);
+    const again = await post(c.key, importBody({ name: "once" }), headers);
+    expect(again.status).toBe(201);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect((await json(again)).result_id).toBe((await json(first)).result_id);
+    await expectError(await post(c.key, importBody({ name: "twice" }), headers), 422, "idempotency_key_mismatch");
+    expect(await rows(c.id)).toEqual({ submissions: 1, runs: 1, results: 1 });
+  });
+});
