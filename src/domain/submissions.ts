@@ -20,8 +20,11 @@ export function assertNoLiveRun(submission: SubmissionRow): void {
 
 const runInProgress = () => new ApiError("invalid_state", "A run of this submission is queued or running; wait for it to end.");
 
+/** What a run's queue message is made of. */
+type QueuedRun = Pick<RunRow, "id" | "accountId" | "parameters">;
+
 /** The runs queue's message for a run that asks for a place (its account and places ride along). */
-export const runMessage = (run: { id: string; accountId: string; parameters: Record<string, unknown> }): RunMessage => ({
+export const runMessage = (run: QueuedRun): RunMessage => ({
   run_id: run.id,
   account_id: run.accountId,
   places: parallelWorkers(run.parameters),
@@ -32,7 +35,7 @@ export const runMessage = (run: { id: string; accountId: string; parameters: Rec
  * for the queue. The run's row is already written, so a failed send loses nothing: the cron puts every
  * run that stayed queued for QUEUED_TIMEOUT_MS on the queue again (queues/scheduled.ts).
  */
-export async function enqueueRun(env: Bindings, run: { id: string; accountId: string; parameters: Record<string, unknown> }): Promise<void> {
+export async function enqueueRun(env: Bindings, run: QueuedRun): Promise<void> {
   try {
     await env.RUNS_QUEUE.send(runMessage(run));
   } catch (err) {
