@@ -9,6 +9,10 @@
 export interface RunMessage {
   run_id: string;
   granted?: boolean;
+  /** The run's account and places (parallel workers), so the consumer asks the Dispatcher without a
+   * D1 read first; a message without them (sent by an older build) has them read from the run. */
+  account_id?: string;
+  places?: number;
 }
 
 /** A delivery message names the delivery to attempt. */

@@ -3,14 +3,15 @@ per run on the worker's request; the child then confines itself exactly as a fre
 (``child.run``: namespaces, minimal root, cgroup, its own uid, rlimits) before any user code runs.
 
 It is started by the worker with the children's empty environment and holds no secret, no report
-token and no socket but its control socket to the worker, which every child closes first. It never
+token and no socket but its control socket to the worker, which every child closes first (with the
+pidfds by which it learns at once that a live child exited: one per child, closed once reaped). It never
 runs user code itself, so no run can leave anything behind for the next: each child is a fresh fork of
 the same clean parent. It dies with the worker (death signal), and its children with it (theirs).
 
 Protocol on the control socket (``SOCK_SEQPACKET``, one JSON message per packet):
 worker → server ``{"id": n, "spec": path}`` with two file descriptors (output, messages); server →
 worker ``{"started": n, "pid": pid}``, and later ``{"exited": pid, "status": s, "cpu": seconds,
-"maxrss_kb": k}`` once the child is reaped.
+"maxrss_kb": k}`` as soon as the child has exited and is reaped.
 """
 
 from __future__ import annotations
@@ -70,9 +71,11 @@ def _fresh_randomness() -> None:
     numpy.random.seed()
 
 
-def _child(control: socket.socket, spec: str, fds: list[int]) -> None:
+def _child(control: socket.socket, spec: str, fds: list[int], exits: dict[int, int]) -> None:
     """In the forked child: become the run's process, then run it as `python -m allele_worker.child` would."""
     control.close()
+    for exit_fd in exits:  # the other runs' exit notices: nothing of theirs stays in this one
+        os.close(exit_fd)
     os.setsid()
     output, messages = fds
     os.dup2(output, 1)
@@ -96,19 +99,26 @@ def serve(control: socket.socket) -> None:
     warm()
     control.send(json.dumps({"ready": True}).encode())
     children: set[int] = set()
+    exits: dict[int, int] = {}  # a pidfd per child (readable once it exited) → its pid
     while True:
-        readable, _, _ = select.select([control], [], [], 0.02 if children else 1.0)
-        if readable:
+        # A child's exit wakes the loop at once (its pidfd); a kernel without pidfds is polled.
+        polled = len(exits) < len(children)
+        watched: list[socket.socket | int] = [control, *exits]
+        readable, _, _ = select.select(watched, [], [], 0.02 if polled else None)
+        if control in readable:
             message, fds, _, _ = socket.recv_fds(control, 1 << 16, 2)
             if not message:
                 os._exit(0)  # the worker is gone
             request = json.loads(message)
             pid = os.fork()
             if pid == 0:
-                _child(control, request["spec"], fds)
+                _child(control, request["spec"], fds, exits)
             for fd in fds:
                 os.close(fd)
             children.add(pid)
+            exit_fd = _exit_notice(pid)
+            if exit_fd is not None:
+                exits[exit_fd] = pid
             control.send(json.dumps({"started": request["id"], "pid": pid}).encode())
         while children:
             try:
@@ -118,8 +128,19 @@ def serve(control: socket.socket) -> None:
             if pid == 0:
                 break
             children.discard(pid)
+            for exit_fd in [fd for fd, child in exits.items() if child == pid]:
+                os.close(exit_fd)
+                del exits[exit_fd]
             control.send(json.dumps({"exited": pid, "status": status, "cpu": usage.ru_utime + usage.ru_stime,
                                      "maxrss_kb": usage.ru_maxrss}).encode())
+
+
+def _exit_notice(pid: int) -> int | None:
+    """A pidfd of the child (Linux ≥ 5.3): readable once the child has exited. None without them."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """The runs this worker knows: start each in its own sandboxed child, report, cancel, forget.
 
 One supervisor thread per run: (fetch the start population of a continue) → spawn → (progress every
-≤ 1.5 s) → reap → fold → upload the final population → complete report.
+≤ 1.5 s) → reap → fold → upload the final population (when too large to ride in the report) → complete
+report.
 Finished run ids are remembered (bounded, by age and count) so a queue message delivered twice
 starts nothing new.
 """
@@ -22,7 +23,7 @@ from typing import Any
 
 from . import results, staged_files
 from .errors import AtCapacity, InvalidRequest, UnknownRun
-from .reports import Reporter
+from .reports import Reporter, population_json, tls_context
 from .sandbox import Host, Limits, SandboxedProcess
 
 __all__ = ["POPULATION_NOT_LOADED", "RunManager", "RunRequest", "check_population"]
@@ -30,6 +31,10 @@ __all__ = ["POPULATION_NOT_LOADED", "RunManager", "RunRequest", "check_populatio
 log = logging.getLogger("allele.runs")
 
 POPULATION_NOT_LOADED = "the start population could not be loaded"
+# A final population up to this much JSON (and all finite) rides inside the completion report: one
+# request fewer for most runs; a larger one is PUT before the report (it may be hundreds of MB, more
+# than the Worker may hold: docs/runner-protocol.md).
+INLINE_POPULATION_BYTES = 256 * 1024
 
 
 def _number(value: Any) -> bool:
@@ -139,7 +144,8 @@ class _Run:
         body: dict[str, Any] | None = None
         try:
             # the heartbeat runs from the start, a long population fetch included
-            threading.Thread(target=self._send_progress, daemon=True).start()
+            threading.Thread(target=self._send_progress, args=(self.manager.progress_seconds,),
+                             daemon=True).start()
             population = self._start_population()
             if population is not None:
                 self.limits = self._limits(population)
@@ -190,16 +196,21 @@ class _Run:
             self.manager.finish(self.request.run_id)
 
     def _upload_files(self, body: dict[str, Any]) -> None:
-        """Take the final population and the other bulky data (``staged_files``) out of the completion
-        report and ``PUT`` them first; the report goes without them whatever the uploads' fate (no
-        population: the result cannot be continued; another file missing: the result lacks it)."""
+        """Take the bulky data (``staged_files``) and a final population too large to ride inline
+        (``INLINE_POPULATION_BYTES``) out of the completion report and ``PUT`` them first; the report
+        goes without them whatever the uploads' fate (no population: the result cannot be continued;
+        another file missing: the result lacks it)."""
         result = body.get("result")
         if not isinstance(result, dict):
             return
         files = staged_files.take_files(result)
         population = result.pop("population", None)
         if population is not None:
-            self._log_upload("final population", self.reporter.upload_population(population))
+            data = population_json(population)
+            if len(data) <= INLINE_POPULATION_BYTES and all(v is not None for row in population for v in row):
+                result["population"] = population  # the Worker writes it as population.json
+            else:
+                self._log_upload("final population", self.reporter.upload_population(data))
         for name, data in files.items():
             self._log_upload(name, self.reporter.upload_file(name, data))
 
@@ -211,13 +222,13 @@ class _Run:
     def _on_progress(self, message: dict[str, Any]) -> None:
         self._progress = message
 
-    def _send_progress(self, interval: float = 1.5) -> None:
-        """Progress is also the run's heartbeat: sent from the start (generation 0 until the first one
-        ends), so a slow first generation does not look like a lost worker."""
-        while not self.process_done.is_set() and not self._cancel.is_set():
+    def _send_progress(self, interval: float) -> None:
+        """Progress is also the run's heartbeat: sent every ``interval`` while the run lives (generation
+        0 until the first one ends), so a slow first generation does not look like a lost worker. The
+        first goes one interval after the start: the Worker's claim stamped the heartbeat as it started
+        the run, and a run that ends sooner sends none (no request racing its start for the CPU)."""
+        while not self.process_done.wait(interval) and not self._cancel.is_set():
             self.reporter.progress(self._progress or {"generations_completed": 0, "best_solution_fitness": None})
-            if self.process_done.wait(interval):
-                break
 
     # -- cancel
 
@@ -234,7 +245,8 @@ class RunManager:
     def __init__(self, *, host: Host, run_root: str | None = None,
                  reporter_factory: Callable[[str, str], Reporter] = Reporter,
                  remember_finished: int = 10000, remember_seconds: float = 24 * 3600,
-                 limit_overrides: dict[str, Any] | None = None, concurrency: int | None = None) -> None:
+                 limit_overrides: dict[str, Any] | None = None, concurrency: int | None = None,
+                 progress_seconds: float = 1.5) -> None:
         self.host = host
         # Runs whose child may exist at once (WORKER_CONCURRENCY; default: one per CPU). A start past it
         # is refused (503 at_capacity), so a run never waits for a CPU with its wall-time cap running.
@@ -243,6 +255,8 @@ class RunManager:
         self.run_root = run_root or tempfile.mkdtemp(prefix="allele-runs-")
         os.chmod(self.run_root, 0o711)
         self.reporter_factory = reporter_factory
+        self.progress_seconds = progress_seconds  # between a run's progress reports (its heartbeat)
+        tls_context()  # the reports' TLS context, built once now rather than by the first run
         self.limit_overrides = limit_overrides or {}
         self._live: dict[str, _Run] = {}
         self._finished: OrderedDict[str, float] = OrderedDict()

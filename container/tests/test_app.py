@@ -7,12 +7,14 @@ import os
 import subprocess
 import sys
 import time
+import types
 import urllib.request
 
 import pytest
 from conftest import params
 from starlette.testclient import TestClient
 
+from allele_worker import runs
 from allele_worker.app import create_app
 from allele_worker.runs import RunManager
 
@@ -104,23 +106,27 @@ def test_run_reports_progress_and_complete(client, fake_worker):
     assert report["status"] == "succeeded" and report["result"]["generations_completed"] == 30
     assert set(report) == {"status", "result", "error", "metrics", "output", "engine", "warnings",
                            "progress"}
-    assert "population" not in report["result"]
-    # the final population went first, by its own PUT
-    paths = fake_worker.paths()
-    upload_at = paths.index("/internal/v1/runs/runAAA000001/population")
-    assert upload_at < paths.index("/internal/v1/runs/runAAA000001/complete")
-    upload = fake_worker.requests[upload_at]
-    assert upload["method"] == "PUT" and upload["authorization"] == f"Bearer {TOKEN}"
-    assert upload["content_type"] == "application/json" and int(upload["content_length"]) > 0
-    population = upload["body"]
+    # a small final population rides inside the report (no PUT of its own)
+    population = report["result"]["population"]
     assert len(population) == 8 and all(len(row) == 3 for row in population)
     assert all(isinstance(v, float) for row in population for v in row)
-    assert sum(p.endswith("/population") for p in paths) == 1
+    assert not any(p.endswith("/population") for p in fake_worker.paths())
     progress = [r for r in fake_worker.requests if r["path"].endswith("/progress")]
     assert progress, fake_worker.paths()
     assert progress[0]["authorization"] == f"Bearer {TOKEN}"
     assert set(progress[0]["body"]) == {"generations_completed", "best_solution_fitness"}
     assert sum(p.endswith("/complete") for p in fake_worker.paths()) == 1
+
+
+def test_the_first_progress_report_waits_one_interval(host, tmp_path, fake_worker):
+    """The heartbeat's first report goes one interval after the start (the Worker's claim stamped the
+    heartbeat when it started the run): a run that ends sooner reports its completion only."""
+    manager = RunManager(host=host, run_root=str(tmp_path), progress_seconds=60)
+    with TestClient(create_app(manager)) as client:
+        assert client.post("/runs", json=body("runHBT000001", fake_worker.url)).status_code == 202
+        fake_worker.wait_for("/complete")
+    assert manager.wait_idle(10)
+    assert not any(path.endswith("/progress") for path in fake_worker.paths()), fake_worker.paths()
 
 
 def test_duplicate_post_starts_nothing(client, fake_worker):
@@ -276,7 +282,41 @@ def test_cancel_while_fetching_the_start_population(client, fake_worker):
     assert not any(p.endswith(("/complete", "/population")) for p in fake_worker.paths())
 
 
-def test_refused_population_upload_still_completes(client, fake_worker):
+def test_a_population_too_large_for_the_report_is_put_before_it(client, fake_worker, monkeypatch):
+    monkeypatch.setattr(runs, "INLINE_POPULATION_BYTES", 64)  # the 8 x 3 population is ≈ 500 bytes
+    client.post("/runs", json=body("runPUT000001", fake_worker.url))
+    report = fake_worker.wait_for("/complete")["body"]
+    assert report["status"] == "succeeded" and "population" not in report["result"]
+    paths = fake_worker.paths()
+    upload_at = paths.index("/internal/v1/runs/runPUT000001/population")
+    assert upload_at < paths.index("/internal/v1/runs/runPUT000001/complete")
+    upload = fake_worker.requests[upload_at]
+    assert upload["method"] == "PUT" and upload["authorization"] == f"Bearer {TOKEN}"
+    assert upload["content_type"] == "application/json" and int(upload["content_length"]) > 0
+    population = upload["body"]
+    assert len(population) == 8 and all(len(row) == 3 for row in population)
+    assert all(isinstance(v, float) for row in population for v in row)
+    assert sum(p.endswith("/population") for p in paths) == 1
+
+
+def test_a_population_with_a_non_finite_value_is_put_not_inlined():
+    """The report carries only finite numbers. A succeeded run's population is finite (the child fails
+    a run whose population is not), but an outcome forged by hostile code may hold null (a non-finite
+    value, as the outcome's check leaves it): such a population goes by PUT, as population.json always
+    held it."""
+    uploads: list[bytes] = []
+    supervisor = types.SimpleNamespace(reporter=types.SimpleNamespace(upload_population=uploads.append),
+                                       _log_upload=lambda what, status: None)
+    forged = {"status": "succeeded", "result": {"population": [[1.0, None], [2.0, 3.0]]}}
+    runs._Run._upload_files(supervisor, forged)  # type: ignore[arg-type]
+    assert "population" not in forged["result"] and uploads == [b"[[1.0,null],[2.0,3.0]]"]
+    finite = {"status": "succeeded", "result": {"population": [[1.0, 0.5], [2.0, 3.0]]}}
+    runs._Run._upload_files(supervisor, finite)  # type: ignore[arg-type]
+    assert finite["result"]["population"] == [[1.0, 0.5], [2.0, 3.0]] and len(uploads) == 1
+
+
+def test_refused_population_upload_still_completes(client, fake_worker, monkeypatch):
+    monkeypatch.setattr(runs, "INLINE_POPULATION_BYTES", 0)
     fake_worker.status_for["/population"] = 409
     client.post("/runs", json=body("runHHH000008", fake_worker.url))
     report = fake_worker.wait_for("/complete")["body"]

@@ -59,6 +59,20 @@ def test_no_run_leaves_anything_behind_for_the_next(host):
     assert "SEEN [None, None, None, False, None, False]" in second["output"], second["output"]
 
 
+def _pidfds(pid: int) -> int:
+    return sum(os.readlink(f"/proc/{pid}/fd/{fd}") == "anon_inode:[pidfd]" for fd in os.listdir(f"/proc/{pid}/fd"))
+
+
+def test_a_childs_exit_is_watched_by_its_pidfd_and_nothing_is_left_after_it(host):
+    """The fork server learns of a child's exit from a pidfd of that child (the exit wakes it; no
+    poll), held while the child lives and closed once it is reaped."""
+    held: list[int] = []
+    body, _ = run_child(host, hostile("time.sleep(0.3)"), on_start=lambda process: held.append(_pidfds(host.forks.pid)))
+    assert body["status"] == "succeeded", body
+    assert held == [1]
+    assert _pidfds(host.forks.pid) == 0
+
+
 def test_each_run_draws_its_own_unseeded_random_numbers(host):
     """Forks of one parent share its generators' states (Python's ``random`` reseeds itself after a
     fork, numpy's global generator does not): each run starts both afresh."""

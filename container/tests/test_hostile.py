@@ -209,6 +209,62 @@ def test_fork_tree_memory_is_capped_as_a_whole(host, isolation):
 
 
 @needs_root
+def test_every_process_of_a_run_is_in_its_group_in_every_hierarchy(host, isolation):
+    """The relay joins the run's group before it forks anything (through v1's ``tasks`` as a
+    single-threaded process, or ``cgroup.procs``): the job and a process it forks are in the run's
+    group of every controller, none left in the worker's."""
+    requires(isolation, "cgroup")
+    body, _ = run_child(host, hostile("""
+        import json
+        r, w = os.pipe()
+        if os.fork() == 0:
+            os.write(w, open("/proc/self/cgroup").read().encode())
+            os._exit(0)
+        os.wait()
+        print("JOB", json.dumps(open("/proc/self/cgroup").read()))
+        print("FORKED", json.dumps(os.read(r, 65536).decode()))
+    """))
+    assert body["status"] == "succeeded", body
+    prefix = host.uids.group_prefix() if host.uids else "allele-p"
+    for who in ("JOB", "FORKED"):
+        line = next(line for line in body["output"].splitlines() if line.startswith(who + " "))
+        groups = {controller: path for _, controllers, path in
+                  (entry.split(":", 2) for entry in json.loads(line[len(who) + 1:]).splitlines())
+                  for controller in (controllers.split(",") if controllers else [""])}
+        for controller in host.cgroups.bases:
+            assert os.path.basename(groups[controller]).startswith(prefix), (who, controller, groups)
+
+
+def test_a_single_threaded_process_joins_through_tasks_else_through_cgroup_procs(tmp_path):
+    """``join_cgroup`` writes "0" to a v1 group's ``tasks`` for a process of one thread (this
+    pytest process has more, so a forked child is used), and the pid to ``cgroup.procs`` where there
+    is no ``tasks`` (v2) or the process has several threads."""
+    from allele_worker.sandbox.confine import join_cgroup
+
+    v1, v2 = tmp_path / "v1", tmp_path / "v2"
+    for group in (v1, v2):
+        group.mkdir()
+        (group / "cgroup.procs").write_text("")
+    (v1 / "tasks").write_text("")
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            join_cgroup(str(v1 / "cgroup.procs"))
+            join_cgroup(str(v2 / "cgroup.procs"))
+            code = 0
+        finally:
+            os._exit(code)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    assert (v1 / "tasks").read_text() == "0" and (v1 / "cgroup.procs").read_text() == ""
+    assert (v2 / "cgroup.procs").read_text() == str(pid)
+    threading.Thread(target=time.sleep, args=(0.5,), daemon=True).start()  # several threads here
+    (v1 / "tasks").write_text("")
+    join_cgroup(str(v1 / "cgroup.procs"))
+    assert (v1 / "tasks").read_text() == "" and (v1 / "cgroup.procs").read_text() == str(os.getpid())
+
+
+@needs_root
 def test_cpu_of_double_forked_processes_is_billed(host, isolation):
     """4 double-forked busy loops (each re-parented away from the job) are billed their CPU."""
     requires(isolation, "cgroup")

@@ -4,12 +4,13 @@ and the start-population fetch."""
 from __future__ import annotations
 
 import json
+import ssl
 import time
 
 import httpx
 import pytest
 
-from allele_worker.reports import Reporter
+from allele_worker.reports import Reporter, tls_context
 
 
 def test_complete_retries_5xx_then_succeeds(fake_worker):
@@ -33,6 +34,21 @@ def test_complete_gives_up_after_its_window():
     started = time.monotonic()
     assert reporter.complete({}) is None
     assert time.monotonic() - started < 2
+
+
+def test_reporters_share_one_tls_context(monkeypatch):
+    """Each run's reporter reuses the worker's one TLS context: no run loads the CA bundle again
+    (≈ 20 ms of CPU per run before its first report when every client built its own)."""
+    tls_context()  # built once, when the run manager is created
+    loaded: list[object] = []
+    real = ssl.SSLContext.load_verify_locations
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations",
+                        lambda self, *args, **kwargs: loaded.append(args) or real(self, *args, **kwargs))
+    for run in range(3):
+        Reporter(f"https://worker.example/internal/v1/runs/run{run}", "tok").close()
+    assert loaded == []
+    httpx.Client().close()  # what a reporter did before: a CA bundle per client
+    assert len(loaded) == 1
 
 
 def test_progress_failure_ignored():

@@ -7,7 +7,7 @@ import { newId, nowIso } from "../lib/ids";
 import { getDb } from "../storage/db";
 import { insertImport } from "../storage/imports";
 import { paretoFront } from "./pareto";
-import { buildResultFiles, IMPORTED, paretoFrontFiles, r2Key, type GaResult, type ResultFile } from "./result-files";
+import { IMPORTED, paretoFrontFiles, r2Key, reportFiles, summaryFile, type GaResult, type ResultFile } from "./result-files";
 
 /** The outcome of a run as the client reported it (population included when it sent it), its objectives read. */
 export type ImportedOutcome = {
@@ -55,7 +55,7 @@ export async function createImport(env: Bindings, accountId: string, input: Impo
     origin: input.origin,
     created_at: now,
   };
-  const files: ResultFile[] = [...buildResultFiles(summary, outcome), ...(front ? paretoFrontFiles(result.num_objectives, front) : [])];
+  const files: ResultFile[] = [summaryFile(summary), ...reportFiles(outcome), ...(front ? paretoFrontFiles(result.num_objectives, front) : [])];
   try {
     await Promise.all(files.map((f) => env.FILES.put(r2Key(resultId, f.name), f.body, { httpMetadata: { contentType: f.contentType } })));
     await insertImport(getDb(env.DB), {

@@ -67,6 +67,13 @@ function historyCsv(result: GaResult): string {
   return [header, ...result.best_solutions_fitness.map((row, i) => [i, ...(Array.isArray(row) ? row : [])].join(","))].join("\n");
 }
 
+/** result.json: the result's summary (what the report said, with the run's parameters). */
+export const summaryFile = (summary: Record<string, unknown>): ResultFile => ({
+  name: "result.json",
+  contentType: "application/json",
+  body: JSON.stringify(summary, null, 2),
+});
+
 /**
  * pareto_front.json and pareto_front.csv of a front the Worker computed (an import's; a run's are the GA
  * worker's uploads, container/allele_worker/staged_files.py, in the same forms).
@@ -82,14 +89,14 @@ export function paretoFrontFiles(numObjectives: number, front: { objectives: num
 }
 
 /**
- * The files built from the report: result.json, fitness_history.csv, best_solution.csv, fitness.svg,
- * pareto_front.svg (several objectives), population.json when the report carried it inline, logs.txt
- * when the run printed anything (its own stdout and stderr, as the GA worker kept them: ≤ 64 KiB).
+ * The files built from the report alone (besides result.json): fitness_history.csv, best_solution.csv,
+ * fitness.svg, pareto_front.svg (several objectives), population.json when the report carried it
+ * inline, logs.txt when the run printed anything (its own stdout and stderr, as the GA worker kept
+ * them: ≤ 64 KiB).
  */
-export function buildResultFiles(summary: Record<string, unknown>, result: GaResult, output: string | null = null): ResultFile[] {
+export function reportFiles(result: GaResult, output: string | null = null): ResultFile[] {
   const best = ["gene,value", ...result.best_solution.map((v, i) => `${i},${v}`)].join("\n");
   const files = [
-    { name: "result.json", contentType: "application/json", body: JSON.stringify(summary, null, 2) },
     { name: "fitness_history.csv", contentType: "text/csv", body: `${historyCsv(result)}\n` },
     { name: "best_solution.csv", contentType: "text/csv", body: `${best}\n` },
     { name: "fitness.svg", contentType: "image/svg+xml", body: fitnessPlot(result.best_solutions_fitness, result.num_objectives, { imported: result.stopped_reason === IMPORTED }) },

@@ -1,11 +1,12 @@
 // Submissions and their runs: create, add a run (reexecute / continue), cancel, delete (docs/api.md#submissions-runs-results).
 import { and, eq, notInArray, sql } from "drizzle-orm";
-import type { Bindings } from "../env";
+import type { Bindings, RunMessage } from "../env";
 import { ApiError } from "../errors";
 import { getDb } from "../storage/db";
 import { isLive, LIVE_STATUSES, submissions, type RunKind, type SubmissionSource } from "../storage/schema";
 import { deleteSubmissionRow, getRun, insertSubmissionStatements, type RunRow, type SubmissionRow } from "../storage/submissions";
 import { platformQueueCap } from "../admission/admission";
+import { parallelWorkers } from "../runner/protocol";
 import { getRunner, type RunMetrics } from "../runner/runner";
 import { platformCapStatement } from "../storage/platform-queue";
 import { newId, nowIso } from "../lib/ids";
@@ -19,16 +20,26 @@ export function assertNoLiveRun(submission: SubmissionRow): void {
 
 const runInProgress = () => new ApiError("invalid_state", "A run of this submission is queued or running; wait for it to end.");
 
+/** What a run's queue message is made of. */
+type QueuedRun = Pick<RunRow, "id" | "accountId" | "parameters">;
+
+/** The runs queue's message for a run that asks for a place (its account and places ride along). */
+export const runMessage = (run: QueuedRun): RunMessage => ({
+  run_id: run.id,
+  account_id: run.accountId,
+  places: parallelWorkers(run.parameters),
+});
+
 /**
  * Puts an admitted run on the runs queue. The routes hand it to `waitUntil`, so the 202 does not wait
  * for the queue. The run's row is already written, so a failed send loses nothing: the cron puts every
  * run that stayed queued for QUEUED_TIMEOUT_MS on the queue again (queues/scheduled.ts).
  */
-export async function enqueueRun(env: Bindings, runId: string): Promise<void> {
+export async function enqueueRun(env: Bindings, run: QueuedRun): Promise<void> {
   try {
-    await env.RUNS_QUEUE.send({ run_id: runId });
+    await env.RUNS_QUEUE.send(runMessage(run));
   } catch (err) {
-    console.error("runs queue send failed; the cron will enqueue the run", runId, err);
+    console.error("runs queue send failed; the cron will enqueue the run", run.id, err);
   }
 }
 

@@ -19,7 +19,7 @@ import { getDb } from "../storage/db";
 import { endRunStatement, endSubmissionStatement, findRunWithSource, insertResultFileStatement, insertResultStatement, wonBy } from "../storage/run-end";
 import { isLive, type RunWarning, type SubmissionSource } from "../storage/schema";
 import type { RunRow } from "../storage/submissions";
-import { buildResultFiles, POPULATION_FILE, r2Key, rowFitness, STAGED_FILES, STAGED_NAMES, stagedKey, type GaResult } from "./result-files";
+import { POPULATION_FILE, r2Key, reportFiles, rowFitness, STAGED_FILES, STAGED_NAMES, stagedKey, summaryFile, type GaResult, type ResultFile } from "./result-files";
 
 export type TerminalStatus = "succeeded" | "failed" | "cancelled" | "deleted";
 
@@ -64,9 +64,26 @@ function usageOf(run: RunRow, metrics: RunMetrics | null | undefined, now: strin
  */
 export async function endRun(env: Bindings, runId: string, outcome: RunOutcome): Promise<EndedRun | null> {
   const db = getDb(env.DB);
-  const found = await findRunWithSource(db, runId);
+  const result = outcome.status === "succeeded" ? outcome.result ?? null : null;
+  const resultId = result ? newId() : null;
+  const putFiles = (files: ResultFile[]) =>
+    Promise.all(files.map((f) => env.FILES.put(r2Key(resultId!, f.name), f.body, { httpMetadata: { contentType: f.contentType } })));
+  // While the run is read: what the GA worker uploaded before its report (the final population when
+  // it was too large to ride inline, a front's solutions, saved solutions) is looked up, and the files
+  // built from the report alone are written (files first: a caller that finds the run ended, or loses
+  // the race below, removes them again). result.json needs the run's row: it is written after.
+  const stagedNames = result ? STAGED_NAMES.filter((name) => !(name === POPULATION_FILE && result.population)) : [];
+  const fromReport = result ? reportFiles(result, outcome.output ?? null) : [];
+  const [found, staged] = await Promise.all([
+    findRunWithSource(db, runId),
+    Promise.all(stagedNames.map((name) => env.FILES.head(stagedKey(runId, name)))),
+    putFiles(fromReport),
+  ]);
   const run = found?.run;
-  if (!run || !isLive(run.status)) return null;
+  if (!run || !isLive(run.status)) {
+    if (fromReport.length) await env.FILES.delete(fromReport.map((f) => r2Key(resultId!, f.name)));
+    return null;
+  }
 
   const now = nowIso();
   const token = crypto.randomUUID();
@@ -74,7 +91,6 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
   const charge = run.paidWithCredits ? chargeMicro(usage, prices(env)) : { amountMicro: 0, gbSeconds: 0 };
   const won = wonBy(runId, token);
   const storedStatus = outcome.status === "deleted" ? "cancelled" : outcome.status;
-  const result = outcome.status === "succeeded" ? outcome.result ?? null : null;
 
   const statements = [
     endRunStatement(db, runId, {
@@ -104,12 +120,10 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
     );
   }
 
-  let resultId: string | null = null;
-  const files = [];
-  if (result) {
-    resultId = newId();
+  let summary: ResultFile | null = null;
+  if (result && resultId) {
     const { population: _population, pareto_front: front, ...reported } = result;
-    const summary = {
+    summary = summaryFile({
       result_id: resultId,
       submission_id: run.submissionId,
       run_id: runId,
@@ -120,8 +134,7 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
       metrics: { ...outcome.metrics, execution_duration_ms: usage.wallMs },
       parameters: run.parameters,
       created_at: now,
-    };
-    files.push(...buildResultFiles(summary, result, outcome.output ?? null));
+    });
     const id = resultId;
     statements.push(
       insertResultStatement(
@@ -145,15 +158,12 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
         },
         won,
       ),
-      ...files.map((f) =>
+      ...[summary, ...fromReport].map((f) =>
         insertResultFileStatement(db, id, { name: f.name, contentType: f.contentType, size: new TextEncoder().encode(f.body).byteLength, key: r2Key(id, f.name) }, now, won),
       ),
     );
-    // What the GA worker uploaded before its report (the final population, a front's solutions, saved
-    // solutions) stays where it is and becomes the result's file.
-    const names = STAGED_NAMES.filter((name) => !(name === POPULATION_FILE && result.population));
-    const staged = await Promise.all(names.map((name) => env.FILES.head(stagedKey(runId, name))));
-    names.forEach((name, i) => {
+    // What the GA worker uploaded stays where it is and becomes the result's file.
+    stagedNames.forEach((name, i) => {
       const object = staged[i];
       if (object) statements.push(insertResultFileStatement(db, id, { name, contentType: STAGED_FILES[name], size: object.size, key: object.key }, now, won));
     });
@@ -178,16 +188,15 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
 
   statements.push(endSubmissionStatement(db, run, { deleted: outcome.status === "deleted", status: storedStatus, chargedMicro: charge.amountMicro, now }, won));
 
-  // Files first: if this caller then loses the race, they are removed again.
-  if (resultId) {
-    await Promise.all(files.map((f) => env.FILES.put(r2Key(resultId!, f.name), f.body, { httpMetadata: { contentType: f.contentType } })));
-  }
+  // Files first (result.json now, the others were written above): if this caller then loses the race,
+  // they are removed again.
+  if (summary) await putFiles([summary]);
   const [first] = await db.batch(statements as [(typeof statements)[0], ...typeof statements]);
   // Whether this caller's update moved the run (`meta.changes` would also count the platform
   // queue trigger's row).
   const applied = ((first as unknown as D1Result).results ?? []).length === 1;
   if (!applied) {
-    if (resultId) await env.FILES.delete(files.map((f) => r2Key(resultId!, f.name)));
+    if (summary) await env.FILES.delete([summary, ...fromReport].map((f) => r2Key(resultId!, f.name)));
     return null;
   }
   // A run that ended without a result has no use for the files it may have uploaded.

@@ -1,10 +1,11 @@
 // The runs queue consumer: a queued run asks the Dispatcher for a place; once it has one, it is claimed
-// (queued → running) and started on a worker. A message is only a pointer; D1 decides. A duplicate or
-// late message, or one whose submission was deleted or cancelled, finds nothing to claim and is
-// acknowledged (giving back the place it held).
+// (queued → running) and started on a worker. A message is only a pointer (with the run's account and
+// places as hints for the offer); D1 decides. A duplicate or late message, or one whose submission was
+// deleted or cancelled, finds nothing to claim and is acknowledged (giving back the place or turn it held).
 import type { Bindings } from "../env";
 import { claimRun, MissingPopulation, startRun, unclaimRun } from "../domain/runs";
 import { endRun } from "../domain/transitions";
+import type { Offer } from "../do/dispatcher";
 import { givePlaceBack, offerPlace, releasePlace } from "../runner/dispatch";
 import { parallelWorkers } from "../runner/protocol";
 import { getRunner, WorkerFull } from "../runner/runner";
@@ -25,11 +26,25 @@ export async function handleRunMessage(env: Bindings, message: Message<RunMessag
   }
   const db = getDb(env.DB);
   if (message.body.granted !== true) {
-    // A run asking for a place: only a queued run waits for one (a running run has its place).
-    const waiting = await getRun(db, runId);
-    if (!waiting || waiting.status !== "queued") return message.ack();
-    const offer = { runId, accountId: waiting.accountId, places: parallelWorkers(waiting.parameters) };
-    if (!(await offerPlace(env, offer))) return message.ack(); // its grant comes later
+    // A run asking for a place: only a queued run waits for one (a running run has its place). The
+    // message names the run's account and places, so the offer goes first and the claim below decides
+    // (a message without them, from an older build, reads them from the run).
+    const { account_id: accountId, places } = message.body;
+    let offer: Offer;
+    if (typeof accountId === "string" && typeof places === "number") {
+      offer = { runId, accountId, places };
+    } else {
+      const waiting = await getRun(db, runId);
+      if (!waiting || waiting.status !== "queued") return message.ack();
+      offer = { runId, accountId: waiting.accountId, places: parallelWorkers(waiting.parameters) };
+    }
+    if (!(await offerPlace(env, offer))) {
+      // It waits in line for its grant — unless the message came late for a run no longer queued
+      // (cancelled or deleted while waiting, or a duplicate): its turn goes back at once.
+      const now = await getRun(db, runId);
+      if (!now || now.status !== "queued") await releasePlace(env, runId);
+      return message.ack();
+    }
   }
   const claimed = await claimRun(env, runId);
   if (!claimed) {

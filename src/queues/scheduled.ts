@@ -3,6 +3,7 @@ import { and, eq, gt, inArray, isNull, lt, or } from "drizzle-orm";
 import type { Bindings } from "../env";
 import { nowIso } from "../lib/ids";
 import { unclaimRun } from "../domain/runs";
+import { runMessage } from "../domain/submissions";
 import { endRun } from "../domain/transitions";
 import { accountGate } from "../admission/account-gate";
 import { getDb } from "../storage/db";
@@ -40,13 +41,13 @@ export async function reconcileRuns(env: Bindings, now = Date.now()): Promise<{ 
     // First loss: give the run back to the queue (a container host may have restarted); its submission
     // shows `queued` again, as after any other unclaim.
     if (await unclaimRun(env, run)) {
-      await env.RUNS_QUEUE.send({ run_id: run.id });
+      await env.RUNS_QUEUE.send(runMessage(run));
       requeued++;
     }
   }
 
   const waiting = await db
-    .select({ id: runs.id, enqueuedAt: runs.enqueuedAt })
+    .select({ id: runs.id, accountId: runs.accountId, parameters: runs.parameters, enqueuedAt: runs.enqueuedAt })
     .from(runs)
     .where(and(eq(runs.status, "queued"), lt(runs.enqueuedAt, new Date(now - QUEUED_TIMEOUT_MS).toISOString())))
     .limit(BATCH)
@@ -58,7 +59,7 @@ export async function reconcileRuns(env: Bindings, now = Date.now()): Promise<{ 
       .where(and(eq(runs.id, run.id), eq(runs.status, "queued"), eq(runs.enqueuedAt, run.enqueuedAt)))
       .returning({ id: runs.id });
     if (again.length) {
-      await env.RUNS_QUEUE.send({ run_id: run.id });
+      await env.RUNS_QUEUE.send(runMessage(run));
       requeued++;
     }
   }

@@ -3,16 +3,23 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Dispatcher } from "../../src/do/dispatcher";
+import type { RunMessage } from "../../src/env";
 import worker from "../../src/index";
 import { dispatchState } from "../../src/runner/dispatch";
 import { call, completeRun, createSubmission, env, getSubmission, newAccount, type TestAccount } from "../helpers/api";
 import { WebClient } from "../helpers/web";
 
 let messageSeq = 0;
-async function deliver(runIds: string[], bindings: object = env, granted = false) {
+/** Hands the consumer a message per run: a run id alone (as an older build sent), a grant, or a whole message. */
+async function deliver(runs: (string | RunMessage)[], bindings: object = env, granted = false) {
   const batch = createMessageBatch(
     "allele-runs",
-    runIds.map((run_id) => ({ id: `msg-${++messageSeq}`, timestamp: new Date(), attempts: 1, body: granted ? { run_id, granted } : { run_id } })),
+    runs.map((run) => ({
+      id: `msg-${++messageSeq}`,
+      timestamp: new Date(),
+      attempts: 1,
+      body: typeof run !== "string" ? run : granted ? { run_id: run, granted } : { run_id: run },
+    })),
   );
   const ctx = createExecutionContext();
   await worker.queue!(batch as never, bindings as never);
@@ -168,6 +175,24 @@ describe("runs wait for a place and start when one frees", () => {
     expect(state.waiting).not.toContain(cancelled.runId);
     expect(state.waiting).not.toContain(deleted.runId);
     await call(`/api/v1/submissions/${holder.submissionId}/cancel`, { key: a.key, method: "POST" });
+  });
+
+  it("a message naming the run's account and places puts it in line without reading it first; a late one for a cancelled or deleted run leaves no turn behind", async () => {
+    const holder = await queuedRun(a, { fitness_func: SLOW, num_generations: 1000 });
+    await deliver([{ run_id: holder.runId, account_id: a.id, places: 1 }]);
+    expect(await runRow(holder.runId)).toMatchObject({ status: "running", attempts: 1 });
+    const waiting = await queuedRun(b);
+    const cancelled = await queuedRun(b);
+    const deleted = await queuedRun(b);
+    expect((await call(`/api/v1/submissions/${cancelled.submissionId}/cancel`, { key: b.key, method: "POST" })).status).toBe(202);
+    expect((await call(`/api/v1/submissions/${deleted.submissionId}`, { key: b.key, method: "DELETE" })).status).toBe(204);
+    const late = await deliver([waiting, cancelled, deleted].map((r) => ({ run_id: r.runId, account_id: b.id, places: 1 })));
+    expect(late.explicitAcks).toHaveLength(3);
+    expect(await dispatchState(env)).toMatchObject({ placed: [holder.runId], waiting: [waiting.runId] });
+    expect(await runRow(waiting.runId)).toMatchObject({ status: "queued", attempts: 0 });
+    expect((await call(`/api/v1/submissions/${waiting.submissionId}`, { key: b.key, method: "DELETE" })).status).toBe(204);
+    await call(`/api/v1/submissions/${holder.submissionId}/cancel`, { key: a.key, method: "POST" });
+    expect(await dispatchState(env)).toMatchObject({ placed: [], waiting: [] });
   });
 
   it("a worker without room never fails a run: it waits at the head of the line and starts later", async () => {

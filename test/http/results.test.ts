@@ -200,7 +200,7 @@ describe("POST /api/v1/results/{id}/continue", () => {
     });
     expect(sub).toMatchObject({ status: "queued", run_count: 2, latest_run: { kind: "continue", status: "queued", parent_result_id: resultId } });
     expect(send).toHaveBeenCalledTimes(1);
-    expect(send.mock.calls[0]![0]).toEqual({ run_id: sub.latest_run.id });
+    expect(send.mock.calls[0]![0]).toEqual({ run_id: sub.latest_run.id, account_id: a.id, places: 1 });
     const run = await env.DB.prepare("SELECT parameters FROM runs WHERE id = ?").bind(sub.latest_run.id).first<{ parameters: string }>();
     expect(JSON.parse(run!.parameters)).toMatchObject({ num_generations: 9, num_genes: 5 });
 

@@ -410,13 +410,13 @@ describe("a rejected create leaves nothing behind; an accepted one sends exactly
     expect(list.results).toEqual([]);
   });
 
-  it("an accepted create: one row, one run, one message {run_id} naming latest_run.id", async () => {
+  it("an accepted create: one row, one run, one message naming latest_run.id, its account and places", async () => {
     const acc = await newRoomyAccount();
     const send = vi.spyOn(env.RUNS_QUEUE, "send");
     const id = await createSubmission(acc.key);
     expect(send).toHaveBeenCalledTimes(1);
     const [message] = send.mock.calls[0]!;
-    expect(message).toEqual({ run_id: (await getSubmission(acc.key, id)).latest_run.id });
+    expect(message).toEqual({ run_id: (await getSubmission(acc.key, id)).latest_run.id, account_id: acc.id, places: 1 });
     expect(await dbSubmissionCount(acc.id)).toBe(1);
     expect(await env.DB.prepare("SELECT count(*) AS n FROM runs WHERE account_id = ?").bind(acc.id).first("n")).toBe(1);
   });

@@ -42,7 +42,7 @@ describe("POST /api/v1/submissions/", () => {
       request_id: res.headers.get("X-Request-Id"),
     });
     expect(send).toHaveBeenCalledTimes(1);
-    expect(send.mock.calls[0]![0]).toEqual({ run_id: row.latest_run.id });
+    expect(send.mock.calls[0]![0]).toEqual({ run_id: row.latest_run.id, account_id: a.id, places: 1 });
   });
 
   it("also answers on the path without the trailing slash", async () => {
@@ -217,7 +217,7 @@ describe("POST /api/v1/submissions/{id}/cancel and /reexecute", () => {
     expect(row).toMatchObject({ status: "queued", run_count: 2, latest_run: { kind: "reexecute", status: "queued", parent_result_id: null } });
     expect(row.latest_run.id).not.toBe(firstRun);
     expect(send).toHaveBeenCalledTimes(1);
-    expect(send.mock.calls[0]![0]).toEqual({ run_id: row.latest_run.id });
+    expect(send.mock.calls[0]![0]).toEqual({ run_id: row.latest_run.id, account_id: a.id, places: 1 });
   });
 
   it("reexecutes with parameter overrides applied to the new run only", async () => {

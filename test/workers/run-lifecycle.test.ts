@@ -5,6 +5,8 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { reconcileRuns } from "../../src/queues/scheduled";
 import { handleRunMessage } from "../../src/queues/runs";
+import type { RunMessage } from "../../src/env";
+import { dispatchState } from "../../src/runner/dispatch";
 import { call, completeRun, createSubmission, env, getSubmission, json, newAccount, runToken, type TestAccount } from "../helpers/api";
 
 let account: TestAccount;
@@ -13,10 +15,11 @@ beforeEach(async () => {
 });
 
 let messageSeq = 0;
-async function deliver(runIds: string[], attempts = 1) {
+/** Hands the consumer a message per run: its id alone (as an older build sent), or a whole message. */
+async function deliver(runs: (string | RunMessage)[], attempts = 1) {
   const batch = createMessageBatch(
     "allele-runs",
-    runIds.map((run_id) => ({ id: `msg-${++messageSeq}`, timestamp: new Date(), attempts, body: { run_id } })),
+    runs.map((run) => ({ id: `msg-${++messageSeq}`, timestamp: new Date(), attempts, body: typeof run === "string" ? { run_id: run } : run })),
   );
   const ctx = createExecutionContext();
   await worker.queue(batch as never, env);
@@ -87,6 +90,25 @@ describe("runs queue consumer", () => {
     expect(await run(runId)).toMatchObject({ status: "failed", error_code: "worker_unavailable" });
   });
 
+  it("offers a run by the account and places its message names, then claims it; for a deleted or cancelled run, or a duplicate, the books keep nothing", async () => {
+    const { submissionId, runId } = await queuedRun({ fitness_func: SLOW, num_generations: 1000 });
+    const message = (id: string): RunMessage => ({ run_id: id, account_id: account.id, places: 1 });
+    const first = await deliver([message(runId), message(runId)]);
+    expect(first.explicitAcks).toHaveLength(2);
+    expect(await run(runId)).toMatchObject({ status: "running", attempts: 1 });
+    expect((await dispatchState(env)).placed).toContain(runId);
+    const deleted = await queuedRun();
+    expect((await call(`/api/v1/submissions/${deleted.submissionId}`, { key: account.key, method: "DELETE" })).status).toBe(204);
+    const cancelled = await queuedRun();
+    expect((await call(`/api/v1/submissions/${cancelled.submissionId}/cancel`, { key: account.key, method: "POST" })).status).toBe(202);
+    expect((await deliver([message(deleted.runId), message(cancelled.runId)])).explicitAcks).toHaveLength(2);
+    expect(await run(cancelled.runId)).toMatchObject({ status: "cancelled", attempts: 0 });
+    const books = await dispatchState(env);
+    for (const id of [deleted.runId, cancelled.runId]) expect([...books.placed, ...books.waiting]).not.toContain(id);
+    expect((await call(`/api/v1/submissions/${submissionId}/cancel`, { key: account.key, method: "POST" })).status).toBe(202);
+    expect((await dispatchState(env)).placed).not.toContain(runId);
+  });
+
   it("acks a malformed message", async () => {
     const batch = createMessageBatch("allele-runs", [{ id: "bad", timestamp: new Date(), attempts: 1, body: { nope: 1 } }]);
     const ctx = createExecutionContext();
@@ -102,6 +124,11 @@ describe("terminal transitions: one place, exactly once", () => {
     const before = await balance();
     const [a, b] = await Promise.all([completeRun(runId), completeRun(runId)]);
     expect([a.status, b.status].sort()).toEqual([204, 409]);
+    expect((await completeRun(runId)).status).toBe(409); // late: the run is found ended
+    // The files a report's end writes before the run's end is decided: only the winner's stay.
+    const stored = new Set((await env.FILES.list({ prefix: "results/" })).objects.map((o) => o.key.split("/")[1]));
+    const kept = await env.DB.prepare(`SELECT id FROM results WHERE id IN (${[...stored].map(() => "?").join(",") || "NULL"})`).bind(...stored).all();
+    expect(kept.results.map((r) => r.id).sort()).toEqual([...stored].sort());
     const ledger = (await ledgerRows(runId))!;
     expect(ledger.n).toBe(1);
     expect(await balance()).toBe(before + ledger.total);

@@ -45,7 +45,7 @@ export async function startSubmission(env: Bindings, who: Starter, validated: Cr
     (runId) => createSubmission(env, accountId, runId, { name, description, parameters, source: who.source, paidWithCredits: who.payment === "credits" }),
     who.payment,
   );
-  who.waitUntil(enqueueRun(env, created.runId));
+  who.waitUntil(enqueueRun(env, { id: created.runId, accountId, parameters }));
   return created;
 }
 
@@ -59,7 +59,7 @@ async function admitRun(env: Bindings, who: Starter, submission: SubmissionRow, 
     (runId) => addRun(env, submission, kind, parameters, parentResultId, runId, who.payment === "credits"),
     who.payment,
   );
-  who.waitUntil(enqueueRun(env, added.runId));
+  who.waitUntil(enqueueRun(env, { id: added.runId, accountId: who.account.id, parameters }));
   return { ...added, submission };
 }
 
