@@ -33,7 +33,7 @@ def probe_isolation(*, uid: int | None = None, cgroups: CgroupSupport | None = N
     """Run the real confinement code in a throw-away child (in a control group of its own when the
     machine has them) and see which measures hold."""
     isolation = Isolation(user=uid is not None, network=True, pid_namespace=True, minimal_root=True,
-                          cgroup=f"v{cgroups.version}" if cgroups else None)
+                          syscall_filter=True, cgroup=f"v{cgroups.version}" if cgroups else None)
     limits = Limits.from_caps(time_seconds=30, memory_mb=512)
     workdir = tempfile.mkdtemp(prefix="allele-probe-")
     group = cgroups.group(f"allele-probe-{os.getpid()}") if cgroups else None
@@ -68,11 +68,12 @@ def probe_isolation(*, uid: int | None = None, cgroups: CgroupSupport | None = N
         if os.path.exists(marker):
             os.unlink(marker)
     if "probe" in failed:
-        for name in ("network", "pid_namespace", "minimal_root", "user"):
+        for name in ("network", "pid_namespace", "minimal_root", "syscall_filter", "user"):
             failed.setdefault(name, failed["probe"])
     isolation.network = "network" not in failed
     isolation.pid_namespace = "pid_namespace" not in failed
     isolation.minimal_root = "minimal_root" not in failed
+    isolation.syscall_filter = "syscall_filter" not in failed
     isolation.user = uid is not None and "user" not in failed
     if cgroups is None:
         failed.setdefault("cgroup", cgroup_note or "no control groups")
@@ -86,7 +87,7 @@ def probe_isolation(*, uid: int | None = None, cgroups: CgroupSupport | None = N
             failed.setdefault("rlimit:nproc", "only enforced for a user of the run's own")
     for name, reason in sorted(failed.items()):
         label = {"network": "network namespace", "pid_namespace": "PID namespace",
-                 "minimal_root": "minimal root", "user": "unprivileged user",
+                 "minimal_root": "minimal root", "syscall_filter": "syscall filter", "user": "unprivileged user",
                  "cgroup": "control group (memory, processes and CPU over the process tree)"}.get(name, name)
         isolation.notes.append(f"{label} unavailable: {reason}")
     return isolation
