@@ -468,6 +468,27 @@ def test_two_workers_never_touch_each_others_runs(host, isolation, tmp_path):
     assert result["body"]["status"] == "succeeded", result["body"]
 
 
+def test_a_flood_of_messages_stops_the_run(host):
+    """The child's message channel (progress and the outcome; the real child sends at most 4 a second)
+    is open to user code. Flooding it with small progress lines cost the run's parent — the worker,
+    which supervises every run — over a CPU-second per second while the run was billed 0.06 CPU-s for
+    5 s of it: the parent stops a run that sends more than its message budget."""
+    body, _ = run_child(host, hostile("""
+        import stat
+        line = b'{"type":"progress","generations_completed":1,"best_solution_fitness":1.0}\\n' * 100
+        channels = [int(fd) for fd in os.listdir('/proc/self/fd') if int(fd) > 2
+                    and os.path.exists(f'/proc/self/fd/{fd}') and stat.S_ISFIFO(os.fstat(int(fd)).st_mode)]
+        end = time.time() + 10
+        while time.time() < end:
+            for fd in channels:
+                os.write(fd, line)
+    """), time_seconds=30)
+    assert body["status"] == "failed", body
+    assert body["error"]["code"] == "resource_limit_exceeded", body["error"]
+    assert "messages" in body["error"]["message"]
+    assert body["metrics"]["execution_duration_ms"] < 10000  # stopped, not run to its end
+
+
 # --------------------------------------------------------------------------- numbers a report cannot carry
 
 

@@ -29,6 +29,8 @@ class Limits:
     output_bytes: int = 64 * 1024     # kept of stdout+stderr
     output_flood_bytes: int = 64 * MIB  # more than this printed → killed, resource_limit_exceeded
     message_bytes: int = 256 * MIB    # the largest message the child may send (its outcome)
+    messages_per_second: float = 20   # messages the child may send (it sends ≤ 4 progress a second) …
+    message_burst: int = 200          # … plus these, over the whole run
 
     @classmethod
     def from_caps(cls, *, time_seconds: float, memory_mb: int, population_size: int = 0,

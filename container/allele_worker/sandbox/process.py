@@ -102,7 +102,7 @@ class ProcessReport:
 
     exit_code: int | None            # exit status, or None when a signal ended it
     signal: int | None               # the signal that ended it
-    killed: str | None               # why the parent killed it: time, memory, output, message, cancel
+    killed: str | None               # why the parent killed it: time, memory, output, message(s), cancel
     outcome: dict[str, Any] | None   # the child's last ``outcome`` message (unvalidated)
     output: str                      # stdout+stderr, truncated
     output_truncated: bool
@@ -134,19 +134,30 @@ class _BoundedReader(threading.Thread):
 
 
 class _MessageReader(threading.Thread):
-    """Read newline-separated JSON messages from the child; no line may pass ``limit`` bytes."""
+    """Read newline-separated JSON messages from the child; no line may pass ``limit`` bytes, and no
+    more than ``burst`` + ``per_second`` × the seconds since the start may come (user code can write
+    to the channel too, and every message costs this process — the worker — CPU the run is not billed)."""
 
-    def __init__(self, fd: int, limit: int, on_message: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(self, fd: int, limit: int, on_message: Callable[[dict[str, Any]], None], *,
+                 per_second: float, burst: int) -> None:
         super().__init__(daemon=True)
         self.fd, self.limit, self.on_message = fd, limit, on_message
+        self.per_second, self.burst = per_second, burst
         self.overflow = False
+        self.flooded = False
         self.outcome: dict[str, Any] | None = None
 
     def run(self) -> None:
         buffer = bytearray()
+        started, count = time.monotonic(), 0
         try:
             while chunk := os.read(self.fd, 1 << 20):
-                if self.overflow:
+                if self.overflow or self.flooded:
+                    continue
+                count += chunk.count(b"\n")
+                if count > self.burst + self.per_second * (time.monotonic() - started):
+                    self.flooded = True
+                    buffer.clear()
                     continue
                 buffer += chunk
                 while (newline := buffer.find(b"\n")) >= 0:
@@ -260,7 +271,9 @@ class SandboxedProcess:
         os.close(out_w)
         os.close(msg_w)
         self._output = _BoundedReader(out_r, self.limits.output_bytes)
-        self._messages = _MessageReader(msg_r, self.limits.message_bytes, self._progress)
+        self._messages = _MessageReader(msg_r, self.limits.message_bytes, self._progress,
+                                        per_second=self.limits.messages_per_second,
+                                        burst=self.limits.message_burst)
         self._output.start()
         self._messages.start()
         self._watchdog = threading.Thread(target=self._watch, daemon=True)
@@ -303,6 +316,8 @@ class SandboxedProcess:
                 self.kill("output")
             elif self._messages.overflow:
                 self.kill("message")
+            elif self._messages.flooded:
+                self.kill("messages")
 
     def kill(self, reason: str) -> None:
         """Kill the whole run (its group, process group and uid); the first reason given is kept."""
