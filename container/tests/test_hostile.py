@@ -22,6 +22,7 @@ import pytest
 from conftest import CONTAINER, IS_ROOT, params, run_child
 
 from allele_worker import sandbox
+from allele_worker.sandbox.host import DEFAULT_UID_BASE
 from allele_worker.sandbox.uids import BLOCK_SIZE, pids_of_uids
 
 needs_root = pytest.mark.skipif(not IS_ROOT, reason="namespaces, uids and cgroups need a root worker")
@@ -397,10 +398,14 @@ def test_processes_and_groups_do_not_outlive_a_worker_crash(isolation, fake_work
     assert first_uid is not None
     assert _wait_for(lambda: not os.path.exists(f"/proc/{fork_servers[0]}"), 10)  # it dies with the worker
     assert _wait_for(lambda: pids_of_uids(first_uid, BLOCK_SIZE) == [], 10)
-    groups = _groups_named("allele-")
+    # The crashed worker's block only: other workers on this machine (other test sessions) have live
+    # runs' groups of their own, which no sweep may touch.
+    prefix = f"allele-{(first_uid - DEFAULT_UID_BASE) // BLOCK_SIZE}-"
+    groups = _groups_named(prefix)
+    assert groups, "the crashed run's group should be left for the sweep"
     restarted = _start_worker(port, run_dir)
     try:
-        assert _wait_for(lambda: not (_groups_named("allele-") & groups))
+        assert _wait_for(lambda: not (_groups_named(prefix) & groups))
     finally:
         restarted.terminate()
         restarted.wait(10)
