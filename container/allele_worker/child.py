@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .sandbox.confine import confine
+from .sandbox.confine import CLONE_NEWUSER, confine, load_libc
 
 INTERNAL_EXIT = 70
 
@@ -61,6 +61,11 @@ def probe(plan_text: str) -> int:
             failed.setdefault("user", "could still read /proc/1/environ")
         except OSError:
             pass
+    # Last: where the filter is missing, this leaves the probe in a user namespace of its own.
+    if plan.get("syscall_filter") and "syscall_filter" not in failed:
+        libc = load_libc()
+        if libc.unshare(CLONE_NEWUSER) == 0:
+            failed["syscall_filter"] = "the run could still create a user namespace"
     print(json.dumps({"failed": failed}))
     return 0
 

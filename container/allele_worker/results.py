@@ -5,7 +5,7 @@ child ended by itself.  Precedence, first match wins:
 
 1. killed by the parent for wall time          → failed, time_limit_exceeded, hit_time_cap
 2. killed by the parent for memory             → failed, memory_limit_exceeded, hit_memory_cap
-3. killed by the parent for an output/message flood → failed, resource_limit_exceeded
+3. killed by the parent for an output/message flood (bytes or count) → failed, resource_limit_exceeded
 4. ended by SIGXCPU (CPU-time rlimit)          → failed, time_limit_exceeded, hit_time_cap
 5. ended by SIGXFSZ (file-size rlimit)         → failed, resource_limit_exceeded
 6. a valid outcome message                     → as the child said (succeeded with its stopped_reason,
@@ -237,6 +237,10 @@ def fold(report: ProcessReport, limits: Limits) -> dict[str, Any]:
     if report.killed == "message":
         return _failed(report, "resource_limit_exceeded",
                        "the run produced a result larger than allowed and was stopped")
+    if report.killed == "messages":
+        return _failed(report, "resource_limit_exceeded",
+                       f"the run wrote more than {limits.messages_per_second:g} messages a second to the "
+                       f"worker's message channel and was stopped")
     if report.signal == signal.SIGXCPU:
         return _failed(report, "time_limit_exceeded",
                        f"the run used more than {limits.cpu_seconds} CPU seconds and was stopped",

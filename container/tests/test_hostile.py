@@ -4,6 +4,7 @@ sandbox; the tests that need root, namespaces or cgroups say why they skip where
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -21,6 +22,7 @@ import pytest
 from conftest import CONTAINER, IS_ROOT, params, run_child
 
 from allele_worker import sandbox
+from allele_worker.sandbox.host import DEFAULT_UID_BASE
 from allele_worker.sandbox.uids import BLOCK_SIZE, pids_of_uids
 
 needs_root = pytest.mark.skipif(not IS_ROOT, reason="namespaces, uids and cgroups need a root worker")
@@ -183,6 +185,70 @@ def test_home_and_tmpdir_are_private_and_writable(host, isolation):
     """))
     assert body["status"] == "succeeded", body
     assert "WROTE /tmp /tmp" in body["output"] and "ESCAPED" not in body["output"]
+
+
+@needs_root
+def test_no_namespaces_or_kernel_interfaces_beyond_the_sandbox(host, isolation):
+    """Unprivileged user namespaces (on by default in most kernels) would give the run every capability
+    inside a namespace of its own (mounts, nf_tables through a network namespace of its own: the
+    kernel's most exploited surface), and io_uring, bpf, userfaultfd, perf events and keyrings are more
+    of it: the run's syscall filter refuses them, while threads and processes still start."""
+    requires(isolation, "syscall_filter")
+    body, _ = run_child(host, hostile("""
+        import ctypes, threading, subprocess
+        libc = ctypes.CDLL(None, use_errno=True)
+        NEWUSER, NEWNS, NEWNET, NEWPID = 0x10000000, 0x00020000, 0x40000000, 0x20000000
+        for name, flags in (('user', NEWUSER), ('user+mount', NEWUSER | NEWNS), ('user+net', NEWUSER | NEWNET),
+                            ('pid', NEWPID), ('mount', NEWNS)):
+            print('UNSHARE', name, libc.unshare(flags), ctypes.get_errno())
+        # clone(2) with a namespace flag, straight through syscall(): a fork into a user namespace
+        pid = libc.syscall(56 if os.uname().machine == 'x86_64' else 220, NEWUSER | 17, 0, 0, 0, 0)
+        if pid == 0:
+            os._exit(0)
+        print('CLONE', 'user', -1 if pid < 0 else 0, ctypes.get_errno())
+        if pid > 0:
+            os.waitpid(pid, 0)
+        number = {'x86_64': {'io_uring_setup': 425, 'bpf': 321, 'userfaultfd': 323, 'perf_event_open': 298,
+                             'keyctl': 250, 'setns': 308},
+                  'aarch64': {'io_uring_setup': 425, 'bpf': 280, 'userfaultfd': 282, 'perf_event_open': 241,
+                              'keyctl': 219, 'setns': 268}}[os.uname().machine]
+        params = ctypes.create_string_buffer(256)
+        for name, args in (('io_uring_setup', (8, params)), ('bpf', (0, params, 72)), ('userfaultfd', (1,)),
+                           ('perf_event_open', (params, 0, -1, -1, 0)), ('keyctl', (0, -3, 0)), ('setns', (0, 0))):
+            print('SYSCALL', name, libc.syscall(number[name], *args), ctypes.get_errno())
+        threads = [threading.Thread(target=time.sleep, args=(0.01,)) for _ in range(4)]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
+        if os.fork() == 0:
+            os._exit(0)
+        os.wait()
+        print('SPAWNED', subprocess.run(['/bin/true']).returncode)
+    """))
+    assert body["status"] == "succeeded", body
+    lines = [line.split() for line in body["output"].splitlines()
+             if line.startswith(("UNSHARE", "CLONE", "SYSCALL"))]
+    assert len(lines) == 12, body["output"]
+    for line in lines:
+        assert line[-2] == "-1" and line[-1] == str(errno.EPERM), (line, body["output"])
+    assert "SPAWNED 0" in body["output"], body["output"]
+
+
+@needs_root
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the x32 ABI exists on x86-64 only")
+def test_a_syscall_of_another_abi_kills_the_process(host, isolation):
+    """The x32 ABI's numbers (bit 30 set) would reach the same kernel code past a filter that checks
+    the x86-64 numbers only: the filter kills the process that tries one."""
+    requires(isolation, "syscall_filter")
+    body, _ = run_child(host, hostile("""
+        import ctypes, signal
+        pid = os.fork()
+        if pid == 0:
+            ctypes.CDLL(None).syscall(0x40000000 | 272, 0x10000000)  # unshare(CLONE_NEWUSER), x32
+            os._exit(0)
+        print('ENDED BY', signal.Signals(-os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])).name)
+    """))
+    assert body["status"] == "succeeded", body
+    assert "ENDED BY SIGSYS" in body["output"], body["output"]
 
 
 # --------------------------------------------------------------------------- the whole process tree
@@ -388,10 +454,14 @@ def test_processes_and_groups_do_not_outlive_a_worker_crash(isolation, fake_work
     assert first_uid is not None
     assert _wait_for(lambda: not os.path.exists(f"/proc/{fork_servers[0]}"), 10)  # it dies with the worker
     assert _wait_for(lambda: pids_of_uids(first_uid, BLOCK_SIZE) == [], 10)
-    groups = _groups_named("allele-")
+    # The crashed worker's block only: other workers on this machine (other test sessions) have live
+    # runs' groups of their own, which no sweep may touch.
+    prefix = f"allele-{(first_uid - DEFAULT_UID_BASE) // BLOCK_SIZE}-"
+    groups = _groups_named(prefix)
+    assert groups, "the crashed run's group should be left for the sweep"
     restarted = _start_worker(port, run_dir)
     try:
-        assert _wait_for(lambda: not (_groups_named("allele-") & groups))
+        assert _wait_for(lambda: not (_groups_named(prefix) & groups))
     finally:
         restarted.terminate()
         restarted.wait(10)
@@ -459,6 +529,27 @@ def test_two_workers_never_touch_each_others_runs(host, isolation, tmp_path):
     assert result["body"]["status"] == "succeeded", result["body"]
 
 
+def test_a_flood_of_messages_stops_the_run(host):
+    """The child's message channel (progress and the outcome; the real child sends at most 4 a second)
+    is open to user code. Flooding it with small progress lines cost the run's parent — the worker,
+    which supervises every run — over a CPU-second per second while the run was billed 0.06 CPU-s for
+    5 s of it: the parent stops a run that sends more than its message budget."""
+    body, _ = run_child(host, hostile("""
+        import stat
+        line = b'{"type":"progress","generations_completed":1,"best_solution_fitness":1.0}\\n' * 100
+        channels = [int(fd) for fd in os.listdir('/proc/self/fd') if int(fd) > 2
+                    and os.path.exists(f'/proc/self/fd/{fd}') and stat.S_ISFIFO(os.fstat(int(fd)).st_mode)]
+        end = time.time() + 10
+        while time.time() < end:
+            for fd in channels:
+                os.write(fd, line)
+    """), time_seconds=30)
+    assert body["status"] == "failed", body
+    assert body["error"]["code"] == "resource_limit_exceeded", body["error"]
+    assert "messages" in body["error"]["message"]
+    assert body["metrics"]["execution_duration_ms"] < 10000  # stopped, not run to its end
+
+
 # --------------------------------------------------------------------------- numbers a report cannot carry
 
 
@@ -503,7 +594,8 @@ def test_startup_refuses_when_isolation_is_required_and_missing(monkeypatch):
     measure refuse to start instead of running less confined."""
     from allele_worker.sandbox import host as host_module
 
-    weak = sandbox.Isolation(user=True, network=True, pid_namespace=True, minimal_root=False, cgroup="v1",
+    weak = sandbox.Isolation(user=True, network=True, pid_namespace=True, minimal_root=False,
+                             syscall_filter=True, cgroup="v1",
                              rlimits=["cpu", "as", "fsize", "nofile", "nproc", "core"],
                              notes=["minimal root unavailable: test"])
     monkeypatch.setattr(host_module, "probe_isolation", lambda **_: weak)
@@ -516,5 +608,5 @@ def test_health_reports_every_measure(host):
     health = host.isolation.health()
     if IS_ROOT:
         assert host.isolation.missing() == [], host.isolation.notes
-    assert {"pid_namespace", "minimal_root", "network", "user", "cgroup", "memory_tree", "cpu_tree",
+    assert {"pid_namespace", "minimal_root", "syscall_filter", "network", "user", "cgroup", "memory_tree", "cpu_tree",
             "pids"} <= set(health)

@@ -77,21 +77,73 @@ def test_worker_processes_are_confined_like_the_run(host, isolation):
 
 
 @needs_root
-def test_cpu_of_worker_processes_is_billed(host, isolation):
-    """Every CPU-second of the workers is billed: 36 evaluations burning 50 ms of CPU each, spread
-    over 3 processes, bill at least their 1.8 CPU-seconds."""
+@pytest.mark.parametrize("parallel", [["process", 3], ["thread", 3]])
+def test_cpu_of_workers_is_billed(host, isolation, parallel):
+    """Every CPU-second of the workers is billed, processes and threads alike: 36 evaluations burning
+    50 ms of CPU each, spread over 3 workers, bill at least their 1.8 CPU-seconds."""
     requires(isolation, "cgroup")
     body, _ = run_child(host, job("""
-        end = time.process_time() + 0.05
-        while time.process_time() < end:
+        end = time.thread_time() + 0.05
+        while time.thread_time() < end:
             pass
         say({"pid": os.getpid()})
         return float(idx)
-    """, ["process", 3], num_generations=2), time_seconds=60)
+    """, parallel, num_generations=2), time_seconds=60)
     assert body["status"] == "succeeded", body
     calls = len(facts(body["output"]))
-    assert len({fact["pid"] for fact in facts(body["output"])}) == 3
+    if parallel[0] == "process":
+        assert len({fact["pid"] for fact in facts(body["output"])}) == 3
     assert body["metrics"]["cpu_seconds_used"] >= 0.05 * calls * 0.95, (calls, body["metrics"])
+
+
+@needs_root
+@pytest.mark.parametrize("parallel", [["thread", 16], ["process", 16]])
+def test_memory_of_the_widest_run_is_capped_as_a_whole(host, isolation, parallel):
+    """16 workers holding 40 MB each (640 MB) against a 256 MB cap: the run ends, holding no more than
+    its cap allows. 16 processes are stopped by the tree's memory cap; 16 threads share one process,
+    whose address-space limit (the cap plus 512 MB: threads' stacks and arenas count) may refuse a
+    thread or an allocation first — then the run fails as the user's error, still within its memory."""
+    requires(isolation, "cgroup")
+    body, _ = run_child(host, job("""
+        block = bytearray(40 * 2**20)
+        for i in range(0, len(block), 4096):
+            block[i] = 1
+        time.sleep(5)
+        return float(len(block))
+    """, parallel, sol_per_pop=16, num_generations=1), memory_mb=256, time_seconds=30)
+    assert body["status"] == "failed", body
+    limits = sandbox.Limits.from_caps(time_seconds=30, memory_mb=256)
+    assert body["metrics"]["peak_memory_mb"] <= limits.hard_memory_mb + 64, body["metrics"]
+    if parallel[0] == "process":
+        assert body["error"]["code"] == "memory_limit_exceeded", body["error"]
+        assert body["metrics"]["hit_memory_cap"] is True
+    else:
+        assert body["error"]["code"] in ("memory_limit_exceeded", "code_error"), body["error"]
+
+
+@needs_root
+def test_a_fork_bomb_in_a_worker_process_stops_at_the_runs_process_limit(host, isolation):
+    """Each worker process of a 16-wide run forks as much as it can: together they stop at the run's
+    process limit (not 64 per worker), and nothing of the run is left after it."""
+    requires(isolation, "user")
+    uids: list[int] = []
+    body, _ = run_child(host, job("""
+        forked = 0
+        try:
+            while forked < 1000:
+                if os.fork() == 0:
+                    time.sleep(3)
+                    os._exit(0)
+                forked += 1
+        except OSError:
+            pass
+        say({"forked": forked})
+        return 0.0
+    """, ["process", 16], sol_per_pop=16, num_generations=1), time_seconds=30,
+        on_start=lambda process: uids.append(process.uid))
+    forked = sum(fact["forked"] for fact in facts(body["output"]) if "forked" in fact)
+    assert 0 < forked < sandbox.Limits.from_caps(time_seconds=1, memory_mb=1).processes, (forked, body)
+    assert pids_of_uids(uids[0], 1) == []
 
 
 @needs_root

@@ -168,6 +168,6 @@ def test_file_size_limit(host):
 
 def test_probe_reports_this_machine(host, isolation):
     health = isolation.health()
-    assert set(health) == {"user", "network", "pid_namespace", "minimal_root", "cgroup", "memory_tree",
-                           "cpu_tree", "pids", "rlimits", "notes"}
+    assert set(health) == {"user", "network", "pid_namespace", "minimal_root", "syscall_filter", "cgroup",
+                           "memory_tree", "cpu_tree", "pids", "rlimits", "notes"}
     assert {"cpu", "as", "fsize", "nofile", "core"} <= set(health["rlimits"])

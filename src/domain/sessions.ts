@@ -19,6 +19,8 @@ export const SIGN_IN_LINK_MAX_MS = 7 * 24 * 3_600_000;
 export interface Session {
   row: SessionRow;
   account: AccountRow;
+  /** When the key it was signed in with expires (null: a sign-in link's session, or a key without expiry). */
+  keyExpiresAt: string | null;
 }
 
 /** Starts a session; its token (for the cookie, never stored) and its row. */
@@ -54,7 +56,7 @@ export async function resumeSession(db: Db, token: string): Promise<Session | nu
     const cap = Math.min(now + SESSION_IDLE_MS, Date.parse(session.createdAt) + SESSION_MAX_MS, keyExpiresAt ? Date.parse(keyExpiresAt) : Infinity);
     await extendSession(db, session.id, new Date(now).toISOString(), new Date(cap).toISOString());
   }
-  return { row: session, account };
+  return { row: session, account, keyExpiresAt: session.keyId ? (keyExpiresAt ?? null) : null };
 }
 
 export const endSession = (db: Db, id: string) => revokeSession(db, id, nowIso());

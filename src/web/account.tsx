@@ -180,8 +180,8 @@ function AccountPage(p: {
               </p>
             )}
           </fieldset>
-          <label for="k-exp">Expires on (optional, UTC midnight)</label>
-          <input id="k-exp" name="expires_at" type="date" aria-invalid={p.errors.expires_at ? "true" : undefined} aria-describedby={p.errors.expires_at ? "k-exp-error" : undefined} />
+          <label for="k-exp">{p.session.keyExpiresAt ? `Expires on (UTC midnight; at the latest, and by default, when the key you signed in with expires: ${p.session.keyExpiresAt.slice(0, 10)})` : "Expires on (optional, UTC midnight)"}</label>
+          <input id="k-exp" name="expires_at" type="date" max={p.session.keyExpiresAt?.slice(0, 10)} aria-invalid={p.errors.expires_at ? "true" : undefined} aria-describedby={p.errors.expires_at ? "k-exp-error" : undefined} />
           {p.errors.expires_at && (
             <p class="field-error" id="k-exp-error">
               {p.errors.expires_at}
@@ -273,9 +273,14 @@ export const accountRoutes = new Hono<WebEnv>()
     if (parsed.success) {
       if (parsed.data.scopes.some((s) => !session.row.scopes.includes(s))) errors.scopes = "your session cannot grant one of these scopes";
       if (parsed.data.expires_at && Date.parse(`${parsed.data.expires_at}T00:00:00Z`) <= Date.now()) errors.expires_at = "must be in the future";
+      // A key issued by a session expires no later than the key the session was signed in with.
+      const bound = session.keyExpiresAt;
+      if (bound && parsed.data.expires_at && Date.parse(`${parsed.data.expires_at}T00:00:00Z`) > Date.parse(bound)) {
+        errors.expires_at = `must be no later than the key you signed in with (it expires ${bound.slice(0, 10)})`;
+      }
     }
     if (!parsed.success || Object.keys(errors).length) return render(c, { errors }, 400);
-    const expiresAt = parsed.data.expires_at ? new Date(`${parsed.data.expires_at}T00:00:00Z`).toISOString() : null;
+    const expiresAt = parsed.data.expires_at ? new Date(`${parsed.data.expires_at}T00:00:00Z`).toISOString() : session.keyExpiresAt;
     const issued = await issueKey(getDb(c.env.DB), session.account.id, parsed.data.name, parsed.data.scopes, expiresAt);
     return render(c, { newKey: { key: issued.key, prefix: issued.prefix } }, 201);
   })

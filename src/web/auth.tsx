@@ -213,6 +213,8 @@ export const authRoutes = new Hono<WebEnv>()
       if (!keyName) return retry("Give the new key a name.");
       if (!scopes.length) return retry("Choose at least one scope.");
       if (scopes.some((s) => !session.row.scopes.includes(s))) return retry("Your session cannot grant one of those scopes.");
+      // The device's key never expires; a session of an expiring key must not outlive it through one.
+      if (session.keyExpiresAt) return retry("You signed in with a key that expires, and a device login's key never does: sign in with a key without expiry or a sign-in link to approve it.");
     }
     const decided = await decideAuthorization(getDb(c.env.DB), id, session.account.id, approve ? { approve: true, keyName, scopes } : { approve: false });
     if (!decided) return c.html(<DevicePage session={session} error="This request is no longer pending (expired or decided)." />, 409);

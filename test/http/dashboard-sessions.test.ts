@@ -1,6 +1,6 @@
 // Dashboard sign-in, sessions, CSRF and the failed sign-in limit (docs/dashboard.md#sessions).
 import { describe, expect, it } from "vitest";
-import { admin, env, json, newAccount, newKey } from "../helpers/api";
+import { admin, call, env, json, newAccount, newKey } from "../helpers/api";
 import { WebClient } from "../helpers/web";
 
 const sha256 = async (s: string) => [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)))].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -62,6 +62,34 @@ describe("sign in with an API key", () => {
     const prefix = key.slice(0, 12);
     await admin(`/keys/${prefix}/revoke`, { method: "POST" });
     expect((await web.request("/submissions")).status).toBe(303);
+  });
+});
+
+describe("a session signed in with an expiring key", () => {
+  // Its session ends with the key; the keys it issues must too, or a key meant to last a day could mint
+  // one that lasts for ever (the scopes were already bounded by the session's).
+  it("issues keys that expire no later than its key (by default exactly then) and approves no device login", async () => {
+    const account = await newAccount();
+    const expiresAt = new Date(Date.now() + 2 * 86_400_000).toISOString();
+    const web = new WebClient();
+    await web.signInWithKey(await newKey(account, ["submissions:read", "results:read"], expiresAt));
+    const unbounded = await web.post("/account/keys", { name: "forever", scopes: "results:read", expires_at: "2099-01-01" });
+    expect(unbounded.status).toBe(400);
+    expect(await unbounded.text()).toContain("no later than the key you signed in with");
+    expect((await web.post("/account/keys", { name: "default-expiry", scopes: "results:read" })).status).toBe(201);
+    expect((await web.post("/account/keys", { name: "sooner", scopes: "results:read", expires_at: new Date(Date.now() + 86_400_000).toISOString().slice(0, 10) })).status).toBe(201);
+    const keys: { name: string; expires_at: string | null }[] = (await json(await admin(`/accounts/${account.id}`))).keys;
+    expect(keys.find((k) => k.name === "forever")).toBeUndefined();
+    expect(keys.find((k) => k.name === "default-expiry")!.expires_at).toBe(expiresAt);
+    expect(Date.parse(keys.find((k) => k.name === "sooner")!.expires_at!)).toBeLessThanOrEqual(Date.parse(expiresAt));
+    // A device login's key never expires: such a session cannot approve one.
+    const started = await json(await call("/api/v1/auth/device/code", { body: {} }));
+    const confirm = await web.post("/device", { user_code: started.user_code });
+    const id = /name="id" value="([^"]+)"/.exec(await confirm.text())![1]!;
+    const refused = await web.post("/device/decide", { id, user_code: started.user_code, decision: "approve", key_name: "laptop", scopes: "results:read" });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain("expires");
+    expect((await json(await admin(`/accounts/${account.id}`))).keys.length).toBe(keys.length);
   });
 });
 

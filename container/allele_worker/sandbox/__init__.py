@@ -11,7 +11,9 @@ Measures, in the order the child applies them (each one that cannot be enforced 
    ``/var/tmp`` and ``/dev/shm`` (files written there vanish with the run);
 3. rlimits: CPU time, address space, file size, open files, processes, core dumps;
 4. an unprivileged user of its own (uid ``SANDBOX_UID_BASE + slot``, no groups), ``no_new_privs``,
-   death signal when the worker dies.
+   death signal when the worker dies;
+5. the syscall filter (``syscalls.py``): no namespaces of its own, none of the kernel interfaces a GA
+   never needs.
 
 The environment is emptied by the parent (``PATH``, thread counts, ``HOME``); the report token never
 reaches the child.  The child gets its own session, so its whole process group is killed at once;

@@ -11,7 +11,8 @@ one thread.  Three processes come out of it; only the last one returns:
   ``/proc`` and the minimal root, ``pivot_root``s into it, forks the job, reaps every process of the
   namespace, and when the job ends kills what is left — the kernel kills the whole namespace when
   PID 1 exits — so a double-forked process never outlives its run.
-* **job**: rlimits, the run's own unprivileged uid, ``no_new_privs``, death signal; ``confine``
+* **job**: rlimits, the run's own unprivileged uid, ``no_new_privs``, death signal, the syscall
+  filter (``syscalls.py``: no namespaces of its own, no io_uring, bpf, …); ``confine``
   returns in it and the caller runs the user's code.
 
 The minimal root (a read-only tmpfs): the system's ``/usr`` (and the ``/bin``, ``/lib*`` links or
@@ -34,12 +35,13 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
+from . import syscalls
 from .plan import RLIMITS
 
 PACKAGE = str(Path(__file__).resolve().parent.parent)  # the worker's code: bound into the child's view
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
-CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
@@ -332,3 +334,8 @@ def _drop(libc: Any, plan: dict[str, Any], fail: Any) -> None:
             fail("user", exc)
     libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # a uid change clears it: set it again
+    if plan.get("syscall_filter"):
+        try:
+            syscalls.install(libc)  # last: it refuses mount and unshare, which the steps above use
+        except OSError as exc:
+            fail("syscall_filter", exc)

@@ -29,6 +29,8 @@ class Limits:
     output_bytes: int = 64 * 1024     # kept of stdout+stderr
     output_flood_bytes: int = 64 * MIB  # more than this printed → killed, resource_limit_exceeded
     message_bytes: int = 256 * MIB    # the largest message the child may send (its outcome)
+    messages_per_second: float = 20   # messages the child may send (it sends ≤ 4 progress a second) …
+    message_burst: int = 200          # … plus these, over the whole run
 
     @classmethod
     def from_caps(cls, *, time_seconds: float, memory_mb: int, population_size: int = 0,
@@ -51,7 +53,7 @@ class Limits:
 # --------------------------------------------------------------------------- isolation report
 
 
-MEASURES = ("user", "network", "pid_namespace", "minimal_root", "cgroup")
+MEASURES = ("user", "network", "pid_namespace", "minimal_root", "syscall_filter", "cgroup")
 
 
 @dataclass
@@ -67,6 +69,7 @@ class Isolation:
     network: bool = False
     pid_namespace: bool = False
     minimal_root: bool = False
+    syscall_filter: bool = False
     cgroup: str | None = None
     rlimits: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -79,7 +82,7 @@ class Isolation:
     def health(self) -> dict[str, Any]:
         return {
             "user": self.user, "network": self.network, "pid_namespace": self.pid_namespace,
-            "minimal_root": self.minimal_root, "cgroup": self.cgroup,
+            "minimal_root": self.minimal_root, "syscall_filter": self.syscall_filter, "cgroup": self.cgroup,
             "memory_tree": self.cgroup is not None or self.user,
             "cpu_tree": self.cgroup is not None or self.pid_namespace,
             "pids": self.cgroup is not None or "nproc" in self.rlimits,
@@ -120,6 +123,7 @@ def make_plan(*, workdir: str, limits: Limits, isolation: Isolation, uid: int | 
         "network": isolation.network,
         "pid_namespace": isolation.pid_namespace,
         "minimal_root": isolation.minimal_root,
+        "syscall_filter": isolation.syscall_filter,
         "cgroup_procs": cgroup_procs or [],
         "require": require,  # fail the run when a measure that should work does not
         "rlimits": {

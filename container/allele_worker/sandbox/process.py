@@ -33,7 +33,7 @@ def probe_isolation(*, uid: int | None = None, cgroups: CgroupSupport | None = N
     """Run the real confinement code in a throw-away child (in a control group of its own when the
     machine has them) and see which measures hold."""
     isolation = Isolation(user=uid is not None, network=True, pid_namespace=True, minimal_root=True,
-                          cgroup=f"v{cgroups.version}" if cgroups else None)
+                          syscall_filter=True, cgroup=f"v{cgroups.version}" if cgroups else None)
     limits = Limits.from_caps(time_seconds=30, memory_mb=512)
     workdir = tempfile.mkdtemp(prefix="allele-probe-")
     group = cgroups.group(f"allele-probe-{os.getpid()}") if cgroups else None
@@ -68,11 +68,12 @@ def probe_isolation(*, uid: int | None = None, cgroups: CgroupSupport | None = N
         if os.path.exists(marker):
             os.unlink(marker)
     if "probe" in failed:
-        for name in ("network", "pid_namespace", "minimal_root", "user"):
+        for name in ("network", "pid_namespace", "minimal_root", "syscall_filter", "user"):
             failed.setdefault(name, failed["probe"])
     isolation.network = "network" not in failed
     isolation.pid_namespace = "pid_namespace" not in failed
     isolation.minimal_root = "minimal_root" not in failed
+    isolation.syscall_filter = "syscall_filter" not in failed
     isolation.user = uid is not None and "user" not in failed
     if cgroups is None:
         failed.setdefault("cgroup", cgroup_note or "no control groups")
@@ -86,7 +87,7 @@ def probe_isolation(*, uid: int | None = None, cgroups: CgroupSupport | None = N
             failed.setdefault("rlimit:nproc", "only enforced for a user of the run's own")
     for name, reason in sorted(failed.items()):
         label = {"network": "network namespace", "pid_namespace": "PID namespace",
-                 "minimal_root": "minimal root", "user": "unprivileged user",
+                 "minimal_root": "minimal root", "syscall_filter": "syscall filter", "user": "unprivileged user",
                  "cgroup": "control group (memory, processes and CPU over the process tree)"}.get(name, name)
         isolation.notes.append(f"{label} unavailable: {reason}")
     return isolation
@@ -101,7 +102,7 @@ class ProcessReport:
 
     exit_code: int | None            # exit status, or None when a signal ended it
     signal: int | None               # the signal that ended it
-    killed: str | None               # why the parent killed it: time, memory, output, message, cancel
+    killed: str | None               # why the parent killed it: time, memory, output, message(s), cancel
     outcome: dict[str, Any] | None   # the child's last ``outcome`` message (unvalidated)
     output: str                      # stdout+stderr, truncated
     output_truncated: bool
@@ -133,19 +134,30 @@ class _BoundedReader(threading.Thread):
 
 
 class _MessageReader(threading.Thread):
-    """Read newline-separated JSON messages from the child; no line may pass ``limit`` bytes."""
+    """Read newline-separated JSON messages from the child; no line may pass ``limit`` bytes, and no
+    more than ``burst`` + ``per_second`` × the seconds since the start may come (user code can write
+    to the channel too, and every message costs this process — the worker — CPU the run is not billed)."""
 
-    def __init__(self, fd: int, limit: int, on_message: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(self, fd: int, limit: int, on_message: Callable[[dict[str, Any]], None], *,
+                 per_second: float, burst: int) -> None:
         super().__init__(daemon=True)
         self.fd, self.limit, self.on_message = fd, limit, on_message
+        self.per_second, self.burst = per_second, burst
         self.overflow = False
+        self.flooded = False
         self.outcome: dict[str, Any] | None = None
 
     def run(self) -> None:
         buffer = bytearray()
+        started, count = time.monotonic(), 0
         try:
             while chunk := os.read(self.fd, 1 << 20):
-                if self.overflow:
+                if self.overflow or self.flooded:
+                    continue
+                count += chunk.count(b"\n")
+                if count > self.burst + self.per_second * (time.monotonic() - started):
+                    self.flooded = True
+                    buffer.clear()
                     continue
                 buffer += chunk
                 while (newline := buffer.find(b"\n")) >= 0:
@@ -259,7 +271,9 @@ class SandboxedProcess:
         os.close(out_w)
         os.close(msg_w)
         self._output = _BoundedReader(out_r, self.limits.output_bytes)
-        self._messages = _MessageReader(msg_r, self.limits.message_bytes, self._progress)
+        self._messages = _MessageReader(msg_r, self.limits.message_bytes, self._progress,
+                                        per_second=self.limits.messages_per_second,
+                                        burst=self.limits.message_burst)
         self._output.start()
         self._messages.start()
         self._watchdog = threading.Thread(target=self._watch, daemon=True)
@@ -302,6 +316,8 @@ class SandboxedProcess:
                 self.kill("output")
             elif self._messages.overflow:
                 self.kill("message")
+            elif self._messages.flooded:
+                self.kill("messages")
 
     def kill(self, reason: str) -> None:
         """Kill the whole run (its group, process group and uid); the first reason given is kept."""
