@@ -171,3 +171,16 @@ def test_probe_reports_this_machine(host, isolation):
     assert set(health) == {"user", "network", "pid_namespace", "minimal_root", "syscall_filter", "cgroup",
                            "memory_tree", "cpu_tree", "pids", "rlimits", "notes"}
     assert {"cpu", "as", "fsize", "nofile", "core"} <= set(health["rlimits"])
+
+
+def test_a_kill_as_the_run_starts_stops_it(host):
+    """A cancel that lands just after the start (the child forked but not yet in its own session,
+    cgroup or uid: the fork server answers with its pid first) still stops the run: the job never gets
+    through a generation (each takes ≈ 1.6 s) and reports no outcome. Before the relay was also killed
+    by its pid, about one kill in twenty landing this early was lost and the run went on to succeed."""
+    job = params(fitness_func="import time\ndef f(ga, s, i):\n    time.sleep(0.2)\n    return 1.0\n",
+                 fitness_func_entry="f", num_generations=3, sol_per_pop=8)
+    for _ in range(100):
+        body, report = run_child(host, job, on_start=lambda process: process.kill("cancel"))
+        assert report.killed == "cancel"
+        assert report.outcome is None and body["_progress"] == [], body["_progress"]

@@ -330,10 +330,14 @@ class SandboxedProcess:
 
     def _kill_tree(self) -> None:
         assert self._pid is not None
-        try:
-            os.killpg(self._pid, signal.SIGKILL)  # the relay: its death ends the namespace
-        except (ProcessLookupError, PermissionError):
-            pass
+        # The relay, then its process group: the relay's death ends the namespace. By its pid too, for a
+        # kill that lands before the fresh fork has made its own session (the fork server answers with
+        # the pid first): no group of that id exists then, nor a cgroup member or a process of the uid.
+        for kill in (os.kill, os.killpg):
+            try:
+                kill(self._pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         if self.group is not None:
             self.group.kill()
         if self.uid is not None:
