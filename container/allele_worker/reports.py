@@ -91,13 +91,15 @@ class Reporter:
             delay = min(delay * 2, self.max_delay)
         return None
 
-    def progress(self, body: dict[str, Any]) -> None:
+    def progress(self, body: dict[str, Any]) -> int | None:
+        """Send one progress report (not retried); its HTTP status, None when it was not answered."""
         if self.stopped.is_set():
-            return
+            return None
         try:
-            self._post("progress", body)
+            return self._post("progress", body).status_code
         except httpx.HTTPError as exc:
             log.debug("progress report failed: %s", exc)
+            return None
 
     def complete(self, body: dict[str, Any]) -> int | None:
         """Send the completion report; return the final HTTP status (None: gave up or cancelled)."""

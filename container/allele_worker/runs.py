@@ -228,15 +228,23 @@ class _Run:
         first goes one interval after the start: the Worker's claim stamped the heartbeat as it started
         the run, and a run that ends sooner sends none (no request racing its start for the CPU)."""
         while not self.process_done.wait(interval) and not self._cancel.is_set():
-            self.reporter.progress(self._progress or {"generations_completed": 0, "best_solution_fitness": None})
+            progress = self._progress or {"generations_completed": 0, "best_solution_fitness": None}
+            if self.reporter.progress(progress) == 409:
+                # The Worker ended the run (cancelled or deleted while its start was on the way, or its
+                # cancel never reached this worker): stopped as by a cancel, its place freed.
+                log.warning("run %s is not live at the Worker any more: stopped", self.request.run_id)
+                self._stop()
 
     # -- cancel
 
-    def cancel(self, timeout: float = 15.0) -> dict[str, Any]:
+    def _stop(self) -> None:
         self._cancel.set()
         self.reporter.stopped.set()
         if self.process is not None:
             self.process.kill("cancel")
+
+    def cancel(self, timeout: float = 15.0) -> dict[str, Any]:
+        self._stop()
         self.process_done.wait(timeout)
         return self.final_metrics or results.metrics(None)
 
