@@ -94,6 +94,7 @@ class _Run:
         self.limits = self._limits(request.initial_population)
         self.reporter = manager.reporter_factory(request.report_url, request.report_token)
         self._cancel = threading.Event()  # set by a cancel, read from the supervisor thread
+        self._disowned = False  # stopped because the Worker no longer had it live (a 409 to its progress)
         self.process: SandboxedProcess | None = None
         self.final_metrics: dict[str, Any] | None = None
         self.process_done = threading.Event()
@@ -193,7 +194,7 @@ class _Run:
                 self.reporter.complete(body)
         finally:
             self.reporter.close()
-            self.manager.finish(self.request.run_id)
+            self.manager.finish(self.request.run_id, remember=not self._disowned)
 
     def _upload_files(self, body: dict[str, Any]) -> None:
         """Take the bulky data (``staged_files``) and a final population too large to ride inline
@@ -231,8 +232,10 @@ class _Run:
             progress = self._progress or {"generations_completed": 0, "best_solution_fitness": None}
             if self.reporter.progress(progress) == 409:
                 # The Worker ended the run (cancelled or deleted while its start was on the way, or its
-                # cancel never reached this worker): stopped as by a cancel, its place freed.
+                # cancel never reached this worker), or put it back in line (a start it saw fail): stopped
+                # as by a cancel, its place freed, and not remembered, so a later start of it runs.
                 log.warning("run %s is not live at the Worker any more: stopped", self.request.run_id)
+                self._disowned = True
                 self._stop()
 
     # -- cancel
@@ -304,10 +307,11 @@ class RunManager:
             raise UnknownRun(run_id)
         return run.cancel()
 
-    def finish(self, run_id: str) -> None:
+    def finish(self, run_id: str, remember: bool = True) -> None:
         with self._lock:
             self._live.pop(run_id, None)
-            self._finished[run_id] = time.monotonic()
+            if remember:
+                self._finished[run_id] = time.monotonic()
             self._forget_old()
 
     def _forget_old(self) -> None:

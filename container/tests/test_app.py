@@ -132,7 +132,8 @@ def test_the_first_progress_report_waits_one_interval(host, tmp_path, fake_worke
 def test_a_run_the_worker_no_longer_has_live_is_stopped_at_its_next_progress(host, tmp_path, fake_worker):
     """A run the Worker ended while its start was on the way (a delete between the claim and POST /runs:
     the cancel found no such run here) answers 409 to its first progress report: it is stopped as by a
-    cancel, sends no completion and frees its place, instead of running to its end unbilled."""
+    cancel, sends no completion and frees its place, instead of running to its end unbilled; and it is
+    forgotten, so a later start of the same run (re-queued by the Worker) runs."""
     manager = RunManager(host=host, run_root=str(tmp_path), progress_seconds=0.2)
     fake_worker.status_for["/progress"] = 409
     slow = params(num_generations=100000, fitness_func="def f(ga, s, i):\n    return sum(range(20000))\n",
@@ -141,9 +142,16 @@ def test_a_run_the_worker_no_longer_has_live_is_stopped_at_its_next_progress(hos
         assert client.post("/runs", json=body("runORPHAN0001", fake_worker.url, params=slow)).status_code == 202
         fake_worker.wait_for("/progress")
         assert manager.wait_idle(15)
-        assert client.get("/runs/runORPHAN0001").json()["state"] == "finished"
-    assert sum(p.endswith("/progress") for p in fake_worker.paths()) == 1
-    assert not any(p.endswith("/complete") for p in fake_worker.paths())
+        assert sum(p.endswith("/progress") for p in fake_worker.paths()) == 1
+        assert not any(p.endswith("/complete") for p in fake_worker.paths())
+        # Not remembered as finished: the Worker starting it again (it had put the run back in line
+        # after a start it saw fail) starts it.
+        assert client.get("/runs/runORPHAN0001").status_code == 404
+        del fake_worker.status_for["/progress"]
+        again = body("runORPHAN0001", fake_worker.url)
+        assert client.post("/runs", json=again).status_code == 202
+        fake_worker.wait_for("/complete")
+        assert manager.wait_idle(15)
 
 
 def test_duplicate_post_starts_nothing(client, fake_worker):
