@@ -13,7 +13,7 @@ import { fieldErrors } from "../http/validation/validate";
 import { createWebhookSchema, deliveriesQuery, DELIVERY_STATUSES, updateWebhookSchema, webhooksListQuery } from "../http/validation/webhooks";
 import { getDb } from "../storage/db";
 import { deleteWebhook, getWebhook, listWebhooks, type WebhookRow } from "../storage/webhooks";
-import { deliveryLog, fireTest, inspectDelivery, replayDelivery, resendDelivery, webhookDelivery } from "../webhooks/tools";
+import { deliveryLog, fireTest, inspectDelivery, replayDelivery, resendDelivery } from "../webhooks/tools";
 import { deliveryView } from "../webhooks/views";
 import type { Session } from "../domain/sessions";
 import { act, formOf, refusalText } from "./actions";
@@ -405,22 +405,19 @@ export const webhookRoutes = new Hono<WebEnv>()
     const session = c.get("session")!;
     const w = await getWebhook(getDb(c.env.DB), session.account.id, c.req.param("id"));
     if (!w) throw notFound("webhook");
-    const delivery = await webhookDelivery(c.env, session.account.id, w.id, c.req.param("delivery_id"));
-    return c.html(<InspectPage session={session} w={w} d={await inspectDelivery(c.env, session.account.id, delivery.id)} />);
+    return c.html(<InspectPage session={session} w={w} d={await inspectDelivery(c.env, session.account.id, w.id, c.req.param("delivery_id"))} />);
   })
   .post("/webhooks/:id/deliveries/:delivery_id/replay", requireScope("webhooks:write"), protectChange, async (c) => {
     const { id, delivery_id } = c.req.param();
     return act(c, `/webhooks/${id}`, async () => {
-      const delivery = await webhookDelivery(c.env, c.get("session")!.account.id, id, delivery_id);
-      const fired = await replayDelivery(c.env, c.get("session")!.account.id, delivery.id);
+      const fired = await replayDelivery(c.env, c.get("session")!.account.id, id, delivery_id);
       return `Replayed as delivery ${fired.delivery_id} (new event id ${fired.event_id}).`;
     });
   })
   .post("/webhooks/:id/deliveries/:delivery_id/resend", requireScope("webhooks:write"), protectChange, async (c) => {
     const { id, delivery_id } = c.req.param();
     return act(c, `/webhooks/${id}/deliveries/${delivery_id}`, async () => {
-      const delivery = await webhookDelivery(c.env, c.get("session")!.account.id, id, delivery_id);
-      await resendDelivery(c.env, c.get("session")!.account.id, delivery.id);
+      await resendDelivery(c.env, c.get("session")!.account.id, id, delivery_id);
       return "Re-sent: a new series of attempts has started.";
     });
   });

@@ -104,10 +104,9 @@ export async function fireTest(env: Bindings, accountId: string, webhookId: stri
 }
 
 /** Replay: a new delivery of a delivery's event type and data, with a fresh event id, signature and occurred_at. */
-export async function replayDelivery(env: Bindings, accountId: string, deliveryId: string): Promise<FiredDelivery> {
+export async function replayDelivery(env: Bindings, accountId: string, webhookId: string, deliveryId: string): Promise<FiredDelivery> {
   const db = getDb(env.DB);
-  const original = await getAccountDelivery(db, accountId, deliveryId);
-  if (!original) throw notFound("delivery");
+  const original = await webhookDelivery(db, accountId, webhookId, deliveryId);
   const event = await getEvent(db, original.eventId);
   if (!event) throw notFound("delivery");
   const webhook = activeWebhook(await getWebhook(db, accountId, original.webhookId));
@@ -126,10 +125,9 @@ export async function replayDelivery(env: Bindings, accountId: string, deliveryI
 }
 
 /** Inspect: the delivery, its request (URL and headers per attempt), the original payload and every attempt. */
-export async function inspectDelivery(env: Bindings, accountId: string, deliveryId: string) {
+export async function inspectDelivery(env: Bindings, accountId: string, webhookId: string, deliveryId: string) {
   const db = getDb(env.DB);
-  const delivery = await getAccountDelivery(db, accountId, deliveryId);
-  if (!delivery) throw notFound("delivery");
+  const delivery = await webhookDelivery(db, accountId, webhookId, deliveryId);
   const attempts = await listAttempts(db, delivery.id);
   return { ...deliveryView(delivery), payload: delivery.body, attempts: attempts.map(attemptView) };
 }
@@ -139,10 +137,9 @@ export async function inspectDelivery(env: Bindings, accountId: string, delivery
  * body, fresh timestamp and signature per attempt), with the full retry schedule again. 409 unless it is
  * failed; the webhook must exist and be active.
  */
-export async function resendDelivery(env: Bindings, accountId: string, deliveryId: string): Promise<FiredDelivery> {
+export async function resendDelivery(env: Bindings, accountId: string, webhookId: string, deliveryId: string): Promise<FiredDelivery> {
   const db = getDb(env.DB);
-  const delivery = await getAccountDelivery(db, accountId, deliveryId);
-  if (!delivery) throw notFound("delivery");
+  const delivery = await webhookDelivery(db, accountId, webhookId, deliveryId);
   activeWebhook(await getWebhook(db, accountId, delivery.webhookId));
   if (delivery.status !== "failed" || !(await restartDelivery(db, delivery.id, nowIso()))) {
     throw new ApiError("invalid_state", `Only a failed delivery can be re-sent; this one is ${delivery.status}.`);
@@ -152,8 +149,8 @@ export async function resendDelivery(env: Bindings, accountId: string, deliveryI
 }
 
 /** The account's delivery `deliveryId`, which must belong to its webhook `webhookId` (404 otherwise). */
-export async function webhookDelivery(env: Bindings, accountId: string, webhookId: string, deliveryId: string) {
-  const delivery = await getAccountDelivery(getDb(env.DB), accountId, deliveryId);
+async function webhookDelivery(db: Db, accountId: string, webhookId: string, deliveryId: string) {
+  const delivery = await getAccountDelivery(db, accountId, deliveryId);
   if (!delivery || delivery.webhookId !== webhookId) throw notFound("delivery");
   return delivery;
 }

@@ -8,11 +8,10 @@ import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseUrl, call, job, newAccount, waitForStatus } from "./client";
-import { launch, person, shot, signIn, signInLink, watchErrors } from "./browser/harness";
+import { eventually, launch, person, shot, signIn, signInLink, watchErrors } from "./browser/harness";
 // @ts-expect-error -- plain ESM helpers shared with `npm start`
 import { SDK_PYTHON } from "../../scripts/lib.mjs";
 
-const eventually = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 20_000, interval: 100 });
 
 let browser: Browser;
 beforeAll(async () => {

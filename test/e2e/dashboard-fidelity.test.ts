@@ -6,14 +6,15 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newAccount, waitForStatus } from "./client";
-import { fillForm, launch, person, shot, signIn, typeCode, watchErrors } from "./browser/harness";
+import { eventually, fillForm, launch, person, shot, signIn, typeCode, watchErrors } from "./browser/harness";
+
+const eventuallyIn30s = <T>(fn: () => Promise<T> | T) => eventually(fn, 30_000);
 
 let browser: Browser;
 let page: Page;
 let errors: string[];
 let account: { id: string; key: string };
 
-const eventually = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 30_000, interval: 100 });
 
 // Two objectives (ZDT-like, both maximised), slow enough (~5 ms a solution) to be seen running.
 const TWO = "import time\nimport numpy\n\n\ndef objectives(ga, solution, idx):\n    time.sleep(0.005)\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2))]\n";
@@ -51,7 +52,7 @@ async function openResult(p: Page, submissionId: string) {
 describe("a two-objective run from the form", () => {
   it("runs nsga2 live with a panel per objective, then shows its objectives and an interactive front; a continue overlays each objective's curves", async () => {
     await fillForm(page, { name: "two objectives", num_generations: "40", sol_per_pop: "20", num_parents_mating: "10", num_genes: "3", random_seed: "7", parent_selection_type: "nsga2" }, TWO);
-    await eventually(() => page.locator("#f-fitness_func_entry").inputValue()).toBe("objectives");
+    await eventuallyIn30s(() => page.locator("#f-fitness_func_entry").inputValue()).toBe("objectives");
     const id = await submit(page);
 
     // Live: the chart grows, one panel per objective, and the line says the best of each objective.
@@ -77,7 +78,7 @@ describe("a two-objective run from the form", () => {
     expect(objectivesLine).toMatch(/^-?[\d.e-]+, -?[\d.e-]+$/);
     expect(panels.has(2)).toBe(true);
     expect([...points].filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
-    await eventually(() => page.locator(".status").first().textContent()).toBe("succeeded");
+    await eventuallyIn30s(() => page.locator(".status").first().textContent()).toBe("succeeded");
 
     const resultId = await openResult(page, id);
     const api = (await call(`/api/v1/results/${resultId}`, { key: account.key })).body;
@@ -90,10 +91,10 @@ describe("a two-objective run from the form", () => {
     expect(await fact(page, "Engine")).toContain("pygad");
     // The front: a scatter plot whose legend shows the hovered solution's two values.
     const front = page.locator(".front-chart");
-    await eventually(() => front.locator(".u-over").count()).toBe(1);
+    await eventuallyIn30s(() => front.locator(".u-over").count()).toBe(1);
     const box = (await front.locator(".u-over").boundingBox())!;
     await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);
-    await eventually(() => front.locator(".u-legend .u-series").nth(1).locator(".u-value").textContent()).toMatch(/^-?\d/);
+    await eventuallyIn30s(() => front.locator(".u-legend .u-series").nth(1).locator(".u-value").textContent()).toMatch(/^-?\d/);
     const hovered = Number(await front.locator(".u-legend .u-series").nth(1).locator(".u-value").textContent());
     const frontFile = await fetch(api.files.find((f: { name: string }) => f.name === "pareto_front.json").url, { headers: { Authorization: `Bearer ${account.key}` } }).then((r) => r.json());
     expect(frontFile.objectives.some((o: number[]) => close(hovered, o[1]!))).toBe(true);
@@ -109,7 +110,7 @@ describe("a two-objective run from the form", () => {
     expect((await call(`/api/v1/submissions/${id}`, { key: account.key })).body.status).toBe("succeeded");
     await openResult(page, id);
     const resultPanels = page.locator('[data-chart="result-chart"] .chart-panel');
-    await eventually(() => resultPanels.count()).toBe(2);
+    await eventuallyIn30s(() => resultPanels.count()).toBe(2);
     for (let i = 0; i < 2; i++) expect(await resultPanels.nth(i).locator(".u-legend .u-series").count()).toBe(3); // x + the two results
     expect(await page.locator("details table tbody tr").filter({ hasText: /^objective 1continued from 1/ }).count()).toBeGreaterThan(0);
     expect(errors).toEqual([]);
@@ -133,8 +134,8 @@ describe("an imported two-objective run", () => {
     await page.goto(`/results/${created.body.result_id}`);
     expect(await fact(page, "Objectives")).toBe("2, all maximised");
     expect(await fact(page, "Pareto front")).toBe("4 solutions");
-    await eventually(() => page.locator(".front-chart .u-over").count()).toBe(1);
-    await eventually(() => page.locator('[data-chart="result-chart"] .chart-panel').count()).toBe(2);
+    await eventuallyIn30s(() => page.locator(".front-chart .u-over").count()).toBe(1);
+    await eventuallyIn30s(() => page.locator('[data-chart="result-chart"] .chart-panel').count()).toBe(2);
     expect(await page.getByText("An imported run's curves are PyGAD's own history").isVisible()).toBe(true);
     expect(errors).toEqual([]);
   });
@@ -147,7 +148,7 @@ describe("a three-objective front", () => {
     expect((await waitForStatus(account.key, created.body.id)).status).toBe("succeeded");
     await openResult(page, created.body.id);
     const lines = page.locator("svg.parallel polyline.front-line");
-    await eventually(() => lines.count()).toBe(Number((await fact(page, "Pareto front"))!.split(" ")[0]));
+    await eventuallyIn30s(() => lines.count()).toBe(Number((await fact(page, "Pareto front"))!.split(" ")[0]));
     expect(await page.locator("svg.parallel polyline.front-line.best").count()).toBe(1);
     // The pointer on a line's point at the middle axis (from the SVG's own coordinates to the screen's).
     const at = await lines.first().evaluate((line: SVGPolylineElement) => {
@@ -157,7 +158,7 @@ describe("a three-objective front", () => {
     });
     await page.mouse.move(at.x - 20, at.y);
     await page.mouse.move(at.x, at.y);
-    await eventually(() => page.locator(".front-readout").textContent()).toMatch(/^Solution \d+: objective 0 = -?[\d.e-]+, objective 1 = -?[\d.e-]+, objective 2 = -?[\d.e-]+$/);
+    await eventuallyIn30s(() => page.locator(".front-readout").textContent()).toMatch(/^Solution \d+: objective 0 = -?[\d.e-]+, objective 1 = -?[\d.e-]+, objective 2 = -?[\d.e-]+$/);
     await shot(page, "result-parallel");
     expect(errors).toEqual([]);
   });
@@ -168,7 +169,7 @@ describe("warnings and the forms stock PyGAD accepts, from the form", () => {
     await fillForm(page, { name: "impossible constraint", num_generations: "10", sol_per_pop: "12", num_parents_mating: "4", num_genes: "4", random_seed: "6" });
     await page.locator("details.group", { hasText: "Callbacks" }).locator("summary").click();
     await typeCode(page, "gene_constraint", "constraints = [lambda solution, values: [v for v in values if v > 100], None, None, None]\n");
-    await eventually(() => page.locator("#f-gene_constraint_entry").inputValue()).toBe("constraints");
+    await eventuallyIn30s(() => page.locator("#f-gene_constraint_entry").inputValue()).toBe("constraints");
     const id = await submit(page);
     await waitForStatus(account.key, id);
     const api = (await call(`/api/v1/submissions/${id}`, { key: account.key })).body;
@@ -176,9 +177,9 @@ describe("warnings and the forms stock PyGAD accepts, from the form", () => {
     const total = api.warnings.reduce((n: number, w: { count: number }) => n + w.count, 0);
     expect(total).toBeGreaterThan(1);
     await page.goto("/submissions");
-    await eventually(() => page.locator("tr", { hasText: "impossible constraint" }).locator(".warn-count").textContent()).toBe(total.toLocaleString("en"));
+    await eventuallyIn30s(() => page.locator("tr", { hasText: "impossible constraint" }).locator(".warn-count").textContent()).toBe(total.toLocaleString("en"));
     await page.goto(`/submissions/${id}`);
-    await eventually(() => page.locator("#warnings tbody tr").count()).toBe(api.warnings.length);
+    await eventuallyIn30s(() => page.locator("#warnings tbody tr").count()).toBe(api.warnings.length);
     await openResult(page, id);
     const rows = await page.locator("#warnings tbody tr").allTextContents();
     expect(rows.some((r) => r.includes("mutation_percent_genes"))).toBe(true);
@@ -237,7 +238,7 @@ describe("the shared page of a multi-objective result", () => {
     const anon = await stranger.newPage();
     const anonErrors = watchErrors(anon);
     expect((await anon.goto(url))!.status()).toBe(200);
-    await eventually(() => anon.locator(".front-chart .u-over").count()).toBe(1);
+    await eventuallyIn30s(() => anon.locator(".front-chart .u-over").count()).toBe(1);
     expect(await anon.locator('[data-chart="shared-chart"] .chart-panel').count()).toBe(2);
     expect(await fact(anon, "Objectives")).toBe("2, all maximised");
     expect(await anon.content()).not.toContain("time.sleep");

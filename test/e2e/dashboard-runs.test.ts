@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { call, newAccount, waitForStatus } from "./client";
-import { fillForm, launch, person, shot, signIn, watchErrors } from "./browser/harness";
+import { eventually, fillForm, launch, person, shot, signIn, watchErrors } from "./browser/harness";
 // @ts-expect-error -- plain ESM helpers shared with `npm start`
 import { LOCAL_CAPACITY, ROOT } from "../../scripts/lib.mjs";
 
@@ -17,7 +17,6 @@ let errors: string[];
 let account: { id: string; key: string };
 
 /** Waits for a value like a person looking at the page (up to 20 s). */
-const eventually = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 20_000, interval: 100 });
 
 /** A fitness that takes ~0.1 s per generation, so a 60-generation run is seen running for a few seconds. */
 const SLOW = "import time\nimport numpy\n\n\ndef fitness(ga, solution, idx):\n    time.sleep(0.01)\n    return -float(numpy.sum(solution ** 2))\n";

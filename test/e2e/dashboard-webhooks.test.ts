@@ -5,9 +5,8 @@ import { createServer, type Server } from "node:http";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newAccount } from "./client";
-import { launch, person, shot, signIn, watchErrors } from "./browser/harness";
+import { eventually, launch, person, shot, signIn, watchErrors } from "./browser/harness";
 
-const eventually = <T>(fn: () => Promise<T> | T, timeout = 20_000) => expect.poll(fn, { timeout, interval: 150 });
 
 let browser: Browser;
 let context: BrowserContext;

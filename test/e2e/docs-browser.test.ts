@@ -5,9 +5,8 @@
 import type { Browser, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseUrl, job, newAccount } from "./client";
-import { launch, person, shot, watchErrors } from "./browser/harness";
+import { eventually, launch, person, shot, watchErrors } from "./browser/harness";
 
-const eventually = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 20_000, interval: 100 });
 
 let browser: Browser;
 beforeAll(async () => {

@@ -103,7 +103,7 @@ describe("Replay and Inspect", () => {
 
   it("Inspect shows the request, the original payload and each attempt's response", async () => {
     const { delivery } = await failedDelivery();
-    const view = await inspectDelivery(env, account.id, delivery.id);
+    const view = await inspectDelivery(env, account.id, hook.id, delivery.id);
     expect(view).toMatchObject({ id: delivery.id, webhook_id: hook.id, event_type: "submission.cancelled", status: "pending", attempt_count: 1, payload: delivery.body });
     expect(view.attempts).toHaveLength(1);
     const [attempt] = view.attempts;
@@ -111,13 +111,13 @@ describe("Replay and Inspect", () => {
     expect(attempt!.request_headers).toMatchObject({ "X-Event-Type": "submission.cancelled", "User-Agent": "Allele-Webhook/1.0" });
     expect(attempt!.response_headers).toMatchObject({ "x-why": "down" });
     expect(attempt!.duration_ms).toBeGreaterThanOrEqual(0);
-    expect((await rejection(inspectDelivery(env, (await newAccount()).id, delivery.id))).code).toBe("not_found");
+    expect((await rejection(inspectDelivery(env, (await newAccount()).id, hook.id, delivery.id))).code).toBe("not_found");
   });
 
   it("Replay sends the same type and data under a fresh event id, occurred_at and signature", async () => {
     const { delivery } = await failedDelivery();
     net.receivers[HOOK] = () => new Response("ok");
-    const replay = await replayDelivery(env, account.id, delivery.id);
+    const replay = await replayDelivery(env, account.id, hook.id, delivery.id);
     expect(replay.event_id).not.toBe(delivery.event_id);
     expect(await deliveryRow(replay.delivery_id)).toMatchObject({ replay_of: delivery.id, event_type: "submission.cancelled" });
     await consume(replay.delivery_id);
@@ -134,7 +134,7 @@ describe("Replay and Inspect", () => {
 
   it("Replay is limited to 10 per minute per account (bucket webhook_replay)", async () => {
     const { delivery } = await failedDelivery();
-    const outcomes = await Promise.allSettled(Array.from({ length: 12 }, () => replayDelivery(env, account.id, delivery.id)));
+    const outcomes = await Promise.allSettled(Array.from({ length: 12 }, () => replayDelivery(env, account.id, hook.id, delivery.id)));
     expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(10);
     const err = (outcomes.find((o) => o.status === "rejected") as PromiseRejectedResult).reason as ApiError;
     expect(err.code).toBe("rate_limited");

@@ -6,7 +6,7 @@ import { notFound } from "../../errors";
 import { getDb } from "../../storage/db";
 import { deleteWebhook, getWebhook, listWebhooks } from "../../storage/webhooks";
 import { webhookView } from "../../webhooks/views";
-import { deliveryLog, fireTest, inspectDelivery, replayDelivery, resendDelivery, webhookDelivery } from "../../webhooks/tools";
+import { deliveryLog, fireTest, inspectDelivery, replayDelivery, resendDelivery } from "../../webhooks/tools";
 import { requireScope } from "../middleware/auth";
 import { changeWebhook, registerWebhook, rotateWebhookSecret } from "../operations/webhooks";
 import { openCursor, pageLinks } from "../validation/list-query";
@@ -61,11 +61,7 @@ export const webhooksRoutes = new Hono<AppEnv>()
     "/:id/deliveries/:delivery_id",
     describe({ operationId: "getWebhookDelivery", tag: "Webhooks", summary: "Inspect a delivery: its payload and every attempt's request and response", success: { 200: DeliveryInspected }, errors: ["not_found"] }),
     requireScope("webhooks:read"),
-    async (c) => {
-      const accountId = c.get("caller").accountId;
-      const delivery = await webhookDelivery(c.env, accountId, c.req.param("id"), c.req.param("delivery_id"));
-      return c.json(await inspectDelivery(c.env, accountId, delivery.id));
-    },
+    async (c) => c.json(await inspectDelivery(c.env, c.get("caller").accountId, c.req.param("id"), c.req.param("delivery_id"))),
   )
   .post(
     "/:id/test",
@@ -92,11 +88,7 @@ export const webhooksRoutes = new Hono<AppEnv>()
       errors: ["not_found", "invalid_state"],
     }),
     requireScope("webhooks:write"),
-    async (c) => {
-      const accountId = c.get("caller").accountId;
-      const delivery = await webhookDelivery(c.env, accountId, c.req.param("id"), c.req.param("delivery_id"));
-      return c.json(await replayDelivery(c.env, accountId, delivery.id), 202);
-    },
+    async (c) => c.json(await replayDelivery(c.env, c.get("caller").accountId, c.req.param("id"), c.req.param("delivery_id")), 202),
   )
   .post(
     "/:id/deliveries/:delivery_id/resend",
@@ -109,9 +101,5 @@ export const webhooksRoutes = new Hono<AppEnv>()
       errors: ["not_found", "invalid_state"],
     }),
     requireScope("webhooks:write"),
-    async (c) => {
-      const accountId = c.get("caller").accountId;
-      const delivery = await webhookDelivery(c.env, accountId, c.req.param("id"), c.req.param("delivery_id"));
-      return c.json(await resendDelivery(c.env, accountId, delivery.id), 202);
-    },
+    async (c) => c.json(await resendDelivery(c.env, c.get("caller").accountId, c.req.param("id"), c.req.param("delivery_id")), 202),
   );

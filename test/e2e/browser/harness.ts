@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { inject } from "vitest";
+import { expect, inject } from "vitest";
 // @ts-expect-error -- plain ESM helpers shared with `npm start`
 import { ROOT } from "../../../scripts/lib.mjs";
 import { baseUrl } from "../client";
@@ -13,6 +13,9 @@ import { baseUrl } from "../client";
 export const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 /** Screenshots the tests take of the main pages (the best are copied to docs/screenshots/). */
 export const SHOTS = join(ROOT, ".wrangler", "screenshots");
+
+/** Polls `fn` until its assertion holds (pages update from live data and background requests). */
+export const eventually = <T>(fn: () => Promise<T> | T, timeout = 20_000) => expect.poll(fn, { timeout, interval: 100 });
 
 export async function launch(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium package (.ci/run does) or set CHROMIUM_PATH`);
