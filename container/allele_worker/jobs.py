@@ -298,9 +298,14 @@ def bounded_fitness(fitness: Any, batch_size: Any) -> Callable[[Any, Any, Any], 
         value = fitness(ga, solution, index)
         if type(value) is float or type(value) is int:  # one value: nothing to count
             return value
-        answers = value if batched and isinstance(value, (list, tuple)) else [value]
-        for answer in answers:
-            count = _values(answer)
+        if not batched:
+            counts: Any = (_values(value),)
+        elif isinstance(value, (list, tuple)):
+            counts = map(_values, value)
+        else:  # an array: one row per solution of the batch
+            shape = getattr(value, "shape", ())
+            counts = (math.prod(shape[1:]) if len(shape) > 1 else 1,)
+        for count in counts:
             if count > MAX_OBJECTIVES:
                 raise UserCodeError(f"fitness_func returned {count} values for one solution; a fitness "
                                     f"is a number or at most {MAX_OBJECTIVES} objective values")

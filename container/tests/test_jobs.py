@@ -123,3 +123,28 @@ def test_jsonable():
     data = {"a": numpy.float64("nan"), "b": numpy.array([1, 2]), "c": math.inf,
             "d": numpy.int64(3), "e": [numpy.float32(0.5)]}
     assert jobs.jsonable(data) == {"a": None, "b": [1, 2], "c": None, "d": 3, "e": [0.5]}
+
+
+def test_a_batch_answer_is_bounded_per_solution_not_as_a_whole():
+    """A batched fitness answers one value (or one objective vector) per solution of the batch: the
+    1,000-value bound applies to each solution's answer, whatever the batch's size (up to 5,000)."""
+    def per_row(ga, rows, idx):
+        return -numpy.sum(rows ** 2, axis=1)
+
+    def two_per_row(ga, rows, idx):
+        return numpy.stack([-numpy.sum(rows ** 2, axis=1), numpy.sum(rows, axis=1)], axis=1)
+
+    rows = numpy.ones((1200, 3))
+    assert jobs.bounded_fitness(per_row, 1200)(None, rows, list(range(1200))).shape == (1200,)
+    assert jobs.bounded_fitness(two_per_row, 1200)(None, rows, list(range(1200))).shape == (1200, 2)
+    assert len(jobs.bounded_fitness(lambda ga, r, i: [1.0] * 1200, 1200)(None, rows, None)) == 1200
+    too_wide = jobs.bounded_fitness(lambda ga, r, i: numpy.zeros((1200, 1001)), 1200)
+    with pytest.raises(UserCodeError, match="1001 values for one solution"):
+        too_wide(None, rows, None)
+    with pytest.raises(UserCodeError, match="1001 values for one solution"):
+        jobs.bounded_fitness(lambda ga, r, i: numpy.zeros(1001), None)(None, rows[0], 0)
+    source = "import numpy\ndef f(ga, rows, idx):\n    return -numpy.sum(rows ** 2, axis=1)\n"
+    outcome = jobs.execute(jobs.JobSpec(params=params(
+        fitness_func=source, fitness_func_entry="f", sol_per_pop=1200, fitness_batch_size=1200,
+        num_parents_mating=4, num_generations=2)), lambda message: None)
+    assert outcome["status"] == "succeeded", outcome.get("error")
