@@ -85,8 +85,10 @@ export const loadSession = createMiddleware<WebEnv>(async (c, next) => {
     setCookie(c, PRE_CSRF_COOKIE, pre, { ...COOKIE, maxAge: 3600 });
   }
   c.set("preCsrf", pre);
-  for (const [name, value] of Object.entries(PAGE_HEADERS)) c.header(name, value);
   await next();
+  // On the response whatever made it: c.header() before next() reaches only responses built by the
+  // context (pages, redirects), not a Response a handler returns itself (a file download).
+  for (const [name, value] of Object.entries(PAGE_HEADERS)) if (!c.res.headers.has(name)) c.res.headers.set(name, value);
 });
 
 /** Pages that need a signed-in person: others are sent to the sign-in page (and back afterwards). */

@@ -240,8 +240,14 @@ describe("results and the public page", () => {
     expect(html).not.toContain("numpy.sum");
     expect(html).not.toContain(submissionId);
     expect(html).not.toContain(account.id);
-    expect((await anon.request(`/shared/${resultId}/files/fitness_history.csv`)).status).toBe(200);
+    const publicFile = await anon.request(`/shared/${resultId}/files/fitness_history.csv`);
+    expect(publicFile.status).toBe(200);
+    expect(publicFile.headers.get("Cache-Control")).toBe("no-store");
     expect((await anon.request(`/shared/${resultId}/files/result.json`)).status).toBe(404);
+    // The owner's downloads are private: never stored by a browser or a proxy.
+    const ownFile = await web.request(`/results/${resultId}/files/result.json`);
+    expect(ownFile.status).toBe(200);
+    expect(ownFile.headers.get("Cache-Control")).toBe("no-store");
     expect((await web.post(`/results/${resultId}/rename`, { name: "renamed" })).status).toBe(303);
     expect((await json(await call(`/api/v1/results/${resultId}`, { key: account.key }))).name).toBe("renamed");
     expect((await web.post(`/results/${resultId}/share`, { is_shared: "false" })).status).toBe(303);
