@@ -55,7 +55,6 @@ export const r2Key = (resultId: string, name: string) => `results/${resultId}/${
 
 /** Where the GA worker's upload of `name` waits for the run's end (it stays there as the result's file). */
 export const stagedKey = (runId: string, name: StagedFile) => `runs/${runId}/${name}`;
-export const stagedPopulationKey = (runId: string) => stagedKey(runId, POPULATION_FILE);
 
 const csvCell = (v: Fitness) => (v === null ? "" : String(v));
 

@@ -101,7 +101,7 @@ export async function startPopulationFile(env: Bindings, run: RunRow) {
 }
 
 /** Objectives a progress trail point keeps: as many as the charts draw (fitness.svg's panels). */
-export const TRAIL_OBJECTIVES = MAX_PANELS;
+const TRAIL_OBJECTIVES = MAX_PANELS;
 
 /** Live progress from the worker; also the run's heartbeat. False when the run is not running. */
 export async function recordProgress(

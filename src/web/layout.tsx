@@ -141,7 +141,7 @@ export const FilterInput: FC<{ name: string; label: string; value?: string; type
 );
 
 /** A choice among values of a list's filter form; `any` adds an empty choice (no filter). */
-export const FilterSelect: FC<{ name: string; label: string; value?: string; options: (string | [string, string])[]; any?: boolean }> = (p) => (
+export const FilterSelect: FC<{ name: string; label: string; value?: string; options: readonly (string | [string, string])[]; any?: boolean }> = (p) => (
   <div>
     <label for={`q-${p.name}`}>{p.label}</label>
     <select id={`q-${p.name}`} name={p.name}>

@@ -15,6 +15,7 @@ import { fieldErrors } from "../http/validation/validate";
 import { getDb } from "../storage/db";
 import { resultsOfSubmission, type ResultRow } from "../storage/results";
 import { getSubmission, getSubmissionWithRun, listSubmissions, runsOfSubmission, runSummaries, SUBMISSION_ORDERINGS, type RunRow, type RunSummary, type SubmissionRow } from "../storage/submissions";
+import { SUBMISSION_SOURCES } from "../storage/schema";
 import type { Session } from "../domain/sessions";
 import type { Payment } from "../admission/limits";
 import type { Bindings } from "../env";
@@ -243,7 +244,7 @@ function ListPage(p: { session: Session; rows: SubmissionRow[]; summaries: Map<s
       <form method="get" action="/submissions" class="filters" aria-label="Filter submissions">
         <FilterInput name="name_contains" label="Name contains" value={f.name_contains} />
         <FilterSelect name="status" label="Status" value={f.status} options={STATUSES} any />
-        <FilterSelect name="source" label="Source" value={f.source} options={["api", "web"]} any />
+        <FilterSelect name="source" label="Source" value={f.source} options={SUBMISSION_SOURCES} any />
         <FilterInput name="created_after" label="Created after" type="date" value={f.created_after} />
         <FilterInput name="created_before" label="Created before" type="date" value={f.created_before} />
         <FilterSelect name="ordering" label="Order" value={f.ordering ?? "-created_at"} options={Object.keys(SUBMISSION_ORDERINGS)} />
@@ -518,8 +519,7 @@ export const submissionRoutes = new Hono<WebEnv>()
       query.page_size,
       await openCursor(c.env, session.account.id, query.cursor),
     );
-    const links = await pageLinks(c as never, page);
-    const summaries = await runSummaries(getDb(c.env.DB), page.rows.map((s) => s.latestRunId));
+    const [links, summaries] = await Promise.all([pageLinks(c as never, page), runSummaries(getDb(c.env.DB), page.rows.map((s) => s.latestRunId))]);
     return c.html(<ListPage session={session} rows={page.rows} summaries={new Map(summaries.map((r) => [r.runId, r]))} raw={raw} error={null} {...links} />);
   })
   .get("/submissions/new", requireScope("submissions:write"), async (c) => {

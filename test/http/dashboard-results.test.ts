@@ -57,6 +57,10 @@ describe("a multi-objective result", () => {
     expect(text).toContain("Objective values of the best solution per generation (PyGAD's history, imported)");
     expect(text).toContain("An imported run's curves are PyGAD's own history");
     expect(text).not.toContain("over the population; the values may come from different solutions");
+    // The list can be filtered to imports, as the API's source filter can.
+    const list = await (await web.request("/submissions?source=import")).text();
+    expect(list).toContain('<option value="import" selected');
+    expect(list).toContain(`/submissions/${created.id}`);
   });
 
   it("shows its objectives, front size, the front chart's data and a panel per objective; the lists say '2 objectives'", async () => {
