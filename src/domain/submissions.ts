@@ -136,7 +136,7 @@ export async function addRun(
 async function stopWorker(env: Bindings, run: RunRow): Promise<RunMetrics | null> {
   if (run.status !== "running") return null;
   try {
-    return await getRunner(env).cancel(run.id);
+    return await getRunner(env).cancel(run);
   } catch (err) {
     // The worker is unreachable: the run ends anyway; its usage is measured from the clock.
     console.error("stopping the worker failed", run.id, err);

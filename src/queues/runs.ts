@@ -83,7 +83,7 @@ export async function handleRunMessage(env: Bindings, message: Message<RunMessag
 
   // A cancel or delete that came while the worker was starting could not stop it: stop it now.
   const now = await getRun(db, run.id);
-  if (!now || now.status !== "running") await getRunner(env).cancel(run.id).catch(() => null);
+  if (!now || now.status !== "running") await getRunner(env).cancel(run).catch(() => null);
   message.ack();
 }
 

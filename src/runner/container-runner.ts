@@ -1,7 +1,7 @@
 // Runner on Cloudflare Containers: one GaRunner instance (a container-backed Durable Object) per run.
 import { Container } from "@cloudflare/containers";
 import type { Bindings } from "../env";
-import { parallelWorkers, readCancel, readStart, RunnerUnavailable, type Runner, type RunMetrics, type StartRequest } from "./protocol";
+import { parallelWorkers, readCancel, readStart, RunnerUnavailable, type Runner, type RunMetrics, type RunToStop, type StartRequest } from "./protocol";
 
 /** The host name the container uses to report back; routed to the Worker by the outbound handler. */
 export const INTERNAL_HOST = "allele.internal";
@@ -59,19 +59,21 @@ export class ContainerRunner implements Runner {
     private readonly wide: DurableObjectNamespace<GaRunner>,
   ) {}
 
+  /** The class a run goes to: the wide instances for parallel fitness, else the standard ones. */
+  private classFor(params: Record<string, unknown>): DurableObjectNamespace<GaRunner> {
+    return parallelWorkers(params) > 1 ? this.wide : this.namespace;
+  }
+
   async start(request: StartRequest): Promise<"started" | "already"> {
-    const namespace = parallelWorkers(request.params) > 1 ? this.wide : this.namespace;
     try {
-      return await namespace.getByName(request.run_id).startRun(request);
+      return await this.classFor(request.params).getByName(request.run_id).startRun(request);
     } catch (err) {
       throw new RunnerUnavailable(`container for run ${request.run_id} did not start: ${String(err)}`);
     }
   }
 
-  /** The run is on one of the two classes (by its parameters); the other has no such live run. */
-  async cancel(runId: string): Promise<RunMetrics | null> {
-    const [narrow, wide] = await Promise.all([this.namespace, this.wide].map((n) => n.getByName(runId).cancelRun(runId)));
-    return narrow ?? wide ?? null;
+  async cancel(run: RunToStop): Promise<RunMetrics | null> {
+    return this.classFor(run.parameters).getByName(run.id).cancelRun(run.id);
   }
 
   /** Each run starts its own container instance: there is no standing worker to ask. */

@@ -1,5 +1,5 @@
 // Runner for a GA worker process reached by URL (RUNNER_URL): `npm start` and the tests.
-import { readCancel, readStart, RunnerUnavailable, type Runner, type RunMetrics, type StartRequest } from "./protocol";
+import { readCancel, readStart, RunnerUnavailable, type Runner, type RunMetrics, type RunToStop, type StartRequest } from "./protocol";
 
 export class LocalRunner implements Runner {
   constructor(private readonly baseUrl: string) {}
@@ -21,8 +21,8 @@ export class LocalRunner implements Runner {
     return readStart(await this.call("/runs", request));
   }
 
-  async cancel(runId: string): Promise<RunMetrics | null> {
-    return readCancel(await this.call(`/runs/${runId}/cancel`, {}));
+  async cancel(run: RunToStop): Promise<RunMetrics | null> {
+    return readCancel(await this.call(`/runs/${run.id}/cancel`, {}));
   }
 
   async health(): Promise<{ status: "ok" } | { status: "down"; reason: string }> {

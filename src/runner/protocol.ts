@@ -30,11 +30,14 @@ export function parallelWorkers(params: Record<string, unknown>): number {
   return typeof count === "number" && Number.isInteger(count) && count > 1 ? count : 1;
 }
 
+/** What stopping a run needs: its id, and its parameters (which worker class a wide run went to). */
+export type RunToStop = { id: string; parameters: Record<string, unknown> };
+
 export interface Runner {
   /** Starts the run; "already" when the worker already has this run id (a duplicate message). */
   start(request: StartRequest): Promise<"started" | "already">;
   /** Stops the run's process at once and returns its usage, or null when the worker has no such live run. */
-  cancel(runId: string): Promise<RunMetrics | null>;
+  cancel(run: RunToStop): Promise<RunMetrics | null>;
   /** Whether the worker answers now: "ok", "down" (with why), or "on_demand" (a container per run starts when needed). */
   health(): Promise<{ status: "ok" | "on_demand" } | { status: "down"; reason: string }>;
 }
