@@ -308,9 +308,13 @@ const liveStatus = (s: string) => s === "queued" || s === "running";
 /** The run's best value of each objective at its latest progress report (several objectives), else null. */
 const bestObjectives = (run: RunRow) => run.progressTrail?.at(-1)?.[2] ?? null;
 
-/** What the detail page's live panel polls: the latest run's progress, its trail, and the trail as the chart draws it. */
+/**
+ * What the detail page's live panel polls every second: the latest run's progress and its trail as the
+ * chart draws it (`points`: how many points the trail has, which tells the page whether to redraw).
+ */
 function liveView(s: SubmissionRow, run: RunRow) {
   const trail: TrailPoint[] = run.progressTrail ?? [];
+  const live = liveStatus(s.status);
   return {
     status: s.status,
     run_id: run.id,
@@ -319,8 +323,8 @@ function liveView(s: SubmissionRow, run: RunRow) {
     num_generations: (run.parameters as { num_generations?: number }).num_generations ?? null,
     best_solution_fitness: run.bestSolutionFitness,
     best_objectives: bestObjectives(run),
-    trail,
-    panels: trailChart(trail, `run ${run.id} (live)`),
+    points: trail.length,
+    panels: trailChart(trail, live ? `run ${run.id} (live)` : `run ${run.id}`),
     started_at: run.startedAt,
     finished_at: run.finishedAt,
     error: run.errorCode ? { code: run.errorCode, message: run.errorMessage ?? "" } : null,
@@ -354,9 +358,9 @@ function DetailPage(p: { env: Bindings; session: Session; d: Detail }) {
   const fitness = progressFitness(run, latestResult);
   // While the run is live, its trail grows; a run that ended without a result (failed, cancelled) shows
   // how far it got; the submission's results are drawn together, continued runs after their parent.
-  const trailShown = live || (!latestResult && lv.trail.length > 0);
-  const progressChart: ChartData = live ? { panels: lv.panels, live: `/submissions/${s.id}/live` } : { panels: trailChart(lv.trail, `run ${run.id}`) };
-  const resultsChart = results.length ? historyChart(results, runs, (r) => `${r.name || "result"} · ${runs.find((x) => x.id === r.runId)?.kind ?? "run"} ${r.id}`) : null;
+  const trailShown = live || (!latestResult && lv.points > 0);
+  const progressChart: ChartData = live ? { panels: lv.panels, live: `/submissions/${s.id}/live` } : { panels: lv.panels };
+  const resultsChart = !live && results.length ? historyChart(results, runs, (r) => `${r.name || "result"} · ${runs.find((x) => x.id === r.runId)?.kind ?? "run"} ${r.id}`) : null;
   const several = results.some((r) => r.numObjectives > 1);
   return (
     <Layout title={s.name || s.id} session={p.session} section="submissions" scripts={["editor"]}>
@@ -397,7 +401,7 @@ function DetailPage(p: { env: Bindings; session: Session; d: Detail }) {
             caption={live ? "Best fitness per generation so far, or each objective's best in a panel of its own when the fitness returns several (grows while the run goes on)" : `How far run ${run.id} got before it ${run.status === "cancelled" ? "was cancelled" : "failed"}: its progress reports`}
           />
         )}
-        {!live && resultsChart && (
+        {resultsChart && (
           <Chart
             id="results-chart"
             data={resultsChart}

@@ -207,7 +207,7 @@ describe("website runs", () => {
     const web = await signedIn(account.key);
     const id = (await web.post("/submissions/new", form())).headers.get("Location")!.split("/").pop()!;
     const live = await json(await web.request(`/submissions/${id}/live`));
-    expect(live).toMatchObject({ status: "queued", num_generations: 20, trail: [] });
+    expect(live).toMatchObject({ status: "queued", num_generations: 20, points: 0, panels: [{ series: [{ points: [] }] }] });
     const again = await web.post(`/submissions/${id}/reexecute`, { payment: "plan" });
     expect(again.status).toBe(303);
     expect(WebClient.flashOf(again)).toContain("invalid_state");

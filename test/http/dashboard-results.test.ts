@@ -140,10 +140,12 @@ describe("a multi-objective result", () => {
     const web = await signedIn(account.key);
     const live = await json(await web.request(`/submissions/${submissionId}/live`));
     expect(live).toMatchObject({ status: "running", generations_completed: 3, best_solution_fitness: null, best_objectives: [0.7, -1, 5, 6, 7, 8] });
-    expect(live.trail).toEqual([
+    const stored = await env.DB.prepare("SELECT progress_trail FROM runs WHERE id = ?").bind(runId).first<{ progress_trail: string }>();
+    expect(JSON.parse(stored!.progress_trail)).toEqual([
       [1, null, [0.5, -2]],
       [3, null, [0.7, -1, 5, 6, 7, 8]],
     ]);
+    expect(live.points).toBe(2);
     expect(live.panels).toHaveLength(6);
     expect(live.panels[1].series[0].points).toEqual([
       [1, -2],
@@ -156,7 +158,9 @@ describe("a multi-objective result", () => {
     const one = await runningRun(account.key);
     await reportProgress(one.runId, { generations_completed: 2, best_solution_fitness: -0.5 });
     const single = await json(await web.request(`/submissions/${one.submissionId}/live`));
-    expect(single).toMatchObject({ trail: [[2, -0.5]], best_objectives: null });
+    expect(single).toMatchObject({ points: 1, best_objectives: null });
+    const singleStored = await env.DB.prepare("SELECT progress_trail FROM runs WHERE id = ?").bind(one.runId).first<{ progress_trail: string }>();
+    expect(JSON.parse(singleStored!.progress_trail)).toEqual([[2, -0.5]]);
     expect(single.panels).toEqual([{ title: "", yLabel: "best fitness", series: [{ label: `run ${one.runId} (live)`, points: [[2, -0.5]] }] }]);
   });
 });

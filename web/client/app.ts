@@ -31,7 +31,8 @@ interface Live {
   best_solution_fitness: number | null;
   /** The best value of each objective at the latest report (several objectives), else null. */
   best_objectives: number[] | null;
-  trail: unknown[];
+  /** How many points the run's progress trail has (a new one: redraw). */
+  points: number;
   /** The trail as the chart draws it (one panel per objective). */
   panels: Panel[];
   error: { code: string; message: string } | null;
@@ -70,8 +71,8 @@ function initLive() {
         bar.max = live.num_generations ?? 1;
         bar.value = live.generations_completed ?? 0;
       }
-      if (chart && live.trail.length !== points) {
-        points = live.trail.length;
+      if (chart && live.points !== points) {
+        points = live.points;
         chart.setPanels(live.panels);
       }
       panel.dataset.points = String(points);
