@@ -7,7 +7,7 @@ import { newId, nowIso } from "../lib/ids";
 import { getDb } from "../storage/db";
 import { insertImport } from "../storage/imports";
 import { paretoFront } from "./pareto";
-import { IMPORTED, paretoFrontFiles, r2Key, reportFiles, summaryFile, type GaResult, type ResultFile } from "./result-files";
+import { IMPORTED, paretoFrontFiles, r2Key, reportFiles, storeResultFiles, summaryFile, type GaResult } from "./result-files";
 
 /** The outcome of a run as the client reported it (population included when it sent it), its objectives read. */
 export type ImportedOutcome = {
@@ -42,22 +42,16 @@ export async function createImport(env: Bindings, accountId: string, input: Impo
   const front = result.best_solution_objectives !== null && result.population && result.last_generation_fitness ? paretoFront(result.last_generation_fitness, result.population) : null;
   // What a run reports; its engine and warnings are not known, gene constraints not checked here.
   const outcome: GaResult = { ...result, stopped_reason: IMPORTED, pareto_front: front && { size: front.objectives.length, objectives: front.objectives }, constraint_violations: null };
-  const { population: _population, pareto_front: _front, ...reported } = outcome;
-  const summary = {
-    result_id: resultId,
-    submission_id: id,
-    run_id: runId,
-    ...reported,
-    pareto_front_size: outcome.pareto_front?.size ?? null,
+  const summary = summaryFile({ result_id: resultId, submission_id: id, run_id: runId }, outcome, {
     engine: null,
     warnings: [],
     parameters: input.parameters,
     origin: input.origin,
     created_at: now,
-  };
-  const files: ResultFile[] = [summaryFile(summary), ...reportFiles(outcome), ...(front ? paretoFrontFiles(result.num_objectives, front) : [])];
+  });
+  const files = [summary, ...reportFiles(outcome), ...(front ? paretoFrontFiles(result.num_objectives, front) : [])];
   try {
-    await Promise.all(files.map((f) => env.FILES.put(r2Key(resultId, f.name), f.body, { httpMetadata: { contentType: f.contentType } })));
+    const stored = await storeResultFiles(env.FILES, resultId, files);
     await insertImport(getDb(env.DB), {
       submission: {
         id,
@@ -109,7 +103,7 @@ export async function createImport(env: Bindings, accountId: string, input: Impo
         createdAt: now,
         updatedAt: now,
       },
-      files: files.map((f) => ({ resultId, name: f.name, contentType: f.contentType, sizeBytes: new TextEncoder().encode(f.body).byteLength, r2Key: r2Key(resultId, f.name), createdAt: now })),
+      files: stored.map((f) => ({ resultId, name: f.name, contentType: f.contentType, sizeBytes: f.size, r2Key: f.key, createdAt: now })),
     });
   } catch (err) {
     await env.FILES.delete(files.map((f) => r2Key(resultId, f.name)));

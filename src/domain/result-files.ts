@@ -66,12 +66,34 @@ function historyCsv(result: GaResult): string {
   return [header, ...result.best_solutions_fitness.map((row, i) => [i, ...(Array.isArray(row) ? row : [])].join(","))].join("\n");
 }
 
-/** result.json: the result's summary (what the report said, with the run's parameters). */
-export const summaryFile = (summary: Record<string, unknown>): ResultFile => ({
-  name: "result.json",
-  contentType: "application/json",
-  body: JSON.stringify(summary, null, 2),
-});
+/**
+ * result.json: the result's summary — its ids, what the report said (the population and the front's
+ * vectors are files of their own: the front's size instead), then `more` (engine, warnings, parameters…).
+ */
+export function summaryFile(ids: { result_id: string; submission_id: string; run_id: string }, result: GaResult, more: Record<string, unknown>): ResultFile {
+  const { population: _population, pareto_front: front, ...reported } = result;
+  return { name: "result.json", contentType: "application/json", body: JSON.stringify({ ...ids, ...reported, pareto_front_size: front?.size ?? null, ...more }, null, 2) };
+}
+
+/** A result's file as stored in R2: what its file row records. */
+export interface StoredFile {
+  name: string;
+  contentType: string;
+  size: number;
+  key: string;
+}
+
+/** Writes `files` to R2 under the result's keys (each body encoded once); what each file row records. */
+export function storeResultFiles(bucket: R2Bucket, resultId: string, files: ResultFile[]): Promise<StoredFile[]> {
+  return Promise.all(
+    files.map(async (f) => {
+      const bytes = new TextEncoder().encode(f.body);
+      const key = r2Key(resultId, f.name);
+      await bucket.put(key, bytes, { httpMetadata: { contentType: f.contentType } });
+      return { name: f.name, contentType: f.contentType, size: bytes.byteLength, key };
+    }),
+  );
+}
 
 /**
  * pareto_front.json and pareto_front.csv of a front the Worker computed (an import's; a run's are the GA

@@ -19,7 +19,7 @@ import { getDb } from "../storage/db";
 import { endRunStatement, endSubmissionStatement, findRunWithSource, insertResultFileStatement, insertResultStatement, wonBy } from "../storage/run-end";
 import { isLive, type RunWarning, type SubmissionSource } from "../storage/schema";
 import type { RunRow } from "../storage/submissions";
-import { POPULATION_FILE, r2Key, reportFiles, rowFitness, STAGED_FILES, STAGED_NAMES, stagedKey, summaryFile, type GaResult, type ResultFile } from "./result-files";
+import { POPULATION_FILE, reportFiles, rowFitness, STAGED_FILES, STAGED_NAMES, stagedKey, storeResultFiles, summaryFile, type GaResult, type StoredFile } from "./result-files";
 
 export type TerminalStatus = "succeeded" | "failed" | "cancelled" | "deleted";
 
@@ -66,22 +66,20 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
   const db = getDb(env.DB);
   const result = outcome.status === "succeeded" ? outcome.result ?? null : null;
   const resultId = result ? newId() : null;
-  const putFiles = (files: ResultFile[]) =>
-    Promise.all(files.map((f) => env.FILES.put(r2Key(resultId!, f.name), f.body, { httpMetadata: { contentType: f.contentType } })));
   // While the run is read: what the GA worker uploaded before its report (the final population when
   // it was too large to ride inline, a front's solutions, saved solutions) is looked up, and the files
   // built from the report alone are written (files first: a caller that finds the run ended, or loses
   // the race below, removes them again). result.json needs the run's row: it is written after.
   const stagedNames = result ? STAGED_NAMES.filter((name) => !(name === POPULATION_FILE && result.population)) : [];
   const fromReport = result ? reportFiles(result, outcome.output ?? null) : [];
-  const [found, staged] = await Promise.all([
+  const [found, staged, stored] = await Promise.all([
     findRunWithSource(db, runId),
     Promise.all(stagedNames.map((name) => env.FILES.head(stagedKey(runId, name)))),
-    putFiles(fromReport),
+    resultId ? storeResultFiles(env.FILES, resultId, fromReport) : ([] as StoredFile[]),
   ]);
   const run = found?.run;
   if (!run || !isLive(run.status)) {
-    if (fromReport.length) await env.FILES.delete(fromReport.map((f) => r2Key(resultId!, f.name)));
+    if (stored.length) await env.FILES.delete(stored.map((f) => f.key));
     return null;
   }
 
@@ -120,21 +118,16 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
     );
   }
 
-  let summary: ResultFile | null = null;
   if (result && resultId) {
-    const { population: _population, pareto_front: front, ...reported } = result;
-    summary = summaryFile({
-      result_id: resultId,
-      submission_id: run.submissionId,
-      run_id: runId,
-      ...reported,
-      pareto_front_size: front?.size ?? null,
+    // result.json needs the run's row: written now, before the batch (files first, as the others).
+    const summary = summaryFile({ result_id: resultId, submission_id: run.submissionId, run_id: runId }, result, {
       engine: outcome.engine ?? null,
       warnings: outcome.warnings ?? [],
       metrics: { ...outcome.metrics, execution_duration_ms: usage.wallMs },
       parameters: run.parameters,
       created_at: now,
     });
+    stored.unshift(...(await storeResultFiles(env.FILES, resultId, [summary])));
     const id = resultId;
     statements.push(
       insertResultStatement(
@@ -153,14 +146,12 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
           warnings: outcome.warnings ?? [],
           numObjectives: result.num_objectives,
           bestSolutionObjectives: result.best_solution_objectives,
-          paretoFrontSize: front?.size ?? null,
+          paretoFrontSize: result.pareto_front?.size ?? null,
           constraintViolations: result.constraint_violations,
         },
         won,
       ),
-      ...[summary, ...fromReport].map((f) =>
-        insertResultFileStatement(db, id, { name: f.name, contentType: f.contentType, size: new TextEncoder().encode(f.body).byteLength, key: r2Key(id, f.name) }, now, won),
-      ),
+      ...stored.map((f) => insertResultFileStatement(db, id, f, now, won)),
     );
     // What the GA worker uploaded stays where it is and becomes the result's file.
     stagedNames.forEach((name, i) => {
@@ -188,15 +179,13 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
 
   statements.push(endSubmissionStatement(db, run, { deleted: outcome.status === "deleted", status: storedStatus, chargedMicro: charge.amountMicro, now }, won));
 
-  // Files first (result.json now, the others were written above): if this caller then loses the race,
-  // they are removed again.
-  if (summary) await putFiles([summary]);
+  // The files were written first: if this caller loses the race, they are removed again.
   const [first] = await db.batch(statements as [(typeof statements)[0], ...typeof statements]);
   // Whether this caller's update moved the run (`meta.changes` would also count the platform
   // queue trigger's row).
   const applied = ((first as unknown as D1Result).results ?? []).length === 1;
   if (!applied) {
-    if (summary) await env.FILES.delete([summary, ...fromReport].map((f) => r2Key(resultId!, f.name)));
+    if (stored.length) await env.FILES.delete(stored.map((f) => f.key));
     return null;
   }
   // A run that ended without a result has no use for the files it may have uploaded.
