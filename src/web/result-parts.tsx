@@ -116,10 +116,13 @@ export function FrontChart(p: { id: string; size: number | null; count: number; 
   );
 }
 
+/** How many warnings a run raised in all (each entry counts its repeats). */
+export const warningTotal = (warnings: RunWarning[]) => warnings.reduce((n, w) => n + w.count, 0);
+
 /** A run's Python warnings, deduplicated with counts (docs/api.md#warnings). */
 export function Warnings(p: { warnings: RunWarning[]; heading?: string }) {
   if (!p.warnings.length) return null;
-  const total = p.warnings.reduce((n, w) => n + w.count, 0);
+  const total = warningTotal(p.warnings);
   return (
     <section aria-labelledby="warnings-h" class="panel warnings" id="warnings">
       <h2 id="warnings-h">
@@ -230,7 +233,7 @@ export function resultFacts(r: ResultRow, inf: Infinities | null, extra: { warni
           ["Pareto front", r.paretoFrontSize === null ? "—" : `${r.paretoFrontSize} solution${r.paretoFrontSize === 1 ? "" : "s"}`],
         ]
       : [["Best fitness", r.bestSolutionFitness === null ? bestFitnessText(r, inf) : fmtNumber(r.bestSolutionFitness, 10)]];
-  const total = r.warnings.reduce((n, w) => n + w.count, 0);
+  const total = warningTotal(r.warnings);
   return [
     ...objectives,
     ["Found in generation", r.bestSolutionGeneration === null ? "—" : String(r.bestSolutionGeneration)],

@@ -24,7 +24,7 @@ import { historyChart, trailChart, type ChartData, type TrailPoint } from "./cha
 import type { WebEnv } from "./context";
 import { ActionButton, Csrf, Facts, FilterInput, FilterSelect, fmtNumber, Layout, money, Pager, plain, Status, Time } from "./layout";
 import { listQueryOf } from "./lists";
-import { bestFitnessText, Chart, Warnings } from "./result-parts";
+import { bestFitnessText, Chart, warningTotal, Warnings } from "./result-parts";
 import { protectChange, requireSession } from "./session";
 import { bodyToForm, formErrors, formToBody, FORM_FIELDS, GROUPS, initialValues, type FormField, type FormValues } from "./submission-form";
 
@@ -443,7 +443,7 @@ function DetailPage(p: { env: Bindings; session: Session; d: Detail }) {
             <tbody>
               {runs.map((r) => {
                 const result = resultOf.get(r.id);
-                const warnings = (r.warnings ?? []).reduce((n, w) => n + w.count, 0);
+                const warnings = warningTotal(r.warnings ?? []);
                 return (
                   <tr>
                     <td>
