@@ -9,35 +9,39 @@ import { buildWeb } from "./build-web.mjs";
 
 if (process.env.ALLELE_SKIP_SETUP === "1") process.exit(0);
 
-const requirements = ["requirements.txt", "requirements-dev.txt"].map((f) => join(ROOT, "container", f));
-const pyproject = join(ROOT, "container", "pyproject.toml");
-const stamp = join(VENV, ".requirements.sha256");
-const digest = createHash("sha256").update([...requirements, pyproject].map((f) => readFileSync(f, "utf8")).join("\n")).digest("hex");
-
-if (!existsSync(VENV_PYTHON)) {
-  console.log("setup: creating container/.venv");
-  run(process.env.PYTHON ?? "python3", ["-m", "venv", VENV]);
-}
-if (!existsSync(stamp) || readFileSync(stamp, "utf8") !== digest) {
-  console.log("setup: installing the GA worker's Python packages");
-  const pip = [VENV_PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"];
-  run(pip[0], [...pip.slice(1), ...requirements.flatMap((f) => ["-r", f])]);
-  // The worker package itself, editable: `python -m allele_worker` and the sandboxed children
-  // (`python -I -m allele_worker.child`) import it from container/allele_worker without any path setup.
-  run(pip[0], [...pip.slice(1), "--no-deps", "--editable", join(ROOT, "container")]);
+/** Runs `install` when `inputs` (files) changed since its last run, recorded as their digest in `stamp`. */
+function whenChanged(stamp, inputs, install) {
+  const digest = createHash("sha256").update(inputs.map((f) => readFileSync(f, "utf8")).join("\n")).digest("hex");
+  if (existsSync(stamp) && readFileSync(stamp, "utf8") === digest) return;
+  install();
   writeFileSync(stamp, digest);
 }
 
+/** A Python virtual environment at `venv`, created when missing. */
+function venvAt(venv, python) {
+  if (!existsSync(python)) run(process.env.PYTHON ?? "python3", ["-m", "venv", venv]);
+}
+
+const pip = (python, ...args) => run(python, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", ...args]);
+
+// The GA worker's environment: its packages, and the worker package itself, editable: `python -m
+// allele_worker` and the sandboxed children (`python -I -m allele_worker.child`) import it from
+// container/allele_worker without any path setup.
+const requirements = ["requirements.txt", "requirements-dev.txt"].map((f) => join(ROOT, "container", f));
+venvAt(VENV, VENV_PYTHON);
+whenChanged(join(VENV, ".requirements.sha256"), [...requirements, join(ROOT, "container", "pyproject.toml")], () => {
+  console.log("setup: installing the GA worker's Python packages");
+  pip(VENV_PYTHON, ...requirements.flatMap((f) => ["-r", f]));
+  pip(VENV_PYTHON, "--no-deps", "--editable", join(ROOT, "container"));
+});
+
 /** A Python environment of its own for a tool, (re)installed from its pinned requirements when they change. */
 function toolEnvironment(venv, python, requirements, what) {
-  const stamp = join(venv, ".requirements.sha256");
-  const digest = createHash("sha256").update(readFileSync(requirements, "utf8")).digest("hex");
-  if (!existsSync(python)) run(process.env.PYTHON ?? "python3", ["-m", "venv", venv]);
-  if (!existsSync(stamp) || readFileSync(stamp, "utf8") !== digest) {
+  venvAt(venv, python);
+  whenChanged(join(venv, ".requirements.sha256"), [requirements], () => {
     console.log(`setup: installing ${what}`);
-    run(python, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", requirements]);
-    writeFileSync(stamp, digest);
-  }
+    pip(python, "-r", requirements);
+  });
 }
 
 // The Vilvik SDK's suite (container/sdk-tests): the published SDK, unmodified, in an environment of its own.
@@ -48,13 +52,10 @@ toolEnvironment(fuzzVenv, join(fuzzVenv, "bin", "python"), join(ROOT, "container
 
 // The TypeScript client's own tools (openapi-typescript needs TypeScript 5; the Worker is built with 7).
 const client = join(ROOT, "clients", "typescript");
-const clientStamp = join(client, "node_modules", ".package-lock.sha256");
-const clientDigest = createHash("sha256").update(readFileSync(join(client, "package-lock.json"), "utf8")).digest("hex");
-if (!existsSync(clientStamp) || readFileSync(clientStamp, "utf8") !== clientDigest) {
+whenChanged(join(client, "node_modules", ".package-lock.sha256"), [join(client, "package-lock.json")], () => {
   console.log("setup: installing the TypeScript client's build tools (clients/typescript)");
   run("npm", ["ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: client });
-  writeFileSync(clientStamp, clientDigest);
-}
+});
 
 // A run's sandbox user (an unprivileged uid) loads Python and the worker package: readable by all, even
 // when this checkout was made under a private umask. (Nothing secret lives there.)
