@@ -12,6 +12,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../errors";
 import { constantTimeEqual } from "../lib/crypto";
+import { SAME_ORIGIN_CSP } from "../lib/csp";
 import { randomBase62 } from "../lib/ids";
 import { getDb } from "../storage/db";
 import { resumeSession, SESSION_MAX_MS } from "../domain/sessions";
@@ -37,14 +38,13 @@ export function flash(c: Context<WebEnv>, kind: Flash["kind"], text: string) {
 }
 
 /**
- * Every dashboard response: not cached; scripts, styles, images and requests only from this origin (the
- * editor injects its own <style> elements, hence 'unsafe-inline' for styles only); never framed by another
- * site (one-click actions); no Referer leaving the site (a sign-in link's token is in its path).
+ * Every dashboard response: not cached; the same-origin policy of every page (src/lib/csp.ts); never
+ * framed by another site (one-click actions); no Referer leaving the site (a sign-in link's token is in
+ * its path).
  */
 const PAGE_HEADERS = {
   "Cache-Control": "no-store",
-  "Content-Security-Policy":
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  "Content-Security-Policy": SAME_ORIGIN_CSP,
   "X-Frame-Options": "DENY",
   "Referrer-Policy": "same-origin",
   "X-Content-Type-Options": "nosniff",

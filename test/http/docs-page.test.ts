@@ -3,7 +3,7 @@
 // anything else), over the document this Worker serves. Swagger UI's own files are static assets, not
 // part of the Worker's script: test/e2e/docs-browser.test.ts fetches them from `wrangler dev`.
 import { describe, expect, it } from "vitest";
-import { DOCS_CSP } from "../../src/http/routes/docs";
+import { SAME_ORIGIN_CSP as DOCS_CSP } from "../../src/lib/csp";
 import { call } from "../helpers/api";
 
 const EXTERNAL = /\b(?:https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}/gi;

@@ -6,9 +6,9 @@
 // without internet. The key is entered once (Authorize; kept in the browser's local storage) and
 // "Try it out" calls this same origin (the document's server is /api/v1).
 import { Hono } from "hono";
+import { SAME_ORIGIN_CSP } from "../../lib/csp";
 import type { AppEnv } from "../context";
 
-export const DOCS_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -41,7 +41,7 @@ const INIT = `window.ui = SwaggerUIBundle({
 });
 `;
 
-const headers = (type: string) => ({ "Content-Type": type, "Cache-Control": "no-cache", "Content-Security-Policy": DOCS_CSP, "X-Content-Type-Options": "nosniff" });
+const headers = (type: string) => ({ "Content-Type": type, "Cache-Control": "no-cache", "Content-Security-Policy": SAME_ORIGIN_CSP, "X-Content-Type-Options": "nosniff" });
 
 export const docsRoutes = new Hono<AppEnv>({ strict: false })
   .get("/", (c) => c.body(PAGE, 200, headers("text/html; charset=utf-8")))
