@@ -10,6 +10,7 @@ that leaving it out changes the stock result for that seed, so the comparison co
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -24,6 +25,7 @@ import pytest
 from conftest import CONTAINER, params
 
 from allele_worker import jobs, objectives, results, run_result, staged_files
+from allele_worker.warning_tally import MAX_DISTINCT, WarningTally
 
 TYPES: dict[str, Any] = {"int": int, "float": float, **{name: getattr(np, name)
                                                          for name in jobs.NUMPY_GENE_TYPES}}
@@ -459,6 +461,22 @@ def test_warnings_are_counted_and_deduplicated_and_printed_once(capsys):
     assert len(odd) == 1 and odd[0]["message"].startswith("fitness_func line 3: UserWarning: odd value")
     assert odd[0]["count"] >= 6 + 3 * 5  # every call warned: the first population, then offspring
     assert capsys.readouterr().err.count("odd value") == 1
+
+
+def test_warnings_past_the_distinct_limit_are_counted_together_and_not_printed():
+    """Each of the first MAX_DISTINCT templates is printed once; later new templates are counted in
+    one last entry and never printed, so many different warnings cannot flood the output either."""
+    printed = io.StringIO()
+    tally = WarningTally(("fitness_func",), stream=printed)
+    for kind in range(MAX_DISTINCT + 10):
+        for _ in range(2):
+            tally.show(f"kind {'x' * kind}", UserWarning, "<fitness_func>", 3)
+    lines = printed.getvalue().splitlines()
+    assert len(lines) == MAX_DISTINCT and len(set(lines)) == MAX_DISTINCT
+    assert lines[0] == "fitness_func line 3: UserWarning: kind "
+    entries = tally.entries()
+    assert [entry["count"] for entry in entries] == [2] * MAX_DISTINCT + [20]
+    assert entries[-1]["message"] == f"other warnings (more than {MAX_DISTINCT} different ones)"
 
 
 def test_the_best_solution_violating_its_constraint_is_said():
