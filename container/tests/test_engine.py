@@ -18,7 +18,15 @@ import pytest
 from conftest import CONTAINER, live_children, params
 
 from allele_worker import jobs
-from allele_worker.engine import build_ga, constraints, coverage, crossover, engine_label, mutation
+from allele_worker.engine import (
+    MULTI_OBJECTIVE_SELECTIONS,
+    build_ga,
+    constraints,
+    coverage,
+    crossover,
+    engine_label,
+    mutation,
+)
 from allele_worker.engine.accelerated import AcceleratedGA
 
 
@@ -577,8 +585,8 @@ def test_multi_objective_falls_back_to_stock():
     ga.run()
     assert engine_label(ga) == "pygad:multi-objective"
     assert ga.last_generation_fitness.shape == (20, 2)
-    for selection in ("nsga2", "tournament_nsga2"):  # multi-objective by construction: stock from the start
-        ga = build_ga(base(fitness_func=two, parent_selection_type=selection))
+    for selection in MULTI_OBJECTIVE_SELECTIONS:  # multi-objective by construction: stock from the start
+        ga = build_ga(base(fitness_func=two, parent_selection_type=selection, nsga3_num_divisions=4))
         assert type(ga) is pygad.GA and engine_label(ga) == "pygad"
 
 
