@@ -1,20 +1,19 @@
-"""Multi-objective search quality: Allele's engine path vs stock PyGAD on ZDT1 (2 objectives) and
-DTLZ2 (3 objectives), NSGA-II, 30 seeds; and how close the fronts come to the true ones.
+"""Multi-objective search quality: how close the service's NSGA-II fronts come to the true ones, on
+ZDT1 (2 objectives) and DTLZ2 (3 objectives), 30 seeds.
 
-    container/.venv/bin/python bench/quality_mo.py            # 30 seeds x 2 problems (≈ 10 min)
+    container/.venv/bin/python bench/quality_mo.py            # 30 seeds x 2 problems (≈ 5 min)
     container/.venv/bin/python bench/quality_mo.py --short    # 5 seeds, 40 generations
 
-Both engines run with the same parameters and seeds (``random_seed`` = 0..N-1): ``engine.build_ga``
-(what the service runs; for ``nsga2`` that is stock ``pygad.GA`` from the start, docs/engine.md) and
-``pygad.GA``.  Quality measure: the hypervolume of the final Pareto front (its non-dominated
-solutions) against the reference point 1.1 on every objective (minimisation form), compared with a
-one-sided Mann-Whitney U test as in bench/quality.py (H1: the service's hypervolumes tend to be
-lower; passes when p >= 0.05).  Closeness to the true front: ZDT1 ``f2 = 1 - sqrt(f1)`` — the
-hypervolume as a share of the true front's (0.8767) and the inverted generational distance to 500
-points of it; DTLZ2 the unit sphere — the mean distance of the front's points to it (generational
-distance, exact) and the hypervolume share of the true front's (1.1**3 - pi/6).  The run passes
-when every problem passes the rank test and the median front is close: ZDT1 IGD below 0.05 and
-DTLZ2 GD below 0.05 (full run only; the short run's fronts are not converged).
+Each run is what the service runs (``engine.build_ga``) with ``random_seed`` = 0..N-1.  For ``nsga2``
+that is stock ``pygad.GA`` from the start (docs/engine.md; asserted for every run here), so there is
+no engine of ours to compare with stock: a service-vs-stock comparison would compare stock PyGAD with
+itself.  Quality measures: the hypervolume of the final Pareto front (its non-dominated solutions)
+against the reference point 1.1 on every objective (minimisation form), as a share of the true
+front's — ZDT1 ``f2 = 1 - sqrt(f1)``, 0.8767; DTLZ2 the unit sphere, 1.1**3 - pi/6 — and closeness:
+ZDT1 the inverted generational distance to 500 points of the true front, DTLZ2 the mean distance of
+the front's points to the sphere (generational distance, exact).  The run passes when, for every
+problem, the median closeness is below 0.05 and the median hypervolume above 0.7 of the true front's
+(full run only; the short run's fronts are not converged).
 Exit status 0 when every check passes, 1 otherwise.
 """
 
@@ -30,7 +29,6 @@ import pygad
 from pygad.benchmarks.dtlz import DTLZ2
 from pygad.benchmarks.zdt import ZDT1
 from pygad.utils.quality_indicators import hypervolume, inverted_generational_distance
-from quality import ALPHA, mann_whitney_less
 
 from allele_worker.engine import build_ga, engine_label
 from allele_worker.objectives import pareto_front
@@ -41,6 +39,7 @@ REFERENCE = 1.1   # minimisation form; every objective of both problems is in [0
 # DTLZ2 the cube 1.1³ less the unit sphere's first orthant (π/6) = 0.8074.
 TRUE_HV = {"zdt1": 1.1 * 1.1 - 1.0 / 3.0, "dtlz2": 1.1 ** 3 - math.pi / 6}
 CLOSE = 0.05
+HV_SHARE = 0.7    # of the true front's hypervolume, at least
 
 
 def params(problem: str, seed: int, generations: int) -> dict:
@@ -53,13 +52,13 @@ def params(problem: str, seed: int, generations: int) -> dict:
                 random_seed=seed, suppress_warnings=True)
 
 
-def front_of(problem: str, service: bool, seed: int, generations: int) -> np.ndarray:
-    """The final front's objective vectors (PyGAD's maximisation form) of one run."""
-    kwargs = params(problem, seed, generations)
-    ga = build_ga(kwargs) if service else pygad.GA(**kwargs)
+def front_of(problem: str, seed: int, generations: int) -> np.ndarray:
+    """The final front's objective vectors (PyGAD's maximisation form) of one run on the service's
+    path (stock ``pygad.GA`` for ``nsga2``)."""
+    ga = build_ga(params(problem, seed, generations))
+    assert type(ga) is pygad.GA, type(ga)
     ga.run()
-    if service:
-        assert engine_label(ga) in ("pygad", "pygad:multi-objective"), engine_label(ga)
+    assert engine_label(ga) == "pygad", engine_label(ga)
     fitness = np.asarray(ga.last_generation_fitness, dtype=float)
     return fitness[pareto_front(fitness)]
 
@@ -86,38 +85,31 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     seeds = args.seeds or (5 if args.short else 30)
     generations = args.generations or (40 if args.short else 200)
-    check_close = not args.short
-    print(f"multi-objective quality: {seeds} seeds x {generations} generations, pop 50, NSGA-II; "
-          f"hypervolume (reference {REFERENCE}), one-sided Mann-Whitney U (H1: service worse), "
-          f"alpha {ALPHA}")
-    print(f"{'problem':<7} {'stock HV med':>12} {'service HV med':>14} {'HV / true':>9} {'U':>7} "
-          f"{'p':>6} {'same fronts':>11} {'closeness med':>13}  verdict   time s (stock/service)")
+    check = not args.short
+    print(f"multi-objective quality: {seeds} seeds x {generations} generations, pop 50, NSGA-II "
+          f"(stock pygad.GA, the service's path); hypervolume (reference {REFERENCE})")
+    print(f"{'problem':<7} {'HV med':>8} {'HV / true':>9} {'closeness med':>13}  verdict   time s")
     failed = []
     for problem in PROBLEMS:
         started = time.perf_counter()
-        stock = [front_of(problem, False, seed, generations) for seed in range(seeds)]
-        middle = time.perf_counter()
-        service = [front_of(problem, True, seed, generations) for seed in range(seeds)]
+        fronts = [front_of(problem, seed, generations) for seed in range(seeds)]
         ended = time.perf_counter()
-        stock_hv = np.array([hv(f) for f in stock])
-        service_hv = np.array([hv(f) for f in service])
-        same = sum(a.shape == b.shape and bool(np.array_equal(a, b)) for a, b in zip(stock, service))
-        u, p = mann_whitney_less(service_hv, stock_hv)
-        close = float(np.median([closeness(problem, f) for f in service]))
-        verdict = "ok" if p >= ALPHA and (not check_close or close < CLOSE) else "FAILED"
+        median_hv = float(np.median([hv(front) for front in fronts]))
+        close = float(np.median([closeness(problem, front) for front in fronts]))
+        share = median_hv / TRUE_HV[problem]
+        verdict = "ok" if not check or (close < CLOSE and share > HV_SHARE) else "FAILED"
         if verdict != "ok":
             failed.append(problem)
-        print(f"{problem:<7} {np.median(stock_hv):12.4f} {np.median(service_hv):14.4f} "
-              f"{np.median(service_hv) / TRUE_HV[problem]:9.3f} {u:7.1f} {p:6.3f} "
-              f"{same:>5}/{seeds:<5} {close:13.4f}  {verdict:<8}  "
-              f"{middle - started:.1f}/{ended - middle:.1f}")
+        print(f"{problem:<7} {median_hv:8.4f} {share:9.3f} {close:13.4f}  {verdict:<8}  {ended - started:.1f}")
         sys.stdout.flush()
-    print(f"closeness: zdt1 IGD to the true front, dtlz2 mean distance to the unit sphere "
-          f"({'must be below ' + str(CLOSE) if check_close else 'not checked in a short run'})")
+    print("closeness: zdt1 IGD to the true front, dtlz2 mean distance to the unit sphere; "
+          + (f"must be below {CLOSE}, and HV / true above {HV_SHARE}" if check
+             else "not checked in a short run"))
     if failed:
         print(f"failed on: {', '.join(failed)}")
         return 1
-    print("service's multi-objective runs not worse than stock PyGAD on any problem")
+    print("the service's multi-objective fronts are close to the true ones" if check
+          else "short run: fronts measured, not checked")
     return 0
 
 

@@ -29,14 +29,17 @@ _FITNESS = "import numpy\ndef fitness(ga, solution, index):\n    return -float(n
 _BATCH = "import numpy\ndef fitness(ga, rows, indices):\n    return -numpy.sum(rows ** 2, axis=1)\n"
 _CONSTRAINT = ("def positive(solution, values):\n    return [v for v in values if v > 0]\n"
                "CONSTRAINTS = [positive] * 10\n")
-# The warm-up jobs: the service's own code through the paths most runs take (per-solution and batch
-# fitness in the lean loop, a gene constraint), so a forked child finds the interpreter's specialised
-# bytecode and the engine's caches ready instead of paying their first use.  Never a job's code.
-WARM_UP = (
+_WARM_UP_RUN = {"num_generations": 4, "sol_per_pop": 20, "num_parents_mating": 4, "num_genes": 10,
+                "random_seed": 0, "fitness_func_entry": "fitness"}
+# The warm-up jobs' parameters: the service's own code through the paths most runs take (per-solution
+# and batch fitness in the lean loop, a gene constraint), so a forked child finds the interpreter's
+# specialised bytecode and the engine's caches ready instead of paying their first use.  Never a
+# job's code.
+WARM_UP_PARAMS = tuple({**_WARM_UP_RUN, **extra} for extra in (
     {"fitness_func": _FITNESS},
     {"fitness_func": _BATCH, "fitness_batch_size": 20},
     {"fitness_func": _FITNESS, "gene_constraint": _CONSTRAINT, "gene_constraint_entry": "CONSTRAINTS"},
-)
+))
 
 
 def warm() -> None:
@@ -51,10 +54,8 @@ def warm() -> None:
     from . import child, jobs  # noqa: F401
     from .engine import accelerated  # noqa: F401
 
-    for extra in WARM_UP:
-        params = {"num_generations": 4, "sol_per_pop": 20, "num_parents_mating": 4, "num_genes": 10,
-                  "random_seed": 0, "fitness_func_entry": "fitness", **extra}
-        jobs.execute(jobs.JobSpec(params=params), lambda message: None)
+    for params in WARM_UP_PARAMS:
+        jobs.execute(jobs.JobSpec(params=dict(params)), lambda message: None)
     gc.collect()
     gc.freeze()
 

@@ -213,41 +213,44 @@ def metrics(report: ProcessReport | None, *, hit_time_cap: bool = False,
     }
 
 
-def _failed(report: ProcessReport, code: str, message: str, *, time_cap: bool = False,
+def failure(code: str, message: str, *, report: ProcessReport | None = None, time_cap: bool = False,
             memory_cap: bool = False) -> dict[str, Any]:
+    """A failed run's complete-report body: ``report``'s metrics and output, or none (the run's
+    process never ran)."""
     return {"status": "failed", "result": None, "error": {"code": code, "message": message},
             "metrics": metrics(report, hit_time_cap=time_cap, hit_memory_cap=memory_cap),
-            "output": report.output, "engine": ENGINE, "warnings": [], "progress": None}
+            "output": report.output if report is not None else "", "engine": ENGINE, "warnings": [],
+            "progress": None}
 
 
 def fold(report: ProcessReport, limits: Limits) -> dict[str, Any]:
     """The body of ``POST {report.url}/complete`` for this run."""
     if report.killed == "time":
-        return _failed(report, "time_limit_exceeded",
+        return failure("time_limit_exceeded",
                        f"the run passed its wall-time cap of {limits.time_seconds:g} s with no "
-                       f"generation boundary in time and was stopped", time_cap=True)
+                       f"generation boundary in time and was stopped", time_cap=True, report=report)
     if report.killed == "memory":
-        return _failed(report, "memory_limit_exceeded",
+        return failure("memory_limit_exceeded",
                        f"the run used more than its memory cap of {limits.memory_mb} MB and was stopped",
-                       memory_cap=True)
+                       memory_cap=True, report=report)
     if report.killed == "output":
-        return _failed(report, "resource_limit_exceeded",
+        return failure("resource_limit_exceeded",
                        f"the run printed more than {limits.output_flood_bytes // (1024 * 1024)} MiB "
-                       f"and was stopped")
+                       f"and was stopped", report=report)
     if report.killed == "message":
-        return _failed(report, "resource_limit_exceeded",
-                       "the run produced a result larger than allowed and was stopped")
+        return failure("resource_limit_exceeded",
+                       "the run produced a result larger than allowed and was stopped", report=report)
     if report.killed == "messages":
-        return _failed(report, "resource_limit_exceeded",
+        return failure("resource_limit_exceeded",
                        f"the run wrote more than {limits.messages_per_second:g} messages a second to the "
-                       f"worker's message channel and was stopped")
+                       f"worker's message channel and was stopped", report=report)
     if report.signal == signal.SIGXCPU:
-        return _failed(report, "time_limit_exceeded",
+        return failure("time_limit_exceeded",
                        f"the run used more than {limits.cpu_seconds} CPU seconds and was stopped",
-                       time_cap=True)
+                       time_cap=True, report=report)
     if report.signal == signal.SIGXFSZ:
-        return _failed(report, "resource_limit_exceeded",
-                       f"the run wrote a file larger than {limits.file_size_mb} MiB and was stopped")
+        return failure("resource_limit_exceeded",
+                       f"the run wrote a file larger than {limits.file_size_mb} MiB and was stopped", report=report)
     outcome = validate_outcome(report.outcome) if report.killed is None else None
     if outcome is not None:
         return {"status": outcome["status"], "result": outcome["result"], "error": outcome["error"],
@@ -256,16 +259,16 @@ def fold(report: ProcessReport, limits: Limits) -> dict[str, Any]:
                 "output": report.output, "engine": outcome["engine"],
                 "warnings": outcome["warnings"], "progress": outcome["progress"]}
     if report.signal == signal.SIGKILL and report.killed is None:
-        return _failed(report, "memory_limit_exceeded",
+        return failure("memory_limit_exceeded",
                        "the run was killed by the system, most likely for using too much memory",
-                       memory_cap=True)
+                       memory_cap=True, report=report)
     if report.signal is not None:
         try:
             name = signal.Signals(report.signal).name
         except ValueError:
             name = str(report.signal)
-        return _failed(report, "code_error", f"the run's process died from signal {name}")
+        return failure("code_error", f"the run's process died from signal {name}", report=report)
     if report.outcome is not None:
-        return _failed(report, "internal_error", "the run's process sent an unreadable result")
-    return _failed(report, "code_error",
-                   f"the run's process exited with status {report.exit_code} before sending a result")
+        return failure("internal_error", "the run's process sent an unreadable result", report=report)
+    return failure("code_error",
+                   f"the run's process exited with status {report.exit_code} before sending a result", report=report)

@@ -102,7 +102,7 @@ def _check_genes(rows: Any) -> None:
 
 
 def constraint_violations(ga: Any, best: Any, constraints: list[Any] | None,
-                          note: Callable[[str], None]) -> list[dict[str, Any]] | None:
+                          note: Callable[[str], object]) -> list[dict[str, Any]] | None:
     """Genes of ``best`` whose constraint does not keep their own value: each constraint is asked as
     in PyGAD (a copy of the solution, an array holding the one value) and the value must be in what
     it returns.  None when the job gave no ``gene_constraint``."""
@@ -145,7 +145,7 @@ def _saved(generations: list[Any], sizes: list[int], rows: list[Any], fitness: l
 
 
 def collect(ga: Any, *, stopped_reason: str, objective_history: list[list[Any]] | None,
-            constraints: list[Any] | None, note: Callable[[str], None]) -> dict[str, Any]:
+            constraints: list[Any] | None, note: Callable[[str], object]) -> dict[str, Any]:
     """The ``result`` of a succeeded outcome (raises ``UserCodeError`` for numbers JSON cannot carry)."""
     from . import objectives
 

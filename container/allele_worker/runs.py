@@ -169,18 +169,12 @@ class _Run:
         except _Cancelled:
             pass
         except _PopulationNotLoaded:
-            body = {"status": "failed", "result": None,
-                    "error": {"code": "internal_error", "message": POPULATION_NOT_LOADED},
-                    "metrics": results.metrics(None), "output": "", "engine": results.ENGINE,
-                    "warnings": [], "progress": None}
+            body = results.failure("internal_error", POPULATION_NOT_LOADED)
             self.final_metrics = body["metrics"]
         except Exception as exc:
             log.exception("run %s: worker failure", self.request.run_id)
-            body = {"status": "failed", "result": None,
-                    "error": {"code": "internal_error",
-                              "message": f"the worker could not run the job ({type(exc).__name__})"},
-                    "metrics": results.metrics(None), "output": "", "engine": results.ENGINE,
-                    "warnings": [], "progress": None}
+            body = results.failure("internal_error",
+                                   f"the worker could not run the job ({type(exc).__name__})")
             self.final_metrics = body["metrics"]
         finally:
             self.process_done.set()

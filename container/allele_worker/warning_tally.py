@@ -3,9 +3,10 @@
 Every warning is counted (the ``always`` filter: Python's default shows one per code location), under
 its *template*, its text with every number replaced, so "gene 3 at generation 7" and "gene 5 at
 generation 9" are one warning seen twice.  The first warning of each template is printed to the
-run's output as a plain line (user code named by field and line, worker paths never); repeats are
-only counted, so a warning raised every generation cannot flood the output.  ``entries()`` is what
-the run reports: ``[{"message": first text, "count": n}]`` in order of first appearance.
+run's output as a plain line (user code named by field and line, worker paths never); repeats, and
+templates past ``MAX_DISTINCT``, are only counted, so a warning raised every generation cannot flood
+the output, nor can many different ones.  ``entries()`` is what the run reports:
+``[{"message": first text, "count": n}]`` in order of first appearance.
 """
 
 from __future__ import annotations
@@ -44,8 +45,9 @@ class WarningTally:
         warnings.simplefilter("always")
         warnings.showwarning = self.show
 
-    def add(self, message: str) -> None:
-        """Count one warning (Allele's own notes go through here too)."""
+    def add(self, message: str) -> bool:
+        """Count one warning (Allele's own notes go through here too); whether it is the first of a
+        new entry (a template past ``MAX_DISTINCT`` is not: it is only counted with the others)."""
         message = _clip(message)
         key = template(message)
         entry = self._counts.get(key)
@@ -53,17 +55,17 @@ class WarningTally:
             entry[1] += 1
         elif len(self._counts) < MAX_DISTINCT:
             self._counts[key] = [message, 1]
+            return True
         else:
             self._overflow += 1
+        return False
 
     def show(self, message: Any, category: type, filename: str, lineno: int, file: Any = None,
              line: Any = None) -> None:
         name = filename.strip("<>")
         where = f"{name} line {lineno}: " if name in self.code_fields else ""
         text = f"{where}{category.__name__}: {message}"
-        first = template(_clip(text)) not in self._counts
-        self.add(text)
-        if first:
+        if self.add(text):
             print(text, file=self.stream or sys.stderr)
 
     def entries(self) -> list[dict[str, Any]]:

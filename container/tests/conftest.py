@@ -46,6 +46,22 @@ def params(**overrides: Any) -> dict[str, Any]:
     return base
 
 
+def live_children(parent: int | None = None) -> set[int]:
+    """The live (not zombie) child processes of ``parent``, this process by default."""
+    parent = os.getpid() if parent is None else parent
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            state, parent_pid = stat[stat.rindex(")") + 2:].split()[:2]
+            if int(parent_pid) == parent and state != "Z":
+                found.add(int(entry))
+    return found
+
+
 def run_child(host: sandbox.Host, job_params: dict[str, Any], *,
               time_seconds: float = 20, memory_mb: int = 512,
               initial_population: list | None = None,

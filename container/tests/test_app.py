@@ -84,7 +84,8 @@ def test_a_run_with_parallel_workers_takes_a_place_per_worker(host, tmp_path, fa
         assert client.post("/runs", json=body("runPAR000003", fake_worker.url, params=narrow)).status_code == 202
         assert client.get("/health").json()["in_use"] == 3
         assert manager.wait_idle(30)
-        everything = params(parallel_processing=["thread", 8])
+        everything = params(fitness_func=slow, fitness_func_entry="f", num_generations=20,
+                            parallel_processing=["thread", 8])
         assert client.post("/runs", json=body("runPAR000004", fake_worker.url, params=everything)).status_code == 202
         assert client.get("/health").json()["in_use"] == 3
     manager.wait_idle(10)

@@ -8,16 +8,25 @@ import math
 import os
 import subprocess
 import sys
+import threading
 import warnings
 from typing import Any
 
 import numpy as np
 import pygad
 import pytest
-from conftest import CONTAINER, params
+from conftest import CONTAINER, live_children, params
 
 from allele_worker import jobs
-from allele_worker.engine import build_ga, constraints, coverage, crossover, engine_label, mutation
+from allele_worker.engine import (
+    MULTI_OBJECTIVE_SELECTIONS,
+    build_ga,
+    constraints,
+    coverage,
+    crossover,
+    engine_label,
+    mutation,
+)
 from allele_worker.engine.accelerated import AcceleratedGA
 
 
@@ -576,8 +585,8 @@ def test_multi_objective_falls_back_to_stock():
     ga.run()
     assert engine_label(ga) == "pygad:multi-objective"
     assert ga.last_generation_fitness.shape == (20, 2)
-    for selection in ("nsga2", "tournament_nsga2"):  # multi-objective by construction: stock from the start
-        ga = build_ga(base(fitness_func=two, parent_selection_type=selection))
+    for selection in MULTI_OBJECTIVE_SELECTIONS:  # multi-objective by construction: stock from the start
+        ga = build_ga(base(fitness_func=two, parent_selection_type=selection, nsga3_num_divisions=4))
         assert type(ga) is pygad.GA and engine_label(ga) == "pygad"
 
 
@@ -1131,22 +1140,6 @@ def test_lean_loop_takes_stocks_steps_after_a_callback_edits_the_state():
 # --------------------------------------------------------------------------- parallel fitness
 
 
-def _children() -> set[int]:
-    """This process's live children (the pool's worker processes while a run holds them; the test
-    session's fork server too)."""
-    found = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as stat:
-                    fields = stat.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == os.getpid() and fields[0] != "Z":
-                found.add(int(entry))
-    return found
-
-
 def generation_aware(ga, solution, index):
     return -float(np.sum(solution ** 2)) + 0.01 * ga.generations_completed
 
@@ -1160,27 +1153,46 @@ PARALLEL_FORMS = [2, 3, ["thread", 2], ["thread", 4], ["process", 2], ["process"
     {"on_parents": lambda ga, parents: None},  # stock's loop with the accelerated operators
 ])
 @pytest.mark.parametrize("parallel", PARALLEL_FORMS)
-def test_parallel_fitness_gives_the_serial_run(parallel, overrides):
+def test_parallel_fitness_gives_the_serial_run(parallel, overrides, tmp_path):
     """Every form of ``parallel_processing`` gives exactly the serial run: the same fitness calls
     (rows, batches, count), the same final state; the fitness sees the current generation in ``ga``;
-    the worker processes end with the run."""
-    runs, before = [], _children()
+    the parallel run evaluates in its workers (not only in the run's own thread); the worker
+    processes end with the run."""
+    runs, before = [], live_children()
+    where = tmp_path / "evaluated"
+
+    def record() -> None:  # one line per call, appended in one write (forked workers share the file)
+        descriptor = os.open(where, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        try:
+            os.write(descriptor, f"{os.getpid()} {threading.get_ident()}\n".encode())
+        finally:
+            os.close(descriptor)
+
+    evaluated_in = []
     for setting in (None, parallel):
-        fitness = generation_aware
+        def fitness(ga, solution, index):
+            record()
+            return generation_aware(ga, solution, index)
         if overrides.get("fitness_batch_size"):
             def fitness(ga, rows, indices):
+                record()
                 return -np.sum(np.asarray(rows, dtype=float) ** 2, axis=1) + 0.01 * ga.generations_completed
         ga = AcceleratedGA(**base(**{"num_generations": 12, "sol_per_pop": 30, "fitness_func": fitness,
                                      "parallel_processing": setting, **overrides}))
         ga.run()
         runs.append(ga)
+        evaluated_in.append(set(where.read_text().splitlines()))
+        where.unlink()
+    own = {f"{os.getpid()} {threading.get_ident()}"}
+    assert evaluated_in[0] == own
+    assert evaluated_in[1] - own, "no evaluation ran in a worker"
     serial, parallel_run = runs
     for name in STATE:
         np.testing.assert_array_equal(getattr(parallel_run, name), getattr(serial, name), err_msg=name)
     assert parallel_run.best_solutions_fitness == serial.best_solutions_fitness
     assert parallel_run.num_fitness_evaluations == serial.num_fitness_evaluations
     assert engine_label(parallel_run) == engine_label(serial)
-    assert _children() <= before
+    assert live_children() <= before
 
 
 def two_objectives(ga, solution, index):
@@ -1210,7 +1222,7 @@ def test_parallel_fitness_when_stock_evaluates_in_the_same_run(parallel, case):
     def on_generation(ga):
         both_open.append(ga._warm_pool is not None and ga._fitness_executor is not None)
 
-    runs, before = [], _children()
+    runs, before = [], live_children()
     for setting in (None, parallel):
         ga = AcceleratedGA(**base(num_generations=6, parallel_processing=setting,
                                   on_generation=on_generation, **overrides))
@@ -1223,7 +1235,7 @@ def test_parallel_fitness_when_stock_evaluates_in_the_same_run(parallel, case):
     assert parallel_run.num_fitness_evaluations == serial.num_fitness_evaluations
     assert engine_label(parallel_run) == engine_label(serial)
     assert parallel_run._warm_pool is None and parallel_run._fitness_executor is None
-    assert _children() <= before
+    assert live_children() <= before
 
 
 @pytest.mark.parametrize("parallel", [["thread", 3], ["process", 3]])
@@ -1235,7 +1247,7 @@ def test_parallel_fitness_raises_the_first_error_in_population_order(parallel):
             raise ValueError(f"solution {index}")
         return 1.0
 
-    before = _children()
+    before = live_children()
     serial = AcceleratedGA(**base(fitness_func=fitness, sol_per_pop=30, num_generations=3))
     with pytest.raises(ValueError, match="solution 14"):
         serial.run()
@@ -1246,7 +1258,7 @@ def test_parallel_fitness_raises_the_first_error_in_population_order(parallel):
     assert ga.num_fitness_evaluations == serial.num_fitness_evaluations
     if parallel[0] == "process":  # the frames of the worker's call travel with the exception
         assert raised.value.remote_frames[-1].name == "fitness"
-    assert _children() <= before
+    assert live_children() <= before
 
 
 def test_a_worker_process_that_dies_fails_the_run():
@@ -1256,11 +1268,11 @@ def test_a_worker_process_that_dies_fails_the_run():
         if index == 29:
             os._exit(3)  # only a worker evaluates the last solution
         return 1.0
-    before = _children()
+    before = live_children()
     ga = AcceleratedGA(**base(fitness_func=fitness, sol_per_pop=30, parallel_processing=["process", 2]))
     with pytest.raises(WorkerLost, match="exit status 3"):
         ga.run()
-    assert _children() <= before
+    assert live_children() <= before
 
 
 def test_parallel_workers_see_attributes_callbacks_set():

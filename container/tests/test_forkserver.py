@@ -91,12 +91,15 @@ def test_each_run_draws_its_own_unseeded_random_numbers(host):
 
 def test_the_fork_server_warmed_up_with_its_own_jobs_only():
     """The warm-up runs the service's own code (no job's): every code field is a constant of the
-    package, and the jobs run and succeed."""
+    package, and the jobs warm() runs succeed."""
     from allele_worker import forkserver, jobs
 
-    for extra in forkserver.WARM_UP:
-        assert set(extra) <= {"fitness_func", "fitness_batch_size", "gene_constraint", "gene_constraint_entry"}
-        params = {"num_generations": 2, "sol_per_pop": 20, "num_parents_mating": 4, "num_genes": 10,
-                  "random_seed": 0, "fitness_func_entry": "fitness", **extra}
-        outcome = jobs.execute(jobs.JobSpec(params=params), lambda message: None)
+    own_code = {forkserver._FITNESS, forkserver._BATCH, forkserver._CONSTRAINT}
+    assert forkserver.WARM_UP_PARAMS
+    for params in forkserver.WARM_UP_PARAMS:
+        assert set(params) - set(jobs.PLAIN_PARAMS) <= {
+            "fitness_func", "fitness_func_entry", "fitness_batch_size", "gene_constraint",
+            "gene_constraint_entry", "random_seed"}
+        assert {params[field] for field in jobs.CODE_FIELDS if field in params} <= own_code
+        outcome = jobs.execute(jobs.JobSpec(params=dict(params)), lambda message: None)
         assert outcome["status"] == "succeeded", outcome

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CONTAINER, IS_ROOT, params, run_child
+from conftest import CONTAINER, IS_ROOT, live_children, params, run_child
 
 from allele_worker import sandbox
 from allele_worker.sandbox.host import DEFAULT_UID_BASE
@@ -446,7 +446,7 @@ def test_processes_and_groups_do_not_outlive_a_worker_crash(isolation, fake_work
         urllib.request.urlopen(request, timeout=10).close()
         first_uid = _block_first(worker)  # the worker logs its block; its runs' uids are the block's
         assert _wait_for(lambda: len(pids_of_uids(first_uid, BLOCK_SIZE)) >= 2)
-        fork_servers = [pid for pid in _children(worker.pid) if b"allele_worker.forkserver" in _cmdline(pid)]
+        fork_servers = [pid for pid in live_children(worker.pid) if b"allele_worker.forkserver" in _cmdline(pid)]
         assert len(fork_servers) == 1
     finally:
         worker.kill()
@@ -472,19 +472,6 @@ def _cmdline(pid: int) -> bytes:
         return Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return b""
-
-
-def _children(parent: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            if int(stat[stat.rindex(")") + 2:].split()[1]) == parent:
-                found.append(int(entry))
-    return found
 
 
 def _block_first(worker: subprocess.Popen[bytes]) -> int:

@@ -24,7 +24,7 @@ FORMS: list[Any] = [3, ["thread", 3], ["process", 3]]
 def job(body: str, parallel: Any, **overrides: Any) -> dict[str, Any]:
     """A job whose fitness runs ``body`` (``solution``, ``idx`` and ``say``, one JSON line to the
     output in one write, in scope)."""
-    source = "import json, os, socket, sys, time\nimport numpy\n" \
+    source = "import json, os, socket, sys, threading, time\nimport numpy\n" \
              "def say(fact):\n    os.write(1, (json.dumps(fact) + '\\n').encode())\n" \
              "def fitness(ga, solution, idx):\n" + textwrap.indent(textwrap.dedent(body), "    ")
     return params(fitness_func=source, fitness_func_entry="fitness", parallel_processing=parallel,
@@ -39,13 +39,22 @@ def facts(output: str) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("parallel", FORMS)
 def test_results_equal_a_serial_run(host, parallel):
     """The same seed gives the same result in every form as one evaluation at a time: best genes and
-    fitness, their history, the final population (the fitness reads ``ga`` too)."""
-    body = "return -float(numpy.sum(solution ** 2)) + 0.01 * ga.generations_completed\n"
+    fitness, their history, the final population (the fitness reads ``ga`` too); the parallel run
+    evaluated in its workers, not only in the run's own thread."""
+    body = "say({'pid': os.getpid(), 'thread': threading.get_ident()})\n" \
+           "return -float(numpy.sum(solution ** 2)) + 0.01 * ga.generations_completed\n"
     serial, _ = run_child(host, job(body, None, num_generations=15))
     parallel_run, _ = run_child(host, job(body, parallel, num_generations=15))
     assert serial["status"] == parallel_run["status"] == "succeeded", parallel_run
     assert parallel_run["result"] == serial["result"]
     assert parallel_run["engine"] == serial["engine"]
+    assert len(evaluators(serial["output"])) == 1, serial["output"]
+    assert len(evaluators(parallel_run["output"])) > 1, "no evaluation ran in a worker"
+
+
+def evaluators(output: str) -> set[tuple[int, int]]:
+    """The (process, thread) pairs that evaluated fitness, as the fitness said them."""
+    return {(fact["pid"], fact["thread"]) for fact in facts(output)}
 
 
 @needs_root
@@ -79,18 +88,21 @@ def test_worker_processes_are_confined_like_the_run(host, isolation):
 @needs_root
 @pytest.mark.parametrize("parallel", [["process", 3], ["thread", 3]])
 def test_cpu_of_workers_is_billed(host, isolation, parallel):
-    """Every CPU-second of the workers is billed, processes and threads alike: 36 evaluations burning
-    50 ms of CPU each, spread over 3 workers, bill at least their 1.8 CPU-seconds."""
+    """Every CPU-second of the workers is billed, processes and threads alike: 34 evaluations (the 12
+    first, then 11 new children in each of 2 generations) burning 50 ms of CPU each, spread over 3
+    workers, bill at least their 1.7 CPU-seconds."""
     requires(isolation, "cgroup")
     body, _ = run_child(host, job("""
         end = time.thread_time() + 0.05
         while time.thread_time() < end:
             pass
-        say({"pid": os.getpid()})
+        say({"pid": os.getpid(), "thread": threading.get_ident()})
         return float(idx)
     """, parallel, num_generations=2), time_seconds=60)
     assert body["status"] == "succeeded", body
     calls = len(facts(body["output"]))
+    assert calls == 34, body["output"]
+    assert len(evaluators(body["output"])) == 3  # the run's own thread and its 2 workers
     if parallel[0] == "process":
         assert len({fact["pid"] for fact in facts(body["output"])}) == 3
     assert body["metrics"]["cpu_seconds_used"] >= 0.05 * calls * 0.95, (calls, body["metrics"])
@@ -151,16 +163,19 @@ def test_worker_processes_die_with_a_cancel(host, isolation):
     """A cancel while the workers are busy ends them all: nothing of the run's user is left."""
     requires(isolation, "user")
     uids: list[int] = []
+    seen_before_the_kill: list[int] = []
 
     def cancel_when_busy(process: sandbox.SandboxedProcess) -> None:
         uids.append(process.uid)
         deadline = time.monotonic() + 20
-        while len(pids_of_uids(process.uid, 1)) < 4 and time.monotonic() < deadline:  # job + 3 workers
+        while (seen := len(pids_of_uids(process.uid, 1))) < 4 and time.monotonic() < deadline:
             time.sleep(0.05)
+        seen_before_the_kill.append(seen)
         process.kill("cancel")
 
     _, report = run_child(host, job("time.sleep(60)\nreturn 0.0\n", ["process", 4]), time_seconds=120,
                           on_start=cancel_when_busy)
+    assert seen_before_the_kill == [4], seen_before_the_kill  # the job and its 3 workers were there
     assert report.killed == "cancel"
     assert pids_of_uids(uids[0], 1) == []
 
