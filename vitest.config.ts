@@ -1,8 +1,8 @@
-import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-// @ts-expect-error -- plain ESM build script shared with npm start and npm test
+// @ts-expect-error -- a plain ESM script, without types
 import { buildWeb } from "./scripts/build-web.mjs";
 
 const root = (path: string) => fileURLToPath(new URL(path, import.meta.url));

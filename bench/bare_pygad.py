@@ -5,6 +5,7 @@ Usage: bare_pygad.py GENERATIONS POPULATION PARENTS GENES SEED [accelerated] [--
        → prints {"seconds": ...} (construction + run; with --jobs, K jobs one after another in this
        process, seeds SEED..SEED+K-1: the load benchmark's floor).
 """
+
 import json
 import sys
 import time
@@ -16,7 +17,7 @@ from allele_worker import engine
 
 
 def fitness(ga, solution, idx):
-    return -float(numpy.sum(solution ** 2))
+    return -float(numpy.sum(solution**2))
 
 
 def main() -> None:
@@ -26,17 +27,19 @@ def main() -> None:
     build = engine.build_ga if "accelerated" in args else (lambda kwargs: pygad.GA(**kwargs))
     started = time.perf_counter()
     for offset in range(jobs):
-        ga = build(dict(
-            num_generations=generations,
-            num_parents_mating=parents,
-            sol_per_pop=population,
-            num_genes=genes,
-            init_range_low=-4,
-            init_range_high=4,
-            fitness_func=fitness,
-            random_seed=seed + offset,
-            suppress_warnings=True,
-        ))
+        ga = build(
+            dict(
+                num_generations=generations,
+                num_parents_mating=parents,
+                sol_per_pop=population,
+                num_genes=genes,
+                init_range_low=-4,
+                init_range_high=4,
+                fitness_func=fitness,
+                random_seed=seed + offset,
+                suppress_warnings=True,
+            )
+        )
         ga.run()
         ga.best_solution(pop_fitness=ga.last_generation_fitness)
     print(json.dumps({"seconds": time.perf_counter() - started}))

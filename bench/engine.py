@@ -60,6 +60,7 @@ class UserTimer:
             finally:
                 self.seconds += time.perf_counter() - start
                 self.calls += 1
+
         return fitness_func
 
     def constraint(self, function):
@@ -70,6 +71,7 @@ class UserTimer:
             finally:
                 self.seconds += time.perf_counter() - start
                 self.calls += 1
+
         return gene_constraint
 
     def callback(self, function):
@@ -80,6 +82,7 @@ class UserTimer:
             finally:
                 self.seconds += time.perf_counter() - start
                 self.calls += 1
+
         return on_generation
 
 
@@ -87,15 +90,15 @@ class UserTimer:
 
 
 def sphere(ga, solution, index):
-    return -float(np.sum(solution ** 2))
+    return -float(np.sum(solution**2))
 
 
 def sphere_batch(ga, solutions, indices):
-    return -np.sum(solutions ** 2, axis=1)
+    return -np.sum(solutions**2, axis=1)
 
 
 def two_objectives(ga, solution, index):
-    return [-float(np.sum(solution ** 2)), -float(np.sum((solution - 1.0) ** 2))]
+    return [-float(np.sum(solution**2)), -float(np.sum((solution - 1.0) ** 2))]
 
 
 def positive(solution, values):
@@ -110,8 +113,9 @@ CONSTRAINT_SIZES = {"constraint100": 100, "constraint1k": 1000, "constraint10k":
 
 
 def job_params(name: str, generations: int) -> dict:
-    base = dict(num_generations=generations, sol_per_pop=50, num_parents_mating=10, num_genes=10,
-                suppress_warnings=True)
+    base = dict(
+        num_generations=generations, sol_per_pop=50, num_parents_mating=10, num_genes=10, suppress_warnings=True
+    )
     if name == "small":
         return base
     if name == "batch":
@@ -119,8 +123,13 @@ def job_params(name: str, generations: int) -> dict:
     if name == "big":
         return {**base, "sol_per_pop": 1000, "num_parents_mating": 200, "num_genes": 1000}
     if name == "long":
-        return {**base, "num_generations": 10 * generations, "sol_per_pop": 100,
-                "num_parents_mating": 20, "num_genes": 100}
+        return {
+            **base,
+            "num_generations": 10 * generations,
+            "sol_per_pop": 100,
+            "num_parents_mating": 20,
+            "num_genes": 100,
+        }
     if name in CONSTRAINT_SIZES:
         return {**base, "sample_size": CONSTRAINT_SIZES[name]}
     if name == "nsga2":
@@ -169,13 +178,20 @@ def run_once(name: str, engine: str, generations: int, seed: int) -> dict:
     ga.run()
     end = time.perf_counter()
     _, best, _ = ga.best_solution(pop_fitness=ga.last_generation_fitness)
-    return {"total": end - start, "ctor": built - start, "user": timer.seconds,
-            "calls": timer.calls, "best": float(np.ravel(best)[0]), "label": engine_label(ga),
-            "generations": int(ga.generations_completed)}
+    return {
+        "total": end - start,
+        "ctor": built - start,
+        "user": timer.seconds,
+        "calls": timer.calls,
+        "best": float(np.ravel(best)[0]),
+        "label": engine_label(ga),
+        "generations": int(ga.generations_completed),
+    }
 
 
-def floor_run(batch: bool, generations: int = 100, pop: int = 50, genes: int = 10,
-              parents: int = 10, seed: int = 0) -> dict:
+def floor_run(
+    batch: bool, generations: int = 100, pop: int = 50, genes: int = 10, parents: int = 10, seed: int = 0
+) -> dict:
     """A minimal numpy GA: the cost of the GA itself when nothing else is done."""
     timer = UserTimer()
     fitness = timer.fitness(sphere_batch if batch else sphere)
@@ -211,9 +227,14 @@ def median_of(runs: list[dict], key: str) -> float:
 
 
 def summary(runs: list[dict]) -> dict:
-    return {"total": median_of(runs, "total"), "user": median_of(runs, "user"),
-            "calls": median_of(runs, "calls"), "label": runs[0]["label"],
-            "ctor": median_of(runs, "ctor"), "generations": runs[0]["generations"]}
+    return {
+        "total": median_of(runs, "total"),
+        "user": median_of(runs, "user"),
+        "calls": median_of(runs, "calls"),
+        "label": runs[0]["label"],
+        "ctor": median_of(runs, "ctor"),
+        "generations": runs[0]["generations"],
+    }
 
 
 def measure(name: str, engine: str, repeat: int, generations: int) -> dict:
@@ -233,11 +254,11 @@ def measure_pair(name: str, repeat: int, generations: int) -> tuple[dict, dict]:
             floors.append(floor_run(name == "batch", generations, seed=seed))
     stock_summary, accel_summary = summary(stock), summary(accel)
     accel_summary["round_ratio"] = statistics.median(
-        (s["total"] - s["user"]) / max(a["total"] - a["user"], 1e-9) for s, a in zip(stock, accel))
+        (s["total"] - s["user"]) / max(a["total"] - a["user"], 1e-9) for s, a in zip(stock, accel)
+    )
     if floors:
         accel_summary["floor"] = median_of(floors, "total")
-        accel_summary["floor_round_ratio"] = statistics.median(
-            a["total"] / f["total"] for a, f in zip(accel, floors))
+        accel_summary["floor_round_ratio"] = statistics.median(a["total"] / f["total"] for a, f in zip(accel, floors))
     return stock_summary, accel_summary
 
 
@@ -248,9 +269,13 @@ def extrapolated_big(repeat: int, generations: int) -> dict:
     per_gen_total = (more["total"] - one["total"]) / generations
     per_gen_user = (more["user"] - one["user"]) / generations
     per_gen_calls = (more["calls"] - one["calls"]) / generations
-    return {"total": one["total"] + 99 * per_gen_total, "user": one["user"] + 99 * per_gen_user,
-            "calls": one["calls"] + 99 * per_gen_calls, "label": "pygad",
-            "note": f"extrapolated from {1 + generations} generations"}
+    return {
+        "total": one["total"] + 99 * per_gen_total,
+        "user": one["user"] + 99 * per_gen_user,
+        "calls": one["calls"] + 99 * per_gen_calls,
+        "label": "pygad",
+        "note": f"extrapolated from {1 + generations} generations",
+    }
 
 
 # --------------------------------------------------------------------------- first runs
@@ -290,12 +315,16 @@ def measure_first(name: str, repeat: int, generations: int) -> tuple[dict, dict]
     for seed in range(repeat):
         for engine, into in (("stock", stock), ("accelerated", fresh)):
             command = [sys.executable, __file__, "--first", f"{job}:{engine}:{seed}:{generations}"]
-            into.append(json.loads(subprocess.run(command, capture_output=True, text=True,
-                                                  check=True).stdout.strip().splitlines()[-1]))
+            into.append(
+                json.loads(
+                    subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1]
+                )
+            )
         accel.append(forked_run(job, generations, seed))
     stock_summary, accel_summary = summary(stock), summary(accel)
     accel_summary["round_ratio"] = statistics.median(
-        (s["total"] - s["user"]) / max(a["total"] - a["user"], 1e-9) for s, a in zip(stock, accel))
+        (s["total"] - s["user"]) / max(a["total"] - a["user"], 1e-9) for s, a in zip(stock, accel)
+    )
     fresh_summary = summary(fresh)
     accel_summary["fresh_overhead"] = fresh_summary["total"] - fresh_summary["user"]
     accel_summary["label"] += " (forked from the warm parent)"
@@ -332,28 +361,40 @@ def numpy_work(size: int) -> float:
     return float(np.sqrt(values, out=values).sum() % 7)  # numpy's loops release the GIL
 
 
-def parallel_run(mode: str, workers: int | None, engine: str, size: int, generations: int,
-                 seed: int) -> dict:
+def parallel_run(mode: str, workers: int | None, engine: str, size: int, generations: int, seed: int) -> dict:
     timer = UserTimer()
     work = python_work if mode == "process" else numpy_work
 
     def slow(ga, solution, index):
-        return -float(np.sum(solution ** 2)) - 0.0 * work(size)
+        return -float(np.sum(solution**2)) - 0.0 * work(size)
 
-    params = dict(num_generations=generations, sol_per_pop=64, num_parents_mating=16, num_genes=20,
-                  suppress_warnings=True, random_seed=seed, fitness_func=timer.fitness(slow),
-                  parallel_processing=None if workers is None else [mode, workers])
+    params = dict(
+        num_generations=generations,
+        sol_per_pop=64,
+        num_parents_mating=16,
+        num_genes=20,
+        suppress_warnings=True,
+        random_seed=seed,
+        fitness_func=timer.fitness(slow),
+        parallel_processing=None if workers is None else [mode, workers],
+    )
     start, cpu = time.perf_counter(), _cpu_seconds()
     ga = build_ga(params) if engine == "accelerated" else pygad.GA(**params)
     ga.run()  # its worker processes are reaped when it ends: their CPU is in _cpu_seconds()
     total = time.perf_counter() - start
-    return {"total": total, "user": timer.seconds, "cpu": _cpu_seconds() - cpu, "label": engine_label(ga),
-            "best": float(ga.best_solution(pop_fitness=ga.last_generation_fitness)[1])}
+    return {
+        "total": total,
+        "user": timer.seconds,
+        "cpu": _cpu_seconds() - cpu,
+        "label": engine_label(ga),
+        "best": float(ga.best_solution(pop_fitness=ga.last_generation_fitness)[1]),
+    }
 
 
 def _cpu_seconds() -> float:
     """CPU time of this process (all its threads) and of its reaped children (worker processes)."""
     import resource
+
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return time.process_time() + children.ru_utime + children.ru_stime
 
@@ -370,17 +411,24 @@ def measure_parallel(name: str, repeat: int, quick: bool) -> dict:
         runs["accel"].append(parallel_run(mode, None, "accelerated", size, generations, seed))
         runs["accel-N"].append(parallel_run(mode, workers, "accelerated", size, generations, seed))
         assert runs["accel-N"][-1]["best"] == runs["accel"][-1]["best"], "parallel != serial"
-    result = {key: {"total": median_of(value, "total"), "user": median_of(value, "user"),
-                    "cpu": median_of(value, "cpu"), "label": value[0]["label"]}
-              for key, value in runs.items()}
+    result = {
+        key: {
+            "total": median_of(value, "total"),
+            "user": median_of(value, "user"),
+            "cpu": median_of(value, "cpu"),
+            "label": value[0]["label"],
+        }
+        for key, value in runs.items()
+    }
     serial = result["accel"]
     result["ideal"] = serial["user"] / workers + (serial["total"] - serial["user"])
     result["workers"], result["mode"] = workers, mode
     result["vs_ideal_rounds"] = statistics.median(
-        p["total"] / (s["user"] / workers + s["total"] - s["user"])
-        for p, s in zip(runs["accel-N"], runs["accel"]))
+        p["total"] / (s["user"] / workers + s["total"] - s["user"]) for p, s in zip(runs["accel-N"], runs["accel"])
+    )
     result["vs_stock_rounds"] = statistics.median(
-        s["total"] / a["total"] for s, a in zip(runs["stock-N"], runs["accel-N"]))
+        s["total"] / a["total"] for s, a in zip(runs["stock-N"], runs["accel-N"])
+    )
     return result
 
 
@@ -411,8 +459,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--full", action="store_true", help="run stock PyGAD's big job in full")
     parser.add_argument("--quick", action="store_true", help="tiny smoke run (for tests)")
     parser.add_argument("--repeat", type=int, default=None, help="runs per figure (median)")
-    parser.add_argument("--jobs", default=",".join(JOBS), help="comma-separated subset of: "
-                        + ", ".join(JOBS))
+    parser.add_argument("--jobs", default=",".join(JOBS), help="comma-separated subset of: " + ", ".join(JOBS))
     parser.add_argument("--one-job", default=None, help=argparse.SUPPRESS)  # internal, see below
     parser.add_argument("--first", default=None, help=argparse.SUPPRESS)  # internal: job:engine:seed:gens
     args = parser.parse_args(argv)
@@ -427,10 +474,12 @@ def main(argv: list[str]) -> int:
     if args.one_job:
         print(json.dumps(measure_job(args.one_job, repeat, generations, quick, args.full)))
         return 0
-    print(f"PyGAD {pygad.__version__}, numpy {np.__version__}, Python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} CPUs; medians of {repeat} rounds (small and batch jobs: "
-          f"{max(repeat, CHEAP_REPEAT) if not quick else repeat}; big: fewer); "
-          "each job in a fresh process")
+    print(
+        f"PyGAD {pygad.__version__}, numpy {np.__version__}, Python {sys.version.split()[0]}, "
+        f"{os.cpu_count()} CPUs; medians of {repeat} rounds (small and batch jobs: "
+        f"{max(repeat, CHEAP_REPEAT) if not quick else repeat}; big: fewer); "
+        "each job in a fresh process"
+    )
     rows, parallel = [], []
     for name in jobs:
         # Each job in a process of its own, as every run of the service is: a job run after another
@@ -439,16 +488,23 @@ def main(argv: list[str]) -> int:
         command = [sys.executable, __file__, "--one-job", name, "--repeat", str(repeat)]
         command += ["--quick"] if quick else []
         command += ["--full"] if args.full else []
-        done = subprocess.run(command, capture_output=True, text=True, check=True,
-                              env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
+        )
         figures = json.loads(done.stdout.strip().splitlines()[-1])
         if name.startswith("parallel"):
             parallel.append((name, figures))
         else:
             rows.append((name, *figures))
 
-    header = (f"{'job':<13} {'engine':<8} {'total s':>9} {'user s':>9} {'overhead':>9} "
-              f"{'ratio':>7} {'rounds':>7} {'user calls':>11}  path")
+    header = (
+        f"{'job':<13} {'engine':<8} {'total s':>9} {'user s':>9} {'overhead':>9} "
+        f"{'ratio':>7} {'rounds':>7} {'user calls':>11}  path"
+    )
     print()
     print(header)
     print("-" * len(header))
@@ -457,38 +513,51 @@ def main(argv: list[str]) -> int:
         accel_overhead = accel["total"] - accel["user"]
         ratio = stock_overhead / accel_overhead if accel_overhead > 0 else float("inf")
         rounds = f"{accel['round_ratio']:6.1f}x" if "round_ratio" in accel else ""
-        print(f"{name:<13} {'stock':<8} {fmt(stock['total'])} {fmt(stock['user'])} "
-              f"{fmt(stock_overhead)} {'':>7} {'':>7} {int(stock['calls']):>11}  {stock['label']}"
-              + (f" ({stock['note']})" if stock.get("note") else ""))
-        print(f"{'':<13} {'accel':<8} {fmt(accel['total'])} {fmt(accel['user'])} "
-              f"{fmt(accel_overhead)} {ratio:6.1f}x {rounds:>7} {int(accel['calls']):>11}  "
-              f"{accel['label']}")
-    print("\nratio: stock overhead / accelerated overhead, of the medians; rounds: the median of the "
-          "per-round ratios")
+        print(
+            f"{name:<13} {'stock':<8} {fmt(stock['total'])} {fmt(stock['user'])} "
+            f"{fmt(stock_overhead)} {'':>7} {'':>7} {int(stock['calls']):>11}  {stock['label']}"
+            + (f" ({stock['note']})" if stock.get("note") else "")
+        )
+        print(
+            f"{'':<13} {'accel':<8} {fmt(accel['total'])} {fmt(accel['user'])} "
+            f"{fmt(accel_overhead)} {ratio:6.1f}x {rounds:>7} {int(accel['calls']):>11}  "
+            f"{accel['label']}"
+        )
+    print("\nratio: stock overhead / accelerated overhead, of the medians; rounds: the median of the per-round ratios")
     for name, _, accel in rows:
         if "fresh_overhead" in accel:
-            print(f"{name}: accelerated overhead in a fresh interpreter (no fork server) "
-                  f"{accel['fresh_overhead']:.4f} s")
+            print(
+                f"{name}: accelerated overhead in a fresh interpreter (no fork server) {accel['fresh_overhead']:.4f} s"
+            )
         if "floor" in accel:
             kind = "batch" if name == "batch" else "per-solution"
-            print(f"{name} job vs the {kind} floor (minimal numpy GA, same rounds): floor "
-                  f"{accel['floor']:.4f} s, accelerated total / floor total = "
-                  f"{accel['total'] / accel['floor']:.2f} (medians), "
-                  f"{accel['floor_round_ratio']:.2f} (median of the per-round ratios)")
+            print(
+                f"{name} job vs the {kind} floor (minimal numpy GA, same rounds): floor "
+                f"{accel['floor']:.4f} s, accelerated total / floor total = "
+                f"{accel['total'] / accel['floor']:.2f} (medians), "
+                f"{accel['floor_round_ratio']:.2f} (median of the per-round ratios)"
+            )
     for name, figures in parallel:
         workers, mode = figures["workers"], figures["mode"]
-        print(f"\n{name}: {mode} workers, N = {workers} (the machine's CPUs); the whole run: wall time, "
-              "CPU time of every process and thread")
-        for key, label in (("stock", "stock, serial"), ("stock-N", f"stock, ['{mode}', {workers}]"),
-                           ("accel", "accelerated, serial"),
-                           ("accel-N", f"accelerated, ['{mode}', {workers}]")):
+        print(
+            f"\n{name}: {mode} workers, N = {workers} (the machine's CPUs); the whole run: wall time, "
+            "CPU time of every process and thread"
+        )
+        for key, label in (
+            ("stock", "stock, serial"),
+            ("stock-N", f"stock, ['{mode}', {workers}]"),
+            ("accel", "accelerated, serial"),
+            ("accel-N", f"accelerated, ['{mode}', {workers}]"),
+        ):
             print(f"  {label:<32} {fmt(figures[key]['total'])} s   CPU {fmt(figures[key]['cpu'])} s")
         ideal = figures["ideal"]
         print(f"  {'ideal (serial user / N + overhead)':<32} {fmt(ideal)} s")
-        print(f"  accelerated parallel / ideal = {figures['accel-N']['total'] / ideal:.3f} "
-              f"(rounds {figures['vs_ideal_rounds']:.3f}); stock parallel / accelerated parallel = "
-              f"{figures['stock-N']['total'] / figures['accel-N']['total']:.2f} "
-              f"(rounds {figures['vs_stock_rounds']:.2f})")
+        print(
+            f"  accelerated parallel / ideal = {figures['accel-N']['total'] / ideal:.3f} "
+            f"(rounds {figures['vs_ideal_rounds']:.3f}); stock parallel / accelerated parallel = "
+            f"{figures['stock-N']['total'] / figures['accel-N']['total']:.2f} "
+            f"(rounds {figures['vs_stock_rounds']:.2f})"
+        )
     print(JOBS_LEGEND)
     return 0
 

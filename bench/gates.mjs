@@ -56,6 +56,8 @@ export async function run({ baseUrl, key, requests = 1000, admissions: admission
   for (const r of rows) console.log(`| ${r.name} | ${fmt(r.median_ms)} | ${fmt(r.p99_ms)} | ${fmt(r.median_ms - rows[0].median_ms)} |`);
   const write = rows.find((r) => r.name.startsWith("gated POST"));
   console.log(`\nGated write over the bare POST of the same body: ${fmt(write.median_ms - rows[1].median_ms)} ms at the median.`);
-  console.log(`\nAccount Durable Object: ${admissions.admissions} admissions in ${fmt(admissions.elapsed_ms, 0)} ms = ${fmt(admissions.per_second, 0)} per second (sequential, from one Worker).`);
+  console.log(
+    `\nAccount Durable Object: ${admissions.admissions} admissions in ${fmt(admissions.elapsed_ms, 0)} ms = ${fmt(admissions.per_second, 0)} per second (sequential, from one Worker).`,
+  );
   return { rows, admissions };
 }

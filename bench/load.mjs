@@ -6,8 +6,8 @@
 // floor (the same jobs run by the engine in one process per CPU, no service), queue waits (the late
 // run's against the median; each account's median: fairness), and the service's peak memory.
 import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, VENV_PYTHON } from "../scripts/lib.mjs";
 import { benchAccount } from "./accounts.mjs";
@@ -24,7 +24,17 @@ async function floor(jobs, cpus) {
     shares.map(
       (count, i) =>
         new Promise((resolve, reject) => {
-          const args = [join(ROOT, "bench", "bare_pygad.py"), JOB.num_generations, JOB.sol_per_pop, JOB.num_parents_mating, JOB.num_genes, i * 1000, "accelerated", "--jobs", count];
+          const args = [
+            join(ROOT, "bench", "bare_pygad.py"),
+            JOB.num_generations,
+            JOB.sol_per_pop,
+            JOB.num_parents_mating,
+            JOB.num_genes,
+            i * 1000,
+            "accelerated",
+            "--jobs",
+            count,
+          ];
           const child = spawn(VENV_PYTHON, args.map(String), { env: { PATH: process.env.PATH, OPENBLAS_NUM_THREADS: "1" } });
           child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`floor process exited ${code}`))));
         }),
@@ -124,13 +134,19 @@ export async function run({ baseUrl, adminToken, pids, workerPid, smoke = false 
 
   console.log(`\n## Load: ${accounts} accounts × ${perAccount} runs + 1 late run (${cpus} CPUs, ${cpus} places)\n`);
   const rows = [
-    ["runs", `${outcomes.length}: ${outcomes.length - failed.length} succeeded, ${failed.length} not (${[...new Set(failed.map((d) => d.row.error?.code ?? d.row.status))].join(", ") || "—"}), ${capped.length} with hit_time_cap`],
+    [
+      "runs",
+      `${outcomes.length}: ${outcomes.length - failed.length} succeeded, ${failed.length} not (${[...new Set(failed.map((d) => d.row.error?.code ?? d.row.status))].join(", ") || "—"}), ${capped.length} with hit_time_cap`,
+    ],
     ["total time, submit → last succeeded", `${fmt(elapsed)} s`],
     ["floor: the same jobs by the engine, one process per CPU", `${fmt(floorSeconds)} s (one job ≈ ${fmt(oneJob)} s)`],
     ["total / floor", fmt(elapsed / floorSeconds)],
     [`queue wait (queued → started), median of the ${total}`, `${fmt(median(waits))} s`],
     ["queue wait of the late single run", lateRun ? `${fmt(waitOf(lateRun))} s (${fmt(waitOf(lateRun) / oneJob)} × one job per CPU)` : "—"],
-    ["per-account median wait, max / min", `${fmt(Math.max(...perAccountMedian))} s / ${fmt(Math.min(...perAccountMedian))} s = ${fmt(Math.max(...perAccountMedian) / Math.max(Math.min(...perAccountMedian), 1e-9))}`],
+    [
+      "per-account median wait, max / min",
+      `${fmt(Math.max(...perAccountMedian))} s / ${fmt(Math.min(...perAccountMedian))} s = ${fmt(Math.max(...perAccountMedian) / Math.max(Math.min(...perAccountMedian), 1e-9))}`,
+    ],
     ["peak memory of the whole service (Worker + GA worker + runs)", `${fmt(peakMb, 0)} MB`],
     ["CPU used meanwhile: the Worker (wrangler dev, workerd)", `${fmt(cpu.service)} s (${fmt(cpu.service / (total + 1), 3)} s per run)`],
     ["CPU used meanwhile: the GA worker and its runs", `${fmt(cpu.ga)} s (${fmt(cpu.ga / (total + 1), 3)} s per run)`],
@@ -138,5 +154,15 @@ export async function run({ baseUrl, adminToken, pids, workerPid, smoke = false 
   ];
   console.log("| measure | value |\n|---|---|");
   for (const [name, value] of rows) console.log(`| ${name} | ${value} |`);
-  return { elapsed, floorSeconds, failed: failed.length, capped: capped.length, medianWait: median(waits), lateWait: lateRun ? waitOf(lateRun) : null, perAccountMedian, peakMb, cpu };
+  return {
+    elapsed,
+    floorSeconds,
+    failed: failed.length,
+    capped: capped.length,
+    medianWait: median(waits),
+    lateWait: lateRun ? waitOf(lateRun) : null,
+    perAccountMedian,
+    peakMb,
+    cpu,
+  };
 }

@@ -35,7 +35,7 @@ KNAPSACK_CAPACITY = float(KNAPSACK_WEIGHTS.sum() * 0.4)
 
 
 def sphere(ga, solution, index):
-    return -float(np.sum(solution ** 2))
+    return -float(np.sum(solution**2))
 
 
 def rastrigin(ga, solution, index):
@@ -62,29 +62,55 @@ def at_most_one(solution, values):
 
 PROBLEMS = {
     "sphere": dict(fitness_func=sphere, num_genes=10, init_range_low=-5, init_range_high=5),
-    "rastrigin": dict(fitness_func=rastrigin, num_genes=10, init_range_low=-5.12,
-                      init_range_high=5.12),
-    "knapsack": dict(fitness_func=knapsack, num_genes=40, gene_space=[0, 1], gene_type=int,
-                     mutation_probability=0.05, parent_selection_type="tournament",
-                     crossover_type="two_points"),
-    "constrained": dict(fitness_func=shifted_sphere, num_genes=6, sample_size=200,
-                        gene_constraint=[at_most_one] * 6, crossover_type="uniform"),
+    "rastrigin": dict(fitness_func=rastrigin, num_genes=10, init_range_low=-5.12, init_range_high=5.12),
+    "knapsack": dict(
+        fitness_func=knapsack,
+        num_genes=40,
+        gene_space=[0, 1],
+        gene_type=int,
+        mutation_probability=0.05,
+        parent_selection_type="tournament",
+        crossover_type="two_points",
+    ),
+    "constrained": dict(
+        fitness_func=shifted_sphere,
+        num_genes=6,
+        sample_size=200,
+        gene_constraint=[at_most_one] * 6,
+        crossover_type="uniform",
+    ),
     # The default sample_size and a tenfold one: fresh candidates per call, drawn per generation.
-    "constrained100": dict(fitness_func=shifted_sphere, num_genes=6, sample_size=100,
-                           gene_constraint=[at_most_one] * 6, crossover_type="uniform"),
-    "constrained1k": dict(fitness_func=shifted_sphere, num_genes=6, sample_size=1000,
-                          gene_constraint=[at_most_one] * 6, crossover_type="uniform"),
+    "constrained100": dict(
+        fitness_func=shifted_sphere,
+        num_genes=6,
+        sample_size=100,
+        gene_constraint=[at_most_one] * 6,
+        crossover_type="uniform",
+    ),
+    "constrained1k": dict(
+        fitness_func=shifted_sphere,
+        num_genes=6,
+        sample_size=1000,
+        gene_constraint=[at_most_one] * 6,
+        crossover_type="uniform",
+    ),
     # Dense constraint candidates: the accelerated engine shares one base among calls (engine.md).
-    "dense": dict(fitness_func=shifted_sphere, num_genes=6, sample_size=10000,
-                  gene_constraint=[at_most_one] * 6, crossover_type="uniform"),
+    "dense": dict(
+        fitness_func=shifted_sphere,
+        num_genes=6,
+        sample_size=10000,
+        gene_constraint=[at_most_one] * 6,
+        crossover_type="uniform",
+    ),
 }
 SLOW = {"dense", "constrained1k"}  # left out of --short (stock takes seconds per run)
 
 
 def run(problem: str, accelerated: bool, seed: int, generations: int) -> float:
     params = dict(PROBLEMS[problem])
-    params.update(num_generations=generations, sol_per_pop=50, num_parents_mating=10,
-                  random_seed=seed, suppress_warnings=True)
+    params.update(
+        num_generations=generations, sol_per_pop=50, num_parents_mating=10, random_seed=seed, suppress_warnings=True
+    )
     ga = AcceleratedGA(**params) if accelerated else pygad.GA(**params)
     ga.run()
     if accelerated:
@@ -103,7 +129,7 @@ def rank_average(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     sorted_values = values[order]
     _, starts, counts = np.unique(sorted_values, return_index=True, return_counts=True)
     for start, count in zip(starts, counts):
-        ranks[order[start:start + count]] = start + (count + 1) / 2.0
+        ranks[order[start : start + count]] = start + (count + 1) / 2.0
     return ranks, counts
 
 
@@ -115,7 +141,7 @@ def mann_whitney_less(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     u = ranks[:n1].sum() - n1 * (n1 + 1) / 2.0
     n = n1 + n2
     mean = n1 * n2 / 2.0
-    tie_term = float(np.sum(ties ** 3 - ties)) / (n * (n - 1)) if n > 1 else 0.0
+    tie_term = float(np.sum(ties**3 - ties)) / (n * (n - 1)) if n > 1 else 0.0
     variance = n1 * n2 / 12.0 * ((n + 1) - tie_term)
     if variance <= 0:
         return u, 1.0
@@ -131,16 +157,21 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--short", action="store_true", help="10 seeds, 40 generations")
     parser.add_argument("--seeds", type=int, default=None)
     parser.add_argument("--generations", type=int, default=None)
-    parser.add_argument("--problems", default=",".join(PROBLEMS),
-                        help="comma-separated subset of: " + ", ".join(PROBLEMS))
+    parser.add_argument(
+        "--problems", default=",".join(PROBLEMS), help="comma-separated subset of: " + ", ".join(PROBLEMS)
+    )
     args = parser.parse_args(argv)
     chosen = args.problems.split(",")
     seeds = args.seeds or (10 if args.short else 30)
     generations = args.generations or (40 if args.short else 100)
-    print(f"quality: {seeds} seeds x {generations} generations, pop 50, one-sided Mann-Whitney U "
-          f"(H1: accelerated worse), alpha {ALPHA}")
-    print(f"{'problem':<12} {'stock median':>13} {'accel median':>13} {'stock mean':>12} "
-          f"{'accel mean':>12} {'U':>7} {'p':>7}  verdict   time s (stock/accel)")
+    print(
+        f"quality: {seeds} seeds x {generations} generations, pop 50, one-sided Mann-Whitney U "
+        f"(H1: accelerated worse), alpha {ALPHA}"
+    )
+    print(
+        f"{'problem':<12} {'stock median':>13} {'accel median':>13} {'stock mean':>12} "
+        f"{'accel mean':>12} {'U':>7} {'p':>7}  verdict   time s (stock/accel)"
+    )
     failed = []
     for problem in PROBLEMS:
         if problem not in chosen or (args.short and problem in SLOW):
@@ -154,9 +185,11 @@ def main(argv: list[str]) -> int:
         verdict = "ok" if p >= ALPHA else "WORSE"
         if verdict != "ok":
             failed.append(problem)
-        print(f"{problem:<12} {np.median(stock):13.5g} {np.median(accel):13.5g} "
-              f"{stock.mean():12.5g} {accel.mean():12.5g} {u:7.1f} {p:7.3f}  {verdict:<8}  "
-              f"{middle - started:.1f}/{ended - middle:.1f}")
+        print(
+            f"{problem:<12} {np.median(stock):13.5g} {np.median(accel):13.5g} "
+            f"{stock.mean():12.5g} {accel.mean():12.5g} {u:7.1f} {p:7.3f}  {verdict:<8}  "
+            f"{middle - started:.1f}/{ended - middle:.1f}"
+        )
         sys.stdout.flush()
     if failed:
         print(f"accelerated engine worse on: {', '.join(failed)}")

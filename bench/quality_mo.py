@@ -34,22 +34,34 @@ from allele_worker.engine import build_ga, engine_label
 from allele_worker.objectives import pareto_front
 
 PROBLEMS = {"zdt1": ZDT1(30), "dtlz2": DTLZ2(3)}
-REFERENCE = 1.1   # minimisation form; every objective of both problems is in [0, 1] on the front
+REFERENCE = 1.1  # minimisation form; every objective of both problems is in [0, 1] on the front
 # The true fronts' hypervolumes: ZDT1 1.1 * 1.1 - ∫₀¹ (1 - sqrt f1) df1 = 1.21 - 1/3 = 0.8767;
 # DTLZ2 the cube 1.1³ less the unit sphere's first orthant (π/6) = 0.8074.
-TRUE_HV = {"zdt1": 1.1 * 1.1 - 1.0 / 3.0, "dtlz2": 1.1 ** 3 - math.pi / 6}
+TRUE_HV = {"zdt1": 1.1 * 1.1 - 1.0 / 3.0, "dtlz2": 1.1**3 - math.pi / 6}
 CLOSE = 0.05
-HV_SHARE = 0.7    # of the true front's hypervolume, at least
+HV_SHARE = 0.7  # of the true front's hypervolume, at least
 
 
 def params(problem: str, seed: int, generations: int) -> dict:
     fitness = PROBLEMS[problem]
-    return dict(num_generations=generations, sol_per_pop=50, num_parents_mating=25,
-                num_genes=fitness.num_genes, fitness_func=fitness, init_range_low=0, init_range_high=1,
-                parent_selection_type="nsga2", keep_elitism=0, keep_parents=-1,
-                crossover_type="uniform", mutation_probability=0.1,
-                random_mutation_min_val=-0.05, random_mutation_max_val=0.05,
-                random_seed=seed, suppress_warnings=True)
+    return dict(
+        num_generations=generations,
+        sol_per_pop=50,
+        num_parents_mating=25,
+        num_genes=fitness.num_genes,
+        fitness_func=fitness,
+        init_range_low=0,
+        init_range_high=1,
+        parent_selection_type="nsga2",
+        keep_elitism=0,
+        keep_parents=-1,
+        crossover_type="uniform",
+        mutation_probability=0.1,
+        random_mutation_min_val=-0.05,
+        random_mutation_max_val=0.05,
+        random_seed=seed,
+        suppress_warnings=True,
+    )
 
 
 def front_of(problem: str, seed: int, generations: int) -> np.ndarray:
@@ -86,8 +98,10 @@ def main(argv: list[str]) -> int:
     seeds = args.seeds or (5 if args.short else 30)
     generations = args.generations or (40 if args.short else 200)
     check = not args.short
-    print(f"multi-objective quality: {seeds} seeds x {generations} generations, pop 50, NSGA-II "
-          f"(stock pygad.GA, the service's path); hypervolume (reference {REFERENCE})")
+    print(
+        f"multi-objective quality: {seeds} seeds x {generations} generations, pop 50, NSGA-II "
+        f"(stock pygad.GA, the service's path); hypervolume (reference {REFERENCE})"
+    )
     print(f"{'problem':<7} {'HV med':>8} {'HV / true':>9} {'closeness med':>13}  verdict   time s")
     failed = []
     for problem in PROBLEMS:
@@ -102,14 +116,18 @@ def main(argv: list[str]) -> int:
             failed.append(problem)
         print(f"{problem:<7} {median_hv:8.4f} {share:9.3f} {close:13.4f}  {verdict:<8}  {ended - started:.1f}")
         sys.stdout.flush()
-    print("closeness: zdt1 IGD to the true front, dtlz2 mean distance to the unit sphere; "
-          + (f"must be below {CLOSE}, and HV / true above {HV_SHARE}" if check
-             else "not checked in a short run"))
+    print(
+        "closeness: zdt1 IGD to the true front, dtlz2 mean distance to the unit sphere; "
+        + (f"must be below {CLOSE}, and HV / true above {HV_SHARE}" if check else "not checked in a short run")
+    )
     if failed:
         print(f"failed on: {', '.join(failed)}")
         return 1
-    print("the service's multi-objective fronts are close to the true ones" if check
-          else "short run: fronts measured, not checked")
+    print(
+        "the service's multi-objective fronts are close to the true ones"
+        if check
+        else "short run: fronts measured, not checked"
+    )
     return 0
 
 

@@ -12,7 +12,15 @@ const JOBS = [
 const FITNESS = "import numpy\n\ndef fitness(ga, solution, idx):\n    return -float(numpy.sum(solution ** 2))\n";
 
 function bare(job, seed, engine = "stock") {
-  const args = [join(ROOT, "bench", "bare_pygad.py"), job.num_generations, job.sol_per_pop, job.num_parents_mating, job.num_genes, seed, engine];
+  const args = [
+    join(ROOT, "bench", "bare_pygad.py"),
+    job.num_generations,
+    job.sol_per_pop,
+    job.num_parents_mating,
+    job.num_genes,
+    seed,
+    engine,
+  ];
   const res = spawnSync(VENV_PYTHON, args.map(String), { encoding: "utf8", env: { PATH: process.env.PATH, OPENBLAS_NUM_THREADS: "1" } });
   if (res.status !== 0) throw new Error(`bare PyGAD failed: ${res.stderr}`);
   return JSON.parse(res.stdout).seconds;
@@ -67,10 +75,22 @@ export async function run({ baseUrl, key, smoke = false }) {
     const s = median(service);
     const b = median(stock);
     const a = median(accelerated);
-    rows.push({ job: job.name, service_s: s, bare_pygad_s: b, bare_engine_s: a, ratio: s / b, overhead_s: s - b, service_overhead_s: s - a, billed_cpu_s: median(billed), repeats: job.repeats });
+    rows.push({
+      job: job.name,
+      service_s: s,
+      bare_pygad_s: b,
+      bare_engine_s: a,
+      ratio: s / b,
+      overhead_s: s - b,
+      service_overhead_s: s - a,
+      billed_cpu_s: median(billed),
+      repeats: job.repeats,
+    });
   }
   console.log("\n## Service vs bare PyGAD (submit → succeeded; medians, measured alternately)\n");
-  console.log("| job | service (s) | bare PyGAD (s) | service / bare PyGAD | service − bare PyGAD (s) | bare, service's engine (s) | service − bare engine (s) | billed CPU (s) |");
+  console.log(
+    "| job | service (s) | bare PyGAD (s) | service / bare PyGAD | service − bare PyGAD (s) | bare, service's engine (s) | service − bare engine (s) | billed CPU (s) |",
+  );
   console.log("|---|---|---|---|---|---|---|---|");
   for (const r of rows) {
     console.log(

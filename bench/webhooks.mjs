@@ -32,7 +32,9 @@ function receiver() {
       res.writeHead(state.refuse ? 503 : 204).end();
     });
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, state, url: `http://127.0.0.1:${server.address().port}` })));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve({ server, state, url: `http://127.0.0.1:${server.address().port}` })),
+  );
 }
 
 async function api(baseUrl, path, { key, token, method, body } = {}) {
@@ -88,7 +90,10 @@ export async function run({ baseUrl, adminToken, smoke = false }) {
     // 2. Throughput: 1000 deliveries due at once, to a receiver that answers at once.
     const key2 = await account(baseUrl, adminToken);
     for (let i = 0; i < 20; i++) {
-      await api(baseUrl, "/api/v1/webhooks", { key: key2, body: { url: `${rx.url}/burst/${i}`, events: ["submission.succeeded", "result.completed"] } });
+      await api(baseUrl, "/api/v1/webhooks", {
+        key: key2,
+        body: { url: `${rx.url}/burst/${i}`, events: ["submission.succeeded", "result.completed"] },
+      });
     }
     const burst = () => rx.state.received.filter((r) => r.path.startsWith("/burst/"));
     const expected = burstRuns * 20 * 2;

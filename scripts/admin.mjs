@@ -94,7 +94,13 @@ function requestFor() {
       return [
         "POST",
         `/accounts/${need("account")}/keys`,
-        { name: need("name"), scopes: need("scopes").split(",").map((s) => s.trim()), expires_at: values["expires-at"] ?? null },
+        {
+          name: need("name"),
+          scopes: need("scopes")
+            .split(",")
+            .map((s) => s.trim()),
+          expires_at: values["expires-at"] ?? null,
+        },
       ];
     case "revoke-key":
       return ["POST", `/keys/${need("prefix")}/revoke`];

@@ -5,11 +5,12 @@
 // - The /docs page's Swagger UI files (swagger-ui-dist, Apache-2.0 → dist/web/docs): the page itself
 //   and its configuration come from the Worker (src/http/routes/docs.ts), under its Content-Security-Policy.
 // Run by `npm install` (setup), `npm start`, `npm test`, the test config and the deploy check; ~0.2 s.
-import { build } from "esbuild";
+
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { build } from "esbuild";
 import { ROOT } from "./root.mjs";
 
 export const WEB_DIST = join(ROOT, "dist", "web");

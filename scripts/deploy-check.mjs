@@ -3,8 +3,8 @@
 // check uses a copy of wrangler.toml whose image is a registry reference; everything else is identical.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, run, wranglerBin } from "./lib.mjs";
 import { buildWeb, WEB_DIST } from "./build-web.mjs";
+import { ROOT, run, wranglerBin } from "./lib.mjs";
 
 const config = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
 const image = 'image = "./container/Dockerfile"';

@@ -22,7 +22,10 @@ export const BOUNDED_SEED = 20261125;
 
 /** The operations of the committed public document: every one must be fuzzed. */
 export const documentedOperations = () =>
-  Object.values(JSON.parse(readFileSync(join(ROOT, "docs", "openapi.json"), "utf8")).paths).reduce((n, item) => n + Object.keys(item).length, 0);
+  Object.values(JSON.parse(readFileSync(join(ROOT, "docs", "openapi.json"), "utf8")).paths).reduce(
+    (n, item) => n + Object.keys(item).length,
+    0,
+  );
 
 /** The checks: everything that judges a response against the document, and invalid input refused. */
 export const CHECKS = [
@@ -49,8 +52,26 @@ async function admin(baseUrl, adminToken, path, body, method = "POST") {
 
 /** A fuzzing account: roomy gates, small tier caps (a generated job stays small), plenty of credits. */
 export async function fuzzAccount(baseUrl, adminToken = ADMIN_TOKEN) {
-  const { account, key } = await admin(baseUrl, adminToken, "/accounts", { email: `fuzz-${Date.now()}@example.com`, plan: "premium", credits: 100000 });
-  await admin(baseUrl, adminToken, `/accounts/${account.id}`, { overrides: { concurrent_submissions: 10000, inflight_api_runs: 10000, daily_quota: 1000000, max_num_generations: 20, max_num_genes: 20 } }, "PATCH");
+  const { account, key } = await admin(baseUrl, adminToken, "/accounts", {
+    email: `fuzz-${Date.now()}@example.com`,
+    plan: "premium",
+    credits: 100000,
+  });
+  await admin(
+    baseUrl,
+    adminToken,
+    `/accounts/${account.id}`,
+    {
+      overrides: {
+        concurrent_submissions: 10000,
+        inflight_api_runs: 10000,
+        daily_quota: 1000000,
+        max_num_generations: 20,
+        max_num_genes: 20,
+      },
+    },
+    "PATCH",
+  );
   return key;
 }
 
@@ -73,13 +94,22 @@ const FITNESS = "import numpy\n\ndef fitness(ga, solution, idx):\n    return -fl
  * logic instead of answering 404 to made-up ids.
  */
 export async function seedResources(baseUrl, key) {
-  const job = { name: "fuzz seed", num_generations: 5, num_parents_mating: 2, sol_per_pop: 4, num_genes: 3, fitness_func: FITNESS, fitness_func_entry: "fitness" };
+  const job = {
+    name: "fuzz seed",
+    num_generations: 5,
+    num_parents_mating: 2,
+    sol_per_pop: 4,
+    num_genes: 3,
+    fitness_func: FITNESS,
+    fitness_func_entry: "fitness",
+  };
   /** A succeeded submission and its result. */
   const succeeded = async () => {
     const submission = await api(baseUrl, key, "/submissions", job);
     const deadline = Date.now() + 120_000;
-    let row;
-    while ((row = await api(baseUrl, key, `/submissions/${submission.id}`)).status !== "succeeded") {
+    for (;;) {
+      const row = await api(baseUrl, key, `/submissions/${submission.id}`);
+      if (row.status === "succeeded") break;
       if (Date.now() > deadline || row.status === "failed") throw new Error(`the seed run did not succeed: ${JSON.stringify(row)}`);
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -93,7 +123,8 @@ export async function seedResources(baseUrl, key) {
   const deletedHook = await api(baseUrl, key, "/webhooks", { url: "http://127.0.0.1:9/hook", events: ["submission.succeeded"] });
   const fired = await api(baseUrl, key, `/webhooks/${hook.id}/test`, {});
   const until = Date.now() + 30_000;
-  while ((await api(baseUrl, key, `/webhooks/${hook.id}/deliveries/${fired.delivery_id}`)).status !== "failed" && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
+  while ((await api(baseUrl, key, `/webhooks/${hook.id}/deliveries/${fired.delivery_id}`)).status !== "failed" && Date.now() < until)
+    await new Promise((r) => setTimeout(r, 250));
   return {
     // Each resource's path: the ids of its kind (an unknown id besides, so 404s are tried too).
     ids: { "/submissions/": [kept.id], "/results/": [kept.resultId], "/code-uploads/": [upload.code_id], "/webhooks/": [hook.id] },
@@ -108,7 +139,8 @@ export async function seedResources(baseUrl, key) {
 /** Cancels the account's live runs (the fuzzer leaves some queued), so they take no place from later work. */
 export async function cancelLiveRuns(baseUrl, key) {
   const live = await api(baseUrl, key, "/submissions?status=queued,running&page_size=100");
-  for (const s of live.results) await fetch(`${baseUrl}/api/v1/submissions/${s.id}/cancel`, { method: "POST", headers: { Authorization: `Bearer ${key}` } });
+  for (const s of live.results)
+    await fetch(`${baseUrl}/api/v1/submissions/${s.id}/cancel`, { method: "POST", headers: { Authorization: `Bearer ${key}` } });
   return live.results.length;
 }
 
@@ -156,16 +188,33 @@ export async function runSchemathesis({ baseUrl, key, seeded, maxExamples, seed,
   const args = [
     // The committed document (what GET /api/v1/openapi.json serves: test/http/openapi.test.ts), so that
     // operation is fuzzed too (the CLI leaves out the URL it loads the document from).
-    "-m", "schemathesis.cli", "--config-file", configFile(dir, seeded), "run", join(ROOT, "docs", "openapi.json"), "--url", `${baseUrl}/api/v1`,
-    "--header", `Authorization: Bearer ${key}`,
-    "--checks", CHECKS.join(","),
-    "--phases", phases,
-    "--max-examples", String(maxExamples),
-    "--workers", "1", // hypothesis's lambda-source cache is not thread-safe: 2 workers crash it now and then
-    "--generation-database", "none",
-    "--request-timeout", "30",
+    "-m",
+    "schemathesis.cli",
+    "--config-file",
+    configFile(dir, seeded),
+    "run",
+    join(ROOT, "docs", "openapi.json"),
+    "--url",
+    `${baseUrl}/api/v1`,
+    "--header",
+    `Authorization: Bearer ${key}`,
+    "--checks",
+    CHECKS.join(","),
+    "--phases",
+    phases,
+    "--max-examples",
+    String(maxExamples),
+    "--workers",
+    "1", // hypothesis's lambda-source cache is not thread-safe: 2 workers crash it now and then
+    "--generation-database",
+    "none",
+    "--request-timeout",
+    "30",
     "--no-color",
-    "--report", "junit", "--report-junit-path", junit,
+    "--report",
+    "junit",
+    "--report-junit-path",
+    junit,
     ...(seed !== undefined ? ["--seed", String(seed)] : []),
     ...(maxTime ? ["--max-time", String(maxTime)] : []),
   ];
@@ -188,7 +237,11 @@ export async function runSchemathesis({ baseUrl, key, seeded, maxExamples, seed,
 }
 
 /** Schemathesis prints each failing request whole; a body of megabytes is cut to its first 2,000 characters. */
-export const shorten = (text) => text.split("\n").map((line) => (line.length > 2000 ? `${line.slice(0, 2000)}… (${line.length} characters)` : line)).join("\n");
+export const shorten = (text) =>
+  text
+    .split("\n")
+    .map((line) => (line.length > 2000 ? `${line.slice(0, 2000)}… (${line.length} characters)` : line))
+    .join("\n");
 
 async function main() {
   const argv = process.argv.slice(2);
@@ -215,17 +268,35 @@ async function main() {
       workerPort: await freePort(),
       persistTo: state,
       quiet: true,
-      vars: { ADMIN_TOKEN, RUN_TOKEN_SECRET: "fuzz-run-token-secret", RATE_LIMIT_KEY: "1000000", RATE_LIMIT_IP: "1000000", WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_DELAYS: "1,1,1,1,1" },
+      vars: {
+        ADMIN_TOKEN,
+        RUN_TOKEN_SECRET: "fuzz-run-token-secret",
+        RATE_LIMIT_KEY: "1000000",
+        RATE_LIMIT_IP: "1000000",
+        WEBHOOK_ALLOW_PRIVATE: "true",
+        WEBHOOK_RETRY_DELAYS: "1,1,1,1,1",
+      },
     });
     baseUrl = service.baseUrl;
   }
   try {
     key ??= await fuzzAccount(baseUrl);
     const seeded = await seedResources(baseUrl, key);
-    const result = await runSchemathesis({ baseUrl, key, seeded, maxExamples, phases, seed, reportDir: join(ROOT, ".wrangler", "test-reports"), maxTime: opt("--max-time") });
+    const result = await runSchemathesis({
+      baseUrl,
+      key,
+      seeded,
+      maxExamples,
+      phases,
+      seed,
+      reportDir: join(ROOT, ".wrangler", "test-reports"),
+      maxTime: opt("--max-time"),
+    });
     if (!result.ok || argv.includes("--verbose")) console.log(shorten(result.output));
     await cancelLiveRuns(baseUrl, key);
-    console.log(`schemathesis: operations ${result.operations}, cases ${result.cases}, failures ${result.failures}, ${result.seconds.toFixed(0)} s (max ${maxExamples} examples per operation${seed ? `, seed ${seed}` : ""})`);
+    console.log(
+      `schemathesis: operations ${result.operations}, cases ${result.cases}, failures ${result.failures}, ${result.seconds.toFixed(0)} s (max ${maxExamples} examples per operation${seed ? `, seed ${seed}` : ""})`,
+    );
     process.exitCode = result.ok ? 0 : 1;
   } finally {
     await service?.stop();

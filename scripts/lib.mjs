@@ -152,13 +152,36 @@ export async function startLocalService({ port, workerPort, persistTo, vars = {}
   };
   const stdio = quiet ? ["ignore", "pipe", "pipe"] : "inherit";
   if (migrate) migrateLocal(persistTo);
-  if (!runnerUrl) superviseWorker(() => keep(startWorkerProcess(workerPort, stdio), "ga-worker"), () => stopping, onExit);
-  const allVars = { RUNNER_URL: runnerUrl ?? `http://127.0.0.1:${workerPort}`, REPORT_BASE_URL: `http://127.0.0.1:${port}`, RUN_CAPACITY: String(LOCAL_CAPACITY), ...vars };
+  if (!runnerUrl)
+    superviseWorker(
+      () => keep(startWorkerProcess(workerPort, stdio), "ga-worker"),
+      () => stopping,
+      onExit,
+    );
+  const allVars = {
+    RUNNER_URL: runnerUrl ?? `http://127.0.0.1:${workerPort}`,
+    REPORT_BASE_URL: `http://127.0.0.1:${port}`,
+    RUN_CAPACITY: String(LOCAL_CAPACITY),
+    ...vars,
+  };
   const envFile = writeEnvFile(allVars);
-  const args = ["dev", "--port", String(port), "--ip", "127.0.0.1", "--test-scheduled", "--show-interactive-dev-session=false", "--env-file", envFile.path];
+  const args = [
+    "dev",
+    "--port",
+    String(port),
+    "--ip",
+    "127.0.0.1",
+    "--test-scheduled",
+    "--show-interactive-dev-session=false",
+    "--env-file",
+    envFile.path,
+  ];
   if (persistTo) args.push("--persist-to", persistTo);
   const { ADMIN_TOKEN: _a, RUN_TOKEN_SECRET: _r, ALLELE_DEMO_KEY: _d, ...inherited } = process.env;
-  const wrangler = keep(privately(() => spawn(wranglerBin, args, { cwd: ROOT, env: { ...inherited, ...WRANGLER_ENV }, stdio })), "wrangler");
+  const wrangler = keep(
+    privately(() => spawn(wranglerBin, args, { cwd: ROOT, env: { ...inherited, ...WRANGLER_ENV }, stdio })),
+    "wrangler",
+  );
   wrangler.on("exit", (code) => {
     if (!stopping) onExit?.("wrangler", code);
   });

@@ -3,12 +3,12 @@
 // GET /admin/v1/openapi.json (src/http/openapi/). `--check` writes nothing and fails when a committed file
 // differs. The app is bundled with esbuild for Node; `cloudflare:*` modules, which only the Durable
 // Objects and containers need at run time, are stubbed.
-import { build } from "esbuild";
-import { readFileSync, writeFileSync } from "node:fs";
+
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { build } from "esbuild";
 import { ROOT } from "./lib.mjs";
 
 export const DOCUMENTS = { public: join(ROOT, "docs", "openapi.json"), admin: join(ROOT, "docs", "openapi.admin.json") };

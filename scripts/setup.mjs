@@ -1,17 +1,20 @@
 // `npm install` runs this (postinstall): the Python virtual environment for container/ and the local
 // D1 database. Safe to run again; no step needs a Cloudflare account, the internet beyond the
 // package registries, or Docker.
+
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createHash } from "node:crypto";
-import { makePrivate, migrateLocal, ROOT, run, SDK_PYTHON, SDK_VENV, VENV, VENV_PYTHON } from "./lib.mjs";
 import { buildWeb } from "./build-web.mjs";
+import { makePrivate, migrateLocal, ROOT, run, SDK_PYTHON, SDK_VENV, VENV, VENV_PYTHON } from "./lib.mjs";
 
 if (process.env.ALLELE_SKIP_SETUP === "1") process.exit(0);
 
 /** Runs `install` when `inputs` (files) changed since its last run, recorded as their digest in `stamp`. */
 function whenChanged(stamp, inputs, install) {
-  const digest = createHash("sha256").update(inputs.map((f) => readFileSync(f, "utf8")).join("\n")).digest("hex");
+  const digest = createHash("sha256")
+    .update(inputs.map((f) => readFileSync(f, "utf8")).join("\n"))
+    .digest("hex");
   if (existsSync(stamp) && readFileSync(stamp, "utf8") === digest) return;
   install();
   writeFileSync(stamp, digest);
@@ -48,7 +51,12 @@ function toolEnvironment(venv, python, requirements, what) {
 toolEnvironment(SDK_VENV, SDK_PYTHON, join(ROOT, "container", "sdk-tests", "requirements.txt"), "the Vilvik SDK for its test suite");
 // The API fuzzer (scripts/fuzz.mjs): schemathesis, likewise.
 const fuzzVenv = join(ROOT, "container", "fuzz", ".venv");
-toolEnvironment(fuzzVenv, join(fuzzVenv, "bin", "python"), join(ROOT, "container", "fuzz", "requirements.txt"), "schemathesis for the API fuzz run");
+toolEnvironment(
+  fuzzVenv,
+  join(fuzzVenv, "bin", "python"),
+  join(ROOT, "container", "fuzz", "requirements.txt"),
+  "schemathesis for the API fuzz run",
+);
 
 // The TypeScript client's own tools (openapi-typescript needs TypeScript 5; the Worker is built with 7).
 const client = join(ROOT, "clients", "typescript");
@@ -68,9 +76,14 @@ if (!existsSync(CHROMIUM) && process.env.ALLELE_SKIP_BROWSER !== "1") {
   if (process.getuid?.() === 0 && existsSync("/usr/bin/apt-get")) {
     console.log("setup: installing Chromium for the dashboard's browser tests (apt-get install chromium)");
     run("apt-get", ["update", "-qq"], { stdio: ["ignore", "ignore", "inherit"] });
-    run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "chromium"], { stdio: ["ignore", "ignore", "inherit"], env: { DEBIAN_FRONTEND: "noninteractive" } });
+    run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "chromium"], {
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { DEBIAN_FRONTEND: "noninteractive" },
+    });
   } else {
-    console.warn(`setup: no Chromium at ${CHROMIUM}: the browser tests need it (Debian: sudo apt-get install chromium; or set CHROMIUM_PATH)`);
+    console.warn(
+      `setup: no Chromium at ${CHROMIUM}: the browser tests need it (Debian: sudo apt-get install chromium; or set CHROMIUM_PATH)`,
+    );
   }
 }
 

@@ -7,10 +7,27 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { LOCAL_STATE, makePrivate, migrateLocal, privately, PERSIST_TO, readJson, run, startLocalService, STATE_DIR, wranglerBin, writeJson } from "./lib.mjs";
+import {
+  LOCAL_STATE,
+  makePrivate,
+  migrateLocal,
+  PERSIST_TO,
+  privately,
+  readJson,
+  run,
+  STATE_DIR,
+  startLocalService,
+  wranglerBin,
+  writeJson,
+} from "./lib.mjs";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-const base62 = (n) => [...randomBytes(n * 2)].filter((b) => b < 248).slice(0, n).map((b) => BASE62[b % 62]).join("");
+const base62 = (n) =>
+  [...randomBytes(n * 2)]
+    .filter((b) => b < 248)
+    .slice(0, n)
+    .map((b) => BASE62[b % 62])
+    .join("");
 const KEY_PATTERN = /^(alk_[0-9A-Za-z]{8})_[0-9A-Za-z]{40}$/;
 const DEMO_ACCOUNT = "DemoAccount1";
 const ALL_SCOPES = ["submissions:read", "submissions:write", "results:read", "results:write", "webhooks:read", "webhooks:write"];
@@ -50,7 +67,9 @@ INSERT OR IGNORE INTO api_keys (id, account_id, prefix, key_hash, name, scopes, 
 const seedFile = join(mkdtempSync(join(tmpdir(), "allele-seed-")), "seed.sql");
 writeFileSync(seedFile, seed);
 const persist = PERSIST_TO ? ["--persist-to", PERSIST_TO] : [];
-privately(() => run(wranglerBin, ["d1", "execute", "DB", "--local", "--file", seedFile, ...persist], { stdio: ["ignore", "ignore", "inherit"] }));
+privately(() =>
+  run(wranglerBin, ["d1", "execute", "DB", "--local", "--file", seedFile, ...persist], { stdio: ["ignore", "ignore", "inherit"] }),
+);
 rmSync(dirname(seedFile), { recursive: true, force: true });
 
 let service;

@@ -29,11 +29,15 @@ if (deploy === 0) passed++;
 else failed++;
 
 // The import graph of src/ runs one way (scripts/check-imports.mjs; docs/architecture.md).
-if (step("import graph of src/ (no cycle, no upward import)", process.execPath, [join(ROOT, "scripts", "check-imports.mjs")]) === 0) passed++;
+if (step("import graph of src/ (no cycle, no upward import)", process.execPath, [join(ROOT, "scripts", "check-imports.mjs")]) === 0)
+  passed++;
 else failed++;
 
 // The TypeScript client: its types are what docs/openapi.json gives, and it builds (scripts/client.mjs).
-if (step("TypeScript client (types from docs/openapi.json, build)", process.execPath, [join(ROOT, "scripts", "client.mjs"), "--check"]) === 0) passed++;
+if (
+  step("TypeScript client (types from docs/openapi.json, build)", process.execPath, [join(ROOT, "scripts", "client.mjs"), "--check"]) === 0
+)
+  passed++;
 else failed++;
 
 // The worker's static checks (configured in container/pyproject.toml): each is one test in the summary line.

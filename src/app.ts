@@ -1,4 +1,6 @@
 // newApp(): the Hono app — middleware order, routes, error handling. Used by index.ts and the tests.
+
+import type { Context } from "hono";
 import { Hono } from "hono";
 import { readiness } from "./domain/health";
 import type { AppEnv } from "./http/context";
@@ -6,23 +8,22 @@ import { onError, onNotFound } from "./http/error-handler";
 import { countedBy, identifyAndLimit, requireKey } from "./http/middleware/auth";
 import { methodGuard } from "./http/middleware/methods";
 import { requestId } from "./http/middleware/request-id";
+import { describe } from "./http/openapi/describe";
+import { documentOf } from "./http/openapi/document";
 import { accountRoutes } from "./http/routes/account";
 import { adminAuth, adminRoutes } from "./http/routes/admin";
+import { benchRoutes } from "./http/routes/bench";
 import { codeUploadsRoutes } from "./http/routes/code-uploads";
+import { deviceAuthRoutes } from "./http/routes/device-auth";
 import { docsRoutes } from "./http/routes/docs";
 import { importsRoutes } from "./http/routes/imports";
-import { deviceAuthRoutes } from "./http/routes/device-auth";
-import { benchRoutes } from "./http/routes/bench";
 import { internalRunsRoutes } from "./http/routes/internal-runs";
 import { resultsRoutes } from "./http/routes/results";
 import { submissionsRoutes } from "./http/routes/submissions";
 import { webhooksRoutes } from "./http/routes/webhooks";
-import { describe } from "./http/openapi/describe";
-import { documentOf } from "./http/openapi/document";
 import { Health, OpenApiDocument } from "./http/validation/responses";
 import { newWebApp, notFoundPage } from "./web/app";
 import type { WebEnv } from "./web/context";
-import type { Context } from "hono";
 
 /** Paths of the machine interfaces (JSON errors); everything else is the dashboard (HTML pages). */
 const MACHINE_PATHS = /^\/(api|admin|internal|__bench|__scheduled)(\/|$)/;
@@ -43,19 +44,45 @@ export function newApp() {
   // methods each path answers are read from the routes below once they are all registered.
   const methods = methodGuard("/api/v1/");
   app.use("/api/*", methods.middleware);
-  app.get("/api/v1/health", describe({ operationId: "getHealth", tag: "Health", summary: "Readiness: the database, the files bucket and the GA worker", noKey: true, success: { 200: Health, 503: Health } }), async (c) => {
-    const { ready, checks } = await readiness(c.env);
-    const failing = Object.entries(checks).filter(([, check]) => check.status === "down").map(([part]) => part);
-    return c.json(ready ? { status: "ok", checks } : { status: "unavailable", failing, checks }, ready ? 200 : 503);
-  });
+  app.get(
+    "/api/v1/health",
+    describe({
+      operationId: "getHealth",
+      tag: "Health",
+      summary: "Readiness: the database, the files bucket and the GA worker",
+      noKey: true,
+      success: { 200: Health, 503: Health },
+    }),
+    async (c) => {
+      const { ready, checks } = await readiness(c.env);
+      const failing = Object.entries(checks)
+        .filter(([, check]) => check.status === "down")
+        .map(([part]) => part);
+      return c.json(ready ? { status: "ok", checks } : { status: "unavailable", failing, checks }, ready ? 200 : 503);
+    },
+  );
   // The OpenAPI documents, generated from these routes (src/http/openapi/; docs/architecture.md#openapi).
   app.get(
     "/api/v1/openapi.json",
-    describe({ operationId: "getOpenApiDocument", tag: "Documents", summary: "This API's OpenAPI 3.1 document (also docs/openapi.json)", noKey: true, success: { 200: OpenApiDocument } }),
+    describe({
+      operationId: "getOpenApiDocument",
+      tag: "Documents",
+      summary: "This API's OpenAPI 3.1 document (also docs/openapi.json)",
+      noKey: true,
+      success: { 200: OpenApiDocument },
+    }),
     async (c) => c.json(await documentOf(app, "public")),
   );
-  app.get("/admin/v1/openapi.json", adminAuth, describe({ operationId: "getAdminOpenApiDocument", tag: "Documents", summary: "The admin API's OpenAPI 3.1 document (also docs/openapi.admin.json)", success: { 200: OpenApiDocument } }), async (c) =>
-    c.json(await documentOf(app, "admin")),
+  app.get(
+    "/admin/v1/openapi.json",
+    adminAuth,
+    describe({
+      operationId: "getAdminOpenApiDocument",
+      tag: "Documents",
+      summary: "The admin API's OpenAPI 3.1 document (also docs/openapi.admin.json)",
+      success: { 200: OpenApiDocument },
+    }),
+    async (c) => c.json(await documentOf(app, "admin")),
   );
   app.route("/docs", docsRoutes);
   // No key: how a command-line client gets one (RFC 8628). Counted per IP like every request without a key.

@@ -12,8 +12,7 @@ const decimal = (fallback: string) =>
     .default(fallback)
     .transform(Number);
 const count = (fallback: number) =>
-  optional(z.string().regex(/^[1-9]\d*$/, "must be a positive whole number"))
-    .transform((v) => (v === undefined ? fallback : Number(v)));
+  optional(z.string().regex(/^[1-9]\d*$/, "must be a positive whole number")).transform((v) => (v === undefined ? fallback : Number(v)));
 const flag = optional(z.enum(["true", "false"])).transform((v) => v === "true");
 const url = optional(z.url({ protocol: /^https?$/ }));
 const secret = optional(z.string());
@@ -26,7 +25,9 @@ const schema = z.object({
   RUN_CAPACITY: count(20),
   RATE_LIMIT_KEY: count(60),
   /** Twice the key limit unless set. */
-  RATE_LIMIT_USER: optional(z.string().regex(/^[1-9]\d*$/, "must be a positive whole number")).transform((v) => (v === undefined ? undefined : Number(v))),
+  RATE_LIMIT_USER: optional(z.string().regex(/^[1-9]\d*$/, "must be a positive whole number")).transform((v) =>
+    v === undefined ? undefined : Number(v),
+  ),
   RATE_LIMIT_IP: count(60),
   RUNNER_URL: url,
   REPORT_BASE_URL: url,

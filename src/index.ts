@@ -1,20 +1,20 @@
 // The Worker's entry points: HTTP, queue consumers, cron, and the wiring of the container's outbound
 // handler to the app. No logic here.
 import { newApp } from "./app";
-import type { Bindings } from "./env";
+import type { Bindings, DeliveryMessage, RunMessage } from "./env";
+import { requeueDueDeliveries } from "./events/outbox";
 import { handleDeliveryBatch } from "./queues/deliveries";
 import { handleRunBatch } from "./queues/runs";
 import { reconcileRuns, releaseEndedRuns } from "./queues/scheduled";
-import type { DeliveryMessage, RunMessage } from "./env";
-import { requeueDueDeliveries } from "./events/outbox";
 
 export { AccountGate } from "./do/account-gate";
-export { IpRateLimit } from "./do/ip-rate-limit";
 export { Dispatcher } from "./do/dispatcher";
+export { IpRateLimit } from "./do/ip-rate-limit";
+
 import { GaRunner, GaRunnerWide, INTERNAL_HOST } from "./runner/container-runner";
 
-export { GaRunner, GaRunnerWide };
 export { ContainerProxy } from "@cloudflare/containers";
+export { GaRunner, GaRunnerWide };
 
 const app = newApp();
 

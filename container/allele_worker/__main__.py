@@ -30,16 +30,19 @@ CLEANUP: list[Callable[[], object]] = []  # run at graceful shutdown (uvicorn re
 
 def build_manager() -> RunManager:
     uid_base = os.environ.get("SANDBOX_UID_BASE")
-    host = Host.setup(uid_base=int(uid_base) if uid_base else None,
-                      lock_dir=os.environ.get("ALLELE_LOCK_DIR") or None)
+    host = Host.setup(uid_base=int(uid_base) if uid_base else None, lock_dir=os.environ.get("ALLELE_LOCK_DIR") or None)
     CLEANUP.append(host.close)
     isolation = host.isolation
     for note in isolation.notes:
         log.warning("isolation: %s", note)
     log.info("isolation: %s", " ".join(f"{k}={v}" for k, v in isolation.health().items() if k != "notes"))
     if host.uids:
-        log.info("sandbox uids: block %d (%d..%d)", host.uids.index, host.uids.first,
-                 host.uids.first + host.uids.block_size - 1)
+        log.info(
+            "sandbox uids: block %d (%d..%d)",
+            host.uids.index,
+            host.uids.first,
+            host.uids.first + host.uids.block_size - 1,
+        )
     run_root = os.environ.get("ALLELE_RUN_DIR") or None
     if run_root:
         os.makedirs(run_root, mode=0o711, exist_ok=True)
@@ -52,8 +55,7 @@ def build_manager() -> RunManager:
 
 def main() -> None:
     level = os.environ.get("LOG_LEVEL", "INFO").upper()
-    logging.basicConfig(stream=sys.stderr, level=level,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     set_dumpable(False)  # /proc/<worker>/environ unreadable to anything but root
     try:
         manager = build_manager()
@@ -62,8 +64,13 @@ def main() -> None:
         sys.exit(78)  # EX_CONFIG
     host = os.environ.get("HOST", "127.0.0.1")
     port = int(os.environ.get("PORT", "8788"))
-    uvicorn.run(create_app(manager, on_shutdown=CLEANUP), host=host, port=port, log_level=level.lower(),
-                access_log=level == "DEBUG")
+    uvicorn.run(
+        create_app(manager, on_shutdown=CLEANUP),
+        host=host,
+        port=port,
+        log_level=level.lower(),
+        access_log=level == "DEBUG",
+    )
 
 
 if __name__ == "__main__":

@@ -49,38 +49,59 @@ def parse_run_request(body: Any) -> RunRequest:
         value = params.get(key)
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise InvalidRequest(f"params.{key} must be a positive integer")
-    if not isinstance(params.get("fitness_func"), str) or not isinstance(
-            params.get("fitness_func_entry"), str):
+    if not isinstance(params.get("fitness_func"), str) or not isinstance(params.get("fitness_func_entry"), str):
         raise InvalidRequest("params.fitness_func and params.fitness_func_entry must be strings")
     population = body.get("initial_population")
     if population is not None:
         check_population(population)
     population_url = body.get("initial_population_url")
-    if population_url is not None and (not isinstance(population_url, str)
-                                       or not population_url.startswith(("http://", "https://"))):
+    if population_url is not None and (
+        not isinstance(population_url, str) or not population_url.startswith(("http://", "https://"))
+    ):
         raise InvalidRequest("initial_population_url must be null or an http(s) url")
     caps = body.get("caps")
-    if not isinstance(caps, dict) or not _number(caps.get("time_seconds")) \
-            or caps["time_seconds"] <= 0 or not _number(caps.get("memory_mb")) \
-            or caps["memory_mb"] <= 0:
+    if (
+        not isinstance(caps, dict)
+        or not _number(caps.get("time_seconds"))
+        or caps["time_seconds"] <= 0
+        or not _number(caps.get("memory_mb"))
+        or caps["memory_mb"] <= 0
+    ):
         raise InvalidRequest("caps must hold positive time_seconds and memory_mb")
     report = body.get("report")
-    if not isinstance(report, dict) or not isinstance(report.get("url"), str) \
-            or not report["url"].startswith(("http://", "https://")) \
-            or not isinstance(report.get("token"), str) or not report["token"]:
+    if (
+        not isinstance(report, dict)
+        or not isinstance(report.get("url"), str)
+        or not report["url"].startswith(("http://", "https://"))
+        or not isinstance(report.get("token"), str)
+        or not report["token"]
+    ):
         raise InvalidRequest("report must hold an http(s) url and a token")
-    return RunRequest(run_id=body["run_id"], submission_id=body["submission_id"], params=params,
-                      initial_population=population, time_seconds=float(caps["time_seconds"]),
-                      memory_mb=int(caps["memory_mb"]), report_url=report["url"],
-                      report_token=report["token"], initial_population_url=population_url)
+    return RunRequest(
+        run_id=body["run_id"],
+        submission_id=body["submission_id"],
+        params=params,
+        initial_population=population,
+        time_seconds=float(caps["time_seconds"]),
+        memory_mb=int(caps["memory_mb"]),
+        report_url=report["url"],
+        report_token=report["token"],
+        initial_population_url=population_url,
+    )
 
 
 def create_app(manager: RunManager, on_shutdown: list[Any] | None = None) -> Starlette:
     async def health(request: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok", "version": VERSION,
-                             "isolation": manager.isolation.health(),
-                             "capacity": manager.concurrency, "in_use": manager.in_use,
-                             "active_runs": manager.active_runs})
+        return JSONResponse(
+            {
+                "status": "ok",
+                "version": VERSION,
+                "isolation": manager.isolation.health(),
+                "capacity": manager.concurrency,
+                "in_use": manager.in_use,
+                "active_runs": manager.active_runs,
+            }
+        )
 
     async def start_run(request: Request) -> JSONResponse:
         raw = await request.body()
@@ -96,8 +117,7 @@ def create_app(manager: RunManager, on_shutdown: list[Any] | None = None) -> Sta
             started, state = await run_in_threadpool(manager.start, run)
         except AtCapacity as exc:
             return _error(503, "at_capacity", str(exc))
-        return JSONResponse({"run_id": run.run_id, "state": state},
-                            status_code=202 if started else 200)
+        return JSONResponse({"run_id": run.run_id, "state": state}, status_code=202 if started else 200)
 
     async def run_state(request: Request) -> JSONResponse:
         run_id = request.path_params["run_id"]
@@ -121,10 +141,12 @@ def create_app(manager: RunManager, on_shutdown: list[Any] | None = None) -> Sta
         return _error(500, "internal_error", "the worker failed to answer")
 
     return Starlette(
-        routes=[Route("/health", health, methods=["GET"]),
-                Route("/runs", start_run, methods=["POST"]),
-                Route("/runs/{run_id}", run_state, methods=["GET"]),
-                Route("/runs/{run_id}/cancel", cancel_run, methods=["POST"])],
+        routes=[
+            Route("/health", health, methods=["GET"]),
+            Route("/runs", start_run, methods=["POST"]),
+            Route("/runs/{run_id}", run_state, methods=["GET"]),
+            Route("/runs/{run_id}/cancel", cancel_run, methods=["POST"]),
+        ],
         exception_handlers={404: not_found, 500: internal},
         lifespan=_lifespan(on_shutdown or []),
     )

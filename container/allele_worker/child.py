@@ -25,6 +25,7 @@ def _writer(fd: int) -> Callable[[dict[str, Any]], None]:
         while view:
             written = os.write(fd, view)
             view = view[written:]
+
     return emit
 
 
@@ -34,6 +35,7 @@ def probe(plan_text: str) -> int:
     failed = confine(plan)
     if plan.get("network") and "network" not in failed:
         import socket
+
         try:
             socket.create_connection(("1.1.1.1", 53), timeout=1).close()
             failed["network"] = "a connection still went out"
@@ -78,8 +80,13 @@ def run(spec_path: str, msg_fd: int) -> int:
         os.unlink(spec_path)
         confine(spec_data["sandbox"])
     except Exception as exc:  # noqa: BLE001 - nothing of the user's has run yet
-        emit({"type": "outcome", "status": "failed",
-              "error": {"code": "internal_error", "message": f"sandbox setup failed: {exc}"}})
+        emit(
+            {
+                "type": "outcome",
+                "status": "failed",
+                "error": {"code": "internal_error", "message": f"sandbox setup failed: {exc}"},
+            }
+        )
         return INTERNAL_EXIT
     main_pid = os.getpid()  # the job's (confine forks): a process forked by user code never reports
     from . import jobs
@@ -90,8 +97,13 @@ def run(spec_path: str, msg_fd: int) -> int:
     try:
         emit(outcome)
     except (ValueError, TypeError):
-        emit({"type": "outcome", "status": "failed",
-              "error": {"code": "internal_error", "message": "the result could not be encoded"}})
+        emit(
+            {
+                "type": "outcome",
+                "status": "failed",
+                "error": {"code": "internal_error", "message": "the result could not be encoded"},
+            }
+        )
     sys.stdout.flush()
     return 0
 

@@ -27,19 +27,29 @@ from .sandbox.confine import PR_SET_PDEATHSIG, load_libc
 
 _FITNESS = "import numpy\ndef fitness(ga, solution, index):\n    return -float(numpy.sum(solution ** 2))\n"
 _BATCH = "import numpy\ndef fitness(ga, rows, indices):\n    return -numpy.sum(rows ** 2, axis=1)\n"
-_CONSTRAINT = ("def positive(solution, values):\n    return [v for v in values if v > 0]\n"
-               "CONSTRAINTS = [positive] * 10\n")
-_WARM_UP_RUN = {"num_generations": 4, "sol_per_pop": 20, "num_parents_mating": 4, "num_genes": 10,
-                "random_seed": 0, "fitness_func_entry": "fitness"}
+_CONSTRAINT = (
+    "def positive(solution, values):\n    return [v for v in values if v > 0]\nCONSTRAINTS = [positive] * 10\n"
+)
+_WARM_UP_RUN = {
+    "num_generations": 4,
+    "sol_per_pop": 20,
+    "num_parents_mating": 4,
+    "num_genes": 10,
+    "random_seed": 0,
+    "fitness_func_entry": "fitness",
+}
 # The warm-up jobs' parameters: the service's own code through the paths most runs take (per-solution
 # and batch fitness in the lean loop, a gene constraint), so a forked child finds the interpreter's
 # specialised bytecode and the engine's caches ready instead of paying their first use.  Never a
 # job's code.
-WARM_UP_PARAMS = tuple({**_WARM_UP_RUN, **extra} for extra in (
-    {"fitness_func": _FITNESS},
-    {"fitness_func": _BATCH, "fitness_batch_size": 20},
-    {"fitness_func": _FITNESS, "gene_constraint": _CONSTRAINT, "gene_constraint_entry": "CONSTRAINTS"},
-))
+WARM_UP_PARAMS = tuple(
+    {**_WARM_UP_RUN, **extra}
+    for extra in (
+        {"fitness_func": _FITNESS},
+        {"fitness_func": _BATCH, "fitness_batch_size": 20},
+        {"fitness_func": _FITNESS, "gene_constraint": _CONSTRAINT, "gene_constraint_entry": "CONSTRAINTS"},
+    )
+)
 
 
 def warm() -> None:
@@ -132,8 +142,16 @@ def serve(control: socket.socket) -> None:
             for exit_fd in [fd for fd, child in exits.items() if child == pid]:
                 os.close(exit_fd)
                 del exits[exit_fd]
-            control.send(json.dumps({"exited": pid, "status": status, "cpu": usage.ru_utime + usage.ru_stime,
-                                     "maxrss_kb": usage.ru_maxrss}).encode())
+            control.send(
+                json.dumps(
+                    {
+                        "exited": pid,
+                        "status": status,
+                        "cpu": usage.ru_utime + usage.ru_stime,
+                        "maxrss_kb": usage.ru_maxrss,
+                    }
+                ).encode()
+            )
 
 
 def _exit_notice(pid: int) -> int | None:

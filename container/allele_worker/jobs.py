@@ -54,27 +54,58 @@ __all__ = [
     "jsonable",
 ]
 
-CALLBACK_FIELDS = ("on_start", "on_fitness", "on_parents", "on_crossover", "on_mutation",
-                   "on_generation", "on_stop")
+CALLBACK_FIELDS = ("on_start", "on_fitness", "on_parents", "on_crossover", "on_mutation", "on_generation", "on_stop")
 CODE_FIELDS = ("fitness_func", "gene_constraint", *CALLBACK_FIELDS)
 
 # Parameters passed through to pygad.GA as they are (after gene_type conversion).
 PLAIN_PARAMS = (
-    "num_generations", "num_parents_mating", "sol_per_pop", "num_genes",
-    "init_range_low", "init_range_high",
-    "mutation_type", "mutation_probability", "mutation_percent_genes", "mutation_num_genes",
-    "mutation_by_replacement", "random_mutation_min_val", "random_mutation_max_val",
-    "crossover_type", "crossover_probability", "parent_selection_type", "K_tournament",
-    "keep_parents", "keep_elitism", "gene_type", "gene_space", "allow_duplicate_genes",
-    "stop_criteria", "random_seed", "fitness_batch_size", "sample_size", "parallel_processing",
-    "save_solutions", "save_best_solutions",
+    "num_generations",
+    "num_parents_mating",
+    "sol_per_pop",
+    "num_genes",
+    "init_range_low",
+    "init_range_high",
+    "mutation_type",
+    "mutation_probability",
+    "mutation_percent_genes",
+    "mutation_num_genes",
+    "mutation_by_replacement",
+    "random_mutation_min_val",
+    "random_mutation_max_val",
+    "crossover_type",
+    "crossover_probability",
+    "parent_selection_type",
+    "K_tournament",
+    "keep_parents",
+    "keep_elitism",
+    "gene_type",
+    "gene_space",
+    "allow_duplicate_genes",
+    "stop_criteria",
+    "random_seed",
+    "fitness_batch_size",
+    "sample_size",
+    "parallel_processing",
+    "save_solutions",
+    "save_best_solutions",
 )
 # Allele's own defaults where they are not PyGAD's (PyGAD 3.9 has the same ones today; kept explicit).
 DEFAULTS = {"init_range_low": -4, "init_range_high": 4}
 GENE_TYPES = {"int": int, "float": float}
 # numpy's fixed-size types by name (PyGAD's supported_int_float_types)
-NUMPY_GENE_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                    "float16", "float32", "float64")
+NUMPY_GENE_TYPES = (
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+)
 MESSAGE_LIMIT = 2000
 
 
@@ -120,8 +151,7 @@ def describe_user_exception(exc: BaseException) -> str:
         return _clip(f"{name} line {exc.lineno}: SyntaxError: {exc.msg}")
     # An exception from a parallel fitness worker process carries its frames (engine/parallel.py).
     frames = getattr(exc, "remote_frames", None) or traceback.extract_tb(exc.__traceback__)
-    user_frames = [f for f in frames
-                   if f.filename.startswith("<") and f.filename.strip("<>") in CODE_FIELDS]
+    user_frames = [f for f in frames if f.filename.startswith("<") and f.filename.strip("<>") in CODE_FIELDS]
     if user_frames:
         frame = user_frames[-1]
         return _clip(f"{frame.filename.strip('<>')} line {frame.lineno}: {label}")
@@ -148,16 +178,18 @@ def compile_user_code(field_name: str, source: str, entry: str) -> Any:
     obj = namespace[entry]
     if field_name == "gene_constraint":
         if not isinstance(obj, (list, tuple)):
-            raise UserCodeError(f"gene_constraint: entry '{entry}' must be a list with one item per "
-                                f"gene (None or a function), not {type(obj).__name__}")
+            raise UserCodeError(
+                f"gene_constraint: entry '{entry}' must be a list with one item per "
+                f"gene (None or a function), not {type(obj).__name__}"
+            )
         for index, item in enumerate(obj):
             if item is not None and not callable(item):
-                raise UserCodeError(f"gene_constraint: item {index} of '{entry}' must be None or a "
-                                    f"function, not {type(item).__name__}")
+                raise UserCodeError(
+                    f"gene_constraint: item {index} of '{entry}' must be None or a function, not {type(item).__name__}"
+                )
         return list(obj)
     if not callable(obj):
-        raise UserCodeError(f"{field_name}: entry '{entry}' is not callable "
-                            f"(it is {type(obj).__name__})")
+        raise UserCodeError(f"{field_name}: entry '{entry}' is not callable (it is {type(obj).__name__})")
     return obj
 
 
@@ -204,9 +236,15 @@ class GenerationGuard:
 
     MEMORY_EVERY = 0.05
 
-    def __init__(self, *, user_callback: Callable[[Any], Any] | None, spec: JobSpec,
-                 emit: Callable[[dict[str, Any]], None], rss_mb: Callable[[], float],
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        *,
+        user_callback: Callable[[Any], Any] | None,
+        spec: JobSpec,
+        emit: Callable[[dict[str, Any]], None],
+        rss_mb: Callable[[], float],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.user_callback = user_callback
         self.spec = spec
         self.emit = emit
@@ -224,8 +262,9 @@ class GenerationGuard:
             return
         if self.objective_history is None:
             first = ga.previous_generation_fitness
-            self.objective_history = ([first.max(axis=0).tolist()]
-                                      if getattr(first, "shape", None) == fitness.shape else [])
+            self.objective_history = (
+                [first.max(axis=0).tolist()] if getattr(first, "shape", None) == fitness.shape else []
+            )
         self.objective_history.append(fitness.max(axis=0).tolist())
 
     def __call__(self, ga: Any) -> str | None:
@@ -240,8 +279,11 @@ class GenerationGuard:
         if now - self._last_emit >= 0.25:
             self._last_emit = now
             _, fitness, _ = ga.best_solution(pop_fitness=ga.last_generation_fitness)
-            message = {"type": "progress", "generations_completed": int(ga.generations_completed),
-                       "best_solution_fitness": scalar_fitness(fitness)}
+            message = {
+                "type": "progress",
+                "generations_completed": int(ga.generations_completed),
+                "best_solution_fitness": scalar_fitness(fitness),
+            }
             if self.objective_history:  # several objectives: each one's best so far (the live chart)
                 message["best_objectives"] = self.objective_history[-1]
             self.emit(message)
@@ -258,10 +300,11 @@ class GenerationGuard:
 def progress_of(ga: Any) -> dict[str, Any]:
     """How far a run got (for a run that failed): generations completed and the best fitness it
     reached (None for several objectives or no finite value)."""
-    reached = [f for f in (scalar_fitness(v) for v in getattr(ga, "best_solutions_fitness", []) or [])
-               if f is not None]
-    return {"generations_completed": int(getattr(ga, "generations_completed", 0) or 0),
-            "best_solution_fitness": max(reached) if reached else None}
+    reached = [f for f in (scalar_fitness(v) for v in getattr(ga, "best_solutions_fitness", []) or []) if f is not None]
+    return {
+        "generations_completed": int(getattr(ga, "generations_completed", 0) or 0),
+        "best_solution_fitness": max(reached) if reached else None,
+    }
 
 
 def _gene_type(value: Any) -> Any:
@@ -307,26 +350,40 @@ def bounded_fitness(fitness: Any, batch_size: Any) -> Callable[[Any, Any, Any], 
             counts = (math.prod(shape[1:]) if len(shape) > 1 else 1,)
         for count in counts:
             if count > MAX_OBJECTIVES:
-                raise UserCodeError(f"fitness_func returned {count} values for one solution; a fitness "
-                                    f"is a number or at most {MAX_OBJECTIVES} objective values")
+                raise UserCodeError(
+                    f"fitness_func returned {count} values for one solution; a fitness "
+                    f"is a number or at most {MAX_OBJECTIVES} objective values"
+                )
         return value
 
     return fitness_func
 
 
-def build_ga_kwargs(spec: JobSpec, code: dict[str, Any], on_generation: Callable[[Any], Any],
-                    logger: logging.Logger | None = None,
-                    trace: ConstraintTrace | None = None) -> dict[str, Any]:
+def build_ga_kwargs(
+    spec: JobSpec,
+    code: dict[str, Any],
+    on_generation: Callable[[Any], Any],
+    logger: logging.Logger | None = None,
+    trace: ConstraintTrace | None = None,
+) -> dict[str, Any]:
     """The keyword arguments of ``pygad.GA`` for this job (``code`` holds the compiled code fields)."""
     params = spec.params
     kwargs: dict[str, Any] = dict(DEFAULTS)
     for name in PLAIN_PARAMS:
         if name in params and params[name] is not None:
             kwargs[name] = params[name]
-        elif name in params and name in ("crossover_type", "mutation_type", "gene_space",
-                                         "mutation_probability", "crossover_probability",
-                                         "keep_parents", "mutation_num_genes", "random_seed",
-                                         "fitness_batch_size", "stop_criteria"):
+        elif name in params and name in (
+            "crossover_type",
+            "mutation_type",
+            "gene_space",
+            "mutation_probability",
+            "crossover_probability",
+            "keep_parents",
+            "mutation_num_genes",
+            "random_seed",
+            "fitness_batch_size",
+            "stop_criteria",
+        ):
             kwargs[name] = None  # an explicit null is meaningful to PyGAD for these
     if "gene_type" in kwargs:
         kwargs["gene_type"] = _gene_type(kwargs["gene_type"])
@@ -384,11 +441,13 @@ def _rss_mb() -> float:
         return pages * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
     except (OSError, ValueError, IndexError):
         import resource
+
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def execute(spec: JobSpec, emit: Callable[[dict[str, Any]], None],
-            rss_mb: Callable[[], float] = _rss_mb) -> dict[str, Any]:
+def execute(
+    spec: JobSpec, emit: Callable[[dict[str, Any]], None], rss_mb: Callable[[], float] = _rss_mb
+) -> dict[str, Any]:
     """Run the job; return the outcome message (``type: outcome``) for the parent: with the run's
     warnings (``WarningTally.entries()``), and for a failed run how far it got (``progress``)."""
     import warnings
@@ -403,9 +462,13 @@ def execute(spec: JobSpec, emit: Callable[[dict[str, Any]], None],
             except MemoryError as exc:
                 raise _user_failure(exc) from None
         except RunFailure as failure:
-            outcome = {"type": "outcome", "status": "failed", "error": failure.as_error(),
-                       "hit_memory_cap": isinstance(failure, MemoryLimitExceeded),
-                       "hit_time_cap": False}
+            outcome = {
+                "type": "outcome",
+                "status": "failed",
+                "error": failure.as_error(),
+                "hit_memory_cap": isinstance(failure, MemoryLimitExceeded),
+                "hit_time_cap": False,
+            }
             if failure.engine is not None:
                 outcome["engine"] = failure.engine
             if built:
@@ -429,8 +492,12 @@ class ConstraintTrace:
         import inspect
 
         def traced(gene: int, function: Any) -> Any:
-            if function is None or inspect.isclass(function) or not callable(function) \
-                    or inspect.iscoroutinefunction(function):
+            if (
+                function is None
+                or inspect.isclass(function)
+                or not callable(function)
+                or inspect.iscoroutinefunction(function)
+            ):
                 return function  # PyGAD refuses these itself
 
             @functools.wraps(function)
@@ -448,23 +515,34 @@ class ConstraintTrace:
         if self.gene is None or "output from the gene_constraint" not in str(exc):
             return None
         code = getattr(self.function, "__code__", None)
-        where = (f"gene_constraint line {code.co_firstlineno}" if code is not None
-                 and code.co_filename == _filename("gene_constraint") else "gene_constraint")
+        where = (
+            f"gene_constraint line {code.co_firstlineno}"
+            if code is not None and code.co_filename == _filename("gene_constraint")
+            else "gene_constraint"
+        )
         shown = repr(self.output)
         shown = shown if len(shown) <= 80 else shown[:79] + "…"
-        return UserCodeError(_clip(f"{where}: the function for gene {self.gene} returned {shown} "
-                                   f"({type(self.output).__name__}); it must return a list or array "
-                                   f"of some of the values it was given (its second argument)"))
+        return UserCodeError(
+            _clip(
+                f"{where}: the function for gene {self.gene} returned {shown} "
+                f"({type(self.output).__name__}); it must return a list or array "
+                f"of some of the values it was given (its second argument)"
+            )
+        )
 
 
-def _execute(spec: JobSpec, emit: Callable[[dict[str, Any]], None], rss_mb: Callable[[], float],
-             tally: WarningTally, built: list[Any]) -> dict[str, Any]:
+def _execute(
+    spec: JobSpec,
+    emit: Callable[[dict[str, Any]], None],
+    rss_mb: Callable[[], float],
+    tally: WarningTally,
+    built: list[Any],
+) -> dict[str, Any]:
     from . import engine  # imports numpy/pygad: here, so the sandbox is in place before numpy loads
     from .run_result import collect
 
     code = compile_all(spec.params)
-    guard = GenerationGuard(user_callback=code.get("on_generation"), spec=spec, emit=emit,
-                            rss_mb=rss_mb)
+    guard = GenerationGuard(user_callback=code.get("on_generation"), spec=spec, emit=emit, rss_mb=rss_mb)
     trace = ConstraintTrace()
     kwargs = build_ga_kwargs(spec, code, guard, logger=pygad_logger(), trace=trace)
     try:
@@ -491,14 +569,24 @@ def _execute(spec: JobSpec, emit: Callable[[dict[str, Any]], None], rss_mb: Call
         planned = int(spec.params.get("num_generations", 0))
         stop_reason = "stop_criteria" if ga.generations_completed < planned else "completed"
     try:
-        result = collect(ga, stopped_reason=stop_reason, objective_history=guard.objective_history,
-                         constraints=code.get("gene_constraint"), note=tally.add)
+        result = collect(
+            ga,
+            stopped_reason=stop_reason,
+            objective_history=guard.objective_history,
+            constraints=code.get("gene_constraint"),
+            note=tally.add,
+        )
     except UserCodeError as exc:  # numbers a report cannot carry
         raise exc.with_engine(engine.engine_label(ga)) from None
     except MemoryError:
         raise MemoryLimitExceeded("memory limit reached while collecting the result") from None
     except Exception as exc:  # noqa: BLE001 - whatever fails here is the worker's: internal_error
         raise InternalError(f"could not collect the result: {type(exc).__name__}") from None
-    return {"type": "outcome", "status": "succeeded", "result": result,
-            "engine": engine.engine_label(ga),
-            "hit_time_cap": stop_reason == "time_cap", "hit_memory_cap": stop_reason == "memory_cap"}
+    return {
+        "type": "outcome",
+        "status": "succeeded",
+        "result": result,
+        "engine": engine.engine_label(ga),
+        "hit_time_cap": stop_reason == "time_cap",
+        "hit_memory_cap": stop_reason == "memory_cap",
+    }

@@ -22,10 +22,10 @@ def pareto_front(fitness: np.ndarray) -> np.ndarray:
     dominated = np.zeros(n, dtype=bool)
     step = max(1, _CHUNK_CELLS // max(1, n * m))
     for start in range(0, n, step):
-        rows = values[start:start + step]                      # (k, m): is each of them dominated?
-        at_least = np.all(values[None, :, :] >= rows[:, None, :], axis=2)   # (k, n)
+        rows = values[start : start + step]  # (k, m): is each of them dominated?
+        at_least = np.all(values[None, :, :] >= rows[:, None, :], axis=2)  # (k, n)
         better = np.any(values[None, :, :] > rows[:, None, :], axis=2)
-        dominated[start:start + step] = np.any(at_least & better, axis=1)
+        dominated[start : start + step] = np.any(at_least & better, axis=1)
     return np.flatnonzero(~dominated)
 
 

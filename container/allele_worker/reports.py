@@ -29,8 +29,10 @@ log = logging.getLogger("allele.reports")
 
 
 def _finite_rows(population: list[Any]) -> list[Any]:
-    return [[v if not isinstance(v, float) or math.isfinite(v) else None for v in row]
-            if isinstance(row, list) else row for row in population]
+    return [
+        [v if not isinstance(v, float) or math.isfinite(v) else None for v in row] if isinstance(row, list) else row
+        for row in population
+    ]
 
 
 def population_json(population: list[Any]) -> bytes:
@@ -50,26 +52,35 @@ def tls_context() -> ssl.SSLContext:
 
 
 class Reporter:
-    def __init__(self, url: str, token: str, *, timeout: float = 10.0,
-                 retry_for_seconds: float = 15 * 60, first_delay: float = 1.0,
-                 max_delay: float = 60.0, fetch_for_seconds: float = 60.0,
-                 transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        token: str,
+        *,
+        timeout: float = 10.0,
+        retry_for_seconds: float = 15 * 60,
+        first_delay: float = 1.0,
+        max_delay: float = 60.0,
+        fetch_for_seconds: float = 60.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
         self.url = url.rstrip("/")
         self.retry_for_seconds = retry_for_seconds
         self.fetch_for_seconds = fetch_for_seconds
         self.first_delay, self.max_delay = first_delay, max_delay
-        self._client = httpx.Client(timeout=timeout, transport=transport, verify=tls_context(),
-                                    headers={"Authorization": f"Bearer {token}",
-                                             "User-Agent": "Allele-GA-Worker/1.0"})
+        self._client = httpx.Client(
+            timeout=timeout,
+            transport=transport,
+            verify=tls_context(),
+            headers={"Authorization": f"Bearer {token}", "User-Agent": "Allele-GA-Worker/1.0"},
+        )
         self.stopped = threading.Event()  # set by a cancel: no more reports
 
     def _post(self, kind: str, body: dict[str, Any]) -> httpx.Response:
         data = json.dumps(body, allow_nan=False, separators=(",", ":")).encode()
-        return self._client.post(f"{self.url}/{kind}", content=data,
-                                 headers={"Content-Type": "application/json"})
+        return self._client.post(f"{self.url}/{kind}", content=data, headers={"Content-Type": "application/json"})
 
-    def _retry(self, what: str, send: Callable[[], httpx.Response],
-               retry_for_seconds: float) -> httpx.Response | None:
+    def _retry(self, what: str, send: Callable[[], httpx.Response], retry_for_seconds: float) -> httpx.Response | None:
         """``send`` until it answers below 500; None when it gave up or a cancel stopped it."""
         deadline = time.monotonic() + retry_for_seconds
         delay = self.first_delay
@@ -103,8 +114,7 @@ class Reporter:
 
     def complete(self, body: dict[str, Any]) -> int | None:
         """Send the completion report; return the final HTTP status (None: gave up or cancelled)."""
-        answer = self._retry("complete report", lambda: self._post("complete", body),
-                             self.retry_for_seconds)
+        answer = self._retry("complete report", lambda: self._post("complete", body), self.retry_for_seconds)
         return None if answer is None else answer.status_code
 
     def upload_population(self, population: list[Any] | bytes) -> int | None:
@@ -113,9 +123,11 @@ class Reporter:
         data = population if isinstance(population, bytes) else population_json(population)
         answer = self._retry(
             "population upload",
-            lambda: self._client.put(f"{self.url}/population", content=data,
-                                     headers={"Content-Type": "application/json"}),
-            self.retry_for_seconds)
+            lambda: self._client.put(
+                f"{self.url}/population", content=data, headers={"Content-Type": "application/json"}
+            ),
+            self.retry_for_seconds,
+        )
         return None if answer is None else answer.status_code
 
     def upload_file(self, name: str, data: bytes) -> int | None:
@@ -123,9 +135,9 @@ class Reporter:
         content_type = "text/csv" if name.endswith(".csv") else "application/json"
         answer = self._retry(
             f"{name} upload",
-            lambda: self._client.put(f"{self.url}/files/{name}", content=data,
-                                     headers={"Content-Type": content_type}),
-            self.retry_for_seconds)
+            lambda: self._client.put(f"{self.url}/files/{name}", content=data, headers={"Content-Type": content_type}),
+            self.retry_for_seconds,
+        )
         return None if answer is None else answer.status_code
 
     def fetch_population(self, url: str) -> Any:
@@ -133,8 +145,7 @@ class Reporter:
 
         Raises ``LookupError`` when it is refused (4xx), could not be had within
         ``fetch_for_seconds``, or is not JSON; returns None when a cancel stopped it."""
-        answer = self._retry("start population fetch", lambda: self._client.get(url),
-                             self.fetch_for_seconds)
+        answer = self._retry("start population fetch", lambda: self._client.get(url), self.fetch_for_seconds)
         if answer is None:
             if self.stopped.is_set():
                 return None

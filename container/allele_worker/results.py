@@ -26,8 +26,13 @@ from .warning_tally import MAX_DISTINCT, MESSAGE_LIMIT
 
 __all__ = ["ERROR_CODES", "STOPPED_REASONS", "fold", "metrics", "validate_outcome"]
 
-ERROR_CODES = ("code_error", "time_limit_exceeded", "memory_limit_exceeded",
-               "resource_limit_exceeded", "internal_error")
+ERROR_CODES = (
+    "code_error",
+    "time_limit_exceeded",
+    "memory_limit_exceeded",
+    "resource_limit_exceeded",
+    "internal_error",
+)
 STOPPED_REASONS = ("completed", "stop_criteria", "callback_stop", "time_cap", "memory_cap")
 ENGINE = "pygad"  # when the child did not say (killed, or failed before its GA was built)
 _ENGINE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_:+=-.")
@@ -92,13 +97,15 @@ def _saved_ok(value: Any, objectives: int, *, many: bool) -> bool:
     if not isinstance(value, list):
         return False
     for entry in value:
-        if not isinstance(entry, dict) or not (entry.get("generation") is None
-                                               or _int(entry.get("generation"))):
+        if not isinstance(entry, dict) or not (entry.get("generation") is None or _int(entry.get("generation"))):
             return False
         if many:
-            if not (_numbers(entry.get("solutions"), depth=2) and isinstance(entry.get("fitness"), list)
-                    and len(entry["fitness"]) == len(entry["solutions"])
-                    and all(_fitness(f, objectives) for f in entry["fitness"])):
+            if not (
+                _numbers(entry.get("solutions"), depth=2)
+                and isinstance(entry.get("fitness"), list)
+                and len(entry["fitness"]) == len(entry["solutions"])
+                and all(_fitness(f, objectives) for f in entry["fitness"])
+            ):
                 return False
         elif not (_numbers(entry.get("solution")) and _fitness(entry.get("fitness"), objectives)):
             return False
@@ -108,15 +115,20 @@ def _saved_ok(value: Any, objectives: int, *, many: bool) -> bool:
 def _front_ok(value: Any, objectives: int) -> bool:
     if objectives == 1:
         return value is None
-    return (isinstance(value, dict) and _numbers(value.get("solutions"), depth=2)
-            and isinstance(value.get("objectives"), list)
-            and len(value["objectives"]) == len(value["solutions"])
-            and all(_fitness(f, objectives) for f in value["objectives"]))
+    return (
+        isinstance(value, dict)
+        and _numbers(value.get("solutions"), depth=2)
+        and isinstance(value.get("objectives"), list)
+        and len(value["objectives"]) == len(value["solutions"])
+        and all(_fitness(f, objectives) for f in value["objectives"])
+    )
 
 
 def _violations_ok(value: Any) -> bool:
-    return value is None or (isinstance(value, list) and all(
-        isinstance(v, dict) and _int(v.get("gene")) and _number(v.get("value")) for v in value))
+    return value is None or (
+        isinstance(value, list)
+        and all(isinstance(v, dict) and _int(v.get("gene")) and _number(v.get("value")) for v in value)
+    )
 
 
 def _warnings(message: dict[str, Any]) -> list[dict[str, Any]]:
@@ -124,8 +136,7 @@ def _warnings(message: dict[str, Any]) -> list[dict[str, Any]]:
     value = message.get("warnings")
     if not isinstance(value, list) or len(value) > MAX_WARNINGS:
         return []
-    if not all(isinstance(w, dict) and isinstance(w.get("message"), str) and _int(w.get("count"), 1)
-               for w in value):
+    if not all(isinstance(w, dict) and isinstance(w.get("message"), str) and _int(w.get("count"), 1) for w in value):
         return []
     return [{"message": w["message"][:MESSAGE_LIMIT], "count": w["count"]} for w in value]
 
@@ -133,16 +144,30 @@ def _warnings(message: dict[str, Any]) -> list[dict[str, Any]]:
 def _progress(message: dict[str, Any]) -> dict[str, Any] | None:
     """How far a failed run got, if the child said so."""
     value = message.get("progress")
-    if not isinstance(value, dict) or not _int(value.get("generations_completed")) \
-            or not _number(value.get("best_solution_fitness")):
+    if (
+        not isinstance(value, dict)
+        or not _int(value.get("generations_completed"))
+        or not _number(value.get("best_solution_fitness"))
+    ):
         return None
-    return {"generations_completed": value["generations_completed"],
-            "best_solution_fitness": _finite(value["best_solution_fitness"])}
+    return {
+        "generations_completed": value["generations_completed"],
+        "best_solution_fitness": _finite(value["best_solution_fitness"]),
+    }
 
 
-RESULT_KEYS = ("best_solution", "best_solution_fitness", "best_solution_objectives",
-               "best_solution_generation", "best_solutions_fitness", "generations_completed",
-               "population", "stopped_reason", "num_objectives", "constraint_violations")
+RESULT_KEYS = (
+    "best_solution",
+    "best_solution_fitness",
+    "best_solution_objectives",
+    "best_solution_generation",
+    "best_solutions_fitness",
+    "generations_completed",
+    "population",
+    "stopped_reason",
+    "num_objectives",
+    "constraint_violations",
+)
 OPTIONAL_KEYS = ("pareto_front", "solutions", "best_solutions")
 
 
@@ -153,15 +178,22 @@ def validate_outcome(message: Any) -> dict[str, Any] | None:
     status = message.get("status")
     if status == "failed":
         error = message.get("error")
-        if not isinstance(error, dict) or error.get("code") not in ERROR_CODES \
-                or not isinstance(error.get("message"), str):
+        if (
+            not isinstance(error, dict)
+            or error.get("code") not in ERROR_CODES
+            or not isinstance(error.get("message"), str)
+        ):
             return None
-        return {"status": "failed", "result": None,
-                "error": {"code": error["code"], "message": error["message"][:2000]},
-                "hit_time_cap": False,
-                "hit_memory_cap": error["code"] == "memory_limit_exceeded",
-                "engine": _engine(message), "warnings": _warnings(message),
-                "progress": _progress(message)}
+        return {
+            "status": "failed",
+            "result": None,
+            "error": {"code": error["code"], "message": error["message"][:2000]},
+            "hit_time_cap": False,
+            "hit_memory_cap": error["code"] == "memory_limit_exceeded",
+            "engine": _engine(message),
+            "warnings": _warnings(message),
+            "progress": _progress(message),
+        }
     if status != "succeeded":
         return None
     result = message.get("result")
@@ -173,9 +205,11 @@ def validate_outcome(message: Any) -> dict[str, Any] | None:
     history = result.get("best_solutions_fitness")
     checks = (
         _numbers(result.get("best_solution")),
-        _scalar(result.get("best_solution_fitness")) if objectives == 1
+        _scalar(result.get("best_solution_fitness"))
+        if objectives == 1
         else result.get("best_solution_fitness") is None,
-        result.get("best_solution_objectives") is None if objectives == 1
+        result.get("best_solution_objectives") is None
+        if objectives == 1
         else _fitness(result.get("best_solution_objectives"), objectives),
         isinstance(result.get("best_solution_generation"), int),
         isinstance(history, list) and all(_fitness(v, objectives) for v in history),
@@ -194,14 +228,27 @@ def validate_outcome(message: Any) -> dict[str, Any] | None:
     clean["num_objectives"] = objectives
     clean.update({key: _finite_all(result[key]) for key in OPTIONAL_KEYS if result.get(key) is not None})
     reason = clean["stopped_reason"]
-    return {"status": "succeeded", "result": clean, "error": None,
-            "hit_time_cap": reason == "time_cap", "hit_memory_cap": reason == "memory_cap",
-            "engine": _engine(message), "warnings": _warnings(message), "progress": None}
+    return {
+        "status": "succeeded",
+        "result": clean,
+        "error": None,
+        "hit_time_cap": reason == "time_cap",
+        "hit_memory_cap": reason == "memory_cap",
+        "engine": _engine(message),
+        "warnings": _warnings(message),
+        "progress": None,
+    }
 
 
-def metrics(report: ProcessReport | None, *, hit_time_cap: bool = False,
-            hit_memory_cap: bool = False, cpu_seconds: float = 0.0, peak_memory_mb: float = 0.0,
-            wall_ms: int = 0) -> dict[str, Any]:
+def metrics(
+    report: ProcessReport | None,
+    *,
+    hit_time_cap: bool = False,
+    hit_memory_cap: bool = False,
+    cpu_seconds: float = 0.0,
+    peak_memory_mb: float = 0.0,
+    wall_ms: int = 0,
+) -> dict[str, Any]:
     if report is not None:
         cpu_seconds, peak_memory_mb, wall_ms = report.cpu_seconds, report.peak_memory_mb, report.wall_ms
     return {
@@ -213,55 +260,89 @@ def metrics(report: ProcessReport | None, *, hit_time_cap: bool = False,
     }
 
 
-def failure(code: str, message: str, *, report: ProcessReport | None = None, time_cap: bool = False,
-            memory_cap: bool = False) -> dict[str, Any]:
+def failure(
+    code: str, message: str, *, report: ProcessReport | None = None, time_cap: bool = False, memory_cap: bool = False
+) -> dict[str, Any]:
     """A failed run's complete-report body: ``report``'s metrics and output, or none (the run's
     process never ran)."""
-    return {"status": "failed", "result": None, "error": {"code": code, "message": message},
-            "metrics": metrics(report, hit_time_cap=time_cap, hit_memory_cap=memory_cap),
-            "output": report.output if report is not None else "", "engine": ENGINE, "warnings": [],
-            "progress": None}
+    return {
+        "status": "failed",
+        "result": None,
+        "error": {"code": code, "message": message},
+        "metrics": metrics(report, hit_time_cap=time_cap, hit_memory_cap=memory_cap),
+        "output": report.output if report is not None else "",
+        "engine": ENGINE,
+        "warnings": [],
+        "progress": None,
+    }
 
 
 def fold(report: ProcessReport, limits: Limits) -> dict[str, Any]:
     """The body of ``POST {report.url}/complete`` for this run."""
     if report.killed == "time":
-        return failure("time_limit_exceeded",
-                       f"the run passed its wall-time cap of {limits.time_seconds:g} s with no "
-                       f"generation boundary in time and was stopped", time_cap=True, report=report)
+        return failure(
+            "time_limit_exceeded",
+            f"the run passed its wall-time cap of {limits.time_seconds:g} s with no "
+            f"generation boundary in time and was stopped",
+            time_cap=True,
+            report=report,
+        )
     if report.killed == "memory":
-        return failure("memory_limit_exceeded",
-                       f"the run used more than its memory cap of {limits.memory_mb} MB and was stopped",
-                       memory_cap=True, report=report)
+        return failure(
+            "memory_limit_exceeded",
+            f"the run used more than its memory cap of {limits.memory_mb} MB and was stopped",
+            memory_cap=True,
+            report=report,
+        )
     if report.killed == "output":
-        return failure("resource_limit_exceeded",
-                       f"the run printed more than {limits.output_flood_bytes // (1024 * 1024)} MiB "
-                       f"and was stopped", report=report)
+        return failure(
+            "resource_limit_exceeded",
+            f"the run printed more than {limits.output_flood_bytes // (1024 * 1024)} MiB and was stopped",
+            report=report,
+        )
     if report.killed == "message":
-        return failure("resource_limit_exceeded",
-                       "the run produced a result larger than allowed and was stopped", report=report)
+        return failure(
+            "resource_limit_exceeded", "the run produced a result larger than allowed and was stopped", report=report
+        )
     if report.killed == "messages":
-        return failure("resource_limit_exceeded",
-                       f"the run wrote more than {limits.messages_per_second:g} messages a second to the "
-                       f"worker's message channel and was stopped", report=report)
+        return failure(
+            "resource_limit_exceeded",
+            f"the run wrote more than {limits.messages_per_second:g} messages a second to the "
+            f"worker's message channel and was stopped",
+            report=report,
+        )
     if report.signal == signal.SIGXCPU:
-        return failure("time_limit_exceeded",
-                       f"the run used more than {limits.cpu_seconds} CPU seconds and was stopped",
-                       time_cap=True, report=report)
+        return failure(
+            "time_limit_exceeded",
+            f"the run used more than {limits.cpu_seconds} CPU seconds and was stopped",
+            time_cap=True,
+            report=report,
+        )
     if report.signal == signal.SIGXFSZ:
-        return failure("resource_limit_exceeded",
-                       f"the run wrote a file larger than {limits.file_size_mb} MiB and was stopped", report=report)
+        return failure(
+            "resource_limit_exceeded",
+            f"the run wrote a file larger than {limits.file_size_mb} MiB and was stopped",
+            report=report,
+        )
     outcome = validate_outcome(report.outcome) if report.killed is None else None
     if outcome is not None:
-        return {"status": outcome["status"], "result": outcome["result"], "error": outcome["error"],
-                "metrics": metrics(report, hit_time_cap=outcome["hit_time_cap"],
-                                   hit_memory_cap=outcome["hit_memory_cap"]),
-                "output": report.output, "engine": outcome["engine"],
-                "warnings": outcome["warnings"], "progress": outcome["progress"]}
+        return {
+            "status": outcome["status"],
+            "result": outcome["result"],
+            "error": outcome["error"],
+            "metrics": metrics(report, hit_time_cap=outcome["hit_time_cap"], hit_memory_cap=outcome["hit_memory_cap"]),
+            "output": report.output,
+            "engine": outcome["engine"],
+            "warnings": outcome["warnings"],
+            "progress": outcome["progress"],
+        }
     if report.signal == signal.SIGKILL and report.killed is None:
-        return failure("memory_limit_exceeded",
-                       "the run was killed by the system, most likely for using too much memory",
-                       memory_cap=True, report=report)
+        return failure(
+            "memory_limit_exceeded",
+            "the run was killed by the system, most likely for using too much memory",
+            memory_cap=True,
+            report=report,
+        )
     if report.signal is not None:
         try:
             name = signal.Signals(report.signal).name
@@ -270,5 +351,6 @@ def fold(report: ProcessReport, limits: Limits) -> dict[str, Any]:
         return failure("code_error", f"the run's process died from signal {name}", report=report)
     if report.outcome is not None:
         return failure("internal_error", "the run's process sent an unreadable result", report=report)
-    return failure("code_error",
-                   f"the run's process exited with status {report.exit_code} before sending a result", report=report)
+    return failure(
+        "code_error", f"the run's process exited with status {report.exit_code} before sending a result", report=report
+    )

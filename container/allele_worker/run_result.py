@@ -24,8 +24,10 @@ from .errors import UserCodeError
 
 __all__ = ["collect", "constraint_violations", "fitness_value", "jsonable"]
 
-_GENES_MESSAGE = ("the population contains NaN, infinite or out-of-range genes (a callback or the "
-                  "code changed them); genes must be finite 64-bit numbers")
+_GENES_MESSAGE = (
+    "the population contains NaN, infinite or out-of-range genes (a callback or the "
+    "code changed them); genes must be finite 64-bit numbers"
+)
 
 
 def jsonable(value: Any) -> Any:
@@ -50,10 +52,17 @@ def jsonable(value: Any) -> Any:
 
 
 def _unreportable(value: Any) -> UserCodeError:
-    shown = (f"an integer of {len(str(abs(value)))} digits" if isinstance(value, int)
-             else "a non-finite value" if value is None else repr(value)[:80])
-    return UserCodeError(f"the fitness values include {shown}; a fitness must be a number within "
-                         f"the range of a 64-bit float (about ±1.8e308), or ±inf for one objective")
+    shown = (
+        f"an integer of {len(str(abs(value)))} digits"
+        if isinstance(value, int)
+        else "a non-finite value"
+        if value is None
+        else repr(value)[:80]
+    )
+    return UserCodeError(
+        f"the fitness values include {shown}; a fitness must be a number within "
+        f"the range of a 64-bit float (about ±1.8e308), or ±inf for one objective"
+    )
 
 
 def _number(value: Any, *, infinite: bool) -> float | int | str:
@@ -101,8 +110,9 @@ def _check_genes(rows: Any) -> None:
         raise UserCodeError(_GENES_MESSAGE)
 
 
-def constraint_violations(ga: Any, best: Any, constraints: list[Any] | None,
-                          note: Callable[[str], object]) -> list[dict[str, Any]] | None:
+def constraint_violations(
+    ga: Any, best: Any, constraints: list[Any] | None, note: Callable[[str], object]
+) -> list[dict[str, Any]] | None:
     """Genes of ``best`` whose constraint does not keep their own value: each constraint is asked as
     in PyGAD (a copy of the solution, an array holding the one value) and the value must be in what
     it returns.  None when the job gave no ``gene_constraint``."""
@@ -118,34 +128,48 @@ def constraint_violations(ga: Any, best: Any, constraints: list[Any] | None,
         try:
             kept = constraint(best.copy(), np.array([value], dtype=ga.population.dtype))
             accepted = isinstance(kept, (list, tuple, np.ndarray)) and bool(
-                np.isin(np.asarray(kept, dtype=np.float64), [float(value)]).any())
+                np.isin(np.asarray(kept, dtype=np.float64), [float(value)]).any()
+            )
         except Exception as exc:  # noqa: BLE001 - user code; the check is a note, not the run's failure
-            note(f"the gene_constraint of gene {gene} raised {type(exc).__name__} when the best "
-                 f"solution was checked; that gene is not reported as a violation")
+            note(
+                f"the gene_constraint of gene {gene} raised {type(exc).__name__} when the best "
+                f"solution was checked; that gene is not reported as a violation"
+            )
             continue
         if not accepted:
             found.append({"gene": gene, "value": jsonable(value)})
     if found:
         genes = ", ".join(str(v["gene"]) for v in found)
-        note(f"the best solution violates the gene_constraint of gene(s) {genes} "
-             f"(PyGAD found no allowed value and kept the gene as it was)")
+        note(
+            f"the best solution violates the gene_constraint of gene(s) {genes} "
+            f"(PyGAD found no allowed value and kept the gene as it was)"
+        )
     return found
 
 
-def _saved(generations: list[Any], sizes: list[int], rows: list[Any], fitness: list[Any]
-           ) -> list[dict[str, Any]]:
+def _saved(generations: list[Any], sizes: list[int], rows: list[Any], fitness: list[Any]) -> list[dict[str, Any]]:
     """``save_solutions`` data grouped by generation: ``[{generation, solutions, fitness}]``."""
     grouped, start = [], 0
     for generation, size in zip(generations, sizes):
-        grouped.append({"generation": generation,
-                        "solutions": jsonable(rows[start:start + size]),
-                        "fitness": [fitness_value(f) for f in fitness[start:start + size]]})
+        grouped.append(
+            {
+                "generation": generation,
+                "solutions": jsonable(rows[start : start + size]),
+                "fitness": [fitness_value(f) for f in fitness[start : start + size]],
+            }
+        )
         start += size
     return grouped
 
 
-def collect(ga: Any, *, stopped_reason: str, objective_history: list[list[Any]] | None,
-            constraints: list[Any] | None, note: Callable[[str], object]) -> dict[str, Any]:
+def collect(
+    ga: Any,
+    *,
+    stopped_reason: str,
+    objective_history: list[list[Any]] | None,
+    constraints: list[Any] | None,
+    note: Callable[[str], object],
+) -> dict[str, Any]:
     """The ``result`` of a succeeded outcome (raises ``UserCodeError`` for numbers JSON cannot carry)."""
     from . import objectives
 
@@ -173,16 +197,20 @@ def collect(ga: Any, *, stopped_reason: str, objective_history: list[list[Any]] 
         front = objectives.distinct_rows(ga.population, objectives.pareto_front(fitness))
         result["best_solution_fitness"] = None
         result["best_solution_objectives"] = fitness_value(best_fitness)
-        result["best_solutions_fitness"] = [[_number(v, infinite=False) for v in row]
-                                            for row in history]
-        result["pareto_front"] = {"solutions": jsonable(ga.population[front]),
-                                  "objectives": [fitness_value(fitness[i]) for i in front.tolist()]}
+        result["best_solutions_fitness"] = [[_number(v, infinite=False) for v in row] for row in history]
+        result["pareto_front"] = {
+            "solutions": jsonable(ga.population[front]),
+            "objectives": [fitness_value(fitness[i]) for i in front.tolist()],
+        }
     if ga.save_solutions:
-        result["solutions"] = _saved(list(ga.solutions_generations), list(ga._saved_population_sizes),
-                                     ga.solutions, ga.solutions_fitness)
+        result["solutions"] = _saved(
+            list(ga.solutions_generations), list(ga._saved_population_sizes), ga.solutions, ga.solutions_fitness
+        )
     if ga.save_best_solutions:
         result["best_solutions"] = [
             {"generation": generation, "solution": jsonable(solution), "fitness": fitness_value(f)}
-            for generation, solution, f in zip(ga.best_solutions_generations, ga.best_solutions,
-                                               ga.best_solutions_fitness)]
+            for generation, solution, f in zip(
+                ga.best_solutions_generations, ga.best_solutions, ga.best_solutions_fitness
+            )
+        ]
     return result

@@ -43,8 +43,11 @@ def _number(value: Any) -> bool:
 
 def check_population(population: Any, name: str = "initial_population") -> None:
     """A start population is a non-empty list of equally long, non-empty lists of finite numbers."""
-    if not isinstance(population, list) or not population or not all(
-            isinstance(row, list) and row and all(_number(v) for v in row) for row in population):
+    if (
+        not isinstance(population, list)
+        or not population
+        or not all(isinstance(row, list) and row and all(_number(v) for v in row) for row in population)
+    ):
         raise InvalidRequest(f"{name} must be null or a non-empty list of number lists")
     if len({len(row) for row in population}) != 1:
         raise InvalidRequest(f"{name} rows must all have the same length")
@@ -74,10 +77,12 @@ class RunRequest:
 
     def child_spec(self, initial_population: list[list[float]] | None = None) -> dict[str, Any]:
         """What the child receives: no report URL, no token (the population is fetched already)."""
-        return {"run_id": self.run_id, "params": self.params,
-                "initial_population": initial_population if initial_population is not None
-                else self.initial_population,
-                "caps": {"time_seconds": self.time_seconds, "memory_mb": self.memory_mb}}
+        return {
+            "run_id": self.run_id,
+            "params": self.params,
+            "initial_population": initial_population if initial_population is not None else self.initial_population,
+            "caps": {"time_seconds": self.time_seconds, "memory_mb": self.memory_mb},
+        }
 
 
 class _Cancelled(Exception):
@@ -99,8 +104,7 @@ class _Run:
         self.final_metrics: dict[str, Any] | None = None
         self.process_done = threading.Event()
         self._progress: dict[str, Any] | None = None
-        self.thread = threading.Thread(target=self._supervise, name=f"run-{request.run_id}",
-                                       daemon=True)
+        self.thread = threading.Thread(target=self._supervise, name=f"run-{request.run_id}", daemon=True)
 
     def _limits(self, population: list[list[float]] | None) -> Limits:
         request = self.request
@@ -111,10 +115,17 @@ class _Run:
         # The outcome may also carry a Pareto front (at most the population again) and the saved
         # solutions of every generation (bounded at creation, docs/api.md#creation-parameters).
         snapshots = int(params.get("num_generations", 0) or 0) + 1
-        reported = 2 * size + (snapshots * size if params.get("save_solutions") else 0) \
+        reported = (
+            2 * size
+            + (snapshots * size if params.get("save_solutions") else 0)
             + (snapshots * genes if params.get("save_best_solutions") else 0)
-        return Limits.from_caps(time_seconds=request.time_seconds, memory_mb=request.memory_mb,
-                                population_size=reported, **self.manager.limit_overrides)
+        )
+        return Limits.from_caps(
+            time_seconds=request.time_seconds,
+            memory_mb=request.memory_mb,
+            population_size=reported,
+            **self.manager.limit_overrides,
+        )
 
     # -- supervisor thread
 
@@ -145,15 +156,21 @@ class _Run:
         body: dict[str, Any] | None = None
         try:
             # the heartbeat runs from the start, a long population fetch included
-            threading.Thread(target=self._send_progress, args=(self.manager.progress_seconds,),
-                             daemon=True).start()
+            threading.Thread(target=self._send_progress, args=(self.manager.progress_seconds,), daemon=True).start()
             population = self._start_population()
             if population is not None:
                 self.limits = self._limits(population)
             self.process = SandboxedProcess(
-                spec=self.request.child_spec(population), limits=self.limits,
-                isolation=host.isolation, workdir=workdir, uid=uid, cgroups=host.cgroups, forks=host.forks,
-                group_name=host.group_name(uid, self.request.run_id), on_progress=self._on_progress)
+                spec=self.request.child_spec(population),
+                limits=self.limits,
+                isolation=host.isolation,
+                workdir=workdir,
+                uid=uid,
+                cgroups=host.cgroups,
+                forks=host.forks,
+                group_name=host.group_name(uid, self.request.run_id),
+                on_progress=self._on_progress,
+            )
             if self._cancel.is_set():
                 raise _Cancelled
             self.process.start()
@@ -173,8 +190,7 @@ class _Run:
             self.final_metrics = body["metrics"]
         except Exception as exc:
             log.exception("run %s: worker failure", self.request.run_id)
-            body = results.failure("internal_error",
-                                   f"the worker could not run the job ({type(exc).__name__})")
+            body = results.failure("internal_error", f"the worker could not run the job ({type(exc).__name__})")
             self.final_metrics = body["metrics"]
         finally:
             self.process_done.set()
@@ -182,8 +198,12 @@ class _Run:
             host.give_uid(uid)
         try:
             if body is not None and not self._cancel.is_set():
-                log.info("run %s ended: %s%s", self.request.run_id, body["status"],
-                         f" ({body['error']['code']})" if body["error"] else "")
+                log.info(
+                    "run %s ended: %s%s",
+                    self.request.run_id,
+                    body["status"],
+                    f" ({body['error']['code']})" if body["error"] else "",
+                )
                 self._upload_files(body)
                 self.reporter.complete(body)
         finally:
@@ -211,8 +231,12 @@ class _Run:
 
     def _log_upload(self, what: str, status: int | None) -> None:
         if status is None or not 200 <= status < 300:
-            log.warning("run %s: %s not stored (%s)", self.request.run_id, what,
-                        "cancelled" if self.reporter.stopped.is_set() else status or "gave up")
+            log.warning(
+                "run %s: %s not stored (%s)",
+                self.request.run_id,
+                what,
+                "cancelled" if self.reporter.stopped.is_set() else status or "gave up",
+            )
 
     def _on_progress(self, message: dict[str, Any]) -> None:
         self._progress = message
@@ -247,11 +271,18 @@ class _Run:
 
 
 class RunManager:
-    def __init__(self, *, host: Host, run_root: str | None = None,
-                 reporter_factory: Callable[[str, str], Reporter] = Reporter,
-                 remember_finished: int = 10000, remember_seconds: float = 24 * 3600,
-                 limit_overrides: dict[str, Any] | None = None, concurrency: int | None = None,
-                 progress_seconds: float = 1.5) -> None:
+    def __init__(
+        self,
+        *,
+        host: Host,
+        run_root: str | None = None,
+        reporter_factory: Callable[[str, str], Reporter] = Reporter,
+        remember_finished: int = 10000,
+        remember_seconds: float = 24 * 3600,
+        limit_overrides: dict[str, Any] | None = None,
+        concurrency: int | None = None,
+        progress_seconds: float = 1.5,
+    ) -> None:
         self.host = host
         # Runs whose child may exist at once (WORKER_CONCURRENCY; default: one per CPU). A start past it
         # is refused (503 at_capacity), so a run never waits for a CPU with its wall-time cap running.
@@ -280,15 +311,17 @@ class RunManager:
                 return False, "finished"
             places = min(request.workers, self.concurrency)  # a wider run takes every place
             if self._in_use() + places > self.concurrency:
-                raise AtCapacity(f"{self._in_use()} of the {self.concurrency} places of this worker are in "
-                                 f"use; the run needs {places}")
+                raise AtCapacity(
+                    f"{self._in_use()} of the {self.concurrency} places of this worker are in "
+                    f"use; the run needs {places}"
+                )
             run = _Run(self, request, places)
             self._live[request.run_id] = run
         run.thread.start()
         return True, "running"
 
     def state(self, run_id: str) -> str | None:
-        """"running", "finished" (recently), or None for an unknown run id."""
+        """ "running", "finished" (recently), or None for an unknown run id."""
         with self._lock:
             if run_id in self._live:
                 return "running"
@@ -311,8 +344,7 @@ class RunManager:
     def _forget_old(self) -> None:
         count, seconds = self._remember
         now = time.monotonic()
-        while self._finished and (len(self._finished) > count
-                                  or now - next(iter(self._finished.values())) > seconds):
+        while self._finished and (len(self._finished) > count or now - next(iter(self._finished.values())) > seconds):
             self._finished.popitem(last=False)
 
     def _in_use(self) -> int:

@@ -31,8 +31,7 @@ def _cell(value: Any) -> str:
 def _front_csv(objectives: list[list[Any]], solutions: list[list[Any]]) -> bytes:
     count = len(objectives[0]) if objectives else 0
     genes = len(solutions[0]) if solutions else 0
-    lines = [",".join(["index", *(f"objective_{i}" for i in range(count)),
-                       *(f"gene_{i}" for i in range(genes))])]
+    lines = [",".join(["index", *(f"objective_{i}" for i in range(count)), *(f"gene_{i}" for i in range(genes))])]
     for index, (values, solution) in enumerate(zip(objectives, solutions)):
         lines.append(",".join([str(index), *map(_cell, values), *map(_cell, solution)]))
     return ("\n".join(lines) + "\n").encode()
@@ -44,8 +43,9 @@ def take_files(result: dict[str, Any]) -> dict[str, bytes]:
     front = result.pop("pareto_front", None)
     if front is not None:
         objectives, solutions = front["objectives"], front["solutions"]
-        files["pareto_front.json"] = _json({"num_objectives": result["num_objectives"],
-                                            "objectives": objectives, "solutions": solutions})
+        files["pareto_front.json"] = _json(
+            {"num_objectives": result["num_objectives"], "objectives": objectives, "solutions": solutions}
+        )
         files["pareto_front.csv"] = _front_csv(objectives, solutions)
         result["pareto_front"] = {"size": len(objectives), "objectives": objectives}
     for key in ("solutions", "best_solutions"):

@@ -18,8 +18,8 @@ from typing import Any
 
 __all__ = ["MAX_DISTINCT", "MESSAGE_LIMIT", "WarningTally", "template"]
 
-MAX_DISTINCT = 50       # templates kept; later new ones are counted together (see entries())
-MESSAGE_LIMIT = 500     # characters of a message kept
+MAX_DISTINCT = 50  # templates kept; later new ones are counted together (see entries())
+MESSAGE_LIMIT = 500  # characters of a message kept
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|\b(?:nan|inf)\b", re.IGNORECASE)
 
 
@@ -60,8 +60,9 @@ class WarningTally:
             self._overflow += 1
         return False
 
-    def show(self, message: Any, category: type, filename: str, lineno: int, file: Any = None,
-             line: Any = None) -> None:
+    def show(
+        self, message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None
+    ) -> None:
         name = filename.strip("<>")
         where = f"{name} line {lineno}: " if name in self.code_fields else ""
         text = f"{where}{category.__name__}: {message}"
@@ -73,6 +74,7 @@ class WarningTally:
         ``MAX_DISTINCT`` are counted in one last entry."""
         found = [{"message": message, "count": count} for message, count in self._counts.values()]
         if self._overflow:
-            found.append({"message": f"other warnings (more than {MAX_DISTINCT} different ones)",
-                          "count": self._overflow})
+            found.append(
+                {"message": f"other warnings (more than {MAX_DISTINCT} different ones)", "count": self._overflow}
+            )
         return found

@@ -142,8 +142,15 @@ def test_wait_for_a_failing_run_raises_the_sdks_error(client):
 
 
 def test_push_a_local_pygad_run_then_continue_it(client):
-    ga = pygad.GA(num_generations=12, num_parents_mating=4, sol_per_pop=10, num_genes=4, fitness_func=sphere,
-                  random_seed=11, suppress_warnings=True)
+    ga = pygad.GA(
+        num_generations=12,
+        num_parents_mating=4,
+        sol_per_pop=10,
+        num_genes=4,
+        fitness_func=sphere,
+        random_seed=11,
+        suppress_warnings=True,
+    )
     ga.run()
     best, fitness, _ = ga.best_solution()
     record = vilvik.push(ga, client=client, name="pushed from pytest", description="a local run")
@@ -166,8 +173,16 @@ def test_push_a_local_pygad_run_then_continue_it(client):
 
 
 def test_push_a_local_multi_objective_nsga2_run_then_continue_it(client, base_url, api_key):
-    ga = pygad.GA(num_generations=10, num_parents_mating=4, sol_per_pop=12, num_genes=3, fitness_func=two_wells,
-                  parent_selection_type="nsga2", random_seed=5, suppress_warnings=True)
+    ga = pygad.GA(
+        num_generations=10,
+        num_parents_mating=4,
+        sol_per_pop=12,
+        num_genes=3,
+        fitness_func=two_wells,
+        parent_selection_type="nsga2",
+        random_seed=5,
+        suppress_warnings=True,
+    )
     ga.run()
     best, objectives, _ = ga.best_solution()
     record = vilvik.push(ga, client=client, name="nsga2 pushed from pytest")
@@ -182,8 +197,9 @@ def test_push_a_local_multi_objective_nsga2_run_then_continue_it(client, base_ur
     fitness = ga.last_generation_fitness.tolist()
     first = sorted({tuple(ga.population[i].tolist()) for i in ga.pareto_fronts[0][:, 0].astype(int)})
     # The SDK has no file download: read the front's file as any HTTP client would.
-    request = urllib.request.Request(f"{base_url}/results/{record.result_id}/files/pareto_front.json",
-                                     headers={"Authorization": f"Bearer {api_key}"})
+    request = urllib.request.Request(
+        f"{base_url}/results/{record.result_id}/files/pareto_front.json", headers={"Authorization": f"Bearer {api_key}"}
+    )
     with urllib.request.urlopen(request, timeout=30) as answer:
         front = json.load(answer)
     assert raw["pareto_front_size"] == len(front["solutions"]) == len(first)

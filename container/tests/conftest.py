@@ -38,7 +38,10 @@ def isolation(host: sandbox.Host) -> sandbox.Isolation:
 
 def params(**overrides: Any) -> dict[str, Any]:
     base = {
-        "num_generations": 10, "sol_per_pop": 8, "num_parents_mating": 4, "num_genes": 3,
+        "num_generations": 10,
+        "sol_per_pop": 8,
+        "num_parents_mating": 4,
+        "num_genes": 3,
         "fitness_func": "def fitness(ga, solution, idx):\n    return -float((solution ** 2).sum())\n",
         "fitness_func_entry": "fitness",
     }
@@ -56,29 +59,43 @@ def live_children(parent: int | None = None) -> set[int]:
                 stat = Path(f"/proc/{entry}/stat").read_text()
             except OSError:
                 continue
-            state, parent_pid = stat[stat.rindex(")") + 2:].split()[:2]
+            state, parent_pid = stat[stat.rindex(")") + 2 :].split()[:2]
             if int(parent_pid) == parent and state != "Z":
                 found.add(int(entry))
     return found
 
 
-def run_child(host: sandbox.Host, job_params: dict[str, Any], *,
-              time_seconds: float = 20, memory_mb: int = 512,
-              initial_population: list | None = None,
-              on_start: Callable[[sandbox.SandboxedProcess], None] | None = None, **limit_overrides: Any
-              ) -> tuple[dict[str, Any], sandbox.ProcessReport]:
+def run_child(
+    host: sandbox.Host,
+    job_params: dict[str, Any],
+    *,
+    time_seconds: float = 20,
+    memory_mb: int = 512,
+    initial_population: list | None = None,
+    on_start: Callable[[sandbox.SandboxedProcess], None] | None = None,
+    **limit_overrides: Any,
+) -> tuple[dict[str, Any], sandbox.ProcessReport]:
     """Run one job in a real sandboxed child; return (complete-report body, process report)."""
-    limits = sandbox.Limits.from_caps(time_seconds=time_seconds, memory_mb=memory_mb,
-                                      **limit_overrides)
+    limits = sandbox.Limits.from_caps(time_seconds=time_seconds, memory_mb=memory_mb, **limit_overrides)
     workdir = tempfile.mkdtemp(prefix="allele-test-")
-    spec = {"params": job_params, "initial_population": initial_population,
-            "caps": {"time_seconds": time_seconds, "memory_mb": memory_mb}}
+    spec = {
+        "params": job_params,
+        "initial_population": initial_population,
+        "caps": {"time_seconds": time_seconds, "memory_mb": memory_mb},
+    }
     progress: list[dict[str, Any]] = []
     uid = host.take_uid()
-    process = sandbox.SandboxedProcess(spec=spec, limits=limits, isolation=host.isolation,
-                                       workdir=workdir, uid=uid, cgroups=host.cgroups, forks=host.forks,
-                                       group_name=host.group_name(uid, os.path.basename(workdir)),
-                                       on_progress=progress.append)
+    process = sandbox.SandboxedProcess(
+        spec=spec,
+        limits=limits,
+        isolation=host.isolation,
+        workdir=workdir,
+        uid=uid,
+        cgroups=host.cgroups,
+        forks=host.forks,
+        group_name=host.group_name(uid, os.path.basename(workdir)),
+        on_progress=progress.append,
+    )
     try:
         process.start()
         if on_start is not None:
@@ -107,20 +124,26 @@ class FakeWorker:
 
         class Handler(BaseHTTPRequestHandler):
             def _record(self, body: Any) -> None:
-                fake.requests.append({"method": self.command, "path": self.path, "body": body,
-                                      "authorization": self.headers.get("Authorization"),
-                                      "content_type": self.headers.get("Content-Type"),
-                                      "content_length": self.headers.get("Content-Length")})
+                fake.requests.append(
+                    {
+                        "method": self.command,
+                        "path": self.path,
+                        "body": body,
+                        "authorization": self.headers.get("Authorization"),
+                        "content_type": self.headers.get("Content-Type"),
+                        "content_length": self.headers.get("Content-Length"),
+                    }
+                )
                 fake.event.notify_all()
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 data = self.rfile.read(length)
-                body = (data.decode() if self.headers.get("Content-Type") == "text/csv"
-                        else json.loads(data or b"null"))
+                body = data.decode() if self.headers.get("Content-Type") == "text/csv" else json.loads(data or b"null")
                 with fake.event:
-                    status = next((code for suffix, code in fake.status_for.items()
-                                   if self.path.endswith(suffix)), None)
+                    status = next(
+                        (code for suffix, code in fake.status_for.items() if self.path.endswith(suffix)), None
+                    )
                     if status is None:
                         status = fake.answers.pop(0) if fake.answers else 204
                     self._record(body)
@@ -163,8 +186,7 @@ class FakeWorker:
 
     def wait_for(self, suffix: str, timeout: float = 30.0) -> dict[str, Any]:
         with self.event:
-            ok = self.event.wait_for(
-                lambda: any(r["path"].endswith(suffix) for r in self.requests), timeout)
+            ok = self.event.wait_for(lambda: any(r["path"].endswith(suffix) for r in self.requests), timeout)
             assert ok, f"no {suffix} report within {timeout} s: {self.paths()}"
             return next(r for r in self.requests if r["path"].endswith(suffix))
 

@@ -31,9 +31,14 @@ def client(host, tmp_path):
 
 
 def body(run_id: str, worker_url: str, **changes) -> dict:
-    data = {"run_id": run_id, "submission_id": "sub123456789", "params": params(random_seed=1),
-            "initial_population": None, "caps": {"time_seconds": 30, "memory_mb": 512},
-            "report": {"url": f"{worker_url}/internal/v1/runs/{run_id}", "token": TOKEN}}
+    data = {
+        "run_id": run_id,
+        "submission_id": "sub123456789",
+        "params": params(random_seed=1),
+        "initial_population": None,
+        "caps": {"time_seconds": 30, "memory_mb": 512},
+        "report": {"url": f"{worker_url}/internal/v1/runs/{run_id}", "token": TOKEN},
+    }
     data.update(changes)
     return data
 
@@ -52,8 +57,11 @@ def test_a_start_past_the_worker_places_is_refused_and_a_place_frees_with_the_ch
     child is gone its place is free again (the completion report may still be on its way)."""
     manager = RunManager(host=host, run_root=str(tmp_path), concurrency=1)
     with TestClient(create_app(manager)) as client:
-        slow = params(fitness_func="import time\ndef f(ga, s, i):\n    time.sleep(0.05)\n    return 0.0\n",
-                      fitness_func_entry="f", num_generations=20)
+        slow = params(
+            fitness_func="import time\ndef f(ga, s, i):\n    time.sleep(0.05)\n    return 0.0\n",
+            fitness_func_entry="f",
+            num_generations=20,
+        )
         assert client.post("/runs", json=body("runCAP000001", fake_worker.url, params=slow)).status_code == 202
         refused = client.post("/runs", json=body("runCAP000002", fake_worker.url))
         assert refused.status_code == 503 and refused.json()["error"]["code"] == "at_capacity"
@@ -73,8 +81,7 @@ def test_a_run_with_parallel_workers_takes_a_place_per_worker(host, tmp_path, fa
     manager = RunManager(host=host, run_root=str(tmp_path), concurrency=3)
     slow = "import time\ndef f(ga, s, i):\n    time.sleep(0.05)\n    return 0.0\n"
     with TestClient(create_app(manager)) as client:
-        wide = params(fitness_func=slow, fitness_func_entry="f", num_generations=20,
-                      parallel_processing=["process", 2])
+        wide = params(fitness_func=slow, fitness_func_entry="f", num_generations=20, parallel_processing=["process", 2])
         assert client.post("/runs", json=body("runPAR000001", fake_worker.url, params=wide)).status_code == 202
         assert client.get("/health").json()["in_use"] == 2
         both = params(parallel_processing=2)
@@ -84,29 +91,33 @@ def test_a_run_with_parallel_workers_takes_a_place_per_worker(host, tmp_path, fa
         assert client.post("/runs", json=body("runPAR000003", fake_worker.url, params=narrow)).status_code == 202
         assert client.get("/health").json()["in_use"] == 3
         assert manager.wait_idle(30)
-        everything = params(fitness_func=slow, fitness_func_entry="f", num_generations=20,
-                            parallel_processing=["thread", 8])
+        everything = params(
+            fitness_func=slow, fitness_func_entry="f", num_generations=20, parallel_processing=["thread", 8]
+        )
         assert client.post("/runs", json=body("runPAR000004", fake_worker.url, params=everything)).status_code == 202
         assert client.get("/health").json()["in_use"] == 3
     manager.wait_idle(10)
 
 
 def test_run_reports_progress_and_complete(client, fake_worker):
-    job = body("runAAA000001", fake_worker.url,
-               params=params(num_generations=30, random_seed=1,
-                             fitness_func=("import time\ndef f(ga, s, i):\n    time.sleep(0.01)\n"
-                                           "    return -float((s**2).sum())\n"),
-                             fitness_func_entry="f"))
+    job = body(
+        "runAAA000001",
+        fake_worker.url,
+        params=params(
+            num_generations=30,
+            random_seed=1,
+            fitness_func=("import time\ndef f(ga, s, i):\n    time.sleep(0.01)\n    return -float((s**2).sum())\n"),
+            fitness_func_entry="f",
+        ),
+    )
     answer = client.post("/runs", json=job)
-    assert answer.status_code == 202 and answer.json() == {"run_id": "runAAA000001",
-                                                           "state": "running"}
+    assert answer.status_code == 202 and answer.json() == {"run_id": "runAAA000001", "state": "running"}
     complete = fake_worker.wait_for("/complete")
     assert complete["authorization"] == f"Bearer {TOKEN}"
     assert complete["path"] == "/internal/v1/runs/runAAA000001/complete"
     report = complete["body"]
     assert report["status"] == "succeeded" and report["result"]["generations_completed"] == 30
-    assert set(report) == {"status", "result", "error", "metrics", "output", "engine", "warnings",
-                           "progress"}
+    assert set(report) == {"status", "result", "error", "metrics", "output", "engine", "warnings", "progress"}
     # a small final population rides inside the report (no PUT of its own)
     population = report["result"]["population"]
     assert len(population) == 8 and all(len(row) == 3 for row in population)
@@ -137,8 +148,9 @@ def test_a_run_the_worker_no_longer_has_live_is_stopped_at_its_next_progress(hos
     forgotten, so a later start of the same run (re-queued by the Worker) runs."""
     manager = RunManager(host=host, run_root=str(tmp_path), progress_seconds=0.2)
     fake_worker.status_for["/progress"] = 409
-    slow = params(num_generations=100000, fitness_func="def f(ga, s, i):\n    return sum(range(20000))\n",
-                  fitness_func_entry="f")
+    slow = params(
+        num_generations=100000, fitness_func="def f(ga, s, i):\n    return sum(range(20000))\n", fitness_func_entry="f"
+    )
     with TestClient(create_app(manager)) as client:
         assert client.post("/runs", json=body("runORPHAN0001", fake_worker.url, params=slow)).status_code == 202
         fake_worker.wait_for("/progress")
@@ -169,10 +181,15 @@ def test_duplicate_post_starts_nothing(client, fake_worker):
 
 
 def test_cancel(client, fake_worker):
-    job = body("runCCC000003", fake_worker.url,
-               params=params(num_generations=100000,
-                             fitness_func="def f(ga, s, i):\n    return sum(range(20000))\n",
-                             fitness_func_entry="f"))
+    job = body(
+        "runCCC000003",
+        fake_worker.url,
+        params=params(
+            num_generations=100000,
+            fitness_func="def f(ga, s, i):\n    return sum(range(20000))\n",
+            fitness_func_entry="f",
+        ),
+    )
     assert client.post("/runs", json=job).status_code == 202
     time.sleep(1.0)
     assert client.get("/runs/runCCC000003").json()["state"] == "running"
@@ -206,25 +223,37 @@ def test_invalid_bodies(client, fake_worker):
 
 
 def test_failed_run_reports_code_error(client, fake_worker):
-    job = body("runEEE000005", fake_worker.url,
-               params=params(fitness_func="def f(ga, s, i):\n    return undefined_name\n",
-                             fitness_func_entry="f"))
+    job = body(
+        "runEEE000005",
+        fake_worker.url,
+        params=params(fitness_func="def f(ga, s, i):\n    return undefined_name\n", fitness_func_entry="f"),
+    )
     client.post("/runs", json=job)
     report = fake_worker.wait_for("/complete")["body"]
     assert report["status"] == "failed" and report["result"] is None
-    assert report["error"] == {"code": "code_error",
-                               "message": "fitness_func line 2: NameError: name 'undefined_name' "
-                                          "is not defined"}
+    assert report["error"] == {
+        "code": "code_error",
+        "message": "fitness_func line 2: NameError: name 'undefined_name' is not defined",
+    }
 
 
 def test_a_killed_run_reports_how_far_its_last_progress_got(client, fake_worker):
     """Killed past its wall time with no generation boundary in time: the report keeps the progress
     of the last generation the child told of (issue 14: not 0 and no fitness)."""
-    job = body("runEEE000006", fake_worker.url, caps={"time_seconds": 1, "memory_mb": 512},
-               params=params(fitness_func=("import time\ndef f(ga, s, i):\n"
-                                           "    if ga.generations_completed == 2:\n        time.sleep(60)\n"
-                                           "    return -float((s ** 2).sum())\n"),
-                             fitness_func_entry="f", random_seed=1))
+    job = body(
+        "runEEE000006",
+        fake_worker.url,
+        caps={"time_seconds": 1, "memory_mb": 512},
+        params=params(
+            fitness_func=(
+                "import time\ndef f(ga, s, i):\n"
+                "    if ga.generations_completed == 2:\n        time.sleep(60)\n"
+                "    return -float((s ** 2).sum())\n"
+            ),
+            fitness_func_entry="f",
+            random_seed=1,
+        ),
+    )
     client.post("/runs", json=job)
     report = fake_worker.wait_for("/complete")["body"]
     assert report["error"]["code"] == "time_limit_exceeded"
@@ -234,12 +263,12 @@ def test_a_killed_run_reports_how_far_its_last_progress_got(client, fake_worker)
 
 def test_worker_starts_from_any_cwd(tmp_path):
     import socket
+
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     env = dict(os.environ, PORT=str(port))
-    server = subprocess.Popen([sys.executable, "-m", "allele_worker"], cwd=tmp_path,
-                              env=env, stderr=subprocess.PIPE)
+    server = subprocess.Popen([sys.executable, "-m", "allele_worker"], cwd=tmp_path, env=env, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -261,8 +290,12 @@ def test_run_starts_from_the_population_at_its_url(client, fake_worker):
     run_url = f"{fake_worker.url}/internal/v1/runs/runFFF000006"
     served = [[0.0, 0.0, 0.0]] + [[3.0, -3.0, 3.0]] * 7  # random init never gives an exact 0 row
     fake_worker.served["/internal/v1/runs/runFFF000006/initial-population"] = served
-    job = body("runFFF000006", fake_worker.url, params=params(num_generations=3, random_seed=1),
-               initial_population_url=f"{run_url}/initial-population")
+    job = body(
+        "runFFF000006",
+        fake_worker.url,
+        params=params(num_generations=3, random_seed=1),
+        initial_population_url=f"{run_url}/initial-population",
+    )
     assert client.post("/runs", json=job).status_code == 202
     report = fake_worker.wait_for("/complete")["body"]
     [fetch] = [r for r in fake_worker.requests if r["method"] == "GET"]
@@ -273,32 +306,33 @@ def test_run_starts_from_the_population_at_its_url(client, fake_worker):
     assert report["result"]["best_solution"] == [0.0, 0.0, 0.0]
 
 
-@pytest.mark.parametrize("served", [404, {"not": "a population"}, [[1.0, 2.0], [3.0]]],
-                         ids=["404", "object", "ragged"])
+@pytest.mark.parametrize("served", [404, {"not": "a population"}, [[1.0, 2.0], [3.0]]], ids=["404", "object", "ragged"])
 def test_start_population_not_loaded_fails_the_run(client, fake_worker, served):
     run_id = "runGGG000007"
     fake_worker.served[f"/internal/v1/runs/{run_id}/initial-population"] = served
-    job = body(run_id, fake_worker.url,
-               initial_population_url=f"{fake_worker.url}/internal/v1/runs/{run_id}"
-                                      "/initial-population")
+    job = body(
+        run_id,
+        fake_worker.url,
+        initial_population_url=f"{fake_worker.url}/internal/v1/runs/{run_id}/initial-population",
+    )
     assert client.post("/runs", json=job).status_code == 202
     complete = fake_worker.wait_for("/complete")
     report = complete["body"]
     assert complete["authorization"] == f"Bearer {TOKEN}"
     assert report["status"] == "failed" and report["result"] is None
-    assert report["error"] == {"code": "internal_error",
-                               "message": "the start population could not be loaded"}
-    assert [r["method"] for r in fake_worker.requests if r["path"].endswith("/initial-population")] \
-        == ["GET"]
+    assert report["error"] == {"code": "internal_error", "message": "the start population could not be loaded"}
+    assert [r["method"] for r in fake_worker.requests if r["path"].endswith("/initial-population")] == ["GET"]
     assert not any(p.endswith("/population") for p in fake_worker.paths())
 
 
 def test_cancel_while_fetching_the_start_population(client, fake_worker):
     run_id = "runKKK000011"
     fake_worker.served[f"/internal/v1/runs/{run_id}/initial-population"] = 503  # retried
-    job = body(run_id, fake_worker.url,
-               initial_population_url=f"{fake_worker.url}/internal/v1/runs/{run_id}"
-                                      "/initial-population")
+    job = body(
+        run_id,
+        fake_worker.url,
+        initial_population_url=f"{fake_worker.url}/internal/v1/runs/{run_id}/initial-population",
+    )
     assert client.post("/runs", json=job).status_code == 202
     time.sleep(0.3)
     started = time.monotonic()
@@ -331,8 +365,9 @@ def test_a_population_with_a_non_finite_value_is_put_not_inlined():
     value, as the outcome's check leaves it): such a population goes by PUT, as population.json always
     held it."""
     uploads: list[bytes] = []
-    supervisor = types.SimpleNamespace(reporter=types.SimpleNamespace(upload_population=uploads.append),
-                                       _log_upload=lambda what, status: None)
+    supervisor = types.SimpleNamespace(
+        reporter=types.SimpleNamespace(upload_population=uploads.append), _log_upload=lambda what, status: None
+    )
     forged = {"status": "succeeded", "result": {"population": [[1.0, None], [2.0, 3.0]]}}
     runs._Run._upload_files(supervisor, forged)  # type: ignore[arg-type]
     assert "population" not in forged["result"] and uploads == [b"[[1.0,null],[2.0,3.0]]"]
@@ -351,8 +386,12 @@ def test_refused_population_upload_still_completes(client, fake_worker, monkeypa
 
 
 def test_inline_initial_population_still_works(client, fake_worker):
-    job = body("runIII000009", fake_worker.url, params=params(num_generations=2, random_seed=1),
-               initial_population=[[0.0, 0.0, 0.0]] + [[3.0, 3.0, 3.0]] * 7)
+    job = body(
+        "runIII000009",
+        fake_worker.url,
+        params=params(num_generations=2, random_seed=1),
+        initial_population=[[0.0, 0.0, 0.0]] + [[3.0, 3.0, 3.0]] * 7,
+    )
     assert client.post("/runs", json=job).status_code == 202
     report = fake_worker.wait_for("/complete")["body"]
     assert report["result"]["best_solution"] == [0.0, 0.0, 0.0]
@@ -361,7 +400,5 @@ def test_inline_initial_population_still_works(client, fake_worker):
 
 def test_initial_population_url_must_be_a_url(client, fake_worker):
     for bad in (12, "file:///etc/passwd", ["http://x"]):
-        answer = client.post("/runs", json=body("runJJJ000010", fake_worker.url,
-                                                initial_population_url=bad))
-        assert answer.status_code == 400 and "initial_population_url" in \
-            answer.json()["error"]["message"]
+        answer = client.post("/runs", json=body("runJJJ000010", fake_worker.url, initial_population_url=bad))
+        assert answer.status_code == 400 and "initial_population_url" in answer.json()["error"]["message"]

@@ -31,12 +31,19 @@ from allele_worker.engine.accelerated import AcceleratedGA
 
 
 def sphere(ga, solution, index):
-    return -float(np.sum(solution ** 2))
+    return -float(np.sum(solution**2))
 
 
 def base(**overrides):
-    kwargs = dict(num_generations=5, sol_per_pop=20, num_parents_mating=6, num_genes=8,
-                  fitness_func=sphere, suppress_warnings=True, random_seed=7)
+    kwargs = dict(
+        num_generations=5,
+        sol_per_pop=20,
+        num_parents_mating=6,
+        num_genes=8,
+        fitness_func=sphere,
+        suppress_warnings=True,
+        random_seed=7,
+    )
     kwargs.update(overrides)
     return kwargs
 
@@ -61,6 +68,7 @@ def counted(function=sphere):
 
     def fitness_func(ga, solution, index):
         return counter(ga, solution, index)
+
     return counter, fitness_func
 
 
@@ -137,8 +145,8 @@ def test_crossover_offspring_come_from_their_parents(kind, gene_type, probabilit
             # genes from the second parent form a suffix
             for row in from_second:
                 if row.any():
-                    assert row[np.argmax(row):].all() or True  # equal genes may hide the point
-                    assert not row[:np.argmax(row)].any()
+                    assert row[np.argmax(row) :].all() or True  # equal genes may hide the point
+                    assert not row[: np.argmax(row)].any()
 
 
 def test_two_points_and_single_point_geometry():
@@ -167,9 +175,14 @@ def mutate_both(overrides, rows=400, seed=0):
 
 @pytest.mark.parametrize("replace", [False, True])
 def test_random_float_mutation_matches_stock(replace):
-    start, want, got, fast = mutate_both({"mutation_num_genes": 2, "mutation_by_replacement": replace,
-                                          "random_mutation_min_val": -0.5,
-                                          "random_mutation_max_val": 1.5})
+    start, want, got, fast = mutate_both(
+        {
+            "mutation_num_genes": 2,
+            "mutation_by_replacement": replace,
+            "random_mutation_min_val": -0.5,
+            "random_mutation_max_val": 1.5,
+        }
+    )
     assert got.dtype == want.dtype == np.float64
     assert "random=pygad" not in fast.engine_label()
     for result in (want, got):
@@ -177,8 +190,7 @@ def test_random_float_mutation_matches_stock(replace):
         assert np.all(changed.sum(axis=1) == 2)
         delta = result[changed] if replace else (result - start)[changed]
         assert delta.min() >= -0.5 and delta.max() < 1.5
-    a, b = ((want - (0 if replace else start))[want != start],
-            (got - (0 if replace else start))[got != start])
+    a, b = ((want - (0 if replace else start))[want != start], (got - (0 if replace else start))[got != start])
     assert abs(a.mean() - b.mean()) < 0.1 and abs(a.std() - b.std()) < 0.1
 
 
@@ -186,12 +198,13 @@ def test_random_int_mutation_matches_stock():
     start, want, got, _ = mutate_both({"gene_type": int, "mutation_probability": 0.3})
     assert got.dtype == want.dtype == np.int64
     for result in (want, got):
-        delta = (result - start)
+        delta = result - start
         assert set(np.unique(delta).tolist()) <= {-1, 0}  # PyGAD: offsets {-1.0, 0.0}
     # same law: fraction of genes changed (p * 1/2)
     assert abs((want != start).mean() - (got != start).mean()) < 0.04
-    start, want, got, _ = mutate_both({"gene_type": int, "random_mutation_min_val": -3,
-                                       "random_mutation_max_val": 3, "mutation_num_genes": 3})
+    start, want, got, _ = mutate_both(
+        {"gene_type": int, "random_mutation_min_val": -3, "random_mutation_max_val": 3, "mutation_num_genes": 3}
+    )
     for result in (want, got):
         assert set(np.unique(result - start).tolist()) <= set(range(-3, 3))
     assert abs((want - start).mean() - (got - start).mean()) < 0.2
@@ -200,8 +213,7 @@ def test_random_int_mutation_matches_stock():
 @pytest.mark.parametrize("gene_type", [int, float])
 def test_gene_space_list_mutation(gene_type):
     space = [0, 1, 2, 5]
-    start, want, got, fast = mutate_both({"gene_space": space, "gene_type": gene_type,
-                                          "mutation_probability": 0.5})
+    start, want, got, fast = mutate_both({"gene_space": space, "gene_type": gene_type, "mutation_probability": 0.5})
     assert "random=pygad" not in fast.engine_label()
     assert got.dtype == want.dtype
     for result in (want, got):
@@ -219,8 +231,9 @@ def test_gene_space_single_value_keeps_value():
 
 @pytest.mark.parametrize("gene_type", [int, float])
 def test_gene_space_dict_mutation(gene_type):
-    start, want, got, fast = mutate_both({"gene_space": {"low": -2, "high": 3}, "gene_type": gene_type,
-                                          "mutation_num_genes": 3})
+    start, want, got, fast = mutate_both(
+        {"gene_space": {"low": -2, "high": 3}, "gene_type": gene_type, "mutation_num_genes": 3}
+    )
     assert "random=pygad" not in fast.engine_label()
     for result in (want, got):
         changed = result != start
@@ -245,8 +258,9 @@ def test_pick_other_and_sorted_uniform():
     assert np.isin(picked, space).all()
     assert np.all(picked != current)
     for value in space:  # each other value equally likely
-        freq = np.bincount(np.searchsorted(space, picked[current == value]), minlength=4) \
-            / np.count_nonzero(current == value)
+        freq = np.bincount(np.searchsorted(space, picked[current == value]), minlength=4) / np.count_nonzero(
+            current == value
+        )
         assert abs(freq[np.searchsorted(space, value)]) == 0
         assert np.abs(np.delete(freq, np.searchsorted(space, value)) - 1 / 3).max() < 0.05
     for rows, size in ((3, 10000), (300, 100)):  # the two ways of drawing them
@@ -263,10 +277,20 @@ def test_pick_other_and_sorted_uniform():
 
 def test_subset_check_agrees_with_sets():
     rng = np.random.default_rng(5)
-    cases = [([], [1.0]), ([1.0], []), ([1, 2], [1.0, 2.0, 3.0]), ([-0.0], [0.0]),
-             ([float("nan")], [float("nan"), 1.0]), ([2.5], [1, 2, 3]), ([2.0], [1, 2, 3]),
-             ([1.0, 1.0], [1.0]), ([True], [1.0]), (np.array([1.5]), np.array([1.5, 2.0])),
-             ([3], np.arange(5)), (np.array([4, 9]), np.arange(5))]
+    cases = [
+        ([], [1.0]),
+        ([1.0], []),
+        ([1, 2], [1.0, 2.0, 3.0]),
+        ([-0.0], [0.0]),
+        ([float("nan")], [float("nan"), 1.0]),
+        ([2.5], [1, 2, 3]),
+        ([2.0], [1, 2, 3]),
+        ([1.0, 1.0], [1.0]),
+        ([True], [1.0]),
+        (np.array([1.5]), np.array([1.5, 2.0])),
+        ([3], np.arange(5)),
+        (np.array([4, 9]), np.arange(5)),
+    ]
     for _ in range(200):
         pool = np.unique(rng.integers(-20, 20, size=rng.integers(1, 30))).astype(float)
         if rng.random() < 0.5:
@@ -311,10 +335,10 @@ def constraint_job(**overrides):
         calls["n"] += 1
         assert isinstance(values, (list, np.ndarray))
         return [v for v in values if v > 0]
+
     # Every gene constrained: stock calls the constraint once per gene at initialisation (plus
     # once per rejected value) and once per mutated gene, so the counts are comparable exactly.
-    kwargs = base(gene_constraint=[positive] * 8, sample_size=500, num_generations=6,
-                  mutation_num_genes=2)
+    kwargs = base(gene_constraint=[positive] * 8, sample_size=500, num_generations=6, mutation_num_genes=2)
     kwargs.update(overrides)
     return kwargs, calls
 
@@ -336,6 +360,7 @@ def test_constraints_hold_and_user_calls_match_stock(gene_type):
 def test_constraint_output_is_still_checked():
     def bad(solution, values):
         return [123456.0]
+
     kwargs = base(gene_constraint=[bad] * 8)
     with pytest.raises(Exception, match="subset"):
         AcceleratedGA(**kwargs)
@@ -349,6 +374,7 @@ def _switchable_constraint(after_build):
         if state["built"]:
             return after_build(solution, values)
         return [v for v in values if v > 0]
+
     return constraint, state
 
 
@@ -366,14 +392,14 @@ def test_mutation_constraint_accepting_nothing_warns_like_stock_and_keeps_the_ge
     messages = {}
     for name, cls in (("stock", pygad.GA), ("fast", AcceleratedGA)):
         constraint, state = _switchable_constraint(lambda solution, values: [])
-        ga = cls(**base(gene_constraint=[constraint] * 8, suppress_warnings=suppress,
-                        num_generations=2))
+        ga = cls(**base(gene_constraint=[constraint] * 8, suppress_warnings=suppress, num_generations=2))
         state["built"] = True
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             ga.run()
-        messages[name] = sorted({str(w.message).split(" with value")[0] for w in caught
-                                 if "gene constraint" in str(w.message)})
+        messages[name] = sorted(
+            {str(w.message).split(" with value")[0] for w in caught if "gene constraint" in str(w.message)}
+        )
         # Nothing accepted: every gene keeps a value crossover gave it, all still positive.
         assert (ga.population > 0).all()
     assert messages["fast"] == messages["stock"]
@@ -389,6 +415,7 @@ def test_mutation_constraint_gets_copies_and_may_return_an_array():
         values[:] = -1.0  # the engine's own candidates and solution are not these
         solution[:] = -1.0
         return chosen
+
     constraint, state = _switchable_constraint(spoiling)
     ga = AcceleratedGA(**base(gene_constraint=[constraint] * 8))
     state["built"] = True
@@ -401,16 +428,21 @@ def test_mutation_constraint_gets_copies_and_may_return_an_array():
 # --------------------------------------------------------------------------- fitness and runs
 
 
-@pytest.mark.parametrize("overrides", [
-    {}, {"gene_type": int, "gene_space": [0, 1], "mutation_probability": 0.05},
-    {"keep_elitism": 0, "keep_parents": -1}, {"keep_elitism": 3},
-    {"fitness_batch_size": 7}, {"keep_elitism": 0, "keep_parents": 2},
-])
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {},
+        {"gene_type": int, "gene_space": [0, 1], "mutation_probability": 0.05},
+        {"keep_elitism": 0, "keep_parents": -1},
+        {"keep_elitism": 3},
+        {"fitness_batch_size": 7},
+        {"keep_elitism": 0, "keep_parents": 2},
+    ],
+)
 def test_fitness_bookkeeping_is_stocks(overrides):
     """Same state → same fitness array and same number of calls as stock cal_pop_fitness."""
     batched = "fitness_batch_size" in overrides
-    counter, fitness_func = counted(
-        (lambda ga, rows, idx: -np.sum(rows ** 2, axis=1)) if batched else sphere)
+    counter, fitness_func = counted((lambda ga, rows, idx: -np.sum(rows**2, axis=1)) if batched else sphere)
     ga = AcceleratedGA(**base(fitness_func=fitness_func, **overrides))
     ga.run()
     for _ in range(3):
@@ -433,11 +465,13 @@ def test_fitness_bookkeeping_is_stocks(overrides):
 def test_fitness_errors_are_stocks():
     def nan_fitness(ga, solution, index):
         return float("nan") if index == 3 else 1.0
+
     calls = {"n": 0}
 
     def counting(ga, solution, index):
         calls["n"] += 1
         return nan_fitness(ga, solution, index)
+
     ga = AcceleratedGA(**base(fitness_func=counting))
     with pytest.raises(ValueError, match="NaN"):
         ga.run()
@@ -448,15 +482,15 @@ def test_fitness_errors_are_stocks():
         ga.run()
 
 
-@pytest.mark.parametrize("overrides", [{}, {"fitness_batch_size": 4},
-                                       {"crossover_type": "two_points", "keep_elitism": 3}])
+@pytest.mark.parametrize(
+    "overrides", [{}, {"fitness_batch_size": 4}, {"crossover_type": "two_points", "keep_elitism": 3}]
+)
 def test_user_calls_equal_stock_for_float_genes(overrides):
     """Float genes: every offspring is new, so calls are fixed by the configuration: equal."""
     totals = {}
     batched = "fitness_batch_size" in overrides
     for name, cls in (("stock", pygad.GA), ("fast", AcceleratedGA)):
-        counter, fitness_func = counted(
-            (lambda ga, rows, idx: -np.sum(rows ** 2, axis=1)) if batched else sphere)
+        counter, fitness_func = counted((lambda ga, rows, idx: -np.sum(rows**2, axis=1)) if batched else sphere)
         ga = cls(**base(fitness_func=fitness_func, num_generations=15, **overrides))
         ga.run()
         totals[name] = counter.calls
@@ -470,8 +504,16 @@ def test_user_calls_not_more_than_stock_for_int_genes():
     for seed in range(30):
         for name, cls in (("stock", pygad.GA), ("fast", AcceleratedGA)):
             counter, fitness_func = counted()
-            ga = cls(**base(fitness_func=fitness_func, num_generations=15, random_seed=seed,
-                            gene_type=int, gene_space=[0, 1], mutation_probability=0.05))
+            ga = cls(
+                **base(
+                    fitness_func=fitness_func,
+                    num_generations=15,
+                    random_seed=seed,
+                    gene_type=int,
+                    gene_space=[0, 1],
+                    mutation_probability=0.05,
+                )
+            )
             ga.run()
             totals[name] += counter.calls
     assert totals["fast"] <= totals["stock"] * 1.03, totals
@@ -483,7 +525,8 @@ def test_batch_fitness_called_per_batch():
     def batch(ga, rows, indices):
         sizes.append(len(indices))
         assert rows.shape == (len(indices), 8)
-        return -np.sum(rows ** 2, axis=1)
+        return -np.sum(rows**2, axis=1)
+
     ga = AcceleratedGA(**base(fitness_func=batch, fitness_batch_size=6, num_generations=3))
     ga.run()
     assert sizes[:4] == [6, 6, 6, 2]  # initial population of 20
@@ -494,8 +537,14 @@ def test_batch_fitness_called_per_batch():
 def test_seeded_runs_are_reproducible():
     results = []
     for _ in range(2):
-        ga = AcceleratedGA(**base(num_generations=30, crossover_type="two_points",
-                                  parent_selection_type="tournament", mutation_probability=0.2))
+        ga = AcceleratedGA(
+            **base(
+                num_generations=30,
+                crossover_type="two_points",
+                parent_selection_type="tournament",
+                mutation_probability=0.2,
+            )
+        )
         ga.run()
         results.append((ga.population.copy(), list(ga.best_solutions_fitness)))
     assert np.array_equal(results[0][0], results[1][0])
@@ -508,25 +557,41 @@ def test_callbacks_see_the_documented_attributes():
     def make(name):
         def on_generation(ga):
             fitness = ga.last_generation_fitness
-            seen[name].append((ga.generations_completed, ga.population.shape, ga.population.dtype,
-                               len(ga.best_solutions_fitness), type(fitness), fitness.shape,
-                               ga.last_generation_parents.shape,
-                               ga.last_generation_offspring_crossover.shape,
-                               ga.last_generation_offspring_mutation.shape,
-                               ga.last_generation_elitism.shape, ga.num_fitness_evaluations))
+            seen[name].append(
+                (
+                    ga.generations_completed,
+                    ga.population.shape,
+                    ga.population.dtype,
+                    len(ga.best_solutions_fitness),
+                    type(fitness),
+                    fitness.shape,
+                    ga.last_generation_parents.shape,
+                    ga.last_generation_offspring_crossover.shape,
+                    ga.last_generation_offspring_mutation.shape,
+                    ga.last_generation_elitism.shape,
+                    ga.num_fitness_evaluations,
+                )
+            )
             assert ga.best_solution(pop_fitness=fitness)[1] == fitness.max()
             if ga.generations_completed == 4:
                 return "stop"
+
         return on_generation
+
     for name, cls in (("stock", pygad.GA), ("fast", AcceleratedGA)):
         log = []
-        ga = cls(**base(num_generations=10, on_generation=make(name),
-                        on_start=lambda g: log.append("start"),
-                        on_fitness=lambda g, f: log.append("fitness"),
-                        on_parents=lambda g, p: log.append("parents"),
-                        on_crossover=lambda g, o: log.append("crossover"),
-                        on_mutation=lambda g, o: log.append("mutation"),
-                        on_stop=lambda g, f: log.append("stop")))
+        ga = cls(
+            **base(
+                num_generations=10,
+                on_generation=make(name),
+                on_start=lambda g: log.append("start"),
+                on_fitness=lambda g, f: log.append("fitness"),
+                on_parents=lambda g, p: log.append("parents"),
+                on_crossover=lambda g, o: log.append("crossover"),
+                on_mutation=lambda g, o: log.append("mutation"),
+                on_stop=lambda g, f: log.append("stop"),
+            )
+        )
         ga.run()
         seen[name + "_log"] = log
         assert ga.generations_completed == 4 and len(ga.best_solutions_fitness) == 5
@@ -538,6 +603,7 @@ def test_callbacks_see_the_documented_attributes():
 def test_callbacks_can_replace_offspring():
     def on_mutation(ga, offspring):
         return np.zeros_like(offspring).tolist()
+
     ga = AcceleratedGA(**base(on_mutation=on_mutation, num_generations=2))
     ga.run()
     assert np.count_nonzero(ga.population[1:]) == 0
@@ -546,11 +612,14 @@ def test_callbacks_can_replace_offspring():
 # --------------------------------------------------------------------------- fall-back paths
 
 
-@pytest.mark.parametrize("overrides,reason", [
-    ({"allow_duplicate_genes": False}, "allow_duplicate_genes"),
-    ({"gene_type": [int] * 8}, "gene_type"),
-    ({"save_solutions": True}, "save_solutions"),
-])
+@pytest.mark.parametrize(
+    "overrides,reason",
+    [
+        ({"allow_duplicate_genes": False}, "allow_duplicate_genes"),
+        ({"gene_type": [int] * 8}, "gene_type"),
+        ({"save_solutions": True}, "save_solutions"),
+    ],
+)
 def test_uncovered_configurations_run_stock_pygad(overrides, reason):
     covered, why = coverage(base(**overrides))
     assert not covered and reason in why
@@ -559,17 +628,20 @@ def test_uncovered_configurations_run_stock_pygad(overrides, reason):
     ga.run()
 
 
-@pytest.mark.parametrize("overrides,label", [
-    ({"mutation_type": "adaptive", "mutation_probability": [0.3, 0.1]},
-     "accelerated:sss+single_point+adaptive=pygad"),
-    ({"crossover_type": "sbx"}, "accelerated:sss+sbx=pygad+random"),
-    ({"gene_space": [[0, 1]] * 8, "gene_type": int}, "accelerated:sss+single_point+random=pygad"),
-    ({"gene_space": {"low": 0, "high": 10, "step": 2}}, "accelerated:sss+single_point+random=pygad"),
-    ({"mutation_type": "swap", "crossover_type": None},
-     "accelerated:sss+none+swap=pygad"),
-    ({"parent_selection_type": "tournament", "crossover_type": "uniform"},
-     "accelerated:tournament+uniform+random"),
-])
+@pytest.mark.parametrize(
+    "overrides,label",
+    [
+        (
+            {"mutation_type": "adaptive", "mutation_probability": [0.3, 0.1]},
+            "accelerated:sss+single_point+adaptive=pygad",
+        ),
+        ({"crossover_type": "sbx"}, "accelerated:sss+sbx=pygad+random"),
+        ({"gene_space": [[0, 1]] * 8, "gene_type": int}, "accelerated:sss+single_point+random=pygad"),
+        ({"gene_space": {"low": 0, "high": 10, "step": 2}}, "accelerated:sss+single_point+random=pygad"),
+        ({"mutation_type": "swap", "crossover_type": None}, "accelerated:sss+none+swap=pygad"),
+        ({"parent_selection_type": "tournament", "crossover_type": "uniform"}, "accelerated:tournament+uniform+random"),
+    ],
+)
 def test_operator_fall_backs_are_recorded(overrides, label):
     ga = build_ga(base(**overrides))
     assert isinstance(ga, AcceleratedGA)
@@ -580,7 +652,8 @@ def test_operator_fall_backs_are_recorded(overrides, label):
 
 def test_multi_objective_falls_back_to_stock():
     def two(ga, solution, index):
-        return [float(np.sum(solution)), -float(np.sum(solution ** 2))]
+        return [float(np.sum(solution)), -float(np.sum(solution**2))]
+
     ga = build_ga(base(fitness_func=two))
     ga.run()
     assert engine_label(ga) == "pygad:multi-objective"
@@ -597,8 +670,7 @@ def test_jobs_build_the_accelerated_engine():
     outcome = jobs.execute(jobs.JobSpec(params=params(random_seed=3)), emit=lambda m: None)
     assert outcome["status"] == "succeeded"
     assert outcome["engine"] == "accelerated:sss+single_point+random"
-    outcome = jobs.execute(jobs.JobSpec(params=params(random_seed=3, allow_duplicate_genes=False)),
-                           emit=lambda m: None)
+    outcome = jobs.execute(jobs.JobSpec(params=params(random_seed=3, allow_duplicate_genes=False)), emit=lambda m: None)
     assert outcome["engine"] == "pygad"
 
 
@@ -615,9 +687,12 @@ def _load_quality() -> Any:
 
 def test_quality_rank_test_short():
     with warnings.catch_warnings():
-        answer = subprocess.run([sys.executable, str(QUALITY), "--short",
-                                 "--seeds", "8", "--generations", "25"],
-                                capture_output=True, text=True, timeout=300)
+        answer = subprocess.run(
+            [sys.executable, str(QUALITY), "--short", "--seeds", "8", "--generations", "25"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     assert answer.returncode == 0, answer.stdout + answer.stderr
     assert "not worse" in answer.stdout
 
@@ -631,6 +706,7 @@ def test_mann_whitney_in_numpy():
     assert u == 50 and p > 0.5
     # Against the exact permutation distribution of U (small samples, with ties).
     import itertools
+
     x, y = np.array([1, 2, 3, 4, 5]), np.array([3, 4, 5, 6, 7])
     u, p = quality.mann_whitney_less(x, y)
     assert u == 4.5
@@ -674,8 +750,11 @@ def test_hashed_subset_check_of_unsorted_pools_agrees_with_sets():
             pool[rng.integers(0, n, 3)] = np.nan
         if rng.random() < 0.2:
             pool[0] = -0.0
-        chosen = [v for v in pool if v > 0.2] if rng.random() < 0.5 else \
-            list(rng.choice(pool, size=int(rng.integers(0, 50))))
+        chosen = (
+            [v for v in pool if v > 0.2]
+            if rng.random() < 0.5
+            else list(rng.choice(pool, size=int(rng.integers(0, 50))))
+        )
         if rng.random() < 0.3:
             chosen.append(float(rng.uniform(-1, 1)))
         if rng.random() < 0.2:
@@ -692,6 +771,7 @@ def test_cache_hits_are_stocks_first_tuple_match():
     before parents) equal to it as a tuple (-0.0 equals 0.0, NaN equals nothing, as in stock's
     dict of tuples); None when a row is not finite (stock evaluates then)."""
     from allele_worker.engine.fitness import cache_hits
+
     rng = np.random.default_rng(14)
 
     def stock_rule(rows, sources, previous):
@@ -735,9 +815,13 @@ def float_candidates(fast, gene, values):
 def test_constraint_candidates_law_and_freshness(replace, size):
     """Candidates are sorted, unique, in the mutation range (around the gene unless by
     replacement), a fresh set for every call; a value picked from them is uniform."""
-    _, fast = pair(gene_constraint=[lambda s, v: list(v)] * 8, sample_size=size,
-                   mutation_by_replacement=replace, random_mutation_min_val=-1.0,
-                   random_mutation_max_val=2.0)
+    _, fast = pair(
+        gene_constraint=[lambda s, v: list(v)] * 8,
+        sample_size=size,
+        mutation_by_replacement=replace,
+        random_mutation_min_val=-1.0,
+        random_mutation_max_val=2.0,
+    )
     seen, picks = [], []
     for _ in range(8):  # 8 generations of 50 calls
         for values in float_candidates(fast, 0, np.full(50, 10.0)):
@@ -754,9 +838,12 @@ def test_constraint_candidates_law_and_freshness(replace, size):
 def test_constraint_candidates_follow_each_gene_and_value():
     """Per-gene mutation ranges, the current value of each call, and a gene whose range is one
     value (a single candidate)."""
-    _, fast = pair(gene_constraint=[lambda s, v: list(v)] * 8, sample_size=100,
-                   random_mutation_min_val=[-1.0, 0.0, 5.0, 0, 0, 0, 0, 0],
-                   random_mutation_max_val=[1.0, 3.0, 5.0, 1, 1, 1, 1, 1])
+    _, fast = pair(
+        gene_constraint=[lambda s, v: list(v)] * 8,
+        sample_size=100,
+        random_mutation_min_val=[-1.0, 0.0, 5.0, 0, 0, 0, 0, 0],
+        random_mutation_max_val=[1.0, 3.0, 5.0, 1, 1, 1, 1, 1],
+    )
     genes = np.array([0, 1, 2, 1])
     current = np.array([0.5, -2.0, 7.0, 100.0])
     calls = list(fast._float_candidates(genes, current))
@@ -766,13 +853,15 @@ def test_constraint_candidates_follow_each_gene_and_value():
     assert calls[2].tolist() == [12.0]
 
 
-@pytest.mark.parametrize("low, high", [(-4, 4), (-4.0, 4.0), (0.5, 0.5), (3, -2.5), (1e15, 1e15 + 3),
-                                       (np.float64(-1.5), np.int64(2))])
+@pytest.mark.parametrize(
+    "low, high", [(-4, 4), (-4.0, 4.0), (0.5, 0.5), (3, -2.5), (1e15, 1e15 + 3), (np.float64(-1.5), np.int64(2))]
+)
 def test_initial_candidates_are_stocks(low, high):
     """The constructor's constraint pass draws its candidates from PyGAD's own generator exactly as
     stock does (so the initial population stays stock's)."""
-    _, fast = pair(gene_constraint=[lambda s, v: list(v)] * 8, sample_size=300,
-                   init_range_low=low, init_range_high=high)
+    _, fast = pair(
+        gene_constraint=[lambda s, v: list(v)] * 8, sample_size=300, init_range_low=low, init_range_high=high
+    )
     generator = fast.numpy_random_generator
     state = generator.get_state()
     want = pygad.GA.get_initial_population_gene_candidates(fast, 3, 300, all_integer_values=False)
@@ -787,8 +876,8 @@ def test_initial_candidates_are_stocks(low, high):
 def test_constrained_initial_population_is_stocks(sample_size):
     def below_one(solution, values):
         return [v for v in values if v < 1.0]
-    stock, fast = pair(gene_constraint=[below_one, None] * 4, sample_size=sample_size,
-                       num_generations=1)
+
+    stock, fast = pair(gene_constraint=[below_one, None] * 4, sample_size=sample_size, num_generations=1)
     assert np.array_equal(stock.population, fast.population)
     assert (fast.population[:, ::2] < 1.0).all()
 
@@ -815,8 +904,12 @@ def test_candidates_far_from_zero_lose_the_values_rounding_merges(size):
     """Around 1e12 a float64 step is 1.2e-4, wider than the spacing of 2e-4 / sample_size: merged
     values are dropped, the rest stay strictly increasing (the spacing check only skips that work
     when no two candidates can meet)."""
-    _, fast = pair(gene_constraint=[lambda s, v: list(v)] * 8, sample_size=size,
-                   random_mutation_min_val=-1e-4, random_mutation_max_val=1e-4)
+    _, fast = pair(
+        gene_constraint=[lambda s, v: list(v)] * 8,
+        sample_size=size,
+        random_mutation_min_val=-1e-4,
+        random_mutation_max_val=1e-4,
+    )
     far, near = float_candidates(fast, 0, [1e12, 1.0])
     assert np.all(far[1:] > far[:-1]) and far.shape[0] < size
     assert near.shape == (size,) and np.all(near[1:] > near[:-1])
@@ -825,9 +918,13 @@ def test_candidates_far_from_zero_lose_the_values_rounding_merges(size):
 def test_dense_constraint_candidates_share_a_sample_per_16_calls():
     """sample_size >= 10000: 16 calls see one sample turned by their own shift (the same spacings
     round the circle, different values); the 17th call gets a new sample."""
-    _, fast = pair(gene_constraint=[lambda s, v: list(v)] * 8, sample_size=10000,
-                   mutation_by_replacement=True, random_mutation_min_val=0.0,
-                   random_mutation_max_val=1.0)
+    _, fast = pair(
+        gene_constraint=[lambda s, v: list(v)] * 8,
+        sample_size=10000,
+        mutation_by_replacement=True,
+        random_mutation_min_val=0.0,
+        random_mutation_max_val=1.0,
+    )
 
     def spacings(values):  # gaps round the unit circle, starting at the smallest
         gaps = np.diff(np.append(values, values[0] + 1.0))
@@ -842,15 +939,14 @@ def test_dense_constraint_candidates_share_a_sample_per_16_calls():
 
 
 @pytest.mark.parametrize("gene_type", [float, int])
-@pytest.mark.parametrize("overrides", [{}, {"mutation_by_replacement": True},
-                                       {"fitness_batch_size": 5}])
+@pytest.mark.parametrize("overrides", [{}, {"mutation_by_replacement": True}, {"fitness_batch_size": 5}])
 def test_constraint_runs_match_stock_calls_and_allowed_values(gene_type, overrides):
     counts, values = {}, {}
     for name, cls in (("stock", pygad.GA), ("fast", AcceleratedGA)):
         kwargs, calls = constraint_job(gene_type=gene_type, sample_size=2000, **overrides)
         fitness_calls = Counter()
         if "fitness_batch_size" in overrides:
-            fitness_calls.function = lambda ga, rows, idx: -np.sum(rows ** 2, axis=1)
+            fitness_calls.function = lambda ga, rows, idx: -np.sum(rows**2, axis=1)
         kwargs["fitness_func"] = fitness_calls
         ga = cls(**kwargs)
         ga.run()
@@ -867,10 +963,8 @@ def test_constraint_runs_match_stock_calls_and_allowed_values(gene_type, overrid
 def test_batch_fitness_array_is_stocks_dtype_and_values():
     """Batch results placed as one float64 array: same array, dtype and calls as stock."""
     for result_type in (np.float64, np.float32, np.int64):
-        counter, fitness_func = counted(
-            lambda ga, rows, idx: (-np.sum(rows ** 2, axis=1)).astype(result_type))
-        ga = AcceleratedGA(**base(fitness_func=fitness_func, fitness_batch_size=6,
-                                  gene_type=int, keep_elitism=2))
+        counter, fitness_func = counted(lambda ga, rows, idx: (-np.sum(rows**2, axis=1)).astype(result_type))
+        ga = AcceleratedGA(**base(fitness_func=fitness_func, fitness_batch_size=6, gene_type=int, keep_elitism=2))
         ga.run()
         ga.previous_generation_fitness = ga.last_generation_fitness.copy()
         ga.run_select_parents()
@@ -887,10 +981,18 @@ def test_batch_fitness_array_is_stocks_dtype_and_values():
 
 # --------------------------------------------------------------------------- lean run() loop
 
-STATE = ("population", "last_generation_fitness", "previous_generation_fitness",
-         "last_generation_parents", "last_generation_parents_indices",
-         "last_generation_offspring_crossover", "last_generation_offspring_mutation",
-         "last_generation_elitism", "last_generation_elitism_indices", "best_solutions")
+STATE = (
+    "population",
+    "last_generation_fitness",
+    "previous_generation_fitness",
+    "last_generation_parents",
+    "last_generation_parents_indices",
+    "last_generation_offspring_crossover",
+    "last_generation_offspring_mutation",
+    "last_generation_elitism",
+    "last_generation_elitism_indices",
+    "best_solutions",
+)
 
 
 class Recorder:
@@ -905,7 +1007,7 @@ class Recorder:
             self.groups.append(list(index))
             return -np.sum(np.asarray(solution, dtype=float) ** 2, axis=1)
         self.groups.append([index])
-        return -float(np.sum(solution ** 2))
+        return -float(np.sum(solution**2))
 
 
 def lean_pair(**overrides):
@@ -934,15 +1036,12 @@ LEAN_CONFIGS = [
     {"gene_type": int, "init_range_low": -3, "init_range_high": 3},  # many cache hits
     {"gene_type": int, "gene_space": [0, 1, 2], "fitness_batch_size": 5},
     {"gene_space": {"low": -1.0, "high": 1.0}},
-    {"parent_selection_type": "tournament", "crossover_type": "two_points",
-     "crossover_probability": 0.6},
+    {"parent_selection_type": "tournament", "crossover_type": "two_points", "crossover_probability": 0.6},
     {"parent_selection_type": "rank", "crossover_type": "uniform", "mutation_probability": 0.2},
     {"parent_selection_type": "rws", "crossover_type": "scattered", "mutation_num_genes": 3},
     {"mutation_type": None},
-    {"mutation_by_replacement": True, "random_mutation_min_val": 2.0,
-     "random_mutation_max_val": -2.0},
-    {"gene_constraint": [lambda solution, values: [v for v in values if v > 0]] * 8,
-     "sample_size": 50},
+    {"mutation_by_replacement": True, "random_mutation_min_val": 2.0, "random_mutation_max_val": -2.0},
+    {"gene_constraint": [lambda solution, values: [v for v in values if v > 0]] * 8, "sample_size": 50},
     {"stop_criteria": ["saturate_2", "reach_-0.5"], "num_generations": 30},
 ]
 
@@ -960,8 +1059,7 @@ def test_lean_loop_is_the_stock_loop_with_the_same_operators(overrides):
             np.testing.assert_array_equal(a, b, err_msg=name)
     assert lean.generations_completed == loop.generations_completed
     assert lean.best_solutions_fitness == loop.best_solutions_fitness
-    assert [type(v) for v in lean.best_solutions_fitness] == \
-        [type(v) for v in loop.best_solutions_fitness]
+    assert [type(v) for v in lean.best_solutions_fitness] == [type(v) for v in loop.best_solutions_fitness]
     assert lean.best_solutions_generations == loop.best_solutions_generations
     assert lean.best_solution_generation == loop.best_solution_generation
     assert lean.run_completed and loop.run_completed
@@ -969,9 +1067,15 @@ def test_lean_loop_is_the_stock_loop_with_the_same_operators(overrides):
     assert engine_label(lean) == engine_label(loop)
 
 
-@pytest.mark.parametrize("overrides", [{}, {"fitness_batch_size": 50, "sol_per_pop": 50},
-                                       {"fitness_batch_size": 3, "keep_elitism": 0},
-                                       {"keep_elitism": 0, "keep_parents": 2}])
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {},
+        {"fitness_batch_size": 50, "sol_per_pop": 50},
+        {"fitness_batch_size": 3, "keep_elitism": 0},
+        {"keep_elitism": 0, "keep_parents": 2},
+    ],
+)
 def test_lean_loop_attributes_and_fitness_calls_match_stock(overrides):
     overrides = {"num_generations": 12, **overrides}
     batch = bool(overrides.get("fitness_batch_size"))
@@ -1009,18 +1113,31 @@ def callback_log(cls, stop_at=None, **overrides):
         log.append(("on_start", ga.generations_completed, ga.last_generation_fitness is None))
 
     def on_generation(ga):
-        log.append(("on_generation", ga.generations_completed, len(ga.best_solutions_fitness),
-                    ga.last_generation_fitness.shape, ga.population.shape))
+        log.append(
+            (
+                "on_generation",
+                ga.generations_completed,
+                len(ga.best_solutions_fitness),
+                ga.last_generation_fitness.shape,
+                ga.population.shape,
+            )
+        )
         if stop_at is not None and ga.generations_completed == stop_at:
             return "STOP"
         return None
 
     def on_stop(ga, fitness):
-        log.append(("on_stop", ga.generations_completed, fitness is ga.last_generation_fitness,
-                    ga.run_completed, len(ga.best_solutions_fitness)))
+        log.append(
+            (
+                "on_stop",
+                ga.generations_completed,
+                fitness is ga.last_generation_fitness,
+                ga.run_completed,
+                len(ga.best_solutions_fitness),
+            )
+        )
 
-    ga = cls(**base(on_start=on_start, on_generation=on_generation, on_stop=on_stop,
-                    **overrides))
+    ga = cls(**base(on_start=on_start, on_generation=on_generation, on_stop=on_stop, **overrides))
     ga.run()
     return ga, log
 
@@ -1046,13 +1163,16 @@ def constant_fitness(ga, solution, index):
     return 1.0
 
 
-@pytest.mark.parametrize("overrides", [
-    {"fitness_func": generation_fitness, "stop_criteria": "reach_4"},
-    {"fitness_func": capped_generation_fitness, "stop_criteria": ["reach_100", "saturate_3"]},
-    {"fitness_func": constant_fitness, "stop_criteria": "saturate_3"},
-    {"fitness_func": constant_fitness, "stop_criteria": "evaluations_50"},
-    {"fitness_func": constant_fitness, "stop_criteria": ["saturate_30", "reach_1"]},
-])
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"fitness_func": generation_fitness, "stop_criteria": "reach_4"},
+        {"fitness_func": capped_generation_fitness, "stop_criteria": ["reach_100", "saturate_3"]},
+        {"fitness_func": constant_fitness, "stop_criteria": "saturate_3"},
+        {"fitness_func": constant_fitness, "stop_criteria": "evaluations_50"},
+        {"fitness_func": constant_fitness, "stop_criteria": ["saturate_30", "reach_1"]},
+    ],
+)
 def test_lean_loop_stops_at_stocks_generation(overrides):
     stock = pygad.GA(**base(num_generations=20, **overrides))
     fast = AcceleratedGA(**base(num_generations=20, **overrides))
@@ -1074,19 +1194,22 @@ def test_lean_loop_continues_a_completed_run_like_stock():
     assert len(fast.best_solutions_fitness) == len(stock.best_solutions_fitness)
 
 
-@pytest.mark.parametrize("overrides", [
-    {"on_fitness": lambda ga, fitness: None},
-    {"on_parents": lambda ga, parents: None},
-    {"on_crossover": lambda ga, offspring: None},
-    {"on_mutation": lambda ga, offspring: None},
-    {"save_solutions": True},
-    {"parent_selection_type": "nsga2"},
-    {"crossover_type": "sbx"},
-    {"crossover_type": lambda parents, size, ga: parents[np.arange(size[0]) % len(parents)]},
-    {"mutation_type": "swap"},
-    {"gene_space": [[0, 1]] * 8},  # nested: the random mutation falls back
-    {"stop_criteria": "time_100"},
-])
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"on_fitness": lambda ga, fitness: None},
+        {"on_parents": lambda ga, parents: None},
+        {"on_crossover": lambda ga, offspring: None},
+        {"on_mutation": lambda ga, offspring: None},
+        {"save_solutions": True},
+        {"parent_selection_type": "nsga2"},
+        {"crossover_type": "sbx"},
+        {"crossover_type": lambda parents, size, ga: parents[np.arange(size[0]) % len(parents)]},
+        {"mutation_type": "swap"},
+        {"gene_space": [[0, 1]] * 8},  # nested: the random mutation falls back
+        {"stop_criteria": "time_100"},
+    ],
+)
 def test_lean_loop_falls_back_to_stock_run(overrides, monkeypatch):
     if overrides.get("parent_selection_type") == "nsga2":
         overrides["fitness_func"] = lambda ga, solution, index: [sphere(ga, solution, index), 1.0]
@@ -1141,17 +1264,22 @@ def test_lean_loop_takes_stocks_steps_after_a_callback_edits_the_state():
 
 
 def generation_aware(ga, solution, index):
-    return -float(np.sum(solution ** 2)) + 0.01 * ga.generations_completed
+    return -float(np.sum(solution**2)) + 0.01 * ga.generations_completed
 
 
 PARALLEL_FORMS = [2, 3, ["thread", 2], ["thread", 4], ["process", 2], ["process", 4]]
 
 
-@pytest.mark.parametrize("overrides", [
-    {}, {"fitness_batch_size": 3}, {"keep_elitism": 0, "keep_parents": 2},
-    {"gene_type": int, "init_range_low": -3, "init_range_high": 3},  # many cache hits
-    {"on_parents": lambda ga, parents: None},  # stock's loop with the accelerated operators
-])
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {},
+        {"fitness_batch_size": 3},
+        {"keep_elitism": 0, "keep_parents": 2},
+        {"gene_type": int, "init_range_low": -3, "init_range_high": 3},  # many cache hits
+        {"on_parents": lambda ga, parents: None},  # stock's loop with the accelerated operators
+    ],
+)
 @pytest.mark.parametrize("parallel", PARALLEL_FORMS)
 def test_parallel_fitness_gives_the_serial_run(parallel, overrides, tmp_path):
     """Every form of ``parallel_processing`` gives exactly the serial run: the same fitness calls
@@ -1170,15 +1298,28 @@ def test_parallel_fitness_gives_the_serial_run(parallel, overrides, tmp_path):
 
     evaluated_in = []
     for setting in (None, parallel):
+
         def fitness(ga, solution, index):
             record()
             return generation_aware(ga, solution, index)
+
         if overrides.get("fitness_batch_size"):
+
             def fitness(ga, rows, indices):
                 record()
                 return -np.sum(np.asarray(rows, dtype=float) ** 2, axis=1) + 0.01 * ga.generations_completed
-        ga = AcceleratedGA(**base(**{"num_generations": 12, "sol_per_pop": 30, "fitness_func": fitness,
-                                     "parallel_processing": setting, **overrides}))
+
+        ga = AcceleratedGA(
+            **base(
+                **{
+                    "num_generations": 12,
+                    "sol_per_pop": 30,
+                    "fitness_func": fitness,
+                    "parallel_processing": setting,
+                    **overrides,
+                }
+            )
+        )
         ga.run()
         runs.append(ga)
         evaluated_in.append(set(where.read_text().splitlines()))
@@ -1196,7 +1337,7 @@ def test_parallel_fitness_gives_the_serial_run(parallel, overrides, tmp_path):
 
 
 def two_objectives(ga, solution, index):
-    return [-float(np.sum(solution ** 2)), -float(np.sum((solution - 1) ** 2))]
+    return [-float(np.sum(solution**2)), -float(np.sum((solution - 1) ** 2))]
 
 
 def finite_genes(ga, solution, index):
@@ -1224,8 +1365,9 @@ def test_parallel_fitness_when_stock_evaluates_in_the_same_run(parallel, case):
 
     runs, before = [], live_children()
     for setting in (None, parallel):
-        ga = AcceleratedGA(**base(num_generations=6, parallel_processing=setting,
-                                  on_generation=on_generation, **overrides))
+        ga = AcceleratedGA(
+            **base(num_generations=6, parallel_processing=setting, on_generation=on_generation, **overrides)
+        )
         ga.run()
         runs.append(ga)
     assert len(both_open) == 12 and not any(both_open)
@@ -1242,6 +1384,7 @@ def test_parallel_fitness_when_stock_evaluates_in_the_same_run(parallel, case):
 def test_parallel_fitness_raises_the_first_error_in_population_order(parallel):
     """An exception in any worker is raised for the first failing solution in population order, as a
     serial run would, after counting the evaluations before it; the pool ends with the run."""
+
     def fitness(ga, solution, index):
         if ga.generations_completed == 1 and index in (14, 25):
             raise ValueError(f"solution {index}")
@@ -1251,8 +1394,7 @@ def test_parallel_fitness_raises_the_first_error_in_population_order(parallel):
     serial = AcceleratedGA(**base(fitness_func=fitness, sol_per_pop=30, num_generations=3))
     with pytest.raises(ValueError, match="solution 14"):
         serial.run()
-    ga = AcceleratedGA(**base(fitness_func=fitness, sol_per_pop=30, num_generations=3,
-                              parallel_processing=parallel))
+    ga = AcceleratedGA(**base(fitness_func=fitness, sol_per_pop=30, num_generations=3, parallel_processing=parallel))
     with pytest.raises(ValueError, match="solution 14") as raised:
         ga.run()
     assert ga.num_fitness_evaluations == serial.num_fitness_evaluations
@@ -1268,6 +1410,7 @@ def test_a_worker_process_that_dies_fails_the_run():
         if index == 29:
             os._exit(3)  # only a worker evaluates the last solution
         return 1.0
+
     before = live_children()
     ga = AcceleratedGA(**base(fitness_func=fitness, sol_per_pop=30, parallel_processing=["process", 2]))
     with pytest.raises(WorkerLost, match="exit status 3"):
@@ -1278,16 +1421,24 @@ def test_a_worker_process_that_dies_fails_the_run():
 def test_parallel_workers_see_attributes_callbacks_set():
     """A process worker's ``ga`` is refreshed every generation with the GA's data, attributes set by
     a callback included (stock's process mode sends a snapshot too); functions stay its own."""
+
     def on_generation(ga):
         ga.penalty = ga.generations_completed * 2
 
     def fitness(ga, solution, index):
-        return float(getattr(ga, "penalty", -1)) - float(np.sum(solution ** 2))
+        return float(getattr(ga, "penalty", -1)) - float(np.sum(solution**2))
 
     runs = []
     for setting in (None, ["process", 2]):
-        ga = AcceleratedGA(**base(fitness_func=fitness, on_generation=on_generation, sol_per_pop=10,
-                                  num_generations=4, parallel_processing=setting))
+        ga = AcceleratedGA(
+            **base(
+                fitness_func=fitness,
+                on_generation=on_generation,
+                sol_per_pop=10,
+                num_generations=4,
+                parallel_processing=setting,
+            )
+        )
         ga.run()
         runs.append(ga.best_solutions_fitness)
     assert runs[1] == runs[0] and max(runs[0]) > 0  # the penalty reached the workers

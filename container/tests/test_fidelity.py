@@ -25,22 +25,20 @@ from conftest import CONTAINER, params
 from allele_worker import jobs, objectives, results, run_result, staged_files
 from allele_worker.warning_tally import MAX_DISTINCT, WarningTally
 
-TYPES: dict[str, Any] = {"int": int, "float": float, **{name: getattr(np, name)
-                                                         for name in jobs.NUMPY_GENE_TYPES}}
+TYPES: dict[str, Any] = {"int": int, "float": float, **{name: getattr(np, name) for name in jobs.NUMPY_GENE_TYPES}}
 # A batch fitness whose values depend on the batch's size: batches of another size change the run.
 BATCH = "def fitness(ga, solutions, idx):\n    return [-float((s ** 2).sum()) - len(solutions) for s in solutions]\n"
-TWO = ("def fitness(ga, solution, idx):\n"
-       "    return [-float((solution ** 2).sum()), -float(((solution - 1) ** 2).sum())]\n")
+TWO = (
+    "def fitness(ga, solution, idx):\n    return [-float((solution ** 2).sum()), -float(((solution - 1) ** 2).sum())]\n"
+)
 STOCK_PATH = {"gene_type": ["float", None]}  # same genes as float, but not covered: stock pygad.GA
 
 
 def execute(job: dict[str, Any], initial_population: list[list[float]] | None = None) -> dict[str, Any]:
-    return jobs.execute(jobs.JobSpec(params=job, initial_population=initial_population),
-                        emit=lambda message: None)
+    return jobs.execute(jobs.JobSpec(params=job, initial_population=initial_population), emit=lambda message: None)
 
 
-def succeeded(job: dict[str, Any], initial_population: list[list[float]] | None = None
-              ) -> dict[str, Any]:
+def succeeded(job: dict[str, Any], initial_population: list[list[float]] | None = None) -> dict[str, Any]:
     outcome = execute(job, initial_population)
     assert outcome["status"] == "succeeded", outcome.get("error")
     return outcome
@@ -78,9 +76,12 @@ def stock_ga(job: dict[str, Any], initial_population: list[list[float]] | None =
 def stock_result(ga: pygad.GA) -> dict[str, Any]:
     """What the report holds, from a stock GA."""
     best, _, _ = ga.best_solution(pop_fitness=ga.last_generation_fitness)
-    return {"best_solution": run_result.jsonable(best), "population": run_result.jsonable(ga.population),
-            "generations_completed": int(ga.generations_completed),
-            "best_solutions_fitness": [run_result.fitness_value(f) for f in ga.best_solutions_fitness]}
+    return {
+        "best_solution": run_result.jsonable(best),
+        "population": run_result.jsonable(ga.population),
+        "generations_completed": int(ga.generations_completed),
+        "best_solutions_fitness": [run_result.fitness_value(f) for f in ga.best_solutions_fitness],
+    }
 
 
 def same_as_stock(outcome: dict[str, Any], ga: pygad.GA) -> None:
@@ -103,15 +104,23 @@ STOCK_CONFIGS = {
     "no duplicate genes": dict(gene_type="int", allow_duplicate_genes=False, gene_space=list(range(10))),
     "save_solutions": dict(save_solutions=True, save_best_solutions=True),
     "per-gene mutation ranges with a precision": dict(
-        gene_type=["float", 3], random_mutation_min_val=[-1, 0, 0.5], random_mutation_max_val=[1, 0, 0.5],
-        mutation_by_replacement=True, mutation_probability=0.5),
+        gene_type=["float", 3],
+        random_mutation_min_val=[-1, 0, 0.5],
+        random_mutation_max_val=[1, 0, 0.5],
+        mutation_by_replacement=True,
+        mutation_probability=0.5,
+    ),
     "nsga2": dict(fitness_func=TWO, parent_selection_type="nsga2"),
     "tournament_nsga2": dict(fitness_func=TWO, parent_selection_type="tournament_nsga2", K_tournament=3),
     "several objectives with sss": dict(fitness_func=TWO),
-    "several objectives, reach per objective": dict(fitness_func=TWO, parent_selection_type="nsga2",
-                                                    stop_criteria="reach_-1_-2", num_generations=50),
-    "a one-value array fitness": dict(fitness_func=(
-        "import numpy\ndef fitness(ga, solution, idx):\n    return numpy.array([-float((solution ** 2).sum())])\n")),
+    "several objectives, reach per objective": dict(
+        fitness_func=TWO, parent_selection_type="nsga2", stop_criteria="reach_-1_-2", num_generations=50
+    ),
+    "a one-value array fitness": dict(
+        fitness_func=(
+            "import numpy\ndef fitness(ga, solution, idx):\n    return numpy.array([-float((solution ** 2).sum())])\n"
+        )
+    ),
     "evaluations stop": dict(gene_type=["float", None], stop_criteria="evaluations_40", num_generations=50),
 }
 
@@ -139,8 +148,11 @@ HONOURED: list[tuple[str, Any, dict[str, Any]]] = [
     ("init_range_low", [0, 1, 2], {"init_range_high": [1, 2, 3]}),
     ("init_range_high", -1, {}),
     ("init_range_high", [0, 1, 9], {"init_range_low": [-1, -1, -1]}),
-    ("sample_size", 7, {"gene_constraint": "c = [lambda s, v: [x for x in v if x > 0], None, None]\n",
-                        "gene_constraint_entry": "c"}),
+    (
+        "sample_size",
+        7,
+        {"gene_constraint": "c = [lambda s, v: [x for x in v if x > 0], None, None]\n", "gene_constraint_entry": "c"},
+    ),
     ("mutation_type", "swap", {}),
     ("mutation_type", None, {}),
     ("mutation_probability", 0.6, {}),
@@ -174,9 +186,12 @@ HONOURED: list[tuple[str, Any, dict[str, Any]]] = [
 
 
 REQUIRED = ("num_generations", "num_parents_mating", "sol_per_pop", "num_genes")
-PARTNERS = {"init_range_low": ("init_range_high",), "init_range_high": ("init_range_low",),
-            "random_mutation_min_val": ("random_mutation_max_val",),
-            "random_mutation_max_val": ("random_mutation_min_val",)}
+PARTNERS = {
+    "init_range_low": ("init_range_high",),
+    "init_range_high": ("init_range_low",),
+    "random_mutation_min_val": ("random_mutation_max_val",),
+    "random_mutation_max_val": ("random_mutation_min_val",),
+}
 
 
 def _base(extra: dict[str, Any], stock: bool = True) -> dict[str, Any]:
@@ -191,8 +206,7 @@ def _fingerprint(ga: pygad.GA) -> Any:
     return stock_result(ga), extra
 
 
-@pytest.mark.parametrize("name,value,extra", HONOURED,
-                         ids=[f"{name}={value!r}"[:60] for name, value, _ in HONOURED])
+@pytest.mark.parametrize("name,value,extra", HONOURED, ids=[f"{name}={value!r}"[:60] for name, value, _ in HONOURED])
 def test_every_parameter_is_honoured(name, value, extra):
     base = _base(extra)
     job = {**base, name: value}
@@ -238,13 +252,14 @@ def test_parallel_processing_is_honoured(tmp_path, parallel, path):
     where = tmp_path / "evaluated"
     extra, engine = PARALLEL_PATHS[path]
     fitness = extra.get("fitness_func", params()["fitness_func"])
-    record = ("import os, threading\n"
-              "def fitness(ga, solution, idx):\n"
-              f"    with open({str(where)!r}, 'a') as out:\n"
-              "        out.write(f'{os.getpid()} {threading.get_ident()}\\n')\n"
-              "    return scored(ga, solution, idx)\n")
-    job = _base({**extra, "fitness_func": fitness.replace("def fitness(", "def scored(") + record},
-                stock=False)
+    record = (
+        "import os, threading\n"
+        "def fitness(ga, solution, idx):\n"
+        f"    with open({str(where)!r}, 'a') as out:\n"
+        "        out.write(f'{os.getpid()} {threading.get_ident()}\\n')\n"
+        "    return scored(ga, solution, idx)\n"
+    )
+    job = _base({**extra, "fitness_func": fitness.replace("def fitness(", "def scored(") + record}, stock=False)
     serial = succeeded(job)
     assert serial["engine"].startswith(engine), serial["engine"]
     own = {f"{os.getpid()} {threading.get_ident()}"}
@@ -260,8 +275,9 @@ def test_parallel_processing_is_honoured(tmp_path, parallel, path):
 @pytest.mark.parametrize("field", jobs.CODE_FIELDS)
 def test_every_code_field_is_called(field):
     """A code field that raises fails the run naming itself: it was called, as PyGAD calls it."""
-    arity = {"fitness_func": "ga, s, i", "gene_constraint": "s, v", "on_start": "ga",
-             "on_generation": "ga"}.get(field, "ga, x")
+    arity = {"fitness_func": "ga, s, i", "gene_constraint": "s, v", "on_start": "ga", "on_generation": "ga"}.get(
+        field, "ga, x"
+    )
     source = f"def f({arity}):\n    raise ValueError('{field} ran')\n"
     job = params(random_seed=1, num_generations=2)
     if field == "gene_constraint":
@@ -274,13 +290,17 @@ def test_every_code_field_is_called(field):
 
 # --------------------------------------------------------------------------- the accelerated path
 
-ACCELERATED = params(random_seed=3, num_generations=15, sol_per_pop=12, num_parents_mating=4,
-                     num_genes=4)
+ACCELERATED = params(random_seed=3, num_generations=15, sol_per_pop=12, num_parents_mating=4, num_genes=4)
 
 
 def test_accelerated_path_honours_init_range_per_gene():
-    job = {**ACCELERATED, "init_range_low": [0, 10, -5, 2], "init_range_high": [1, 11, -4, 2],
-           "mutation_type": None, "crossover_type": None}
+    job = {
+        **ACCELERATED,
+        "init_range_low": [0, 10, -5, 2],
+        "init_range_high": [1, 11, -4, 2],
+        "mutation_type": None,
+        "crossover_type": None,
+    }
     outcome = succeeded(job)
     assert outcome["engine"].startswith("accelerated:")
     population = np.array(outcome["result"]["population"])
@@ -289,9 +309,16 @@ def test_accelerated_path_honours_init_range_per_gene():
 
 
 def test_accelerated_path_honours_per_gene_mutation_ranges_and_equal_bounds():
-    job = {**ACCELERATED, "random_mutation_min_val": [0.5, -1, 3, 0], "random_mutation_max_val": [0.5, 1, 4, 0],
-           "mutation_by_replacement": True, "mutation_probability": 1.0, "crossover_type": None,
-           "keep_elitism": 0, "keep_parents": 0}
+    job = {
+        **ACCELERATED,
+        "random_mutation_min_val": [0.5, -1, 3, 0],
+        "random_mutation_max_val": [0.5, 1, 4, 0],
+        "mutation_by_replacement": True,
+        "mutation_probability": 1.0,
+        "crossover_type": None,
+        "keep_elitism": 0,
+        "keep_parents": 0,
+    }
     outcome = succeeded(job)
     assert outcome["engine"] == "accelerated:sss+none+random"
     population = np.array(outcome["result"]["population"])
@@ -300,8 +327,9 @@ def test_accelerated_path_honours_per_gene_mutation_ranges_and_equal_bounds():
     assert ((population[:, 2] >= 3) & (population[:, 2] <= 4)).all()
 
 
-@pytest.mark.parametrize("stop,generations", [("evaluations_30", None), ("time_0", 1),
-                                              (["reach_1e3", "saturate_1e9", "time_1e4"], 15)])
+@pytest.mark.parametrize(
+    "stop,generations", [("evaluations_30", None), ("time_0", 1), (["reach_1e3", "saturate_1e9", "time_1e4"], 15)]
+)
 def test_accelerated_path_honours_the_new_stop_criteria(stop, generations):
     outcome = succeeded({**ACCELERATED, "stop_criteria": stop})
     assert outcome["engine"].startswith("accelerated:")
@@ -314,9 +342,11 @@ def test_accelerated_path_honours_the_new_stop_criteria(stop, generations):
 
 def test_engine_path_is_named_with_null_crossover_or_mutation():
     """The label stays in the report's alphabet (lowercase): it was 'None' and refused as 'pygad'."""
-    for overrides, label in ([{"crossover_type": None}, "accelerated:sss+none+random"],
-                             [{"mutation_type": None}, "accelerated:sss+single_point+none"],
-                             [{"crossover_type": None, "mutation_type": None}, "accelerated:sss+none+none"]):
+    for overrides, label in (
+        [{"crossover_type": None}, "accelerated:sss+none+random"],
+        [{"mutation_type": None}, "accelerated:sss+single_point+none"],
+        [{"crossover_type": None, "mutation_type": None}, "accelerated:sss+none+none"],
+    ):
         outcome = succeeded({**ACCELERATED, **overrides})
         assert outcome["engine"] == label
         assert results.validate_outcome(outcome)["engine"] == label
@@ -326,8 +356,15 @@ def test_engine_path_is_named_with_null_crossover_or_mutation():
 
 
 def test_a_multi_objective_result_is_stocks_front_best_and_history():
-    job = params(random_seed=4, num_generations=15, sol_per_pop=16, num_parents_mating=8, num_genes=3,
-                 fitness_func=TWO, parent_selection_type="nsga2")
+    job = params(
+        random_seed=4,
+        num_generations=15,
+        sol_per_pop=16,
+        num_parents_mating=8,
+        num_genes=3,
+        fitness_func=TWO,
+        parent_selection_type="nsga2",
+    )
     result = succeeded(job)["result"]
     ga = stock_ga({**job, "save_solutions": True})  # the same run, keeping every generation's fitness
     fitness = np.asarray(ga.last_generation_fitness)
@@ -342,15 +379,20 @@ def test_a_multi_objective_result_is_stocks_front_best_and_history():
     for solution, values in zip(front["solutions"], front["objectives"]):
         assert tuple(solution) in rows
         assert not any((other >= values).all() and (other > values).any() for other in fitness)
-    dominated = [i for i in range(16) if any((o >= fitness[i]).all() and (o > fitness[i]).any()
-                                            for o in fitness)]
+    dominated = [i for i in range(16) if any((o >= fitness[i]).all() and (o > fitness[i]).any() for o in fitness)]
     assert len({tuple(ga.population[i]) for i in range(16) if i not in dominated}) == len(front["solutions"])
 
 
 def test_progress_of_a_multi_objective_run_carries_each_objectives_best():
     messages: list[dict[str, Any]] = []
-    job = params(random_seed=4, num_generations=6, sol_per_pop=10, num_parents_mating=4, fitness_func=TWO,
-                 parent_selection_type="nsga2")
+    job = params(
+        random_seed=4,
+        num_generations=6,
+        sol_per_pop=10,
+        num_parents_mating=4,
+        fitness_func=TWO,
+        parent_selection_type="nsga2",
+    )
     result = jobs.execute(jobs.JobSpec(params=job), emit=messages.append)["result"]
     progress = [m for m in messages if m.get("type") == "progress"]
     assert progress and all(m["best_solution_fitness"] is None for m in progress)
@@ -376,16 +418,28 @@ def test_nsga2_with_one_objective_is_pygads_clear_error():
 
 
 def test_a_one_value_array_fitness_is_one_objective():
-    job = params(random_seed=2, fitness_func=(
-        "import numpy\ndef fitness(ga, solution, idx):\n    return numpy.array([-float((solution ** 2).sum())])\n"))
+    job = params(
+        random_seed=2,
+        fitness_func=(
+            "import numpy\ndef fitness(ga, solution, idx):\n    return numpy.array([-float((solution ** 2).sum())])\n"
+        ),
+    )
     result = succeeded(job)["result"]
     assert result["num_objectives"] == 1 and isinstance(result["best_solution_fitness"], float)
     assert all(isinstance(f, float) for f in result["best_solutions_fitness"])
 
 
 def test_multi_objective_continue_starts_from_the_population():
-    job = params(random_seed=8, num_generations=5, sol_per_pop=10, num_parents_mating=4, num_genes=3,
-                 fitness_func=TWO, parent_selection_type="tournament_nsga2", K_tournament=3)
+    job = params(
+        random_seed=8,
+        num_generations=5,
+        sol_per_pop=10,
+        num_parents_mating=4,
+        num_genes=3,
+        fitness_func=TWO,
+        parent_selection_type="tournament_nsga2",
+        K_tournament=3,
+    )
     first = succeeded(job)["result"]
     population = first["population"]
     second = succeeded(job, initial_population=population)["result"]
@@ -409,8 +463,17 @@ def test_multi_objective_fronts_come_close_to_the_true_ones(monkeypatch):
 
 
 def test_report_and_staged_files_of_a_multi_objective_run():
-    job = params(random_seed=4, num_generations=4, sol_per_pop=8, num_parents_mating=4, num_genes=2,
-                 fitness_func=TWO, parent_selection_type="nsga2", save_solutions=True, save_best_solutions=True)
+    job = params(
+        random_seed=4,
+        num_generations=4,
+        sol_per_pop=8,
+        num_parents_mating=4,
+        num_genes=2,
+        fitness_func=TWO,
+        parent_selection_type="nsga2",
+        save_solutions=True,
+        save_best_solutions=True,
+    )
     outcome = succeeded(job)
     checked = results.validate_outcome(outcome)
     assert checked is not None, "the report must pass the parent's validation"
@@ -442,9 +505,16 @@ def test_hostile_front_and_saved_data_are_refused():
 
 
 def test_warnings_are_counted_and_deduplicated_and_printed_once(capsys):
-    job = params(random_seed=1, num_generations=3, sol_per_pop=6, num_parents_mating=2, fitness_func=(
-        "import warnings\ndef fitness(ga, s, i):\n"
-        "    warnings.warn(f'odd value {s[0]}')\n    return -float((s ** 2).sum())\n"))
+    job = params(
+        random_seed=1,
+        num_generations=3,
+        sol_per_pop=6,
+        num_parents_mating=2,
+        fitness_func=(
+            "import warnings\ndef fitness(ga, s, i):\n"
+            "    warnings.warn(f'odd value {s[0]}')\n    return -float((s ** 2).sum())\n"
+        ),
+    )
     outcome = succeeded(job)
     odd = [w for w in outcome["warnings"] if "odd value" in w["message"]]
     assert len(odd) == 1 and odd[0]["message"].startswith("fitness_func line 3: UserWarning: odd value")
@@ -469,32 +539,44 @@ def test_warnings_past_the_distinct_limit_are_counted_together_and_not_printed()
 
 
 def test_the_best_solution_violating_its_constraint_is_said():
-    job = params(random_seed=1, num_generations=3, gene_constraint=(
-        "c = [lambda s, v: [x for x in v if x > 100], None, None]\n"), gene_constraint_entry="c")
+    job = params(
+        random_seed=1,
+        num_generations=3,
+        gene_constraint=("c = [lambda s, v: [x for x in v if x > 100], None, None]\n"),
+        gene_constraint_entry="c",
+    )
     outcome = succeeded(job)
     violations = outcome["result"]["constraint_violations"]
     assert [v["gene"] for v in violations] == [0]
     assert violations[0]["value"] == outcome["result"]["best_solution"][0]
     assert any("violates the gene_constraint of gene(s) 0" in w["message"] for w in outcome["warnings"])
-    assert any("No value satisfied the constraint" in w["message"] or "satisf" in w["message"]
-               for w in outcome["warnings"])
+    assert any(
+        "No value satisfied the constraint" in w["message"] or "satisf" in w["message"] for w in outcome["warnings"]
+    )
 
 
 def test_a_satisfied_constraint_reports_no_violation():
-    job = params(random_seed=1, num_generations=3, gene_constraint=(
-        "c = [lambda s, v: [x for x in v if x > 0], None, None]\n"), gene_constraint_entry="c")
+    job = params(
+        random_seed=1,
+        num_generations=3,
+        gene_constraint=("c = [lambda s, v: [x for x in v if x > 0], None, None]\n"),
+        gene_constraint_entry="c",
+    )
     assert succeeded(job)["result"]["constraint_violations"] == []
     assert succeeded(params(random_seed=1))["result"]["constraint_violations"] is None
 
 
 def test_an_invalid_constraint_output_names_the_users_line_and_gene():
-    job = params(random_seed=1, gene_constraint=(
-        "def ok(s, v):\n    return v\n\ndef bad(s, v):\n    return [99.0]\nc = [ok, bad, None]\n"),
-        gene_constraint_entry="c")
+    job = params(
+        random_seed=1,
+        gene_constraint=("def ok(s, v):\n    return v\n\ndef bad(s, v):\n    return [99.0]\nc = [ok, bad, None]\n"),
+        gene_constraint_entry="c",
+    )
     outcome = execute(job)
     assert outcome["status"] == "failed"
     assert outcome["error"]["message"].startswith(
-        "gene_constraint line 4: the function for gene 1 returned [99.0] (list)")
+        "gene_constraint line 4: the function for gene 1 returned [99.0] (list)"
+    )
     assert "parameters rejected" not in outcome["error"]["message"]
 
 
@@ -502,9 +584,14 @@ def test_an_invalid_constraint_output_names_the_users_line_and_gene():
 
 
 def test_a_failed_run_keeps_the_progress_it_made():
-    job = params(random_seed=1, num_generations=20, fitness_func=(
-        "def fitness(ga, s, i):\n    if ga.generations_completed == 5:\n        raise ValueError('boom')\n"
-        "    return -float((s ** 2).sum())\n"))
+    job = params(
+        random_seed=1,
+        num_generations=20,
+        fitness_func=(
+            "def fitness(ga, s, i):\n    if ga.generations_completed == 5:\n        raise ValueError('boom')\n"
+            "    return -float((s ** 2).sum())\n"
+        ),
+    )
     outcome = execute(job)
     assert outcome["status"] == "failed"
     assert outcome["progress"]["generations_completed"] == 5
@@ -514,8 +601,13 @@ def test_a_failed_run_keeps_the_progress_it_made():
 
 
 def test_an_infinite_fitness_is_kept_as_text():
-    job = params(random_seed=1, num_generations=3, fitness_func=(
-        "import math\ndef fitness(ga, s, i):\n    return math.inf if s[0] > 0 else -float((s ** 2).sum())\n"))
+    job = params(
+        random_seed=1,
+        num_generations=3,
+        fitness_func=(
+            "import math\ndef fitness(ga, s, i):\n    return math.inf if s[0] > 0 else -float((s ** 2).sum())\n"
+        ),
+    )
     outcome = succeeded(job)
     assert outcome["result"]["best_solution_fitness"] == "inf"
     assert results.validate_outcome(outcome)["result"]["best_solution_fitness"] == "inf"

@@ -16,7 +16,7 @@ from allele_worker.sandbox.plan import child_environment
 
 def _parent_of(pid: int) -> int:
     stat = Path(f"/proc/{pid}/stat").read_text()
-    return int(stat[stat.rindex(")") + 2:].split()[1])
+    return int(stat[stat.rindex(")") + 2 :].split()[1])
 
 
 def test_runs_are_forked_from_the_warm_parent(host):
@@ -39,7 +39,9 @@ def test_the_fork_server_holds_nothing_of_the_workers(host, monkeypatch):
 
 @pytest.mark.skipif(not IS_ROOT, reason="runs need their own uid to be told apart")
 def test_no_run_leaves_anything_behind_for_the_next(host):
-    first, _ = run_child(host, hostile("""
+    first, _ = run_child(
+        host,
+        hostile("""
         import numpy, pygad, sys, builtins
         numpy.LEFT_BEHIND = "from the first run"
         pygad.LEFT_BEHIND = "from the first run"
@@ -47,14 +49,18 @@ def test_no_run_leaves_anything_behind_for_the_next(host):
         sys.modules["left_behind"] = sys
         os.environ["LEFT_BEHIND"] = "from the first run"
         open("/tmp/left-behind", "w").write("from the first run")
-    """))
+    """),
+    )
     assert first["status"] == "succeeded", first
-    second, _ = run_child(host, hostile("""
+    second, _ = run_child(
+        host,
+        hostile("""
         import numpy, pygad, sys, builtins
         print("SEEN", [getattr(numpy, "LEFT_BEHIND", None), getattr(pygad, "LEFT_BEHIND", None),
                        getattr(builtins, "LEFT_BEHIND", None), "left_behind" in sys.modules,
                        os.environ.get("LEFT_BEHIND"), os.path.exists("/tmp/left-behind")])
-    """))
+    """),
+    )
     assert second["status"] == "succeeded", second
     assert "SEEN [None, None, None, False, None, False]" in second["output"], second["output"]
 
@@ -78,10 +84,13 @@ def test_each_run_draws_its_own_unseeded_random_numbers(host):
     fork, numpy's global generator does not): each run starts both afresh."""
     drawn: dict[str, set[str]] = {"random": set(), "numpy": set()}
     for _ in range(3):
-        body, _ = run_child(host, hostile("""
+        body, _ = run_child(
+            host,
+            hostile("""
             import random, numpy
             print("DRAWN", random.random(), numpy.random.random())
-        """))
+        """),
+        )
         assert body["status"] == "succeeded", body
         line = next(line for line in body["output"].splitlines() if line.startswith("DRAWN"))
         drawn["random"].add(line.split()[1])
@@ -98,8 +107,13 @@ def test_the_fork_server_warmed_up_with_its_own_jobs_only():
     assert forkserver.WARM_UP_PARAMS
     for params in forkserver.WARM_UP_PARAMS:
         assert set(params) - set(jobs.PLAIN_PARAMS) <= {
-            "fitness_func", "fitness_func_entry", "fitness_batch_size", "gene_constraint",
-            "gene_constraint_entry", "random_seed"}
+            "fitness_func",
+            "fitness_func_entry",
+            "fitness_batch_size",
+            "gene_constraint",
+            "gene_constraint_entry",
+            "random_seed",
+        }
         assert {params[field] for field in jobs.CODE_FIELDS if field in params} <= own_code
         outcome = jobs.execute(jobs.JobSpec(params=dict(params)), lambda message: None)
         assert outcome["status"] == "succeeded", outcome

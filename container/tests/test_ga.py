@@ -21,16 +21,25 @@ def test_completed_run_shape(host):
 
 def test_gene_constraint_and_sample_size(host):
     job = params(
-        num_genes=3, num_generations=15, sol_per_pop=10, sample_size=200, random_seed=5,
-        gene_constraint=("def positive(solution, values):\n"
-                         "    return [v for v in values if v > 1]\n"
-                         "constraints = [positive, None, lambda s, v: [x for x in v if x < -1]]\n"),
+        num_genes=3,
+        num_generations=15,
+        sol_per_pop=10,
+        sample_size=200,
+        random_seed=5,
+        gene_constraint=(
+            "def positive(solution, values):\n"
+            "    return [v for v in values if v > 1]\n"
+            "constraints = [positive, None, lambda s, v: [x for x in v if x < -1]]\n"
+        ),
         gene_constraint_entry="constraints",
-        on_generation=("def check(ga):\n"
-                       "    assert ga.sample_size == 200\n"
-                       "    assert (ga.population[:, 0] > 1).all(), ga.population[:, 0]\n"
-                       "    assert (ga.population[:, 2] < -1).all(), ga.population[:, 2]\n"),
-        on_generation_entry="check")
+        on_generation=(
+            "def check(ga):\n"
+            "    assert ga.sample_size == 200\n"
+            "    assert (ga.population[:, 0] > 1).all(), ga.population[:, 0]\n"
+            "    assert (ga.population[:, 2] < -1).all(), ga.population[:, 2]\n"
+        ),
+        on_generation_entry="check",
+    )
     body, _ = run_child(host, job)
     assert body["status"] == "succeeded", body["error"]
     population = body["result"]["population"]
@@ -42,8 +51,10 @@ def test_callbacks_fire_and_on_generation_stop(host):
     job = params(num_generations=50, random_seed=1)
     for name in ("on_start", "on_fitness", "on_parents", "on_crossover", "on_mutation", "on_stop"):
         job[name], job[f"{name}_entry"] = log.format(name=name), name
-    job["on_generation"] = ("def on_generation(ga):\n    print('on_generation')\n"
-                            "    if ga.generations_completed == 3:\n        return 'stop'\n")
+    job["on_generation"] = (
+        "def on_generation(ga):\n    print('on_generation')\n"
+        "    if ga.generations_completed == 3:\n        return 'stop'\n"
+    )
     job["on_generation_entry"] = "on_generation"
     body, _ = run_child(host, job)
     assert body["status"] == "succeeded", body["error"]
@@ -57,8 +68,7 @@ def test_callbacks_fire_and_on_generation_stop(host):
 
 
 def test_stop_criteria(host):
-    job = params(num_generations=200, stop_criteria="saturate_3", random_seed=2,
-                 gene_space=[0, 1], gene_type="int")
+    job = params(num_generations=200, stop_criteria="saturate_3", random_seed=2, gene_space=[0, 1], gene_type="int")
     body, _ = run_child(host, job)
     assert body["result"]["stopped_reason"] == "stop_criteria"
     assert body["result"]["generations_completed"] < 200
@@ -75,22 +85,27 @@ def test_random_seed_reproducible(host):
 def test_continue_from_initial_population(host):
     first, _ = run_child(host, params(random_seed=9))
     population = first["result"]["population"]
-    job = params(random_seed=9, num_generations=5,
-                 on_start=("def s(ga):\n    import numpy\n"
-                           f"    assert numpy.allclose(ga.population, numpy.array({population!r}))\n"),
-                 on_start_entry="s")
+    job = params(
+        random_seed=9,
+        num_generations=5,
+        on_start=(
+            f"def s(ga):\n    import numpy\n    assert numpy.allclose(ga.population, numpy.array({population!r}))\n"
+        ),
+        on_start_entry="s",
+    )
     second, _ = run_child(host, job, initial_population=population)
     assert second["status"] == "succeeded", second["error"]
     assert second["result"]["best_solutions_fitness"][0] == first["result"]["best_solution_fitness"]
 
 
 def test_runtime_error_names_line(host):
-    job = params(fitness_func="def f(ga, s, i):\n    x = 1\n    return x / 0\n",
-                 fitness_func_entry="f")
+    job = params(fitness_func="def f(ga, s, i):\n    x = 1\n    return x / 0\n", fitness_func_entry="f")
     body, _ = run_child(host, job)
     assert body["status"] == "failed" and body["result"] is None
-    assert body["error"] == {"code": "code_error",
-                             "message": "fitness_func line 3: ZeroDivisionError: division by zero"}
+    assert body["error"] == {
+        "code": "code_error",
+        "message": "fitness_func line 3: ZeroDivisionError: division by zero",
+    }
     assert "site-packages" not in body["output"] and "jobs.py" not in body["output"]
 
 
@@ -103,14 +118,15 @@ def test_syntax_error_names_line(host):
 
 def test_missing_entry(host):
     body, _ = run_child(host, params(fitness_func_entry="nope"))
-    assert body["error"] == {"code": "code_error",
-                             "message": "fitness_func: entry 'nope' is not defined by the code"}
+    assert body["error"] == {"code": "code_error", "message": "fitness_func: entry 'nope' is not defined by the code"}
 
 
 def test_soft_time_cap_stops_at_generation_boundary(host):
-    job = params(num_generations=100000,
-                 fitness_func="import time\ndef f(ga, s, i):\n    time.sleep(0.002)\n    return 1.0\n",
-                 fitness_func_entry="f")
+    job = params(
+        num_generations=100000,
+        fitness_func="import time\ndef f(ga, s, i):\n    time.sleep(0.002)\n    return 1.0\n",
+        fitness_func_entry="f",
+    )
     body, _ = run_child(host, job, time_seconds=1)
     assert body["status"] == "succeeded", body["error"]
     assert body["result"]["stopped_reason"] == "time_cap"
@@ -119,9 +135,11 @@ def test_soft_time_cap_stops_at_generation_boundary(host):
 
 
 def test_soft_memory_cap(host):
-    job = params(num_generations=100000,
-                 on_start="keep = []\ndef s(ga):\n    keep.append(bytearray(80 * 2**20))\n",
-                 on_start_entry="s")
+    job = params(
+        num_generations=100000,
+        on_start="keep = []\ndef s(ga):\n    keep.append(bytearray(80 * 2**20))\n",
+        on_start_entry="s",
+    )
     body, _ = run_child(host, job, memory_mb=64)
     assert body["status"] == "succeeded", body["error"]
     assert body["result"]["stopped_reason"] == "memory_cap"

@@ -30,11 +30,15 @@ needs_root = pytest.mark.skipif(not IS_ROOT, reason="namespaces, uids and cgroup
 
 def hostile(body: str, *, returns: str = "0.0") -> dict[str, Any]:
     """Job parameters whose fitness function runs ``body`` once (first call), then returns."""
-    source = "import os, sys, time\nDONE = []\ndef fitness(ga, solution, idx):\n" \
-             "    if not DONE:\n        DONE.append(1)\n" + textwrap.indent(textwrap.dedent(body), "        ") \
-             + f"\n    return {returns}\n"
-    return params(fitness_func=source, fitness_func_entry="fitness", num_generations=1, sol_per_pop=4,
-                  num_parents_mating=2)
+    source = (
+        "import os, sys, time\nDONE = []\ndef fitness(ga, solution, idx):\n"
+        "    if not DONE:\n        DONE.append(1)\n"
+        + textwrap.indent(textwrap.dedent(body), "        ")
+        + f"\n    return {returns}\n"
+    )
+    return params(
+        fitness_func=source, fitness_func_entry="fitness", num_generations=1, sol_per_pop=4, num_parents_mating=2
+    )
 
 
 def requires(isolation: sandbox.Isolation, *measures: str) -> None:
@@ -52,10 +56,11 @@ def test_proc_shows_no_other_process(host, isolation):
     once had ADMIN_TOKEN) is invisible: the run's /proc lists its own processes only."""
     requires(isolation, "pid_namespace")
     secret = f"SECRET-{os.getpid()}-{time.time_ns()}"
-    decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", secret],
-                             env={"ADMIN_TOKEN": secret})
+    decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", secret], env={"ADMIN_TOKEN": secret})
     try:
-        body, _ = run_child(host, hostile("""
+        body, _ = run_child(
+            host,
+            hostile("""
             found, pids = [], []
             for entry in os.listdir('/proc'):
                 if entry.isdigit():
@@ -67,7 +72,8 @@ def test_proc_shows_no_other_process(host, isolation):
                             pass
             print('PIDS', sorted(pids))
             print('SEEN', '|'.join(found))
-        """))
+        """),
+        )
     finally:
         decoy.kill()
         decoy.wait()
@@ -87,15 +93,20 @@ def test_no_other_run_is_discoverable(host, isolation):
     def other_run() -> None:
         # Lives until the scan below is over (then cancelled), so the scan always has it to find.
         other["body"], other["report"] = run_child(
-            host, hostile("time.sleep(120)"), time_seconds=180,
-            on_start=lambda process: (other.update(workdir=process.workdir, process=process), started.set()))
+            host,
+            hostile("time.sleep(120)"),
+            time_seconds=180,
+            on_start=lambda process: (other.update(workdir=process.workdir, process=process), started.set()),
+        )
 
     thread = threading.Thread(target=other_run)
     thread.start()
     assert started.wait(20)
     try:
         marker = os.path.basename(other["workdir"])
-        body, _ = run_child(host, hostile("""
+        body, _ = run_child(
+            host,
+            hostile("""
             hits = []
             for top in ('/proc', '/tmp', '/', '/dev', '/etc'):
                 for root, dirs, files in os.walk(top):
@@ -112,7 +123,9 @@ def test_no_other_run_is_discoverable(host, isolation):
                     except OSError:
                         pass
             print('LISTING', '\\n'.join(h for h in hits if 'run-' in h or 'allele-test' in h))
-        """), time_seconds=30)
+        """),
+            time_seconds=30,
+        )
     finally:
         other["process"].kill("cancel")
         thread.join()
@@ -126,8 +139,7 @@ def test_service_files_are_not_readable(host, isolation, tmp_path_factory):
     """A checkout outside /tmp with world-readable state files (the worst case), the service user's
     HOME and the real checkout: the run cannot open any of them."""
     requires(isolation, "minimal_root")
-    checkout = Path(tempfile.mkdtemp(prefix="allele-checkout-", dir="/var/tmp" if os.path.isdir("/var/tmp")
-                                     else None))
+    checkout = Path(tempfile.mkdtemp(prefix="allele-checkout-", dir="/var/tmp" if os.path.isdir("/var/tmp") else None))
     state = checkout / ".wrangler"
     (state / "state" / "v3" / "d1").mkdir(parents=True)
     secrets = {
@@ -140,10 +152,19 @@ def test_service_files_are_not_readable(host, isolation, tmp_path_factory):
         path.chmod(0o644)
     for directory in (checkout, state, state / "state", state / "state" / "v3", state / "state" / "v3" / "d1"):
         directory.chmod(0o755)
-    targets = [*map(str, secrets), str(CONTAINER.parent / "package.json"), str(CONTAINER / "pyproject.toml"),
-               os.path.expanduser("~/.bashrc"), os.path.expanduser("~"), "/etc/shadow", "/etc/hostname"]
+    targets = [
+        *map(str, secrets),
+        str(CONTAINER.parent / "package.json"),
+        str(CONTAINER / "pyproject.toml"),
+        os.path.expanduser("~/.bashrc"),
+        os.path.expanduser("~"),
+        "/etc/shadow",
+        "/etc/hostname",
+    ]
     try:
-        body, _ = run_child(host, hostile(f"""
+        body, _ = run_child(
+            host,
+            hostile(f"""
             for path in {targets!r}:
                 try:
                     if os.path.isdir(path):
@@ -152,14 +173,18 @@ def test_service_files_are_not_readable(host, isolation, tmp_path_factory):
                         print('READ', path, open(path).read()[:40])
                 except OSError as exc:
                     print('DENIED', path, type(exc).__name__)
-        """))
+        """),
+        )
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
     assert body["status"] == "succeeded", body
     assert "READ" not in body["output"] and "secret" not in body["output"], body["output"]
     # A directory on the way to the Python installation or the worker package shows that way only.
-    on_the_way = {part for path in (sys.base_prefix, sys.prefix, str(CONTAINER / "allele_worker"))
-                  for part in Path(os.path.realpath(path)).parts}
+    on_the_way = {
+        part
+        for path in (sys.base_prefix, sys.prefix, str(CONTAINER / "allele_worker"))
+        for part in Path(os.path.realpath(path)).parts
+    }
     for line in body["output"].splitlines():
         if line.startswith("LISTED"):
             listed = eval(line.split(" ", 2)[2])  # the repr of a list of names, printed above
@@ -169,7 +194,9 @@ def test_service_files_are_not_readable(host, isolation, tmp_path_factory):
 @needs_root
 def test_home_and_tmpdir_are_private_and_writable(host, isolation):
     requires(isolation, "minimal_root")
-    body, _ = run_child(host, hostile("""
+    body, _ = run_child(
+        host,
+        hostile("""
         import tempfile
         home = os.environ['HOME']
         open(os.path.join(home, 'a.txt'), 'w').write('x')
@@ -182,7 +209,8 @@ def test_home_and_tmpdir_are_private_and_writable(host, isolation):
                 print('ESCAPED', path)
             except OSError:
                 pass
-    """))
+    """),
+    )
     assert body["status"] == "succeeded", body
     assert "WROTE /tmp /tmp" in body["output"] and "ESCAPED" not in body["output"]
 
@@ -194,7 +222,9 @@ def test_no_namespaces_or_kernel_interfaces_beyond_the_sandbox(host, isolation):
     kernel's most exploited surface), and io_uring, bpf, userfaultfd, perf events and keyrings are more
     of it: the run's syscall filter refuses them, while threads and processes still start."""
     requires(isolation, "syscall_filter")
-    body, _ = run_child(host, hostile("""
+    body, _ = run_child(
+        host,
+        hostile("""
         import ctypes, threading, subprocess
         libc = ctypes.CDLL(None, use_errno=True)
         NEWUSER, NEWNS, NEWNET, NEWPID = 0x10000000, 0x00020000, 0x40000000, 0x20000000
@@ -223,10 +253,10 @@ def test_no_namespaces_or_kernel_interfaces_beyond_the_sandbox(host, isolation):
             os._exit(0)
         os.wait()
         print('SPAWNED', subprocess.run(['/bin/true']).returncode)
-    """))
+    """),
+    )
     assert body["status"] == "succeeded", body
-    lines = [line.split() for line in body["output"].splitlines()
-             if line.startswith(("UNSHARE", "CLONE", "SYSCALL"))]
+    lines = [line.split() for line in body["output"].splitlines() if line.startswith(("UNSHARE", "CLONE", "SYSCALL"))]
     assert len(lines) == 12, body["output"]
     for line in lines:
         assert line[-2] == "-1" and line[-1] == str(errno.EPERM), (line, body["output"])
@@ -239,14 +269,17 @@ def test_a_syscall_of_another_abi_kills_the_process(host, isolation):
     """The x32 ABI's numbers (bit 30 set) would reach the same kernel code past a filter that checks
     the x86-64 numbers only: the filter kills the process that tries one."""
     requires(isolation, "syscall_filter")
-    body, _ = run_child(host, hostile("""
+    body, _ = run_child(
+        host,
+        hostile("""
         import ctypes, signal
         pid = os.fork()
         if pid == 0:
             ctypes.CDLL(None).syscall(0x40000000 | 272, 0x10000000)  # unshare(CLONE_NEWUSER), x32
             os._exit(0)
         print('ENDED BY', signal.Signals(-os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])).name)
-    """))
+    """),
+    )
     assert body["status"] == "succeeded", body
     assert "ENDED BY SIGSYS" in body["output"], body["output"]
 
@@ -258,7 +291,9 @@ def test_a_syscall_of_another_abi_kills_the_process(host, isolation):
 def test_fork_tree_memory_is_capped_as_a_whole(host, isolation):
     """3 forked children of 200 MB each against a 256 MB cap: the run ends at the cap."""
     requires(isolation, "cgroup")
-    body, _ = run_child(host, hostile("""
+    body, _ = run_child(
+        host,
+        hostile("""
         for _ in range(3):
             if os.fork() == 0:
                 block = bytearray(200 * 2**20)
@@ -267,7 +302,10 @@ def test_fork_tree_memory_is_capped_as_a_whole(host, isolation):
                 time.sleep(30)
                 os._exit(0)
         time.sleep(30)
-    """), memory_mb=256, time_seconds=20)
+    """),
+        memory_mb=256,
+        time_seconds=20,
+    )
     assert body["status"] == "failed"
     assert body["error"]["code"] == "memory_limit_exceeded", body["error"]
     assert body["metrics"]["hit_memory_cap"] is True
@@ -280,7 +318,9 @@ def test_every_process_of_a_run_is_in_its_group_in_every_hierarchy(host, isolati
     single-threaded process, or ``cgroup.procs``): the job and a process it forks are in the run's
     group of every controller, none left in the worker's."""
     requires(isolation, "cgroup")
-    body, _ = run_child(host, hostile("""
+    body, _ = run_child(
+        host,
+        hostile("""
         import json
         r, w = os.pipe()
         if os.fork() == 0:
@@ -289,14 +329,17 @@ def test_every_process_of_a_run_is_in_its_group_in_every_hierarchy(host, isolati
         os.wait()
         print("JOB", json.dumps(open("/proc/self/cgroup").read()))
         print("FORKED", json.dumps(os.read(r, 65536).decode()))
-    """))
+    """),
+    )
     assert body["status"] == "succeeded", body
     prefix = host.uids.group_prefix() if host.uids else "allele-p"
     for who in ("JOB", "FORKED"):
         line = next(line for line in body["output"].splitlines() if line.startswith(who + " "))
-        groups = {controller: path for _, controllers, path in
-                  (entry.split(":", 2) for entry in json.loads(line[len(who) + 1:]).splitlines())
-                  for controller in (controllers.split(",") if controllers else [""])}
+        groups = {
+            controller: path
+            for _, controllers, path in (entry.split(":", 2) for entry in json.loads(line[len(who) + 1 :]).splitlines())
+            for controller in (controllers.split(",") if controllers else [""])
+        }
         for controller in host.cgroups.bases:
             assert os.path.basename(groups[controller]).startswith(prefix), (who, controller, groups)
 
@@ -334,7 +377,9 @@ def test_a_single_threaded_process_joins_through_tasks_else_through_cgroup_procs
 def test_cpu_of_double_forked_processes_is_billed(host, isolation):
     """4 double-forked busy loops (each re-parented away from the job) are billed their CPU."""
     requires(isolation, "cgroup")
-    body, _ = run_child(host, hostile("""
+    body, _ = run_child(
+        host,
+        hostile("""
         done_r, done_w = os.pipe()
         for _ in range(4):
             if os.fork() == 0:
@@ -347,7 +392,9 @@ def test_cpu_of_double_forked_processes_is_billed(host, isolation):
                 os._exit(0)
         os.close(done_w)
         os.read(done_r, 1)  # EOF once every loop has burnt its second and exited
-    """), time_seconds=60)
+    """),
+        time_seconds=60,
+    )
     assert body["status"] == "succeeded", body
     # Each loop burns exactly 1 CPU-second of its own; the job itself waits on a pipe. Without accounting
     # over the whole tree this was billed ≈ 0.2.
@@ -377,8 +424,9 @@ def _wait_for(predicate, timeout: float = 10.0) -> bool:
 def test_double_forked_process_dies_with_the_run(host, isolation):
     requires(isolation, "user")
     uids: list[int] = []
-    body, _ = run_child(host, hostile(DOUBLE_FORK_SLEEPER + "time.sleep(0.5)"),
-                        on_start=lambda process: uids.append(process.uid))
+    body, _ = run_child(
+        host, hostile(DOUBLE_FORK_SLEEPER + "time.sleep(0.5)"), on_start=lambda process: uids.append(process.uid)
+    )
     assert body["status"] == "succeeded", body
     assert pids_of_uids(uids[0], 1) == []
 
@@ -393,18 +441,23 @@ def test_double_forked_process_dies_with_a_cancel(host, isolation):
         assert _wait_for(lambda: len(pids_of_uids(process.uid, 1)) >= 2)
         process.kill("cancel")
 
-    _, report = run_child(host, hostile(DOUBLE_FORK_SLEEPER + "time.sleep(30)"), time_seconds=60,
-                          on_start=cancel_when_forked)
+    _, report = run_child(
+        host, hostile(DOUBLE_FORK_SLEEPER + "time.sleep(30)"), time_seconds=60, on_start=cancel_when_forked
+    )
     assert report.killed == "cancel"
     assert pids_of_uids(uids[0], 1) == []
 
 
 def _start_worker(port: int, run_dir: str) -> subprocess.Popen[bytes]:
     # The default lock directory: the worker claims a uid block of its own beside the test session's.
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOST": "127.0.0.1", "PORT": str(port),
-           "ALLELE_RUN_DIR": run_dir, "LOG_LEVEL": "INFO"}
-    worker = subprocess.Popen([sys.executable, "-m", "allele_worker"], env=env, stderr=subprocess.PIPE,
-                              cwd=run_dir)
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "ALLELE_RUN_DIR": run_dir,
+        "LOG_LEVEL": "INFO",
+    }
+    worker = subprocess.Popen([sys.executable, "-m", "allele_worker"], env=env, stderr=subprocess.PIPE, cwd=run_dir)
     assert _wait_for(lambda: _health(port) is not None, 30), "the worker did not start"
     return worker
 
@@ -420,6 +473,7 @@ def _health(port: int) -> dict[str, Any] | None:
 
 def _free_port() -> int:
     import socket
+
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
@@ -437,12 +491,20 @@ def test_processes_and_groups_do_not_outlive_a_worker_crash(isolation, fake_work
     worker = _start_worker(port, run_dir)
     first_uid = None
     try:
-        job = {"run_id": "runCRASH0001", "submission_id": "sub123456789",
-               "params": hostile(DOUBLE_FORK_SLEEPER + "time.sleep(60)"), "initial_population": None,
-               "caps": {"time_seconds": 120, "memory_mb": 512},
-               "report": {"url": f"{fake_worker.url}/internal/v1/runs/runCRASH0001", "token": "ab" * 32}}
-        request = urllib.request.Request(f"http://127.0.0.1:{port}/runs", data=json.dumps(job).encode(),
-                                         headers={"content-type": "application/json"}, method="POST")
+        job = {
+            "run_id": "runCRASH0001",
+            "submission_id": "sub123456789",
+            "params": hostile(DOUBLE_FORK_SLEEPER + "time.sleep(60)"),
+            "initial_population": None,
+            "caps": {"time_seconds": 120, "memory_mb": 512},
+            "report": {"url": f"{fake_worker.url}/internal/v1/runs/runCRASH0001", "token": "ab" * 32},
+        }
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/runs",
+            data=json.dumps(job).encode(),
+            headers={"content-type": "application/json"},
+            method="POST",
+        )
         urllib.request.urlopen(request, timeout=10).close()
         first_uid = _block_first(worker)  # the worker logs its block; its runs' uids are the block's
         assert _wait_for(lambda: len(pids_of_uids(first_uid, BLOCK_SIZE)) >= 2)
@@ -499,8 +561,11 @@ def test_two_workers_never_touch_each_others_runs(host, isolation, tmp_path):
     requires(isolation, "user")
     result: dict[str, Any] = {}
     started = threading.Event()
-    thread = threading.Thread(target=lambda: result.update(
-        body=run_child(host, hostile("time.sleep(3)"), on_start=lambda p: started.set())[0]))
+    thread = threading.Thread(
+        target=lambda: result.update(
+            body=run_child(host, hostile("time.sleep(3)"), on_start=lambda p: started.set())[0]
+        )
+    )
     thread.start()
     assert started.wait(20)
     second = sandbox.Host.setup()
@@ -521,7 +586,9 @@ def test_a_flood_of_messages_stops_the_run(host):
     is open to user code. Flooding it with small progress lines cost the run's parent — the worker,
     which supervises every run — over a CPU-second per second while the run was billed 0.06 CPU-s for
     5 s of it: the parent stops a run that sends more than its message budget."""
-    body, _ = run_child(host, hostile("""
+    body, _ = run_child(
+        host,
+        hostile("""
         import stat
         line = b'{"type":"progress","generations_completed":1,"best_solution_fitness":1.0}\\n' * 100
         channels = [int(fd) for fd in os.listdir('/proc/self/fd') if int(fd) > 2
@@ -530,7 +597,9 @@ def test_a_flood_of_messages_stops_the_run(host):
         while time.time() < end:
             for fd in channels:
                 os.write(fd, line)
-    """), time_seconds=30)
+    """),
+        time_seconds=30,
+    )
     assert body["status"] == "failed", body
     assert body["error"]["code"] == "resource_limit_exceeded", body["error"]
     assert "messages" in body["error"]["message"]
@@ -563,8 +632,11 @@ def test_infinite_objective_is_a_code_error(host):
 
 @pytest.mark.parametrize("value", ["numpy.nan", "numpy.inf"])
 def test_population_of_nan_or_inf_is_a_code_error(host, value):
-    job = params(num_generations=3, on_generation=f"import numpy\ndef cb(ga):\n    ga.population[:] = {value}\n",
-                 on_generation_entry="cb")
+    job = params(
+        num_generations=3,
+        on_generation=f"import numpy\ndef cb(ga):\n    ga.population[:] = {value}\n",
+        on_generation_entry="cb",
+    )
     body, _ = run_child(host, job)
     assert body["status"] == "failed" and body["error"]["code"] == "code_error", body["error"]
 
@@ -581,10 +653,16 @@ def test_startup_refuses_when_isolation_is_required_and_missing(monkeypatch):
     measure refuse to start instead of running less confined."""
     from allele_worker.sandbox import host as host_module
 
-    weak = sandbox.Isolation(user=True, network=True, pid_namespace=True, minimal_root=False,
-                             syscall_filter=True, cgroup="v1",
-                             rlimits=["cpu", "as", "fsize", "nofile", "nproc", "core"],
-                             notes=["minimal root unavailable: test"])
+    weak = sandbox.Isolation(
+        user=True,
+        network=True,
+        pid_namespace=True,
+        minimal_root=False,
+        syscall_filter=True,
+        cgroup="v1",
+        rlimits=["cpu", "as", "fsize", "nofile", "nproc", "core"],
+        notes=["minimal root unavailable: test"],
+    )
     monkeypatch.setattr(host_module, "probe_isolation", lambda **_: weak)
     with pytest.raises(sandbox.IsolationMissing, match="minimal_root"):
         sandbox.Host.setup(require_all=True)
@@ -595,5 +673,14 @@ def test_health_reports_every_measure(host):
     health = host.isolation.health()
     if IS_ROOT:
         assert host.isolation.missing() == [], host.isolation.notes
-    assert {"pid_namespace", "minimal_root", "syscall_filter", "network", "user", "cgroup", "memory_tree", "cpu_tree",
-            "pids"} <= set(health)
+    assert {
+        "pid_namespace",
+        "minimal_root",
+        "syscall_filter",
+        "network",
+        "user",
+        "cgroup",
+        "memory_tree",
+        "cpu_tree",
+        "pids",
+    } <= set(health)

@@ -47,8 +47,11 @@ def _ignored(relative: str) -> bool:
         pattern = pattern.rstrip("/")
         parts = Path(relative).parts
         prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
-        hit = any(fnmatch.fnmatch(p, pattern) or fnmatch.fnmatch(p, pattern.replace("**/", "")) for p in prefixes) \
-            if "**" in pattern else any(fnmatch.fnmatch(p, pattern) for p in prefixes)
+        hit = (
+            any(fnmatch.fnmatch(p, pattern) or fnmatch.fnmatch(p, pattern.replace("**/", "")) for p in prefixes)
+            if "**" in pattern
+            else any(fnmatch.fnmatch(p, pattern) for p in prefixes)
+        )
         if hit:
             verdict = not negate
     return verdict
@@ -84,7 +87,7 @@ def assemble(image_root: Path) -> dict[str, str]:
                     into_dir = dest.endswith("/") or dest == "." or len(sources) > 1
                     copies = [(source, target / os.path.basename(source) if into_dir else target)]
                 else:  # a directory: its contents go into the destination
-                    copies = [(f, target / f[len(source) + 1:]) for f in context if f.startswith(source + "/")]
+                    copies = [(f, target / f[len(source) + 1 :]) for f in context if f.startswith(source + "/")]
                 assert copies, f"COPY {source}: nothing in the build context"
                 for relative, out in copies:
                     out.parent.mkdir(parents=True, exist_ok=True)
@@ -125,14 +128,14 @@ def test_the_image_runs_a_job(tmp_path: Path, fake_worker: Any) -> None:
     shutil.rmtree(app / "allele_worker")
 
     import socket
+
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     command = json.loads(facts["cmd"])
     # The default lock directory: this worker claims a uid block of its own beside the test session's.
     env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", **env_of_image, "HOST": "127.0.0.1", "PORT": str(port)}
-    worker = subprocess.Popen([str(venv / "bin" / command[0]), *command[1:]], env=env, cwd=app,
-                              stderr=subprocess.PIPE)
+    worker = subprocess.Popen([str(venv / "bin" / command[0]), *command[1:]], env=env, cwd=app, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 60
         health = None
@@ -145,17 +148,29 @@ def test_the_image_runs_a_job(tmp_path: Path, fake_worker: Any) -> None:
             except OSError:
                 time.sleep(0.2)
         assert health["isolation"]["notes"] == []  # every measure holds (else it would not have started)
-        job = {"run_id": "runIMAGE0001", "submission_id": "sub123456789", "params": params(random_seed=1),
-               "initial_population": None, "caps": {"time_seconds": 60, "memory_mb": 512},
-               "report": {"url": f"{fake_worker.url}/internal/v1/runs/runIMAGE0001", "token": "ab" * 32}}
-        request = urllib.request.Request(f"http://127.0.0.1:{port}/runs", data=json.dumps(job).encode(),
-                                         headers={"content-type": "application/json"}, method="POST")
+        job = {
+            "run_id": "runIMAGE0001",
+            "submission_id": "sub123456789",
+            "params": params(random_seed=1),
+            "initial_population": None,
+            "caps": {"time_seconds": 60, "memory_mb": 512},
+            "report": {"url": f"{fake_worker.url}/internal/v1/runs/runIMAGE0001", "token": "ab" * 32},
+        }
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/runs",
+            data=json.dumps(job).encode(),
+            headers={"content-type": "application/json"},
+            method="POST",
+        )
         urllib.request.urlopen(request, timeout=10).close()
         report = fake_worker.wait_for("/complete")["body"]
         assert report["status"] == "succeeded", (report["error"], report["output"])
         assert report["engine"].startswith("accelerated"), report["engine"]
-        where = subprocess.check_output([str(venv / "bin" / "python"), "-c",
-                                         "import allele_worker; print(allele_worker.__file__)"], text=True, cwd="/")
+        where = subprocess.check_output(
+            [str(venv / "bin" / "python"), "-c", "import allele_worker; print(allele_worker.__file__)"],
+            text=True,
+            cwd="/",
+        )
         assert where.startswith(str(venv)), where  # the installed package, not the checkout's
     finally:
         worker.terminate()

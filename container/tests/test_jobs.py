@@ -16,8 +16,9 @@ from allele_worker.errors import UserCodeError
 def _ga(job_params: dict, initial_population=None) -> pygad.GA:
     spec = jobs.JobSpec(params=job_params, initial_population=initial_population)
     code = jobs.compile_all(job_params)
-    guard = jobs.GenerationGuard(user_callback=code.get("on_generation"), spec=spec,
-                                 emit=lambda m: None, rss_mb=lambda: 0.0)
+    guard = jobs.GenerationGuard(
+        user_callback=code.get("on_generation"), spec=spec, emit=lambda m: None, rss_mb=lambda: 0.0
+    )
     return pygad.GA(**jobs.build_ga_kwargs(spec, code, guard, logger=jobs.pygad_logger()))
 
 
@@ -34,13 +35,29 @@ CALLBACKS = {
 
 def test_every_parameter_reaches_pygad():
     job = params(
-        num_generations=7, sol_per_pop=12, num_parents_mating=5, num_genes=4,
-        init_range_low=-2, init_range_high=3, mutation_type="random", mutation_probability=0.3,
-        mutation_by_replacement=True, random_mutation_min_val=-0.5, random_mutation_max_val=0.5,
-        crossover_type="two_points", crossover_probability=0.8, parent_selection_type="tournament",
-        K_tournament=4, keep_parents=2, keep_elitism=0, gene_type="float",
-        allow_duplicate_genes=True, stop_criteria=["reach_0", "saturate_5"], random_seed=42,
-        fitness_batch_size=3, sample_size=50,
+        num_generations=7,
+        sol_per_pop=12,
+        num_parents_mating=5,
+        num_genes=4,
+        init_range_low=-2,
+        init_range_high=3,
+        mutation_type="random",
+        mutation_probability=0.3,
+        mutation_by_replacement=True,
+        random_mutation_min_val=-0.5,
+        random_mutation_max_val=0.5,
+        crossover_type="two_points",
+        crossover_probability=0.8,
+        parent_selection_type="tournament",
+        K_tournament=4,
+        keep_parents=2,
+        keep_elitism=0,
+        gene_type="float",
+        allow_duplicate_genes=True,
+        stop_criteria=["reach_0", "saturate_5"],
+        random_seed=42,
+        fitness_batch_size=3,
+        sample_size=50,
         fitness_func="def fit(ga, solutions, idx):\n    return [-float((s**2).sum()) for s in solutions]\n",
         fitness_func_entry="fit",
         gene_constraint="limits = [None, None, None, lambda solution, values: [v for v in values if v >= 0]]\n",
@@ -71,10 +88,18 @@ def test_every_parameter_reaches_pygad():
 
 
 def test_more_parameters_reach_pygad():
-    ga = _ga(params(num_genes=4, mutation_type="swap", mutation_num_genes=2, gene_type="int",
-                    gene_space=[[1, 2, 3], {"low": 0, "high": 5}, None, [7, 8]],
-                    allow_duplicate_genes=False, parent_selection_type="rank",
-                    crossover_type="uniform"))
+    ga = _ga(
+        params(
+            num_genes=4,
+            mutation_type="swap",
+            mutation_num_genes=2,
+            gene_type="int",
+            gene_space=[[1, 2, 3], {"low": 0, "high": 5}, None, [7, 8]],
+            allow_duplicate_genes=False,
+            parent_selection_type="rank",
+            crossover_type="uniform",
+        )
+    )
     assert ga.mutation_num_genes == 2 and ga.mutation_type == "swap"
     assert ga.gene_type[0] is int and ga.allow_duplicate_genes is False
     assert ga.gene_space[0] == [1, 2, 3] and ga.gene_space[3] == [7, 8]
@@ -120,19 +145,25 @@ def test_error_at_module_level_names_line():
 
 
 def test_jsonable():
-    data = {"a": numpy.float64("nan"), "b": numpy.array([1, 2]), "c": math.inf,
-            "d": numpy.int64(3), "e": [numpy.float32(0.5)]}
+    data = {
+        "a": numpy.float64("nan"),
+        "b": numpy.array([1, 2]),
+        "c": math.inf,
+        "d": numpy.int64(3),
+        "e": [numpy.float32(0.5)],
+    }
     assert jobs.jsonable(data) == {"a": None, "b": [1, 2], "c": None, "d": 3, "e": [0.5]}
 
 
 def test_a_batch_answer_is_bounded_per_solution_not_as_a_whole():
     """A batched fitness answers one value (or one objective vector) per solution of the batch: the
     1,000-value bound applies to each solution's answer, whatever the batch's size (up to 5,000)."""
+
     def per_row(ga, rows, idx):
-        return -numpy.sum(rows ** 2, axis=1)
+        return -numpy.sum(rows**2, axis=1)
 
     def two_per_row(ga, rows, idx):
-        return numpy.stack([-numpy.sum(rows ** 2, axis=1), numpy.sum(rows, axis=1)], axis=1)
+        return numpy.stack([-numpy.sum(rows**2, axis=1), numpy.sum(rows, axis=1)], axis=1)
 
     rows = numpy.ones((1200, 3))
     assert jobs.bounded_fitness(per_row, 1200)(None, rows, list(range(1200))).shape == (1200,)
@@ -144,7 +175,17 @@ def test_a_batch_answer_is_bounded_per_solution_not_as_a_whole():
     with pytest.raises(UserCodeError, match="1001 values for one solution"):
         jobs.bounded_fitness(lambda ga, r, i: numpy.zeros(1001), None)(None, rows[0], 0)
     source = "import numpy\ndef f(ga, rows, idx):\n    return -numpy.sum(rows ** 2, axis=1)\n"
-    outcome = jobs.execute(jobs.JobSpec(params=params(
-        fitness_func=source, fitness_func_entry="f", sol_per_pop=1200, fitness_batch_size=1200,
-        num_parents_mating=4, num_generations=2)), lambda message: None)
+    outcome = jobs.execute(
+        jobs.JobSpec(
+            params=params(
+                fitness_func=source,
+                fitness_func_entry="f",
+                sol_per_pop=1200,
+                fitness_batch_size=1200,
+                num_parents_mating=4,
+                num_generations=2,
+            )
+        ),
+        lambda message: None,
+    )
     assert outcome["status"] == "succeeded", outcome.get("error")

@@ -24,12 +24,24 @@ FORMS: list[Any] = [3, ["thread", 3], ["process", 3]]
 def job(body: str, parallel: Any, **overrides: Any) -> dict[str, Any]:
     """A job whose fitness runs ``body`` (``solution``, ``idx`` and ``say``, one JSON line to the
     output in one write, in scope)."""
-    source = "import json, os, socket, sys, threading, time\nimport numpy\n" \
-             "def say(fact):\n    os.write(1, (json.dumps(fact) + '\\n').encode())\n" \
-             "def fitness(ga, solution, idx):\n" + textwrap.indent(textwrap.dedent(body), "    ")
-    return params(fitness_func=source, fitness_func_entry="fitness", parallel_processing=parallel,
-                  **{"num_generations": 3, "sol_per_pop": 12, "num_parents_mating": 4, "num_genes": 4,
-                     "random_seed": 5, **overrides})
+    source = (
+        "import json, os, socket, sys, threading, time\nimport numpy\n"
+        "def say(fact):\n    os.write(1, (json.dumps(fact) + '\\n').encode())\n"
+        "def fitness(ga, solution, idx):\n" + textwrap.indent(textwrap.dedent(body), "    ")
+    )
+    return params(
+        fitness_func=source,
+        fitness_func_entry="fitness",
+        parallel_processing=parallel,
+        **{
+            "num_generations": 3,
+            "sol_per_pop": 12,
+            "num_parents_mating": 4,
+            "num_genes": 4,
+            "random_seed": 5,
+            **overrides,
+        },
+    )
 
 
 def facts(output: str) -> list[dict[str, Any]]:
@@ -41,8 +53,10 @@ def test_results_equal_a_serial_run(host, parallel):
     """The same seed gives the same result in every form as one evaluation at a time: best genes and
     fitness, their history, the final population (the fitness reads ``ga`` too); the parallel run
     evaluated in its workers, not only in the run's own thread."""
-    body = "say({'pid': os.getpid(), 'thread': threading.get_ident()})\n" \
-           "return -float(numpy.sum(solution ** 2)) + 0.01 * ga.generations_completed\n"
+    body = (
+        "say({'pid': os.getpid(), 'thread': threading.get_ident()})\n"
+        "return -float(numpy.sum(solution ** 2)) + 0.01 * ga.generations_completed\n"
+    )
     serial, _ = run_child(host, job(body, None, num_generations=15))
     parallel_run, _ = run_child(host, job(body, parallel, num_generations=15))
     assert serial["status"] == parallel_run["status"] == "succeeded", parallel_run
@@ -63,7 +77,10 @@ def test_worker_processes_are_confined_like_the_run(host, isolation):
     run's processes only), without network and without the host's files."""
     requires(isolation, "user", "pid_namespace", "network", "minimal_root")
     hidden = os.path.abspath(__file__)
-    body, _ = run_child(host, job(f"""
+    body, _ = run_child(
+        host,
+        job(
+            f"""
         try:
             socket.create_connection(("1.1.1.1", 53), timeout=1).close()
             network = True
@@ -73,7 +90,10 @@ def test_worker_processes_are_confined_like_the_run(host, isolation):
         say({{"pid": os.getpid(), "uid": os.getuid(), "procs": procs, "network": network,
              "host_file": os.path.exists({hidden!r})}})
         return float(idx)
-    """, ["process", 3]))
+    """,
+            ["process", 3],
+        ),
+    )
     assert body["status"] == "succeeded", body
     seen = facts(body["output"])
     pids = {fact["pid"] for fact in seen}
@@ -92,13 +112,21 @@ def test_cpu_of_workers_is_billed(host, isolation, parallel):
     first, then 11 new children in each of 2 generations) burning 50 ms of CPU each, spread over 3
     workers, bill at least their 1.7 CPU-seconds."""
     requires(isolation, "cgroup")
-    body, _ = run_child(host, job("""
+    body, _ = run_child(
+        host,
+        job(
+            """
         end = time.thread_time() + 0.05
         while time.thread_time() < end:
             pass
         say({"pid": os.getpid(), "thread": threading.get_ident()})
         return float(idx)
-    """, parallel, num_generations=2), time_seconds=60)
+    """,
+            parallel,
+            num_generations=2,
+        ),
+        time_seconds=60,
+    )
     assert body["status"] == "succeeded", body
     calls = len(facts(body["output"]))
     assert calls == 34, body["output"]
@@ -116,13 +144,23 @@ def test_memory_of_the_widest_run_is_capped_as_a_whole(host, isolation, parallel
     whose address-space limit (the cap plus 512 MB: threads' stacks and arenas count) may refuse a
     thread or an allocation first — then the run fails as the user's error, still within its memory."""
     requires(isolation, "cgroup")
-    body, _ = run_child(host, job("""
+    body, _ = run_child(
+        host,
+        job(
+            """
         block = bytearray(40 * 2**20)
         for i in range(0, len(block), 4096):
             block[i] = 1
         time.sleep(5)
         return float(len(block))
-    """, parallel, sol_per_pop=16, num_generations=1), memory_mb=256, time_seconds=30)
+    """,
+            parallel,
+            sol_per_pop=16,
+            num_generations=1,
+        ),
+        memory_mb=256,
+        time_seconds=30,
+    )
     assert body["status"] == "failed", body
     limits = sandbox.Limits.from_caps(time_seconds=30, memory_mb=256)
     assert body["metrics"]["peak_memory_mb"] <= limits.hard_memory_mb + 64, body["metrics"]
@@ -139,7 +177,10 @@ def test_a_fork_bomb_in_a_worker_process_stops_at_the_runs_process_limit(host, i
     process limit (not 64 per worker), and nothing of the run is left after it."""
     requires(isolation, "user")
     uids: list[int] = []
-    body, _ = run_child(host, job("""
+    body, _ = run_child(
+        host,
+        job(
+            """
         forked = 0
         try:
             while forked < 1000:
@@ -151,8 +192,14 @@ def test_a_fork_bomb_in_a_worker_process_stops_at_the_runs_process_limit(host, i
             pass
         say({"forked": forked})
         return 0.0
-    """, ["process", 16], sol_per_pop=16, num_generations=1), time_seconds=30,
-        on_start=lambda process: uids.append(process.uid))
+    """,
+            ["process", 16],
+            sol_per_pop=16,
+            num_generations=1,
+        ),
+        time_seconds=30,
+        on_start=lambda process: uids.append(process.uid),
+    )
     forked = sum(fact["forked"] for fact in facts(body["output"]) if "forked" in fact)
     assert 0 < forked < sandbox.Limits.from_caps(time_seconds=1, memory_mb=1).processes, (forked, body)
     assert pids_of_uids(uids[0], 1) == []
@@ -173,8 +220,9 @@ def test_worker_processes_die_with_a_cancel(host, isolation):
         seen_before_the_kill.append(seen)
         process.kill("cancel")
 
-    _, report = run_child(host, job("time.sleep(60)\nreturn 0.0\n", ["process", 4]), time_seconds=120,
-                          on_start=cancel_when_busy)
+    _, report = run_child(
+        host, job("time.sleep(60)\nreturn 0.0\n", ["process", 4]), time_seconds=120, on_start=cancel_when_busy
+    )
     assert seen_before_the_kill == [4], seen_before_the_kill  # the job and its 3 workers were there
     assert report.killed == "cancel"
     assert pids_of_uids(uids[0], 1) == []
@@ -185,11 +233,19 @@ def test_worker_processes_die_with_the_run_at_its_time_cap(host, isolation):
     """A worker stuck in the fitness when the run reaches its hard time cap is killed with it."""
     requires(isolation, "user")
     uids: list[int] = []
-    body, _ = run_child(host, job("""
+    body, _ = run_child(
+        host,
+        job(
+            """
         if idx == 11:
             time.sleep(600)
         return 0.0
-    """, ["process", 2]), time_seconds=2, on_start=lambda process: uids.append(process.uid))
+    """,
+            ["process", 2],
+        ),
+        time_seconds=2,
+        on_start=lambda process: uids.append(process.uid),
+    )
     assert body["status"] == "failed" and body["error"]["code"] == "time_limit_exceeded", body
     assert pids_of_uids(uids[0], 1) == []
 
@@ -206,11 +262,17 @@ def test_the_widest_run_the_api_accepts_fits_its_sandbox(host, isolation, parall
 
 
 def test_an_exception_in_a_worker_names_the_users_line(host):
-    body, _ = run_child(host, job("""
+    body, _ = run_child(
+        host,
+        job(
+            """
         if idx == 11:
             raise ValueError("no solution 11")
         return 0.0
-    """, ["process", 2]))
+    """,
+            ["process", 2],
+        ),
+    )
     assert body["status"] == "failed" and body["error"]["code"] == "code_error", body
     assert body["error"]["message"] == "fitness_func line 8: ValueError: no solution 11"
 
@@ -228,9 +290,18 @@ def test_multi_objective_runs_in_parallel(host, selection, parallel):
              "procs": [int(p) for p in os.listdir("/proc") if p.isdigit()]})
         return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2))]
     """
-    runs = [run_child(host, job("import threading\n" + textwrap.dedent(body), setting,
-                                num_generations=6, parent_selection_type=selection))[0]
-            for setting in (None, parallel)]
+    runs = [
+        run_child(
+            host,
+            job(
+                "import threading\n" + textwrap.dedent(body),
+                setting,
+                num_generations=6,
+                parent_selection_type=selection,
+            ),
+        )[0]
+        for setting in (None, parallel)
+    ]
     serial, parallel_run = runs
     assert serial["status"] == parallel_run["status"] == "succeeded", parallel_run
     assert parallel_run["result"] == serial["result"] and parallel_run["result"]["num_objectives"] == 2

@@ -29,8 +29,7 @@ def test_complete_stops_on_4xx(fake_worker):
 
 
 def test_complete_gives_up_after_its_window():
-    reporter = Reporter("http://127.0.0.1:9", "tok", first_delay=0.05, retry_for_seconds=0.3,
-                        timeout=0.2)
+    reporter = Reporter("http://127.0.0.1:9", "tok", first_delay=0.05, retry_for_seconds=0.3, timeout=0.2)
     started = time.monotonic()
     assert reporter.complete({}) is None
     assert time.monotonic() - started < 2
@@ -42,8 +41,11 @@ def test_reporters_share_one_tls_context(monkeypatch):
     tls_context()  # built once, when the run manager is created
     loaded: list[object] = []
     real = ssl.SSLContext.load_verify_locations
-    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations",
-                        lambda self, *args, **kwargs: loaded.append(args) or real(self, *args, **kwargs))
+    monkeypatch.setattr(
+        ssl.SSLContext,
+        "load_verify_locations",
+        lambda self, *args, **kwargs: loaded.append(args) or real(self, *args, **kwargs),
+    )
     for run in range(3):
         Reporter(f"https://worker.example/internal/v1/runs/run{run}", "tok").close()
     assert loaded == []
@@ -117,8 +119,14 @@ def test_fetch_population_failures(answers):
         answer = answers.pop(0)
         return answer if isinstance(answer, httpx.Response) else httpx.Response(answer)
 
-    reporter = Reporter("http://w/r", "tok", first_delay=0.01, max_delay=0.02,
-                        fetch_for_seconds=0.1, transport=httpx.MockTransport(handle))
+    reporter = Reporter(
+        "http://w/r",
+        "tok",
+        first_delay=0.01,
+        max_delay=0.02,
+        fetch_for_seconds=0.1,
+        transport=httpx.MockTransport(handle),
+    )
     with pytest.raises(LookupError):
         reporter.fetch_population("http://w/r/initial-population")
 

@@ -8,16 +8,35 @@ from allele_worker import results
 from allele_worker.sandbox import Limits, ProcessReport
 
 LIMITS = Limits.from_caps(time_seconds=10, memory_mb=256)
-GOOD = {"type": "outcome", "status": "succeeded", "hit_time_cap": False, "hit_memory_cap": False,
-        "result": {"best_solution": [1.0, 2.0], "best_solution_fitness": 3.0,
-                   "best_solution_generation": 4, "best_solutions_fitness": [1.0, None, 3.0],
-                   "generations_completed": 5, "population": [[1.0, 2.0]],
-                   "stopped_reason": "completed"}}
+GOOD = {
+    "type": "outcome",
+    "status": "succeeded",
+    "hit_time_cap": False,
+    "hit_memory_cap": False,
+    "result": {
+        "best_solution": [1.0, 2.0],
+        "best_solution_fitness": 3.0,
+        "best_solution_generation": 4,
+        "best_solutions_fitness": [1.0, None, 3.0],
+        "generations_completed": 5,
+        "population": [[1.0, 2.0]],
+        "stopped_reason": "completed",
+    },
+}
 
 
 def report(**changes) -> ProcessReport:
-    values = dict(exit_code=0, signal=None, killed=None, outcome=GOOD, output="out",
-                  output_truncated=False, cpu_seconds=1.23456, peak_memory_mb=40.2, wall_ms=1500)
+    values = dict(
+        exit_code=0,
+        signal=None,
+        killed=None,
+        outcome=GOOD,
+        output="out",
+        output_truncated=False,
+        cpu_seconds=1.23456,
+        peak_memory_mb=40.2,
+        wall_ms=1500,
+    )
     values.update(changes)
     return ProcessReport(**values)
 
@@ -25,9 +44,13 @@ def report(**changes) -> ProcessReport:
 def test_success():
     body = results.fold(report(), LIMITS)
     assert body["status"] == "succeeded" and body["result"]["generations_completed"] == 5
-    assert body["metrics"] == {"cpu_seconds_used": 1.235, "peak_memory_mb": 41,
-                               "execution_duration_ms": 1500, "hit_time_cap": False,
-                               "hit_memory_cap": False}
+    assert body["metrics"] == {
+        "cpu_seconds_used": 1.235,
+        "peak_memory_mb": 41,
+        "execution_duration_ms": 1500,
+        "hit_time_cap": False,
+        "hit_memory_cap": False,
+    }
     assert body["output"] == "out" and body["engine"] == "pygad"
 
 
@@ -41,15 +64,20 @@ def test_kill_beats_outcome():
 
 
 def test_signals():
-    assert results.fold(report(signal=signal.SIGXCPU, exit_code=None, outcome=None),
-                        LIMITS)["error"]["code"] == "time_limit_exceeded"
-    assert results.fold(report(signal=signal.SIGXFSZ, exit_code=None, outcome=None),
-                        LIMITS)["error"]["code"] == "resource_limit_exceeded"
-    assert results.fold(report(signal=signal.SIGKILL, exit_code=None, outcome=None),
-                        LIMITS)["error"]["code"] == "memory_limit_exceeded"
+    assert (
+        results.fold(report(signal=signal.SIGXCPU, exit_code=None, outcome=None), LIMITS)["error"]["code"]
+        == "time_limit_exceeded"
+    )
+    assert (
+        results.fold(report(signal=signal.SIGXFSZ, exit_code=None, outcome=None), LIMITS)["error"]["code"]
+        == "resource_limit_exceeded"
+    )
+    assert (
+        results.fold(report(signal=signal.SIGKILL, exit_code=None, outcome=None), LIMITS)["error"]["code"]
+        == "memory_limit_exceeded"
+    )
     body = results.fold(report(signal=signal.SIGSEGV, exit_code=None, outcome=None), LIMITS)
-    assert body["error"] == {"code": "code_error",
-                             "message": "the run's process died from signal SIGSEGV"}
+    assert body["error"] == {"code": "code_error", "message": "the run's process died from signal SIGSEGV"}
 
 
 def test_exit_without_outcome():
@@ -61,8 +89,7 @@ def test_hostile_outcomes_rejected():
     bad = [
         {"type": "outcome", "status": "succeeded", "result": "x"},
         {"type": "outcome", "status": "succeeded", "result": dict(GOOD["result"], population=[1])},
-        {"type": "outcome", "status": "succeeded",
-         "result": dict(GOOD["result"], stopped_reason="because")},
+        {"type": "outcome", "status": "succeeded", "result": dict(GOOD["result"], stopped_reason="because")},
         {"type": "outcome", "status": "failed", "error": {"code": "pwned", "message": "x"}},
         {"type": "outcome", "status": "maybe"},
         ["not", "a", "dict"],
@@ -73,8 +100,11 @@ def test_hostile_outcomes_rejected():
 
 
 def test_failed_outcome_passes_through():
-    message = {"type": "outcome", "status": "failed",
-               "error": {"code": "code_error", "message": "fitness_func line 2: KeyError: 'a'"}}
+    message = {
+        "type": "outcome",
+        "status": "failed",
+        "error": {"code": "code_error", "message": "fitness_func line 2: KeyError: 'a'"},
+    }
     body = results.fold(report(outcome=message), LIMITS)
     assert body["status"] == "failed" and body["result"] is None
     assert body["error"] == message["error"]
@@ -83,9 +113,18 @@ def test_failed_outcome_passes_through():
 def test_non_finite_numbers_anywhere_become_null():
     """Hostile code can write inf/nan into any field of its outcome; the report must stay JSON."""
     import json
+
     inf, nan = float("inf"), float("nan")
-    hostile = {**GOOD, "result": {**GOOD["result"], "best_solution": [inf, 1.0], "best_solution_fitness": nan,
-                                  "best_solutions_fitness": [-inf, 2.0], "population": [[nan, 1.0]]}}
+    hostile = {
+        **GOOD,
+        "result": {
+            **GOOD["result"],
+            "best_solution": [inf, 1.0],
+            "best_solution_fitness": nan,
+            "best_solutions_fitness": [-inf, 2.0],
+            "population": [[nan, 1.0]],
+        },
+    }
     body = results.fold(report(outcome=hostile), LIMITS)
     result = body["result"]
     assert result["best_solution"] == [None, 1.0] and result["best_solution_fitness"] is None
@@ -94,31 +133,55 @@ def test_non_finite_numbers_anywhere_become_null():
 
 
 def test_warnings_and_progress_pass_through_checked():
-    message = {"type": "outcome", "status": "failed",
-               "error": {"code": "code_error", "message": "fitness_func line 2: ValueError"},
-               "warnings": [{"message": "UserWarning: x" * 100, "count": 3}],
-               "progress": {"generations_completed": 5, "best_solution_fitness": -0.5}}
+    message = {
+        "type": "outcome",
+        "status": "failed",
+        "error": {"code": "code_error", "message": "fitness_func line 2: ValueError"},
+        "warnings": [{"message": "UserWarning: x" * 100, "count": 3}],
+        "progress": {"generations_completed": 5, "best_solution_fitness": -0.5},
+    }
     body = results.fold(report(outcome=message), LIMITS)
     assert body["warnings"] == [{"message": ("UserWarning: x" * 100)[:500], "count": 3}]
     assert body["progress"] == {"generations_completed": 5, "best_solution_fitness": -0.5}
-    for warnings in ("many", [{"message": 1, "count": 1}], [{"message": "m", "count": 0}],
-                     [{"message": "m", "count": 1}] * 52):
+    for warnings in (
+        "many",
+        [{"message": 1, "count": 1}],
+        [{"message": "m", "count": 0}],
+        [{"message": "m", "count": 1}] * 52,
+    ):
         assert results.fold(report(outcome={**message, "warnings": warnings}), LIMITS)["warnings"] == []
-    for progress in ("far", {"generations_completed": -1, "best_solution_fitness": 1.0},
-                     {"generations_completed": 2, "best_solution_fitness": "inf"}):
+    for progress in (
+        "far",
+        {"generations_completed": -1, "best_solution_fitness": 1.0},
+        {"generations_completed": 2, "best_solution_fitness": "inf"},
+    ):
         assert results.fold(report(outcome={**message, "progress": progress}), LIMITS)["progress"] is None
 
 
 def test_an_infinite_fitness_in_text_and_several_objectives_pass():
-    infinite = {**GOOD, "result": {**GOOD["result"], "best_solution_fitness": "inf",
-                                   "best_solutions_fitness": [1.0, "-inf", "inf"]}}
+    infinite = {
+        **GOOD,
+        "result": {**GOOD["result"], "best_solution_fitness": "inf", "best_solutions_fitness": [1.0, "-inf", "inf"]},
+    }
     assert results.fold(report(outcome=infinite), LIMITS)["result"]["best_solution_fitness"] == "inf"
-    several = {**GOOD, "result": {**GOOD["result"], "num_objectives": 2, "best_solution_fitness": None,
-                                  "best_solution_objectives": [1.0, 2.0],
-                                  "best_solutions_fitness": [[1.0, 2.0]],
-                                  "pareto_front": {"solutions": [[1.0, 2.0]], "objectives": [[1.0, 2.0]]}}}
+    several = {
+        **GOOD,
+        "result": {
+            **GOOD["result"],
+            "num_objectives": 2,
+            "best_solution_fitness": None,
+            "best_solution_objectives": [1.0, 2.0],
+            "best_solutions_fitness": [[1.0, 2.0]],
+            "pareto_front": {"solutions": [[1.0, 2.0]], "objectives": [[1.0, 2.0]]},
+        },
+    }
     assert results.fold(report(outcome=several), LIMITS)["result"]["num_objectives"] == 2
-    for wrong in ({"best_solution_fitness": "inf"}, {"best_solutions_fitness": [[1.0]]},
-                  {"best_solution_objectives": [1.0]}, {"num_objectives": 1001}, {"pareto_front": None}):
+    for wrong in (
+        {"best_solution_fitness": "inf"},
+        {"best_solutions_fitness": [[1.0]]},
+        {"best_solution_objectives": [1.0]},
+        {"num_objectives": 1001},
+        {"pareto_front": None},
+    ):
         bad = {**several, "result": {**several["result"], **wrong}}
         assert results.fold(report(outcome=bad), LIMITS)["error"]["code"] == "internal_error", wrong

@@ -17,10 +17,12 @@ from allele_worker.sandbox import process
 
 def fitness(body: str) -> dict:
     """params whose fitness function runs ``body`` (indented into the function) once."""
-    source = "import os, sys\ndef f(ga, solution, idx):\n" + "".join(
-        f"    {line}\n" for line in body.splitlines()) + "    return 1.0\n"
-    return params(fitness_func=source, fitness_func_entry="f", num_generations=1, sol_per_pop=2,
-                  num_parents_mating=1)
+    source = (
+        "import os, sys\ndef f(ga, solution, idx):\n"
+        + "".join(f"    {line}\n" for line in body.splitlines())
+        + "    return 1.0\n"
+    )
+    return params(fitness_func=source, fitness_func_entry="f", num_generations=1, sol_per_pop=2, num_parents_mating=1)
 
 
 def test_progress_messages_are_checked_before_they_are_reported():
@@ -70,8 +72,7 @@ def test_memory_bomb(host):
 
 
 def test_gradual_memory_growth(host):
-    body, _ = run_child(host, fitness("keep = []\nwhile True:\n    keep.append(b'x' * 2**20)"),
-                        memory_mb=128)
+    body, _ = run_child(host, fitness("keep = []\nwhile True:\n    keep.append(b'x' * 2**20)"), memory_mb=128)
     assert body["error"]["code"] == "memory_limit_exceeded"
     assert body["metrics"]["hit_memory_cap"] is True
     assert body["metrics"]["peak_memory_mb"] >= 128
@@ -80,8 +81,9 @@ def test_gradual_memory_growth(host):
 @pytest.mark.skipif(not IS_ROOT, reason="the process limit needs a user of the run's own (root)")
 def test_fork_bomb_contained(host):
     uids: list[int] = []
-    body, _ = run_child(host, fitness("while True:\n    os.fork()"), time_seconds=3,
-                        on_start=lambda process: uids.append(process.uid))
+    body, _ = run_child(
+        host, fitness("while True:\n    os.fork()"), time_seconds=3, on_start=lambda process: uids.append(process.uid)
+    )
     assert body["status"] == "failed"
     assert body["error"]["code"] == "resource_limit_exceeded", body["error"]
     assert "process limit" in body["error"]["message"]
@@ -96,20 +98,23 @@ def test_huge_print_truncated(host):
 
 
 def test_output_flood_killed(host):
-    body, _ = run_child(host, fitness("while True:\n    sys.stdout.write('y' * 65536)"),
-                        output_flood_bytes=4 * 2**20)
+    body, _ = run_child(host, fitness("while True:\n    sys.stdout.write('y' * 65536)"), output_flood_bytes=4 * 2**20)
     assert body["error"]["code"] == "resource_limit_exceeded"
     assert len(body["output"]) <= 64 * 1024
 
 
 def test_child_cannot_see_worker_environment(host, monkeypatch):
     monkeypatch.setenv("ALLELE_FAKE_SECRET", "s3cr3t-value")
-    body, _ = run_child(host, fitness(
-        "print(sorted(os.environ))\n"
-        "try:\n"
-        "    print(open(f'/proc/{os.getppid()}/environ', 'rb').read())\n"
-        "except OSError as exc:\n"
-        "    print('environ:', type(exc).__name__)"))
+    body, _ = run_child(
+        host,
+        fitness(
+            "print(sorted(os.environ))\n"
+            "try:\n"
+            "    print(open(f'/proc/{os.getppid()}/environ', 'rb').read())\n"
+            "except OSError as exc:\n"
+            "    print('environ:', type(exc).__name__)"
+        ),
+    )
     assert body["status"] == "succeeded", body["error"]
     assert "s3cr3t" not in body["output"] and "ALLELE_FAKE_SECRET" not in body["output"]
     if IS_ROOT:
@@ -124,14 +129,18 @@ def test_no_network(host, isolation):
     listener.listen()
     port = listener.getsockname()[1]
     try:
-        body, _ = run_child(host, fitness(
-            "import socket\n"
-            "for host in ('127.0.0.1', '1.1.1.1'):\n"
-            "    try:\n"
-            f"        socket.create_connection((host, {port}), timeout=2)\n"
-            "        print('connected', host)\n"
-            "    except OSError as exc:\n"
-            "        print('blocked', host)"))
+        body, _ = run_child(
+            host,
+            fitness(
+                "import socket\n"
+                "for host in ('127.0.0.1', '1.1.1.1'):\n"
+                "    try:\n"
+                f"        socket.create_connection((host, {port}), timeout=2)\n"
+                "        print('connected', host)\n"
+                "    except OSError as exc:\n"
+                "        print('blocked', host)"
+            ),
+        )
     finally:
         listener.close()
     assert "blocked 127.0.0.1" in body["output"] and "blocked 1.1.1.1" in body["output"]
@@ -150,7 +159,8 @@ def test_cannot_write_outside_its_directory(host, isolation, tmp_path):
         "    except OSError as exc:\n"
         "        print('denied', path)\n"
         "open('inside.txt', 'w').write('ok')\n"
-        "print('inside ok')")
+        "print('inside ok')"
+    )
     body, _ = run_child(host, fitness(code))
     assert "inside ok" in body["output"], body
     for path in outside:
@@ -160,16 +170,28 @@ def test_cannot_write_outside_its_directory(host, isolation, tmp_path):
 
 
 def test_file_size_limit(host):
-    body, _ = run_child(host, fitness(
-        "with open('big', 'wb') as out:\n    out.write(b'0' * (9 * 2**20))"), file_size_mb=8)
+    body, _ = run_child(
+        host, fitness("with open('big', 'wb') as out:\n    out.write(b'0' * (9 * 2**20))"), file_size_mb=8
+    )
     assert body["status"] == "failed"
     assert body["error"]["code"] == "resource_limit_exceeded"
 
 
 def test_probe_reports_this_machine(host, isolation):
     health = isolation.health()
-    assert set(health) == {"user", "network", "pid_namespace", "minimal_root", "syscall_filter", "cgroup",
-                           "memory_tree", "cpu_tree", "pids", "rlimits", "notes"}
+    assert set(health) == {
+        "user",
+        "network",
+        "pid_namespace",
+        "minimal_root",
+        "syscall_filter",
+        "cgroup",
+        "memory_tree",
+        "cpu_tree",
+        "pids",
+        "rlimits",
+        "notes",
+    }
     assert {"cpu", "as", "fsize", "nofile", "core"} <= set(health["rlimits"])
 
 
@@ -178,8 +200,12 @@ def test_a_kill_as_the_run_starts_stops_it(host):
     cgroup or uid: the fork server answers with its pid first) still stops the run: the job never gets
     through a generation (each takes ≈ 1.6 s) and reports no outcome. Before the relay was also killed
     by its pid, about one kill in twenty landing this early was lost and the run went on to succeed."""
-    job = params(fitness_func="import time\ndef f(ga, s, i):\n    time.sleep(0.2)\n    return 1.0\n",
-                 fitness_func_entry="f", num_generations=3, sol_per_pop=8)
+    job = params(
+        fitness_func="import time\ndef f(ga, s, i):\n    time.sleep(0.2)\n    return 1.0\n",
+        fitness_func_entry="f",
+        num_generations=3,
+        sol_per_pop=8,
+    )
     for _ in range(100):
         body, report = run_child(host, job, on_start=lambda process: process.kill("cancel"))
         assert report.killed == "cancel"

@@ -1,18 +1,19 @@
 // The gates a write (create, reexecute, continue) passes after the per-minute limit, in the order of
 // docs/api.md#gates: concurrent submissions, in-flight API runs, daily quota, parameter caps, credits,
 // platform queue. The first that fails answers; a rejected write takes nothing (docs/api.md#limits).
+
+import { toMicro } from "../billing/prices";
 import { config } from "../config";
+import type { Admission, GateError } from "../do/account-gate";
 import type { Bindings } from "../env";
 import { ApiError, type ErrorCode } from "../errors";
-import { toMicro } from "../billing/prices";
 import { newId } from "../lib/ids";
-import type { Admission, GateError } from "../do/account-gate";
+import { parallelWorkers } from "../runner/protocol";
 import type { AccountRow } from "../storage/accounts";
 import { isPlatformAtCapacity } from "../storage/platform-queue";
 import { accountGate } from "./account-gate";
-import { parallelWorkers } from "../runner/protocol";
-import { apiRunLimits, planRunLimits, type Limits, type Payment } from "./limits";
-import { rateLimitedError, type DeferredRate } from "./rate-limit";
+import { apiRunLimits, type Limits, type Payment, planRunLimits } from "./limits";
+import { type DeferredRate, rateLimitedError } from "./rate-limit";
 
 /** The limits in force for the account's runs paid by `payment` (API runs: always credits). */
 export function limitsFor(env: Bindings, account: AccountRow, payment: Payment = "credits"): Limits {
@@ -62,7 +63,12 @@ export function creditFailure(limits: Limits, account: AccountRow): GateError | 
  * passes the plan's limits, takes no in-flight place and skips the credit gate.
  */
 /** The error codes `withAdmission` answers besides the per-minute limit (docs/api.md#gates). */
-export const ADMISSION_ERRORS = ["capacity_exceeded", "too_many_active_api_requests", "tier_limit_exceeded", "insufficient_credits"] as const satisfies ErrorCode[];
+export const ADMISSION_ERRORS = [
+  "capacity_exceeded",
+  "too_many_active_api_requests",
+  "tier_limit_exceeded",
+  "insufficient_credits",
+] as const satisfies ErrorCode[];
 
 /**
  * A refusal whose end is known — the daily quota's next unit — says when to retry, as `rate_limited`
@@ -105,7 +111,9 @@ export async function withAdmission<T>(
   } catch (err) {
     await gate.cancel(runId);
     if (isPlatformAtCapacity(err)) {
-      throw new ApiError("capacity_exceeded", "The platform's queue is full; try again in a few minutes.", { reason: "platform_at_capacity" });
+      throw new ApiError("capacity_exceeded", "The platform's queue is full; try again in a few minutes.", {
+        reason: "platform_at_capacity",
+      });
     }
     throw err;
   }

@@ -1,7 +1,8 @@
 // The per-minute gate's answer as HTTP: the X-RateLimit-* headers every response carries, the 429, and
 // the write whose count is taken by its admission call (one Durable Object call for both).
-import { ApiError } from "../errors";
+
 import type { RateDecision, RateLimits } from "../do/rate-window";
+import { ApiError } from "../errors";
 
 export function rateHeaders(decision: RateDecision): Record<string, string> {
   return {

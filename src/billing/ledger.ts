@@ -1,6 +1,6 @@
 // The credit ledger's statements: a run's charge is one ledger row (also unique by run_id) and the
 // account's balances, free credits first, then paid — both only WHERE the run's end `won` holds.
-import { sql, type SQL } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../storage/db";
 
 export interface RunCharge {

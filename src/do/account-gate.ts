@@ -4,8 +4,8 @@
 // writes can never both take the last slot.
 import { DurableObject } from "cloudflare:workers";
 import type { Bindings } from "../env";
-import { ensureRateSchema, hit, peek, type Bucket, type RateDecision, type RateLimits, type WindowState } from "./rate-window";
 import { liveRunIds } from "../storage/run-end";
+import { type Bucket, ensureRateSchema, hit, peek, type RateDecision, type RateLimits, type WindowState } from "./rate-window";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Idempotency records live this long. */
@@ -42,7 +42,6 @@ export interface Admission {
   refusal: GateError | null;
 }
 
-
 export type IdempotencyBegin =
   | { state: "new" }
   | { state: "replay"; status: number; body: string }
@@ -65,7 +64,9 @@ export class AccountGate extends DurableObject<Bindings> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     ensureRateSchema(this.sql);
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS slots (run_id TEXT PRIMARY KEY, taken_at INTEGER NOT NULL, in_flight INTEGER NOT NULL DEFAULT 1)`);
+    this.sql.exec(
+      `CREATE TABLE IF NOT EXISTS slots (run_id TEXT PRIMARY KEY, taken_at INTEGER NOT NULL, in_flight INTEGER NOT NULL DEFAULT 1)`,
+    );
     // Objects made before website runs existed have slots without in_flight: every one of them was a credit run.
     try {
       this.sql.exec(`ALTER TABLE slots ADD COLUMN in_flight INTEGER NOT NULL DEFAULT 1`);

@@ -113,15 +113,24 @@ export class Dispatcher extends DurableObject<Bindings> {
     return {
       capacity,
       in_use: this.count(`SELECT coalesce(sum(places), 0) AS n FROM placed`),
-      placed: this.sql.exec<{ run_id: string }>(`SELECT run_id FROM placed ORDER BY at, run_id`).toArray().map((r) => r.run_id),
+      placed: this.sql
+        .exec<{ run_id: string }>(`SELECT run_id FROM placed ORDER BY at, run_id`)
+        .toArray()
+        .map((r) => r.run_id),
       waiting: this.order(),
     };
   }
 
   /** Drops what no longer waits or runs in D1 (a release that never came), then hands out free places. */
   override async alarm(): Promise<void> {
-    const placed = this.sql.exec<{ run_id: string }>(`SELECT run_id FROM placed`).toArray().map((r) => r.run_id);
-    const waiting = this.sql.exec<{ run_id: string }>(`SELECT run_id FROM waiting`).toArray().map((r) => r.run_id);
+    const placed = this.sql
+      .exec<{ run_id: string }>(`SELECT run_id FROM placed`)
+      .toArray()
+      .map((r) => r.run_id);
+    const waiting = this.sql
+      .exec<{ run_id: string }>(`SELECT run_id FROM waiting`)
+      .toArray()
+      .map((r) => r.run_id);
     const [live, queued] = await Promise.all([liveRunIds(this.env.DB, placed), queuedRunIds(this.env.DB, waiting)]);
     for (const id of placed) if (!live.has(id)) this.sql.exec(`DELETE FROM placed WHERE run_id = ?`, id);
     for (const id of waiting) if (!queued.has(id)) this.sql.exec(`DELETE FROM waiting WHERE run_id = ?`, id);
@@ -183,13 +192,20 @@ export class Dispatcher extends DurableObject<Bindings> {
   /** The whole line in grant order, as places would go if every placed run stayed placed. */
   private order(): string[] {
     const waiting = this.sql
-      .exec<{ run_id: string; account_id: string; places: number; seq: number }>(`SELECT run_id, account_id, places, seq FROM waiting ORDER BY seq`)
+      .exec<{ run_id: string; account_id: string; places: number; seq: number }>(
+        `SELECT run_id, account_id, places, seq FROM waiting ORDER BY seq`,
+      )
       .toArray();
     const held = new Map<string, number>();
     for (const p of this.sql.exec<{ account_id: string; places: number }>(`SELECT account_id, places FROM placed`)) {
       held.set(p.account_id, (held.get(p.account_id) ?? 0) + p.places);
     }
-    const turns = new Map(this.sql.exec<{ account_id: string; turn: number }>(`SELECT account_id, turn FROM served`).toArray().map((r) => [r.account_id, r.turn]));
+    const turns = new Map(
+      this.sql
+        .exec<{ account_id: string; turn: number }>(`SELECT account_id, turn FROM served`)
+        .toArray()
+        .map((r) => [r.account_id, r.turn]),
+    );
     let turn = Math.max(0, ...turns.values());
     const line: string[] = [];
     const rest = [...waiting];

@@ -42,7 +42,11 @@ export function ensureRateSchema(sql: SqlStorage): void {
 
 function stateOf(sql: SqlStorage, bucket: Bucket, now: number): WindowState & { oldest: number | null } {
   const row = sql
-    .exec<{ n: number; oldest: number | null }>(`SELECT count(*) AS n, min(at) AS oldest FROM hits WHERE bucket = ? AND at > ?`, bucket.name, now - (bucket.windowMs ?? WINDOW_MS))
+    .exec<{ n: number; oldest: number | null }>(
+      `SELECT count(*) AS n, min(at) AS oldest FROM hits WHERE bucket = ? AND at > ?`,
+      bucket.name,
+      now - (bucket.windowMs ?? WINDOW_MS),
+    )
     .one();
   const reset = Math.ceil(((row.oldest ?? now) + (bucket.windowMs ?? WINDOW_MS)) / 1000);
   return { limit: bucket.limit, remaining: Math.max(0, bucket.limit - row.n), reset, oldest: row.oldest };
@@ -63,7 +67,14 @@ export function hit(sql: SqlStorage, buckets: Bucket[], now: number): RateDecisi
     return { allowed: false, window: windowOf(shown), bucket: buckets[full]!.label, retryAfter };
   }
   for (const b of buckets) sql.exec(`INSERT INTO hits (bucket, at) VALUES (?, ?)`, b.name, now);
-  return { allowed: true, window: { ...windowOf(shown), remaining: shown.remaining - 1, reset: shown.oldest === null ? Math.ceil((now + (buckets[0]!.windowMs ?? WINDOW_MS)) / 1000) : shown.reset } };
+  return {
+    allowed: true,
+    window: {
+      ...windowOf(shown),
+      remaining: shown.remaining - 1,
+      reset: shown.oldest === null ? Math.ceil((now + (buckets[0]!.windowMs ?? WINDOW_MS)) / 1000) : shown.reset,
+    },
+  };
 }
 
 /** The window of one bucket without counting a request. */

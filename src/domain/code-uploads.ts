@@ -4,7 +4,7 @@
 import { ApiError, validationError } from "../errors";
 import { sha256Hex } from "../lib/crypto";
 import { newId, nowIso } from "../lib/ids";
-import { getCodeUpload, insertCodeUpload, type CodeUploadRow } from "../storage/code-uploads";
+import { type CodeUploadRow, getCodeUpload, insertCodeUpload } from "../storage/code-uploads";
 import type { Db } from "../storage/db";
 
 export const CODE_UPLOAD_TTL_MS = 24 * 60 * 60 * 1000;
@@ -31,7 +31,12 @@ export const isExpired = (row: CodeUploadRow, now = Date.now()) => Date.parse(ro
  * an unknown or another account's upload 422 `code_upload_not_found`, an expired one 422
  * `code_upload_expired` (each naming the field).
  */
-export async function resolveCodeUploads<T extends Record<string, unknown>>(db: Db, accountId: string, body: T, fields: readonly string[]): Promise<T> {
+export async function resolveCodeUploads<T extends Record<string, unknown>>(
+  db: Db,
+  accountId: string,
+  body: T,
+  fields: readonly string[],
+): Promise<T> {
   const resolved: Record<string, unknown> = { ...body };
   for (const field of fields) {
     const id = body[`${field}_id`];
@@ -39,8 +44,15 @@ export async function resolveCodeUploads<T extends Record<string, unknown>>(db: 
     if (id === undefined) continue;
     if (body[field] !== undefined) throw validationError([{ field: `${field}_id`, message: `send ${field} or ${field}_id, not both` }]);
     const upload = await getCodeUpload(db, accountId, String(id));
-    if (!upload) throw new ApiError("code_upload_not_found", `${field}_id "${String(id)}" is not a code upload of this account.`, { field: `${field}_id` });
-    if (isExpired(upload)) throw new ApiError("code_upload_expired", `The code upload ${upload.id} expired at ${upload.expiresAt}; upload the code again.`, { field: `${field}_id`, expired_at: upload.expiresAt });
+    if (!upload)
+      throw new ApiError("code_upload_not_found", `${field}_id "${String(id)}" is not a code upload of this account.`, {
+        field: `${field}_id`,
+      });
+    if (isExpired(upload))
+      throw new ApiError("code_upload_expired", `The code upload ${upload.id} expired at ${upload.expiresAt}; upload the code again.`, {
+        field: `${field}_id`,
+        expired_at: upload.expiresAt,
+      });
     resolved[field] = upload.content;
   }
   return resolved as T;

@@ -5,7 +5,15 @@
 import { sha256Hex } from "../lib/crypto";
 import { newId, nowIso, randomBase62 } from "../lib/ids";
 import type { Db } from "../storage/db";
-import { decideDeviceCode, findDeviceCode, findPendingUserCode, insertDeviceCode, markIssued, recordPoll, type DeviceCodeRow } from "../storage/sessions";
+import {
+  type DeviceCodeRow,
+  decideDeviceCode,
+  findDeviceCode,
+  findPendingUserCode,
+  insertDeviceCode,
+  markIssued,
+  recordPoll,
+} from "../storage/sessions";
 import { generateKey, issueKey } from "./keys";
 
 export const DEVICE_CODE_TTL_SECONDS = 900;
@@ -57,9 +65,17 @@ export async function startDeviceAuthorization(db: Db, verifyUrl: string, client
 
 export type PollOutcome =
   | { kind: "issued"; key: string; prefix: string; scopes: string[]; name: string }
-  | { kind: "error"; error: "authorization_pending" | "slow_down" | "access_denied" | "expired_token" | "invalid_grant"; description: string };
+  | {
+      kind: "error";
+      error: "authorization_pending" | "slow_down" | "access_denied" | "expired_token" | "invalid_grant";
+      description: string;
+    };
 
-const fail = (error: Extract<PollOutcome, { kind: "error" }>["error"], description: string): PollOutcome => ({ kind: "error", error, description });
+const fail = (error: Extract<PollOutcome, { kind: "error" }>["error"], description: string): PollOutcome => ({
+  kind: "error",
+  error,
+  description,
+});
 
 /** One poll of the device (POST /auth/device/token). */
 export async function pollDeviceToken(db: Db, deviceCode: string): Promise<PollOutcome> {
@@ -70,7 +86,10 @@ export async function pollDeviceToken(db: Db, deviceCode: string): Promise<PollO
   if (Date.parse(row.expiresAt) <= now) return fail("expired_token", "The device code expired; start the login again.");
   if (row.status === "denied") return fail("access_denied", "The request was denied in the dashboard.");
   if (!(await recordPoll(db, row, now, SLOW_DOWN_SECONDS))) {
-    return fail("slow_down", `Polling faster than every ${row.intervalSeconds} s; wait ${row.intervalSeconds + SLOW_DOWN_SECONDS} s between polls.`);
+    return fail(
+      "slow_down",
+      `Polling faster than every ${row.intervalSeconds} s; wait ${row.intervalSeconds + SLOW_DOWN_SECONDS} s between polls.`,
+    );
   }
   if (row.status === "pending") return fail("authorization_pending", "Waiting for the code to be approved in the dashboard.");
   return issue(db, row);
@@ -78,7 +97,8 @@ export async function pollDeviceToken(db: Db, deviceCode: string): Promise<PollO
 
 async function issue(db: Db, row: DeviceCodeRow): Promise<PollOutcome> {
   const generated = generateKey();
-  if (!row.accountId || !row.scopes || !(await markIssued(db, row.id, generated.prefix))) return fail("invalid_grant", "This device code was already used.");
+  if (!row.accountId || !row.scopes || !(await markIssued(db, row.id, generated.prefix)))
+    return fail("invalid_grant", "This device code was already used.");
   const issued = await issueKey(db, row.accountId, row.keyName ?? "device", row.scopes, null, generated);
   return { kind: "issued", key: issued.key, prefix: issued.prefix, scopes: issued.scopes, name: issued.name };
 }
@@ -98,7 +118,9 @@ export async function decideAuthorization(
   return decideDeviceCode(
     db,
     id,
-    decision.approve ? { status: "approved", accountId, keyName: decision.keyName, scopes: decision.scopes } : { status: "denied", accountId },
+    decision.approve
+      ? { status: "approved", accountId, keyName: decision.keyName, scopes: decision.scopes }
+      : { status: "denied", accountId },
     nowIso(),
   );
 }

@@ -7,7 +7,7 @@ import { newId, nowIso } from "../lib/ids";
 import { getDb } from "../storage/db";
 import { insertImport } from "../storage/imports";
 import { paretoFront } from "./pareto";
-import { IMPORTED, paretoFrontFiles, r2Key, reportFiles, storeResultFiles, summaryFile, type GaResult } from "./result-files";
+import { type GaResult, IMPORTED, paretoFrontFiles, r2Key, reportFiles, storeResultFiles, summaryFile } from "./result-files";
 
 /** The outcome of a run as the client reported it (population included when it sent it), its objectives read. */
 export type ImportedOutcome = {
@@ -18,9 +18,21 @@ export type ImportedOutcome = {
   best_solution_idx?: number;
   gene_type_single?: boolean;
 } & (
-  | { num_objectives: 1; best_solution_fitness: number; best_solution_objectives: null; best_solutions_fitness: (number | null)[]; last_generation_fitness?: (number | null)[] }
+  | {
+      num_objectives: 1;
+      best_solution_fitness: number;
+      best_solution_objectives: null;
+      best_solutions_fitness: (number | null)[];
+      last_generation_fitness?: (number | null)[];
+    }
   /** Several objectives: their values for the best solution, per generation (PyGAD's best_solutions_fitness) and per solution of the final population. */
-  | { num_objectives: number; best_solution_fitness: null; best_solution_objectives: number[]; best_solutions_fitness: number[][]; last_generation_fitness?: number[][] }
+  | {
+      num_objectives: number;
+      best_solution_fitness: null;
+      best_solution_objectives: number[];
+      best_solutions_fitness: number[][];
+      last_generation_fitness?: number[][];
+    }
 );
 
 export interface ImportInput {
@@ -39,9 +51,17 @@ export async function createImport(env: Bindings, accountId: string, input: Impo
   const resultId = newId();
   const { result } = input;
   // Several objectives: the front of the final population, when the client sent it with its objective vectors.
-  const front = result.best_solution_objectives !== null && result.population && result.last_generation_fitness ? paretoFront(result.last_generation_fitness, result.population) : null;
+  const front =
+    result.best_solution_objectives !== null && result.population && result.last_generation_fitness
+      ? paretoFront(result.last_generation_fitness, result.population)
+      : null;
   // What a run reports; its engine and warnings are not known, gene constraints not checked here.
-  const outcome: GaResult = { ...result, stopped_reason: IMPORTED, pareto_front: front && { size: front.objectives.length, objectives: front.objectives }, constraint_violations: null };
+  const outcome: GaResult = {
+    ...result,
+    stopped_reason: IMPORTED,
+    pareto_front: front && { size: front.objectives.length, objectives: front.objectives },
+    constraint_violations: null,
+  };
   const summary = summaryFile({ result_id: resultId, submission_id: id, run_id: runId }, outcome, {
     engine: null,
     warnings: [],

@@ -30,7 +30,14 @@ export function keyPrefix(key: string): string | null {
  * Issues a new key of the account (the secret is returned once; only its SHA-256 is stored). `generated`
  * is the key when the caller needed its prefix first (a device login records it before the insert).
  */
-export async function issueKey<S extends string>(db: Db, accountId: string, name: string, scopes: S[], expiresAt: string | null, generated = generateKey()) {
+export async function issueKey<S extends string>(
+  db: Db,
+  accountId: string,
+  name: string,
+  scopes: S[],
+  expiresAt: string | null,
+  generated = generateKey(),
+) {
   const { key, prefix } = generated;
   await insertKey(db, { id: newId(), accountId, prefix, keyHash: await sha256Hex(key), name, scopes, expiresAt, createdAt: nowIso() });
   return { key, prefix, name, scopes, expires_at: expiresAt };

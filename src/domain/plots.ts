@@ -49,7 +49,14 @@ function svg(height: number, title: string, body: string[]): string {
 }
 
 /** Grid, tick labels and axis lines of one frame; x ticks are `xTicks` mapped by `sx`. */
-function axes(f: Frame, sy: (y: number) => number, [lo, hi]: [number, number], xTicks: { at: number; label: string }[], xLabel: string, yLabel: string): string[] {
+function axes(
+  f: Frame,
+  sy: (y: number) => number,
+  [lo, hi]: [number, number],
+  xTicks: { at: number; label: string }[],
+  xLabel: string,
+  yLabel: string,
+): string[] {
   const bottom = f.top + f.height;
   return [
     ...ticks(lo, hi).map(
@@ -90,7 +97,9 @@ function historyPanel(f: Frame, history: Fitness[], yLabel: string): string[] {
     if (y !== "inf" && y !== "-inf") return [];
     const edge = y === "inf" ? f.top : f.top + f.height;
     const tip = y === "inf" ? edge - 6 : edge + 6;
-    return [`<polygon points="${px(sx(x) - 4)},${px(edge)} ${px(sx(x) + 4)},${px(edge)} ${px(sx(x))},${px(tip)}" fill="#d62728"><title>${y === "inf" ? "+inf" : "-inf"}</title></polygon>`];
+    return [
+      `<polygon points="${px(sx(x) - 4)},${px(edge)} ${px(sx(x) + 4)},${px(edge)} ${px(sx(x))},${px(tip)}" fill="#d62728"><title>${y === "inf" ? "+inf" : "-inf"}</title></polygon>`,
+    ];
   });
   return [
     ...axes(f, sy, range, xTicks, "generation", yLabel),
@@ -100,7 +109,9 @@ function historyPanel(f: Frame, history: Fitness[], yLabel: string): string[] {
         : `<circle cx="${px(sx(run[0]!.x))}" cy="${px(sy(run[0]!.y))}" r="3" fill="${COLOR}"/>`,
     ),
     ...infinite,
-    ...(infinite.length ? [`<text x="${f.left + f.width}" y="${f.top + f.height + 32}" text-anchor="end" fill="#d62728">▲ +inf  ▼ −inf</text>`] : []),
+    ...(infinite.length
+      ? [`<text x="${f.left + f.width}" y="${f.top + f.height + 32}" text-anchor="end" fill="#d62728">▲ +inf  ▼ −inf</text>`]
+      : []),
   ];
 }
 
@@ -120,7 +131,11 @@ export function fitnessPlot(history: (Fitness | number[])[], numObjectives = 1, 
   const shown = Math.min(numObjectives, MAX_PANELS);
   const panel = 170;
   const body = Array.from({ length: shown }, (_, i) =>
-    historyPanel({ left: 80, top: 30 + i * panel, width: WIDTH - 100, height: panel - 60 }, history.map((row) => (Array.isArray(row) ? (row[i] ?? null) : null)), `objective ${i}`),
+    historyPanel(
+      { left: 80, top: 30 + i * panel, width: WIDTH - 100, height: panel - 60 },
+      history.map((row) => (Array.isArray(row) ? (row[i] ?? null) : null)),
+      `objective ${i}`,
+    ),
   ).flat();
   const title = `${imported ? IMPORTED_HISTORY_TITLE : "Best value of each objective per generation"}${numObjectives > shown ? ` (objectives 0–${shown - 1} of ${numObjectives})` : ""}`;
   return svg(30 + shown * panel, title, body);
@@ -151,7 +166,10 @@ export function paretoPlot(objectives: number[][]): string {
   const sy = (i: number, v: number) => f.top + f.height - ((v - ranges[i]![0]) / (ranges[i]![1] - ranges[i]![0])) * f.height;
   const opacity = Math.max(0.08, Math.min(0.8, 20 / Math.max(objectives.length, 1)));
   return svg(370, title, [
-    ...objectives.map((o) => `<polyline fill="none" stroke="${COLOR}" stroke-opacity="${opacity.toFixed(2)}" points="${o.map((v, i) => `${px(ax(i))},${px(sy(i, v))}`).join(" ")}"/>`),
+    ...objectives.map(
+      (o) =>
+        `<polyline fill="none" stroke="${COLOR}" stroke-opacity="${opacity.toFixed(2)}" points="${o.map((v, i) => `${px(ax(i))},${px(sy(i, v))}`).join(" ")}"/>`,
+    ),
     ...ranges.flatMap(([lo, hi], i) => [
       `<line x1="${px(ax(i))}" x2="${px(ax(i))}" y1="${f.top}" y2="${f.top + f.height}" stroke="#333"/>`,
       `<text x="${px(ax(i))}" y="${f.top - 6}" text-anchor="middle">${fmt(hi)}</text>`,

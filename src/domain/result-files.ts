@@ -70,9 +70,17 @@ function historyCsv(result: GaResult): string {
  * result.json: the result's summary — its ids, what the report said (the population and the front's
  * vectors are files of their own: the front's size instead), then `more` (engine, warnings, parameters…).
  */
-export function summaryFile(ids: { result_id: string; submission_id: string; run_id: string }, result: GaResult, more: Record<string, unknown>): ResultFile {
+export function summaryFile(
+  ids: { result_id: string; submission_id: string; run_id: string },
+  result: GaResult,
+  more: Record<string, unknown>,
+): ResultFile {
   const { population: _population, pareto_front: front, ...reported } = result;
-  return { name: "result.json", contentType: "application/json", body: JSON.stringify({ ...ids, ...reported, pareto_front_size: front?.size ?? null, ...more }, null, 2) };
+  return {
+    name: "result.json",
+    contentType: "application/json",
+    body: JSON.stringify({ ...ids, ...reported, pareto_front_size: front?.size ?? null, ...more }, null, 2),
+  };
 }
 
 /** A result's file as stored in R2: what its file row records. */
@@ -101,10 +109,18 @@ export function storeResultFiles(bucket: R2Bucket, resultId: string, files: Resu
  */
 export function paretoFrontFiles(numObjectives: number, front: { objectives: number[][]; solutions: number[][] }): ResultFile[] {
   const genes = front.solutions[0]?.length ?? 0;
-  const header = ["index", ...Array.from({ length: numObjectives }, (_, i) => `objective_${i}`), ...Array.from({ length: genes }, (_, i) => `gene_${i}`)];
+  const header = [
+    "index",
+    ...Array.from({ length: numObjectives }, (_, i) => `objective_${i}`),
+    ...Array.from({ length: genes }, (_, i) => `gene_${i}`),
+  ];
   const lines = front.objectives.map((values, i) => [i, ...values, ...front.solutions[i]!].join(","));
   return [
-    { name: "pareto_front.json", contentType: STAGED_FILES["pareto_front.json"], body: JSON.stringify({ num_objectives: numObjectives, objectives: front.objectives, solutions: front.solutions }) },
+    {
+      name: "pareto_front.json",
+      contentType: STAGED_FILES["pareto_front.json"],
+      body: JSON.stringify({ num_objectives: numObjectives, objectives: front.objectives, solutions: front.solutions }),
+    },
     { name: "pareto_front.csv", contentType: STAGED_FILES["pareto_front.csv"], body: `${[header.join(","), ...lines].join("\n")}\n` },
   ];
 }
@@ -120,9 +136,14 @@ export function reportFiles(result: GaResult, output: string | null = null): Res
   const files = [
     { name: "fitness_history.csv", contentType: "text/csv", body: `${historyCsv(result)}\n` },
     { name: "best_solution.csv", contentType: "text/csv", body: `${best}\n` },
-    { name: "fitness.svg", contentType: "image/svg+xml", body: fitnessPlot(result.best_solutions_fitness, result.num_objectives, { imported: result.stopped_reason === IMPORTED }) },
+    {
+      name: "fitness.svg",
+      contentType: "image/svg+xml",
+      body: fitnessPlot(result.best_solutions_fitness, result.num_objectives, { imported: result.stopped_reason === IMPORTED }),
+    },
   ];
-  if (result.pareto_front) files.push({ name: "pareto_front.svg", contentType: "image/svg+xml", body: paretoPlot(result.pareto_front.objectives) });
+  if (result.pareto_front)
+    files.push({ name: "pareto_front.svg", contentType: "image/svg+xml", body: paretoPlot(result.pareto_front.objectives) });
   if (result.population) files.push({ name: POPULATION_FILE, contentType: "application/json", body: JSON.stringify(result.population) });
   if (output) files.push({ name: LOGS_FILE, contentType: "text/plain; charset=utf-8", body: output });
   return files;

@@ -1,19 +1,20 @@
 // A run's way from the queue to a worker: claim (queued → running), start, progress, give back.
-import { config, runTokenSecret } from "../config";
+
 import { and, eq, sql } from "drizzle-orm";
-import type { Bindings } from "../env";
 import { limitsFor } from "../admission/admission";
-import type { AccountRow } from "../storage/accounts";
-import { getDb } from "../storage/db";
-import { accounts, runs, submissions } from "../storage/schema";
-import type { RunRow } from "../storage/submissions";
-import { INTERNAL_HOST } from "../runner/container-runner";
-import { getRunner, type StartRequest } from "../runner/runner";
+import { config, runTokenSecret } from "../config";
+import type { Bindings } from "../env";
 import { hmacSha256Hex } from "../lib/crypto";
 import { nowIso } from "../lib/ids";
-import { POPULATION_FILE } from "./result-files";
-import { MAX_PANELS } from "./plots";
+import { INTERNAL_HOST } from "../runner/container-runner";
+import { getRunner, type StartRequest } from "../runner/runner";
+import type { AccountRow } from "../storage/accounts";
+import { getDb } from "../storage/db";
 import { getResultFile } from "../storage/results";
+import { accounts, runs, submissions } from "../storage/schema";
+import type { RunRow } from "../storage/submissions";
+import { MAX_PANELS } from "./plots";
+import { POPULATION_FILE } from "./result-files";
 
 /** The per-run token the GA worker presents on its reports; the user's code never sees it. */
 export async function runToken(env: Bindings, runId: string): Promise<string> {
@@ -47,8 +48,16 @@ export async function claimRun(env: Bindings, runId: string): Promise<ClaimedRun
     db
       .update(submissions)
       .set({ status: "running", updatedAt: now })
-      .where(and(eq(submissions.latestRunId, runId), sql`EXISTS (SELECT 1 FROM runs WHERE id = ${runId} AND status = 'running' AND started_at = ${now})`)),
-    db.select().from(accounts).where(eq(accounts.id, sql`(SELECT account_id FROM runs WHERE id = ${runId})`)),
+      .where(
+        and(
+          eq(submissions.latestRunId, runId),
+          sql`EXISTS (SELECT 1 FROM runs WHERE id = ${runId} AND status = 'running' AND started_at = ${now})`,
+        ),
+      ),
+    db
+      .select()
+      .from(accounts)
+      .where(eq(accounts.id, sql`(SELECT account_id FROM runs WHERE id = ${runId})`)),
   ]);
   return claimed[0] ? { run: claimed[0], account: account[0] } : null;
 }
@@ -109,7 +118,11 @@ export async function recordProgress(
   runId: string,
   progress: { generations_completed: number; best_solution_fitness: number | null; best_objectives?: number[] | null },
 ): Promise<boolean> {
-  const point = [progress.generations_completed, progress.best_solution_fitness, ...(progress.best_objectives ? [progress.best_objectives.slice(0, TRAIL_OBJECTIVES)] : [])];
+  const point = [
+    progress.generations_completed,
+    progress.best_solution_fitness,
+    ...(progress.best_objectives ? [progress.best_objectives.slice(0, TRAIL_OBJECTIVES)] : []),
+  ];
   const db = getDb(env.DB);
   const updated = await db
     .update(runs)
@@ -129,4 +142,3 @@ export async function recordProgress(
     .returning({ id: runs.id });
   return updated.length === 1;
 }
-

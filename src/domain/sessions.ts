@@ -3,9 +3,17 @@
 // scopes and ends when the key is revoked or expires; a sign-in link's session has every scope.
 import { sha256Hex } from "../lib/crypto";
 import { newId, nowIso, randomBase62 } from "../lib/ids";
-import type { Db } from "../storage/db";
 import type { AccountRow } from "../storage/accounts";
-import { consumeSignInLink, extendSession, findLiveSession, insertSession, insertSignInLink, revokeSession, type SessionRow } from "../storage/sessions";
+import type { Db } from "../storage/db";
+import {
+  consumeSignInLink,
+  extendSession,
+  findLiveSession,
+  insertSession,
+  insertSignInLink,
+  revokeSession,
+  type SessionRow,
+} from "../storage/sessions";
 import { SCOPES } from "./keys";
 
 /** A session ends after this long without a request… */
@@ -24,7 +32,10 @@ export interface Session {
 }
 
 /** Starts a session; its token (for the cookie, never stored) and its row. */
-export async function startSession(db: Db, opts: { accountId: string; keyId: string | null; scopes: readonly string[]; keyExpiresAt?: string | null }) {
+export async function startSession(
+  db: Db,
+  opts: { accountId: string; keyId: string | null; scopes: readonly string[]; keyExpiresAt?: string | null },
+) {
   const token = randomBase62(43);
   const now = Date.now();
   const cap = Math.min(now + SESSION_IDLE_MS, opts.keyExpiresAt ? Date.parse(opts.keyExpiresAt) : Infinity);
@@ -53,7 +64,11 @@ export async function resumeSession(db: Db, token: string): Promise<Session | nu
   const { session, account, keyRevokedAt, keyExpiresAt } = found;
   if (session.keyId && (keyRevokedAt || (keyExpiresAt && Date.parse(keyExpiresAt) <= now))) return null;
   if (now - Date.parse(session.lastSeenAt) > 60_000) {
-    const cap = Math.min(now + SESSION_IDLE_MS, Date.parse(session.createdAt) + SESSION_MAX_MS, keyExpiresAt ? Date.parse(keyExpiresAt) : Infinity);
+    const cap = Math.min(
+      now + SESSION_IDLE_MS,
+      Date.parse(session.createdAt) + SESSION_MAX_MS,
+      keyExpiresAt ? Date.parse(keyExpiresAt) : Infinity,
+    );
     await extendSession(db, session.id, new Date(now).toISOString(), new Date(cap).toISOString());
   }
   return { row: session, account, keyExpiresAt: session.keyId ? (keyExpiresAt ?? null) : null };
@@ -66,7 +81,14 @@ export async function createSignInLink(db: Db, accountId: string, ttlMs = SIGN_I
   const token = randomBase62(40);
   const now = Date.now();
   const expiresAt = new Date(now + Math.min(ttlMs, SIGN_IN_LINK_MAX_MS)).toISOString();
-  await insertSignInLink(db, { id: newId(), tokenHash: await sha256Hex(token), accountId, createdAt: new Date(now).toISOString(), expiresAt, usedAt: null });
+  await insertSignInLink(db, {
+    id: newId(),
+    tokenHash: await sha256Hex(token),
+    accountId,
+    createdAt: new Date(now).toISOString(),
+    expiresAt,
+    usedAt: null,
+  });
   return { token, expiresAt };
 }
 

@@ -1,17 +1,16 @@
 // Submissions and their runs: create, add a run (reexecute / continue), cancel, delete (docs/api.md#submissions-runs-results).
 import { and, eq, notInArray, sql } from "drizzle-orm";
+import { platformQueueCap } from "../admission/admission";
 import type { Bindings, RunMessage } from "../env";
 import { ApiError } from "../errors";
-import { getDb } from "../storage/db";
-import { isLive, LIVE_STATUSES, submissions, type RunKind, type SubmissionSource } from "../storage/schema";
-import { deleteSubmissionRow, getRun, insertSubmissionStatements, type RunRow, type SubmissionRow } from "../storage/submissions";
-import { platformQueueCap } from "../admission/admission";
+import { newId, nowIso } from "../lib/ids";
 import { parallelWorkers } from "../runner/protocol";
 import { getRunner, type RunMetrics } from "../runner/runner";
+import { getDb } from "../storage/db";
 import { platformCapStatement } from "../storage/platform-queue";
-import { newId, nowIso } from "../lib/ids";
-import { endRun, type EndedRun } from "./transitions";
-
+import { isLive, LIVE_STATUSES, type RunKind, type SubmissionSource, submissions } from "../storage/schema";
+import { deleteSubmissionRow, getRun, insertSubmissionStatements, type RunRow, type SubmissionRow } from "../storage/submissions";
+import { type EndedRun, endRun } from "./transitions";
 
 /** 409 for a reexecute or continue while a run of the submission is queued or running. */
 export function assertNoLiveRun(submission: SubmissionRow): void {
@@ -53,7 +52,12 @@ export interface CreateInput {
 }
 
 /** Stores a submission with its first run, queued (the caller puts the run on the queue: `enqueueRun`). */
-export async function createSubmission(env: Bindings, accountId: string, runId: string, input: CreateInput): Promise<{ id: string; runId: string; createdAt: string }> {
+export async function createSubmission(
+  env: Bindings,
+  accountId: string,
+  runId: string,
+  input: CreateInput,
+): Promise<{ id: string; runId: string; createdAt: string }> {
   const db = getDb(env.DB);
   const now = nowIso();
   const id = newId();
@@ -148,7 +152,8 @@ async function stopWorker(env: Bindings, run: RunRow): Promise<RunMetrics | null
 export async function cancelSubmission(env: Bindings, submission: SubmissionRow): Promise<EndedRun> {
   const db = getDb(env.DB);
   const run = await getRun(db, submission.latestRunId);
-  if (!run || !isLive(run.status)) throw new ApiError("invalid_state", `The submission has already ${submission.status}; there is nothing to cancel.`);
+  if (!run || !isLive(run.status))
+    throw new ApiError("invalid_state", `The submission has already ${submission.status}; there is nothing to cancel.`);
   const metrics = await stopWorker(env, run);
   const ended = await endRun(env, run.id, {
     status: "cancelled",

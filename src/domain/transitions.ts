@@ -11,15 +11,33 @@ import { accountGate } from "../admission/account-gate";
 import { runChargeStatements } from "../billing/ledger";
 import { chargeMicro, prices } from "../billing/prices";
 import type { Bindings } from "../env";
-import { enqueueRunDeliveries, runEndOutboxStatements, type RunEndEventFacts } from "../events/outbox";
+import { enqueueRunDeliveries, type RunEndEventFacts, runEndOutboxStatements } from "../events/outbox";
 import { newId, nowIso } from "../lib/ids";
 import { releasePlace } from "../runner/dispatch";
 import type { RunMetrics } from "../runner/runner";
 import { getDb } from "../storage/db";
-import { endRunStatement, endSubmissionStatement, findRunWithSource, insertResultFileStatement, insertResultStatement, wonBy } from "../storage/run-end";
+import {
+  endRunStatement,
+  endSubmissionStatement,
+  findRunWithSource,
+  insertResultFileStatement,
+  insertResultStatement,
+  wonBy,
+} from "../storage/run-end";
 import { isLive, type RunWarning, type SubmissionSource } from "../storage/schema";
 import type { RunRow } from "../storage/submissions";
-import { POPULATION_FILE, reportFiles, rowFitness, STAGED_FILES, STAGED_NAMES, stagedKey, storeResultFiles, summaryFile, type GaResult, type StoredFile } from "./result-files";
+import {
+  type GaResult,
+  POPULATION_FILE,
+  reportFiles,
+  rowFitness,
+  STAGED_FILES,
+  STAGED_NAMES,
+  type StoredFile,
+  stagedKey,
+  storeResultFiles,
+  summaryFile,
+} from "./result-files";
 
 export type TerminalStatus = "succeeded" | "failed" | "cancelled" | "deleted";
 
@@ -64,14 +82,18 @@ function usageOf(run: RunRow, metrics: RunMetrics | null | undefined, now: strin
  */
 export async function endRun(env: Bindings, runId: string, outcome: RunOutcome): Promise<EndedRun | null> {
   const db = getDb(env.DB);
-  const result = outcome.status === "succeeded" ? outcome.result ?? null : null;
+  const result = outcome.status === "succeeded" ? (outcome.result ?? null) : null;
   const resultId = result ? newId() : null;
   // While the run is read: what the GA worker uploaded before its report (the final population when
   // it was too large to ride inline, a front's solutions, saved solutions) is looked up, and the files
   // built from the report alone are written (files first: a caller that finds the run ended, or loses
   // the race below, removes them again). result.json needs the run's row: it is written after.
   // (Not looked for: a population that rode inline, a front's files when the result has no front.)
-  const stagedNames = result ? STAGED_NAMES.filter((name) => !(name === POPULATION_FILE && result.population) && !(name.startsWith("pareto_front.") && !result.pareto_front)) : [];
+  const stagedNames = result
+    ? STAGED_NAMES.filter(
+        (name) => !(name === POPULATION_FILE && result.population) && !(name.startsWith("pareto_front.") && !result.pareto_front),
+      )
+    : [];
   const fromReport = result ? reportFiles(result, outcome.output ?? null) : [];
   const [found, staged, stored] = await Promise.all([
     findRunWithSource(db, runId),
@@ -105,7 +127,11 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
       warnings: outcome.warnings ?? null,
       chargedMicro: charge.amountMicro,
       generationsCompleted: result?.generations_completed ?? outcome.progress?.generations_completed ?? null,
-      bestSolutionFitness: result ? rowFitness(result.best_solution_fitness) : outcome.progress ? outcome.progress.best_solution_fitness : undefined,
+      bestSolutionFitness: result
+        ? rowFitness(result.best_solution_fitness)
+        : outcome.progress
+          ? outcome.progress.best_solution_fitness
+          : undefined,
     }),
   ];
 
@@ -113,7 +139,16 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
     statements.push(
       ...runChargeStatements(
         db,
-        { ledgerId: newId(), accountId: run.accountId, runId, submissionId: run.submissionId, amountMicro: charge.amountMicro, cpuSeconds: usage.cpuSeconds, gbSeconds: charge.gbSeconds, now },
+        {
+          ledgerId: newId(),
+          accountId: run.accountId,
+          runId,
+          submissionId: run.submissionId,
+          amountMicro: charge.amountMicro,
+          cpuSeconds: usage.cpuSeconds,
+          gbSeconds: charge.gbSeconds,
+          now,
+        },
         won,
       ),
     );
@@ -157,7 +192,10 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
     // What the GA worker uploaded stays where it is and becomes the result's file.
     stagedNames.forEach((name, i) => {
       const object = staged[i];
-      if (object) statements.push(insertResultFileStatement(db, id, { name, contentType: STAGED_FILES[name], size: object.size, key: object.key }, now, won));
+      if (object)
+        statements.push(
+          insertResultFileStatement(db, id, { name, contentType: STAGED_FILES[name], size: object.size, key: object.key }, now, won),
+        );
     });
   }
 
@@ -178,7 +216,14 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
   const facts = runEndFacts(ended);
   if (facts) statements.push(...runEndOutboxStatements(db, facts, won));
 
-  statements.push(endSubmissionStatement(db, run, { deleted: outcome.status === "deleted", status: storedStatus, chargedMicro: charge.amountMicro, now }, won));
+  statements.push(
+    endSubmissionStatement(
+      db,
+      run,
+      { deleted: outcome.status === "deleted", status: storedStatus, chargedMicro: charge.amountMicro, now },
+      won,
+    ),
+  );
 
   // The files were written first: if this caller loses the race, they are removed again.
   const [first] = await db.batch(statements as [(typeof statements)[0], ...typeof statements]);
@@ -225,8 +270,11 @@ function runEndFacts(ended: EndedRun): RunEndEventFacts | null {
  * run place (or its turn in the line) to the Dispatcher, and the deliveries written in the batch are sent. Both are idempotent; the cron sends anything left.
  */
 export async function afterRunEnded(env: Bindings, ended: EndedRun): Promise<void> {
-  const sends = ended.source === "api" && ended.status !== "deleted"
-    ? enqueueRunDeliveries(env, ended.run.id).catch((err) => console.error("webhook dispatch failed; the cron will send", ended.run.id, err))
-    : Promise.resolve();
+  const sends =
+    ended.source === "api" && ended.status !== "deleted"
+      ? enqueueRunDeliveries(env, ended.run.id).catch((err) =>
+          console.error("webhook dispatch failed; the cron will send", ended.run.id, err),
+        )
+      : Promise.resolve();
   await Promise.all([accountGate(env, ended.run.accountId).release(ended.run.id), releasePlace(env, ended.run.id), sends]);
 }

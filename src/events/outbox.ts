@@ -3,13 +3,13 @@
 // when the run ended, and nothing is lost between the write and the queue. The queue then only
 // carries delivery ids: `enqueueRunDeliveries` right after the batch, and the cron handler
 // (`requeueDueDeliveries`) for anything due that was never sent or whose message was lost.
-import { and, eq, inArray, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import type { Bindings } from "../env";
 import { toHex } from "../lib/crypto";
 import { nowIso } from "../lib/ids";
-import { getDb, type Db } from "../storage/db";
+import { type Db, getDb } from "../storage/db";
 import { deliveries } from "../storage/schema";
-import { envelope, occurredAt, runEndEvents, type RunEndFacts } from "./payloads";
+import { envelope, occurredAt, type RunEndFacts, runEndEvents } from "./payloads";
 
 /** Delivery ids: 16 lowercase hex characters (made by SQL `randomblob` in the outbox, or here). */
 export const newDeliveryId = () => toHex(crypto.getRandomValues(new Uint8Array(8)).buffer as ArrayBuffer);
@@ -74,7 +74,17 @@ export function runEndOutboxStatements(db: Db, facts: RunEndEventFacts, won: SQL
   return runEndEvents(facts).flatMap(({ type, data }) =>
     outboxStatements(
       db,
-      { id: crypto.randomUUID(), accountId: facts.accountId, type, data, occurredAt: occurred, submissionId: facts.submissionId, runId: facts.runId, origin: "run", createdAt: facts.endedAt },
+      {
+        id: crypto.randomUUID(),
+        accountId: facts.accountId,
+        type,
+        data,
+        occurredAt: occurred,
+        submissionId: facts.submissionId,
+        runId: facts.runId,
+        origin: "run",
+        createdAt: facts.endedAt,
+      },
       "subscribed",
       won,
     ),
@@ -94,7 +104,10 @@ async function claimAndSend(env: Bindings, where: SQL): Promise<string[]> {
     }
   } catch (err) {
     // Give them back to the cron handler, which sends anything due and never sent.
-    await db.update(deliveries).set({ enqueuedAt: null }).where(and(inArray(deliveries.id, ids), eq(deliveries.enqueuedAt, now)));
+    await db
+      .update(deliveries)
+      .set({ enqueuedAt: null })
+      .where(and(inArray(deliveries.id, ids), eq(deliveries.enqueuedAt, now)));
     throw err;
   }
   return ids;
@@ -132,7 +145,10 @@ export async function requeueDueDeliveries(env: Bindings, now = Date.now()): Pro
     .where(
       and(
         eq(deliveries.status, "pending"),
-        or(and(isNull(deliveries.enqueuedAt), lte(deliveries.nextAttemptAt, due)), and(lt(deliveries.nextAttemptAt, stale), lt(deliveries.enqueuedAt, stale))),
+        or(
+          and(isNull(deliveries.enqueuedAt), lte(deliveries.nextAttemptAt, due)),
+          and(lt(deliveries.nextAttemptAt, stale), lt(deliveries.enqueuedAt, stale)),
+        ),
       ),
     )
     .limit(500)

@@ -1,7 +1,13 @@
 // Event types, the `data` of each (docs/webhooks.md#events, #event-data, #envelope) and the envelope.
 import { isoMicros } from "../lib/ids";
 
-export const EVENT_TYPES = ["submission.succeeded", "submission.failed", "submission.cancelled", "result.completed", "webhook.test"] as const;
+export const EVENT_TYPES = [
+  "submission.succeeded",
+  "submission.failed",
+  "submission.cancelled",
+  "result.completed",
+  "webhook.test",
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Facts about a run's end that events are built from (a subset of domain/transitions.ts's EndedRun). */
@@ -41,7 +47,9 @@ function plainDecimal(n: number): string {
   const digits = lead! + frac;
   if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
   const intLen = 1 + exp;
-  return digits.length <= intLen ? `${sign}${digits}${"0".repeat(intLen - digits.length)}` : `${sign}${digits.slice(0, intLen)}.${digits.slice(intLen)}`;
+  return digits.length <= intLen
+    ? `${sign}${digits}${"0".repeat(intLen - digits.length)}`
+    : `${sign}${digits.slice(0, intLen)}.${digits.slice(intLen)}`;
 }
 
 /** The fitness fields of a result's events: one objective's fitness, or the objectives of several. */

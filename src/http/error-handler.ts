@@ -1,8 +1,8 @@
 // The one place that turns any thrown error into the documented error body.
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { AppEnv } from "./context";
 import { ApiError, errorBody } from "../errors";
+import type { AppEnv } from "./context";
 
 function render(c: Context<AppEnv>, err: ApiError) {
   const requestId = c.get("requestId") ?? "";
@@ -33,5 +33,8 @@ export const onNotFound: NotFoundHandler<AppEnv> = (c) => render(c, new ApiError
 
 export function methodNotAllowed(allowed: string[]) {
   return (c: Context<AppEnv>) =>
-    render(c, new ApiError("method_not_allowed", `Method ${c.req.method} is not allowed here.`, { allowed }, { Allow: allowed.join(", ") }));
+    render(
+      c,
+      new ApiError("method_not_allowed", `Method ${c.req.method} is not allowed here.`, { allowed }, { Allow: allowed.join(", ") }),
+    );
 }

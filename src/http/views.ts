@@ -1,7 +1,7 @@
 // Response shapes of submissions and results (docs/api.md#submissions-runs-results).
 import type { Context } from "hono";
-import type { Bindings } from "../env";
 import { limitsFor } from "../admission/admission";
+import type { Bindings } from "../env";
 import type { AccountRow } from "../storage/accounts";
 import type { ResultFileRow, ResultRow } from "../storage/results";
 import type { RunRow, SubmissionRow } from "../storage/submissions";
@@ -20,7 +20,11 @@ export function submissionUrls(origin: string, id: string) {
  * The 202 of a write that queued a run (create, reexecute, continue): what the Vilvik SDK's `Submission`
  * reads, with the request's id.
  */
-export function submissionAccepted(origin: string, s: Pick<SubmissionRow, "id" | "name" | "description" | "submissionType" | "createdAt">, requestId: string) {
+export function submissionAccepted(
+  origin: string,
+  s: Pick<SubmissionRow, "id" | "name" | "description" | "submissionType" | "createdAt">,
+  requestId: string,
+) {
   return {
     id: s.id,
     status: "queued" as const,

@@ -1,11 +1,14 @@
 // The deliveries queue consumer: each message names one delivery; D1 decides what to do. A failed
 // attempt puts the message back with the schedule's delay (the queue's retry-with-delay); success,
 // the final failure, or a message that finds nothing to do is acknowledged.
-import type { Bindings } from "../env";
-import { attemptDelivery, defaultDeps, type DeliveryDeps } from "../webhooks/deliver";
-import type { DeliveryMessage } from "../env";
+import type { Bindings, DeliveryMessage } from "../env";
+import { attemptDelivery, type DeliveryDeps, defaultDeps } from "../webhooks/deliver";
 
-export async function handleDeliveryMessage(env: Bindings, message: Message<DeliveryMessage>, deps: DeliveryDeps = defaultDeps(env)): Promise<void> {
+export async function handleDeliveryMessage(
+  env: Bindings,
+  message: Message<DeliveryMessage>,
+  deps: DeliveryDeps = defaultDeps(env),
+): Promise<void> {
   const deliveryId = message.body?.delivery_id;
   if (typeof deliveryId !== "string") {
     console.error("deliveries queue: malformed message dropped", message.id);

@@ -2,17 +2,17 @@
 // (queued → running) and started on a worker. A message is only a pointer (with the run's account and
 // places as hints for the offer); D1 decides. A duplicate or late message, or one whose submission was
 // deleted or cancelled, finds nothing to claim and is acknowledged (giving back the place or turn it held).
-import type { Bindings } from "../env";
+
+import type { Offer } from "../do/dispatcher";
 import { claimRun, MissingPopulation, startRun, unclaimRun } from "../domain/runs";
 import { endRun } from "../domain/transitions";
-import type { Offer } from "../do/dispatcher";
+import type { Bindings, RunMessage } from "../env";
 import { givePlaceBack, offerPlace, releasePlace } from "../runner/dispatch";
 import { parallelWorkers } from "../runner/protocol";
 import { getRunner, WorkerFull } from "../runner/runner";
 import { getDb } from "../storage/db";
 import { isLive } from "../storage/schema";
 import { getRun } from "../storage/submissions";
-import type { RunMessage } from "../env";
 
 /** Start attempts before a run fails with worker_unavailable (the queue's max_retries is higher). */
 export const MAX_START_ATTEMPTS = 5;
@@ -35,14 +35,14 @@ export async function handleRunMessage(env: Bindings, message: Message<RunMessag
       offer = { runId, accountId, places };
     } else {
       const waiting = await getRun(db, runId);
-      if (!waiting || waiting.status !== "queued") return message.ack();
+      if (waiting?.status !== "queued") return message.ack();
       offer = { runId, accountId: waiting.accountId, places: parallelWorkers(waiting.parameters) };
     }
     if (!(await offerPlace(env, offer))) {
       // It waits in line for its grant — unless the message came late for a run no longer queued
       // (cancelled or deleted while waiting, or a duplicate): its turn goes back at once.
       const now = await getRun(db, runId);
-      if (!now || now.status !== "queued") await releasePlace(env, runId);
+      if (now?.status !== "queued") await releasePlace(env, runId);
       return message.ack();
     }
   }
@@ -83,7 +83,10 @@ export async function handleRunMessage(env: Bindings, message: Message<RunMessag
 
   // A cancel or delete that came while the worker was starting could not stop it: stop it now.
   const now = await getRun(db, run.id);
-  if (!now || now.status !== "running") await getRunner(env).cancel(run).catch(() => null);
+  if (now?.status !== "running")
+    await getRunner(env)
+      .cancel(run)
+      .catch(() => null);
   message.ack();
 }
 

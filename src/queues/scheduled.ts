@@ -1,11 +1,11 @@
 // The cron handler: nothing stays stuck. Safe to run twice (every change is conditional).
 import { and, eq, gt, inArray, isNull, lt, or } from "drizzle-orm";
-import type { Bindings } from "../env";
-import { nowIso } from "../lib/ids";
+import { accountGate } from "../admission/account-gate";
 import { unclaimRun } from "../domain/runs";
 import { runMessage } from "../domain/submissions";
 import { endRun } from "../domain/transitions";
-import { accountGate } from "../admission/account-gate";
+import type { Bindings } from "../env";
+import { nowIso } from "../lib/ids";
 import { getDb } from "../storage/db";
 import { runs } from "../storage/schema";
 
@@ -26,7 +26,12 @@ export async function reconcileRuns(env: Bindings, now = Date.now()): Promise<{ 
   const silent = await db
     .select()
     .from(runs)
-    .where(and(eq(runs.status, "running"), or(isNull(runs.heartbeatAt), lt(runs.heartbeatAt, new Date(now - HEARTBEAT_TIMEOUT_MS).toISOString()))))
+    .where(
+      and(
+        eq(runs.status, "running"),
+        or(isNull(runs.heartbeatAt), lt(runs.heartbeatAt, new Date(now - HEARTBEAT_TIMEOUT_MS).toISOString())),
+      ),
+    )
     .limit(BATCH)
     .all();
   for (const run of silent) {
@@ -76,7 +81,9 @@ export async function releaseEndedRuns(env: Bindings, now = Date.now()): Promise
   const ended = await getDb(env.DB)
     .select({ id: runs.id, accountId: runs.accountId })
     .from(runs)
-    .where(and(inArray(runs.status, ["succeeded", "failed", "cancelled"]), gt(runs.finishedAt, new Date(now - RECENTLY_ENDED_MS).toISOString())))
+    .where(
+      and(inArray(runs.status, ["succeeded", "failed", "cancelled"]), gt(runs.finishedAt, new Date(now - RECENTLY_ENDED_MS).toISOString())),
+    )
     .limit(500)
     .all();
   const released = await Promise.all(ended.map((run) => accountGate(env, run.accountId).release(run.id)));

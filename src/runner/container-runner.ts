@@ -1,7 +1,16 @@
 // Runner on Cloudflare Containers: one GaRunner instance (a container-backed Durable Object) per run.
 import { Container } from "@cloudflare/containers";
 import type { Bindings } from "../env";
-import { parallelWorkers, readCancel, readStart, RunnerUnavailable, type Runner, type RunMetrics, type RunToStop, type StartRequest } from "./protocol";
+import {
+  parallelWorkers,
+  type RunMetrics,
+  type Runner,
+  RunnerUnavailable,
+  type RunToStop,
+  readCancel,
+  readStart,
+  type StartRequest,
+} from "./protocol";
 
 /** The host name the container uses to report back; routed to the Worker by the outbound handler. */
 export const INTERNAL_HOST = "allele.internal";

@@ -1,5 +1,5 @@
 // Runner for a GA worker process reached by URL (RUNNER_URL): `npm start` and the tests.
-import { readCancel, readStart, RunnerUnavailable, type Runner, type RunMetrics, type RunToStop, type StartRequest } from "./protocol";
+import { type RunMetrics, type Runner, RunnerUnavailable, type RunToStop, readCancel, readStart, type StartRequest } from "./protocol";
 
 export class LocalRunner implements Runner {
   constructor(private readonly baseUrl: string) {}

@@ -6,7 +6,7 @@ import { ContainerRunner, type GaRunner } from "./container-runner";
 import { LocalRunner } from "./local-runner";
 import type { Runner } from "./protocol";
 
-export type { RunMetrics, StartRequest, Runner } from "./protocol";
+export type { RunMetrics, Runner, StartRequest } from "./protocol";
 export { RunnerUnavailable, WorkerFull } from "./protocol";
 
 export function getRunner(env: Bindings): Runner {

@@ -1,7 +1,7 @@
 // Code upload rows: insert, get and list of an account's uploads (docs/api.md#code-uploads).
 import { and, eq } from "drizzle-orm";
 import type { Db } from "./db";
-import { finishPage, planPage, type Ordering, type Page } from "./pagination";
+import { finishPage, type Ordering, type Page, planPage } from "./pagination";
 import { codeUploads } from "./schema";
 
 export type CodeUploadRow = typeof codeUploads.$inferSelect;

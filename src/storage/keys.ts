@@ -11,7 +11,12 @@ export async function findKeyByPrefix(db: Db, prefix: string): Promise<ApiKeyRow
 
 /** A key with its account, in one query (every authenticated request needs both). */
 export async function findKeyWithAccount(db: Db, prefix: string) {
-  return db.select({ key: apiKeys, account: accounts }).from(apiKeys).innerJoin(accounts, eq(accounts.id, apiKeys.accountId)).where(eq(apiKeys.prefix, prefix)).get();
+  return db
+    .select({ key: apiKeys, account: accounts })
+    .from(apiKeys)
+    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+    .where(eq(apiKeys.prefix, prefix))
+    .get();
 }
 
 export async function insertKey(db: Db, row: typeof apiKeys.$inferInsert): Promise<void> {

@@ -1,12 +1,17 @@
 // The credit ledger as the account page lists it: one row per charge or grant, newest first, keyset-paged.
-import { eq, and } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "./db";
-import { finishPage, planPage, type Ordering, type Page } from "./pagination";
+import { finishPage, type Ordering, type Page, planPage } from "./pagination";
 import { creditLedger } from "./schema";
 
 export type LedgerRow = typeof creditLedger.$inferSelect;
 
-const NEWEST_FIRST: Ordering = { key: creditLedger.createdAt, id: creditLedger.id, descending: true, valueOf: (r) => r.createdAt as string };
+const NEWEST_FIRST: Ordering = {
+  key: creditLedger.createdAt,
+  id: creditLedger.id,
+  descending: true,
+  valueOf: (r) => r.createdAt as string,
+};
 
 export async function pageLedger(db: Db, accountId: string, pageSize: number, cursor?: string): Promise<Page<LedgerRow>> {
   const req = { orderingName: "ledger:-created_at", ordering: NEWEST_FIRST, cursor, pageSize };

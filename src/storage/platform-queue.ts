@@ -10,7 +10,10 @@ import { platformQueue } from "./schema";
  * only when PLATFORM_QUEUE_CAP has changed, so a write does not rewrite the one shared row for nothing.
  */
 export const platformCapStatement = (db: Db, cap: number) =>
-  db.update(platformQueue).set({ cap }).where(and(eq(platformQueue.id, 1), ne(platformQueue.cap, cap)));
+  db
+    .update(platformQueue)
+    .set({ cap })
+    .where(and(eq(platformQueue.id, 1), ne(platformQueue.cap, cap)));
 
 /** Whether a failed batch was refused by the cap trigger (RAISE(ABORT, 'platform_at_capacity')). */
 export const isPlatformAtCapacity = (err: unknown): boolean => /platform_at_capacity/.test(String((err as Error)?.message ?? err));

@@ -1,7 +1,7 @@
 // Result rows and their file records.
-import { and, eq, gte, lte, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "./db";
-import { finishPage, planPage, type Ordering, type Page } from "./pagination";
+import { finishPage, type Ordering, type Page, planPage } from "./pagination";
 import { resultFiles, results } from "./schema";
 
 export type ResultRow = typeof results.$inferSelect;
@@ -107,5 +107,10 @@ export async function getSharedResult(db: Db, id: string): Promise<ResultRow | u
  * a submission may have more runs than a D1 statement may bind parameters).
  */
 export async function resultsOfSubmission(db: Db, accountId: string, submissionId: string): Promise<ResultRow[]> {
-  return db.select().from(results).where(and(eq(results.accountId, accountId), eq(results.submissionId, submissionId))).orderBy(results.createdAt, results.id).all();
+  return db
+    .select()
+    .from(results)
+    .where(and(eq(results.accountId, accountId), eq(results.submissionId, submissionId)))
+    .orderBy(results.createdAt, results.id)
+    .all();
 }

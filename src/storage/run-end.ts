@@ -1,9 +1,9 @@
 // The statements of a run's end (domain/transitions.ts batches them). The first moves the run out of a
 // live state and stamps its terminal token; each later one applies only WHERE `won` holds — the token
 // is on the run — so of two racing callers exactly one changes anything.
-import { eq, inArray, sql, type SQL } from "drizzle-orm";
+import { eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Db } from "./db";
-import { LIVE_STATUSES, runs, submissions, type ConstraintViolation, type RunWarning } from "./schema";
+import { type ConstraintViolation, LIVE_STATUSES, type RunWarning, runs, submissions } from "./schema";
 import type { RunRow } from "./submissions";
 
 /** The run and its submission's source, if the run exists. */
@@ -17,7 +17,8 @@ export function findRunWithSource(db: Db, runId: string) {
 }
 
 /** `EXISTS` the run with this terminal token: the condition of every statement after the first. */
-export const wonBy = (runId: string, token: string): SQL => sql`EXISTS (SELECT 1 FROM runs WHERE id = ${runId} AND terminal_token = ${token})`;
+export const wonBy = (runId: string, token: string): SQL =>
+  sql`EXISTS (SELECT 1 FROM runs WHERE id = ${runId} AND terminal_token = ${token})`;
 
 export interface RunEndFields {
   status: "succeeded" | "failed" | "cancelled";
@@ -81,14 +82,25 @@ export function insertResultStatement(db: Db, run: RunRow, r: ResultFields, won:
     FROM submissions s WHERE s.id = ${run.submissionId} AND ${won}`);
 }
 
-export function insertResultFileStatement(db: Db, resultId: string, file: { name: string; contentType: string; size: number; key: string }, now: string, won: SQL) {
+export function insertResultFileStatement(
+  db: Db,
+  resultId: string,
+  file: { name: string; contentType: string; size: number; key: string },
+  now: string,
+  won: SQL,
+) {
   return db.run(sql`
     INSERT INTO result_files (result_id, name, content_type, size_bytes, r2_key, created_at)
     SELECT ${resultId}, ${file.name}, ${file.contentType}, ${file.size}, ${file.key}, ${now} WHERE ${won}`);
 }
 
 /** The submission follows its latest run's end; a deletion removes it (its runs and results go by cascade). */
-export function endSubmissionStatement(db: Db, run: RunRow, ended: { deleted: boolean; status: string; chargedMicro: number; now: string }, won: SQL) {
+export function endSubmissionStatement(
+  db: Db,
+  run: RunRow,
+  ended: { deleted: boolean; status: string; chargedMicro: number; now: string },
+  won: SQL,
+) {
   return ended.deleted
     ? db.run(sql`DELETE FROM submissions WHERE id = ${run.submissionId} AND ${won}`)
     : db.run(sql`

@@ -57,7 +57,9 @@ export const apiKeys = sqliteTable(
   "api_keys",
   {
     id: text("id").primaryKey(),
-    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
     prefix: text("prefix").notNull(),
     keyHash: text("key_hash").notNull(),
     name: text("name").notNull(),
@@ -74,7 +76,9 @@ export const submissions = sqliteTable(
   "submissions",
   {
     id: text("id").primaryKey(),
-    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     // Lower-cased copy of name for the case-insensitive name_contains filter.
     nameLower: text("name_lower").notNull(),
@@ -103,7 +107,9 @@ export const runs = sqliteTable(
   "runs",
   {
     id: text("id").primaryKey(),
-    submissionId: text("submission_id").notNull().references(() => submissions.id, { onDelete: "cascade" }),
+    submissionId: text("submission_id")
+      .notNull()
+      .references(() => submissions.id, { onDelete: "cascade" }),
     accountId: text("account_id").notNull(),
     kind: text("kind").$type<RunKind>().notNull(),
     parentResultId: text("parent_result_id"),
@@ -153,7 +159,9 @@ export const results = sqliteTable(
   "results",
   {
     id: text("id").primaryKey(),
-    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
     // Not a foreign key: results outlive a deleted submission (docs/api.md#submissions-runs-results).
     submissionId: text("submission_id").notNull(),
     runId: text("run_id").notNull(),
@@ -191,7 +199,9 @@ export const results = sqliteTable(
 export const resultFiles = sqliteTable(
   "result_files",
   {
-    resultId: text("result_id").notNull().references(() => results.id, { onDelete: "cascade" }),
+    resultId: text("result_id")
+      .notNull()
+      .references(() => results.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     contentType: text("content_type").notNull(),
     sizeBytes: integer("size_bytes").notNull(),
@@ -205,7 +215,9 @@ export const webhooks = sqliteTable(
   "webhooks",
   {
     id: text("id").primaryKey(),
-    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
     url: text("url").notNull(),
     events: text("events", { mode: "json" }).$type<string[]>().notNull(),
     isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
@@ -223,7 +235,9 @@ export const events = sqliteTable(
   "events",
   {
     id: text("id").primaryKey(), // UUID v4, the X-Event-Id
-    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
     type: text("type").notNull(),
     data: text("data", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     occurredAt: text("occurred_at").notNull(), // ISO 8601 with microseconds and offset
@@ -245,9 +259,15 @@ export const deliveries = sqliteTable(
   "deliveries",
   {
     id: text("id").primaryKey(),
-    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
-    webhookId: text("webhook_id").notNull().references(() => webhooks.id, { onDelete: "cascade" }),
-    eventId: text("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    webhookId: text("webhook_id")
+      .notNull()
+      .references(() => webhooks.id, { onDelete: "cascade" }),
+    eventId: text("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
     eventType: text("event_type").notNull(),
     // The exact body bytes sent on every attempt.
     body: text("body").notNull(),
@@ -278,7 +298,9 @@ export const deliveryAttempts = sqliteTable(
   "delivery_attempts",
   {
     id: text("id").primaryKey(),
-    deliveryId: text("delivery_id").notNull().references(() => deliveries.id, { onDelete: "cascade" }),
+    deliveryId: text("delivery_id")
+      .notNull()
+      .references(() => deliveries.id, { onDelete: "cascade" }),
     attemptNo: integer("attempt_no").notNull(),
     requestUrl: text("request_url").notNull(),
     requestHeaders: text("request_headers", { mode: "json" }).$type<Record<string, string>>().notNull(),
@@ -296,7 +318,9 @@ export const creditLedger = sqliteTable(
   "credit_ledger",
   {
     id: text("id").primaryKey(),
-    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
     kind: text("kind").$type<"run_charge" | "grant">().notNull(),
     // Not a foreign key: the charge of a deleted submission's run stays on the ledger.
     runId: text("run_id"),
@@ -331,7 +355,9 @@ export const codeUploads = sqliteTable(
   "code_uploads",
   {
     id: text("id").primaryKey(),
-    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
     content: text("content").notNull(),
     contentSize: integer("content_size").notNull(),
     contentSha256: text("content_sha256").notNull(),
@@ -351,7 +377,9 @@ export const sessions = sqliteTable(
   {
     id: text("id").primaryKey(),
     tokenHash: text("token_hash").notNull(),
-    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
     keyId: text("key_id"),
     scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
     csrfToken: text("csrf_token").notNull(),
@@ -369,7 +397,9 @@ export const signInLinks = sqliteTable(
   {
     id: text("id").primaryKey(),
     tokenHash: text("token_hash").notNull(),
-    accountId: text("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
     createdAt: text("created_at").notNull(),
     expiresAt: text("expires_at").notNull(),
     usedAt: text("used_at"),

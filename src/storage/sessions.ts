@@ -28,11 +28,17 @@ export async function findLiveSession(db: Db, tokenHash: string, now: string) {
 /** Slides the session's idle expiry (at most once a minute: the caller checks `lastSeenAt`). */
 
 export async function extendSession(db: Db, id: string, now: string, expiresAt: string): Promise<void> {
-  await db.update(sessions).set({ lastSeenAt: now, expiresAt }).where(and(eq(sessions.id, id), isNull(sessions.revokedAt)));
+  await db
+    .update(sessions)
+    .set({ lastSeenAt: now, expiresAt })
+    .where(and(eq(sessions.id, id), isNull(sessions.revokedAt)));
 }
 
 export async function revokeSession(db: Db, id: string, now: string): Promise<void> {
-  await db.update(sessions).set({ revokedAt: now }).where(and(eq(sessions.id, id), isNull(sessions.revokedAt)));
+  await db
+    .update(sessions)
+    .set({ revokedAt: now })
+    .where(and(eq(sessions.id, id), isNull(sessions.revokedAt)));
 }
 
 export async function insertSignInLink(db: Db, row: typeof signInLinks.$inferInsert): Promise<void> {

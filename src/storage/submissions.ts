@@ -1,8 +1,8 @@
 // Submission and run rows: the queries of the submissions API and of the run lifecycle.
-import { and, eq, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "./db";
-import { finishPage, planPage, type Ordering, type Page } from "./pagination";
-import { results, runs, submissions, type RunStatus, type SubmissionSource } from "./schema";
+import { finishPage, type Ordering, type Page, planPage } from "./pagination";
+import { type RunStatus, results, runs, type SubmissionSource, submissions } from "./schema";
 
 export type SubmissionRow = typeof submissions.$inferSelect;
 export type RunRow = typeof runs.$inferSelect;

@@ -1,7 +1,7 @@
 // Webhook, event, delivery and delivery-attempt rows: the queries of the webhooks API and of delivery.
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "./db";
-import { finishPage, planPage, type Ordering, type Page } from "./pagination";
+import { finishPage, type Ordering, type Page, planPage } from "./pagination";
 import { deliveries, deliveryAttempts, events, webhooks } from "./schema";
 
 export type WebhookRow = typeof webhooks.$inferSelect;
@@ -89,19 +89,41 @@ export async function getAccountDelivery(db: Db, accountId: string, id: string):
 }
 
 export async function listAttempts(db: Db, deliveryId: string): Promise<DeliveryAttemptRow[]> {
-  return db.select().from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, deliveryId)).orderBy(asc(deliveryAttempts.attemptNo)).all();
+  return db
+    .select()
+    .from(deliveryAttempts)
+    .where(eq(deliveryAttempts.deliveryId, deliveryId))
+    .orderBy(asc(deliveryAttempts.attemptNo))
+    .all();
 }
 
 /** The delivery log of a webhook, newest first. */
 export async function listDeliveries(db: Db, webhookId: string, limit = 50): Promise<DeliveryRow[]> {
-  return db.select().from(deliveries).where(eq(deliveries.webhookId, webhookId)).orderBy(desc(deliveries.createdAt), desc(deliveries.id)).limit(limit).all();
+  return db
+    .select()
+    .from(deliveries)
+    .where(eq(deliveries.webhookId, webhookId))
+    .orderBy(desc(deliveries.createdAt), desc(deliveries.id))
+    .limit(limit)
+    .all();
 }
 
 export type DeliveryStatus = DeliveryRow["status"];
-const DELIVERIES_NEWEST_FIRST: Ordering = { key: deliveries.createdAt, id: deliveries.id, descending: true, valueOf: (r) => r.createdAt as string };
+const DELIVERIES_NEWEST_FIRST: Ordering = {
+  key: deliveries.createdAt,
+  id: deliveries.id,
+  descending: true,
+  valueOf: (r) => r.createdAt as string,
+};
 
 /** A page of a webhook's delivery log, newest first, optionally only the given statuses. */
-export async function pageDeliveries(db: Db, webhookId: string, statuses: DeliveryStatus[] | undefined, pageSize: number, cursor?: string): Promise<Page<DeliveryRow>> {
+export async function pageDeliveries(
+  db: Db,
+  webhookId: string,
+  statuses: DeliveryStatus[] | undefined,
+  pageSize: number,
+  cursor?: string,
+): Promise<Page<DeliveryRow>> {
   const req = { orderingName: "deliveries:-created_at", ordering: DELIVERIES_NEWEST_FIRST, cursor, pageSize };
   const plan = planPage(req);
   const rows = await db

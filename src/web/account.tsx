@@ -2,26 +2,26 @@
 // The account page (docs/dashboard.md#account): plan, balances, the limits in force for each way of
 // paying and the usage (what GET /api/v1/account returns), the credit ledger (paged), and the person's
 // API keys — create (shown once), list (prefixes only), revoke.
-import { Hono, type Context } from "hono";
+import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { accountGate } from "../admission/account-gate";
 import { limitsFor } from "../admission/admission";
+import type { Limits } from "../admission/limits";
+import type { Usage } from "../do/account-gate";
 import { rateLimits } from "../do/rate-window";
-import { hasEveryScope, type Session } from "../domain/sessions";
 import { issueKey, SCOPES } from "../domain/keys";
+import { hasEveryScope, type Session } from "../domain/sessions";
 import { ApiError, notFound } from "../errors";
-import { accountView } from "../http/views";
 import { cursor, openCursor, pageLinks } from "../http/validation/list-query";
 import { fieldErrors, text } from "../http/validation/validate";
-import { getDb } from "../storage/db";
-import { listKeys, revokeKey, type ApiKeyRow } from "../storage/keys";
-import { pageLedger, type LedgerRow } from "../storage/ledger";
+import { accountView } from "../http/views";
 import { nowIso } from "../lib/ids";
-import type { Usage } from "../do/account-gate";
-import type { Limits } from "../admission/limits";
+import { getDb } from "../storage/db";
+import { type ApiKeyRow, listKeys, revokeKey } from "../storage/keys";
+import { type LedgerRow, pageLedger } from "../storage/ledger";
+import { formOf } from "./actions";
 import type { WebEnv } from "./context";
 import { ActionButton, Csrf, Facts, Layout, money, Pager, Time } from "./layout";
-import { formOf } from "./actions";
 import { flash, protectChange, requireSession } from "./session";
 
 const LIMIT_LABELS: [keyof Limits, string][] = [
@@ -147,7 +147,13 @@ function AccountPage(p: {
                     {k.revokedAt ? (
                       <span class="status s-cancelled">revoked</span>
                     ) : full ? (
-                      <ActionButton session={p.session} action={`/account/keys/${k.prefix}/revoke`} label="Revoke" danger confirm={`Revoke ${k.prefix}? Programs using it stop working at once.`} />
+                      <ActionButton
+                        session={p.session}
+                        action={`/account/keys/${k.prefix}/revoke`}
+                        label="Revoke"
+                        danger
+                        confirm={`Revoke ${k.prefix}? Programs using it stop working at once.`}
+                      />
                     ) : (
                       "active"
                     )}
@@ -161,7 +167,14 @@ function AccountPage(p: {
           <h3>Create a key</h3>
           <Csrf session={p.session} />
           <label for="k-name">Name</label>
-          <input id="k-name" name="name" maxlength={100} required aria-invalid={p.errors.name ? "true" : undefined} aria-describedby={p.errors.name ? "k-name-error" : undefined} />
+          <input
+            id="k-name"
+            name="name"
+            maxlength={100}
+            required
+            aria-invalid={p.errors.name ? "true" : undefined}
+            aria-describedby={p.errors.name ? "k-name-error" : undefined}
+          />
           {p.errors.name && (
             <p class="field-error" id="k-name-error">
               {p.errors.name}
@@ -180,8 +193,19 @@ function AccountPage(p: {
               </p>
             )}
           </fieldset>
-          <label for="k-exp">{p.session.keyExpiresAt ? `Expires on (UTC midnight; at the latest, and by default, when the key you signed in with expires: ${p.session.keyExpiresAt.slice(0, 10)})` : "Expires on (optional, UTC midnight)"}</label>
-          <input id="k-exp" name="expires_at" type="date" max={p.session.keyExpiresAt?.slice(0, 10)} aria-invalid={p.errors.expires_at ? "true" : undefined} aria-describedby={p.errors.expires_at ? "k-exp-error" : undefined} />
+          <label for="k-exp">
+            {p.session.keyExpiresAt
+              ? `Expires on (UTC midnight; at the latest, and by default, when the key you signed in with expires: ${p.session.keyExpiresAt.slice(0, 10)})`
+              : "Expires on (optional, UTC midnight)"}
+          </label>
+          <input
+            id="k-exp"
+            name="expires_at"
+            type="date"
+            max={p.session.keyExpiresAt?.slice(0, 10)}
+            aria-invalid={p.errors.expires_at ? "true" : undefined}
+            aria-describedby={p.errors.expires_at ? "k-exp-error" : undefined}
+          />
           {p.errors.expires_at && (
             <p class="field-error" id="k-exp-error">
               {p.errors.expires_at}
@@ -231,7 +255,11 @@ function AccountPage(p: {
   );
 }
 
-async function render(c: Context<WebEnv>, extra: { newKey?: { key: string; prefix: string }; errors?: Record<string, string> } = {}, status: 200 | 201 | 400 = 200) {
+async function render(
+  c: Context<WebEnv>,
+  extra: { newKey?: { key: string; prefix: string }; errors?: Record<string, string> } = {},
+  status: 200 | 201 | 400 = 200,
+) {
   const session = c.get("session")!;
   const db = getDb(c.env.DB);
   const account = session.account;
@@ -269,10 +297,13 @@ export const accountRoutes = new Hono<WebEnv>()
     const form = await formOf(c);
     const scopes = [(await c.req.parseBody({ all: true })).scopes ?? []].flat().filter((s): s is string => typeof s === "string");
     const parsed = keySchema.safeParse({ name: form.name ?? "", scopes, ...(form.expires_at ? { expires_at: form.expires_at } : {}) });
-    const errors: Record<string, string> = parsed.success ? {} : Object.fromEntries(fieldErrors(parsed.error).map((e) => [e.field.split(".")[0]!, e.message]));
+    const errors: Record<string, string> = parsed.success
+      ? {}
+      : Object.fromEntries(fieldErrors(parsed.error).map((e) => [e.field.split(".")[0]!, e.message]));
     if (parsed.success) {
       if (parsed.data.scopes.some((s) => !session.row.scopes.includes(s))) errors.scopes = "your session cannot grant one of these scopes";
-      if (parsed.data.expires_at && Date.parse(`${parsed.data.expires_at}T00:00:00Z`) <= Date.now()) errors.expires_at = "must be in the future";
+      if (parsed.data.expires_at && Date.parse(`${parsed.data.expires_at}T00:00:00Z`) <= Date.now())
+        errors.expires_at = "must be in the future";
       // A key issued by a session expires no later than the key the session was signed in with.
       const bound = session.keyExpiresAt;
       if (bound && parsed.data.expires_at && Date.parse(`${parsed.data.expires_at}T00:00:00Z`) > Date.parse(bound)) {
@@ -286,7 +317,12 @@ export const accountRoutes = new Hono<WebEnv>()
   })
   .post("/account/keys/:prefix/revoke", protectChange, async (c) => {
     const session = c.get("session")!;
-    if (!hasEveryScope(session.row.scopes)) throw new ApiError("scope_required", "Revoking keys needs a session with every scope (signed in with a link, or a key that has every scope).", { required_scope: "all" });
+    if (!hasEveryScope(session.row.scopes))
+      throw new ApiError(
+        "scope_required",
+        "Revoking keys needs a session with every scope (signed in with a link, or a key that has every scope).",
+        { required_scope: "all" },
+      );
     const db = getDb(c.env.DB);
     const prefix = c.req.param("prefix");
     const own = (await listKeys(db, session.account.id)).find((k) => k.prefix === prefix);

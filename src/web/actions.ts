@@ -1,8 +1,8 @@
 // What every dashboard action shares: reading a form, who starts a run, and turning a refusal (a gate,
 // a wrong state, a scope) into the same words the API would answer, shown on the page it came from.
 import type { Context } from "hono";
-import { ApiError } from "../errors";
 import type { Payment } from "../admission/limits";
+import { ApiError } from "../errors";
 import type { Starter } from "../http/operations/runs";
 import type { WebEnv } from "./context";
 import { flash } from "./session";

@@ -2,15 +2,15 @@
 // The dashboard: every page under `/` of the same Worker (the API stays under /api/v1). Server-rendered
 // Hono JSX; the assets under /assets are files of the Worker's static assets (built by
 // scripts/build-web.mjs from web/client), so nothing comes from another host (docs/architecture.md#dashboard).
-import { Hono, type Context } from "hono";
+import { type Context, Hono } from "hono";
 import { contextStorage } from "hono/context-storage";
+import { ApiError } from "../errors";
 import { translate } from "../http/error-handler";
 import { requestId } from "../http/middleware/request-id";
-import { ApiError } from "../errors";
-import type { WebEnv } from "./context";
-import { ErrorPage } from "./layout";
 import { accountRoutes } from "./account";
 import { authRoutes } from "./auth";
+import type { WebEnv } from "./context";
+import { ErrorPage } from "./layout";
 import { resultRoutes, sharedRoutes } from "./results";
 import { loadSession } from "./session";
 import { submissionRoutes } from "./submissions";
@@ -29,7 +29,10 @@ export function errorPage(err: Error, c: Context<WebEnv>) {
         : apiError.message;
   c.header("X-Request-Id", requestId);
   for (const [name, value] of Object.entries(apiError.headers)) c.header(name, value);
-  return c.html(<ErrorPage status={apiError.status} message={message} requestId={requestId} session={c.get("session") ?? null} />, apiError.status);
+  return c.html(
+    <ErrorPage status={apiError.status} message={message} requestId={requestId} session={c.get("session") ?? null} />,
+    apiError.status,
+  );
 }
 
 export const notFoundPage = (c: Context<WebEnv>) => errorPage(new ApiError("not_found", "No such page."), c);

@@ -1,17 +1,17 @@
 /** @jsxImportSource hono/jsx */
 // Sign in (an API key, or a one-time sign-in link), sign out, and the device-login approval page
 // (docs/dashboard.md#sign-in, #device-login). Failed sign-ins are limited per IP.
-import { Hono, type Context } from "hono";
-import type { Session } from "../domain/sessions";
-import { endSession, hasEveryScope, signInWithLink, startSession } from "../domain/sessions";
+import { type Context, Hono } from "hono";
+import { ipWindow } from "../admission/account-gate";
 import { decideAuthorization, formatUserCode, normalizeUserCode, pendingAuthorization } from "../domain/device-auth";
 import { SCOPES } from "../domain/keys";
-import { ipWindow } from "../admission/account-gate";
+import type { Session } from "../domain/sessions";
+import { endSession, hasEveryScope, signInWithLink, startSession } from "../domain/sessions";
 import { authenticate, clientIp } from "../http/middleware/auth";
-import { getDb } from "../storage/db";
-import { findSignInLink } from "../storage/sessions";
-import { findKeyByPrefix } from "../storage/keys";
 import { sha256Hex } from "../lib/crypto";
+import { getDb } from "../storage/db";
+import { findKeyByPrefix } from "../storage/keys";
+import { findSignInLink } from "../storage/sessions";
 import type { WebEnv } from "./context";
 import { Csrf, Layout } from "./layout";
 import { clearSessionCookie, flash, protectChange, protectSignIn, requireSession, setSessionCookie } from "./session";
@@ -38,10 +38,19 @@ function SignInPage(p: { pre: string; next: string; error?: string; status?: num
           <input type="hidden" name="_csrf" value={p.pre} />
           <input type="hidden" name="next" value={p.next} />
           <label for="api_key">API key</label>
-          <input id="api_key" name="api_key" type="password" autocomplete="off" spellcheck={false} required placeholder="alk_…" aria-describedby={p.error ? "signin-error key-hint" : "key-hint"} />
+          <input
+            id="api_key"
+            name="api_key"
+            type="password"
+            autocomplete="off"
+            spellcheck={false}
+            required
+            placeholder="alk_…"
+            aria-describedby={p.error ? "signin-error key-hint" : "key-hint"}
+          />
           <p class="hint" id="key-hint">
-            The session gets this key's scopes and ends when the key is revoked. An operator can also send you a one-time sign-in link
-            (<code>npm run admin -- login-link --account &lt;id&gt;</code>).
+            The session gets this key's scopes and ends when the key is revoked. An operator can also send you a one-time sign-in link (
+            <code>npm run admin -- login-link --account &lt;id&gt;</code>).
           </p>
           <button type="submit">Sign in</button>
         </form>
@@ -54,7 +63,8 @@ async function signInWait(c: Context<WebEnv>): Promise<number> {
   return ipWindow(c.env, clientIp(c)).signInWait();
 }
 const signInFailed = (c: Context<WebEnv>) => ipWindow(c.env, clientIp(c)).signInFailed();
-const tooMany = (wait: number) => `Too many failed sign-ins from your address; try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? "s" : ""}.`;
+const tooMany = (wait: number) =>
+  `Too many failed sign-ins from your address; try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? "s" : ""}.`;
 
 function LinkPage(p: { pre: string; token: string; state: "ready" | "used" | "expired" | "unknown"; session: Session | null }) {
   return (
@@ -69,8 +79,12 @@ function LinkPage(p: { pre: string; token: string; state: "ready" | "used" | "ex
           </form>
         ) : (
           <p class="flash error" role="alert">
-            {p.state === "used" ? "This sign-in link was already used." : p.state === "expired" ? "This sign-in link has expired." : "This sign-in link is not valid."} Ask for a new one, or{" "}
-            <a href="/sign-in">sign in with an API key</a>.
+            {p.state === "used"
+              ? "This sign-in link was already used."
+              : p.state === "expired"
+                ? "This sign-in link has expired."
+                : "This sign-in link is not valid."}{" "}
+            Ask for a new one, or <a href="/sign-in">sign in with an API key</a>.
           </p>
         )}
       </section>
@@ -78,7 +92,12 @@ function LinkPage(p: { pre: string; token: string; state: "ready" | "used" | "ex
   );
 }
 
-function DevicePage(p: { session: Session; code?: string; error?: string; pending?: { id: string; userCode: string; clientInfo: string; expiresAt: string } }) {
+function DevicePage(p: {
+  session: Session;
+  code?: string;
+  error?: string;
+  pending?: { id: string; userCode: string; clientInfo: string; expiresAt: string };
+}) {
   const everything = hasEveryScope(p.session.row.scopes);
   return (
     <Layout title="Authorize a device" session={p.session} section="device">
@@ -93,7 +112,17 @@ function DevicePage(p: { session: Session; code?: string; error?: string; pendin
           <form method="post" action="/device" class="stack">
             <Csrf session={p.session} />
             <label for="user_code">Code shown by the client</label>
-            <input id="user_code" name="user_code" value={p.code ?? ""} required autocomplete="off" autocapitalize="characters" spellcheck={false} placeholder="XXXX-XXXX" aria-describedby={p.error ? "device-error" : undefined} />
+            <input
+              id="user_code"
+              name="user_code"
+              value={p.code ?? ""}
+              required
+              autocomplete="off"
+              autocapitalize="characters"
+              spellcheck={false}
+              placeholder="XXXX-XXXX"
+              aria-describedby={p.error ? "device-error" : undefined}
+            />
             <button type="submit">Continue</button>
           </form>
         ) : (
@@ -102,7 +131,8 @@ function DevicePage(p: { session: Session; code?: string; error?: string; pendin
             <input type="hidden" name="id" value={p.pending.id} />
             <input type="hidden" name="user_code" value={p.pending.userCode} />
             <p>
-              A client asks for an API key of your account. Check that it shows the code <strong class="code-big">{formatUserCode(p.pending.userCode)}</strong>.
+              A client asks for an API key of your account. Check that it shows the code{" "}
+              <strong class="code-big">{formatUserCode(p.pending.userCode)}</strong>.
             </p>
             {p.pending.clientInfo && (
               <p class="muted">
@@ -150,10 +180,18 @@ export const authRoutes = new Hono<WebEnv>()
     const caller = await authenticate(`Bearer ${(await field(c, "api_key")).trim()}`, getDb(c.env.DB));
     if (!caller) {
       await signInFailed(c);
-      return c.html(<SignInPage pre={c.get("preCsrf")} next={next} error="That API key is not valid (unknown, revoked or expired)." session={null} />, 401);
+      return c.html(
+        <SignInPage pre={c.get("preCsrf")} next={next} error="That API key is not valid (unknown, revoked or expired)." session={null} />,
+        401,
+      );
     }
     const keyRow = await findKeyByPrefix(getDb(c.env.DB), caller.keyPrefix);
-    const { token, row } = await startSession(getDb(c.env.DB), { accountId: caller.accountId, keyId: caller.keyId, scopes: caller.scopes, keyExpiresAt: keyRow?.expiresAt ?? null });
+    const { token, row } = await startSession(getDb(c.env.DB), {
+      accountId: caller.accountId,
+      keyId: caller.keyId,
+      scopes: caller.scopes,
+      keyExpiresAt: keyRow?.expiresAt ?? null,
+    });
     setSessionCookie(c, token, row.expiresAt);
     return c.redirect(next, 303);
   })
@@ -162,7 +200,10 @@ export const authRoutes = new Hono<WebEnv>()
     const link = /^[0-9A-Za-z]{40}$/.test(token) ? await findSignInLink(getDb(c.env.DB), await sha256Hex(token)) : undefined;
     const state = !link ? "unknown" : link.usedAt ? "used" : Date.parse(link.expiresAt) <= Date.now() ? "expired" : "ready";
     // A GET never signs in (link previews and scanners fetch links); the button posts.
-    return c.html(<LinkPage pre={c.get("preCsrf")} token={token} state={state} session={c.get("session")} />, state === "ready" ? 200 : 410);
+    return c.html(
+      <LinkPage pre={c.get("preCsrf")} token={token} state={state} session={c.get("session")} />,
+      state === "ready" ? 200 : 410,
+    );
   })
   .post("/sign-in/link/:token", protectSignIn, async (c) => {
     const wait = await signInWait(c);
@@ -194,9 +235,21 @@ export const authRoutes = new Hono<WebEnv>()
     const pending = code ? await pendingAuthorization(getDb(c.env.DB), code) : undefined;
     if (!pending) {
       await signInFailed(c);
-      return c.html(<DevicePage session={session} code={typed} error="No pending request has this code (it may have expired after 15 minutes, or been decided already)." />, 404);
+      return c.html(
+        <DevicePage
+          session={session}
+          code={typed}
+          error="No pending request has this code (it may have expired after 15 minutes, or been decided already)."
+        />,
+        404,
+      );
     }
-    return c.html(<DevicePage session={session} pending={{ id: pending.id, userCode: pending.userCode, clientInfo: pending.clientInfo, expiresAt: pending.expiresAt }} />);
+    return c.html(
+      <DevicePage
+        session={session}
+        pending={{ id: pending.id, userCode: pending.userCode, clientInfo: pending.clientInfo, expiresAt: pending.expiresAt }}
+      />,
+    );
   })
   .post("/device/decide", requireSession, protectChange, async (c) => {
     const session = c.get("session")!;
@@ -207,17 +260,40 @@ export const authRoutes = new Hono<WebEnv>()
     const keyName = typeof body.key_name === "string" ? body.key_name.trim().slice(0, 100) : "";
     const userCode = typeof body.user_code === "string" ? body.user_code : "";
     const pending = await pendingAuthorization(getDb(c.env.DB), normalizeUserCode(userCode) ?? "");
-    const retry = (error: string) => c.html(<DevicePage session={session} error={error} pending={pending && { id: pending.id, userCode: pending.userCode, clientInfo: pending.clientInfo, expiresAt: pending.expiresAt }} />, 400);
-    if (!pending || pending.id !== id) return c.html(<DevicePage session={session} error="This request is no longer pending (expired or decided)." />, 409);
+    const retry = (error: string) =>
+      c.html(
+        <DevicePage
+          session={session}
+          error={error}
+          pending={pending && { id: pending.id, userCode: pending.userCode, clientInfo: pending.clientInfo, expiresAt: pending.expiresAt }}
+        />,
+        400,
+      );
+    if (!pending || pending.id !== id)
+      return c.html(<DevicePage session={session} error="This request is no longer pending (expired or decided)." />, 409);
     if (approve) {
       if (!keyName) return retry("Give the new key a name.");
       if (!scopes.length) return retry("Choose at least one scope.");
       if (scopes.some((s) => !session.row.scopes.includes(s))) return retry("Your session cannot grant one of those scopes.");
       // The device's key never expires; a session of an expiring key must not outlive it through one.
-      if (session.keyExpiresAt) return retry("You signed in with a key that expires, and a device login's key never does: sign in with a key without expiry or a sign-in link to approve it.");
+      if (session.keyExpiresAt)
+        return retry(
+          "You signed in with a key that expires, and a device login's key never does: sign in with a key without expiry or a sign-in link to approve it.",
+        );
     }
-    const decided = await decideAuthorization(getDb(c.env.DB), id, session.account.id, approve ? { approve: true, keyName, scopes } : { approve: false });
+    const decided = await decideAuthorization(
+      getDb(c.env.DB),
+      id,
+      session.account.id,
+      approve ? { approve: true, keyName, scopes } : { approve: false },
+    );
     if (!decided) return c.html(<DevicePage session={session} error="This request is no longer pending (expired or decided)." />, 409);
-    flash(c, "notice", approve ? "Approved: the client receives its key at its next poll. You can revoke it on the Account page." : "Denied: the client gets no key.");
+    flash(
+      c,
+      "notice",
+      approve
+        ? "Approved: the client receives its key at its next poll. You can revoke it on the Account page."
+        : "Denied: the client gets no key.",
+    );
     return c.redirect(approve ? "/account" : "/device", 303);
   });

@@ -68,7 +68,8 @@ function panelFrames(count: number): Omit<Panel, "series">[] {
 }
 
 /** What an imported multi-objective curve is (docs/api.md#imports-multi-objective): the SDK sends PyGAD's history only. */
-const IMPORTED_HISTORY = "An imported run's curves are PyGAD's own history: the objective values of its best solution in each generation, not the best value of each objective over the population that a run here draws.";
+const IMPORTED_HISTORY =
+  "An imported run's curves are PyGAD's own history: the objective values of its best solution in each generation, not the best value of each objective over the population that a run here draws.";
 
 /**
  * The history chart of `results`: one panel per objective (the first MAX_PANELS), each with one series
@@ -83,7 +84,11 @@ export function historyChart(results: ResultRow[], runs: RunRow[], label: (r: Re
     series: results
       .map((r, k) => ({ r, k }))
       .filter(({ r }) => i === 0 || r.numObjectives > i)
-      .map(({ r, k }) => ({ label: label(r, k), resultId: r.id, points: r.bestSolutionsFitness.map((f, g) => [at.get(r.id)! + g, valueAt(f, i)] as Point) })),
+      .map(({ r, k }) => ({
+        label: label(r, k),
+        resultId: r.id,
+        points: r.bestSolutionsFitness.map((f, g) => [at.get(r.id)! + g, valueAt(f, i)] as Point),
+      })),
   }));
   const notes = [
     ...(count > MAX_PANELS ? [`Objectives 0–${MAX_PANELS - 1} of ${count} are drawn; fitness_history.csv holds every one.`] : []),
@@ -122,12 +127,17 @@ function ranges(generations: number[]): string {
  */
 export function markInfinite(chart: ChartData, resultId: string, history: Record<number, string>): void {
   const series = chart.panels[0]?.series.find((s) => s.resultId === resultId);
-  const local = Object.keys(history).map(Number).sort((a, b) => a - b);
+  const local = Object.keys(history)
+    .map(Number)
+    .sort((a, b) => a - b);
   if (!series || !local.length) return;
   series.special = Object.fromEntries(local.filter((g) => series.points[g]).map((g) => [series.points[g]![0], history[g]!]));
   for (const text of new Set(local.map((g) => history[g]!))) {
     const at = local.filter((g) => history[g] === text && series.points[g]).map((g) => series.points[g]![0]);
-    (chart.notes ??= []).push(`The best fitness was ${text} at generation${at.length === 1 ? "" : "s"} ${ranges(at)} (not drawn: the curve breaks there).`);
+    chart.notes ??= [];
+    chart.notes.push(
+      `The best fitness was ${text} at generation${at.length === 1 ? "" : "s"} ${ranges(at)} (not drawn: the curve breaks there).`,
+    );
   }
 }
 

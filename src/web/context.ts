@@ -1,8 +1,9 @@
 // What a dashboard request carries: the API's request variables (a signed-in person's session also
 // sets `caller`, so the API's scope checks and list helpers apply unchanged) plus the session itself.
+
+import type { Session } from "../domain/sessions";
 import type { Bindings } from "../env";
 import type { Variables } from "../http/context";
-import type { Session } from "../domain/sessions";
 
 export interface Flash {
   kind: "notice" | "error";

@@ -1,10 +1,11 @@
 /** @jsxImportSource hono/jsx */
 // The page shell of the dashboard and the small pieces every page uses. Server-rendered HTML; the
 // scripts under /assets (web/client, built by scripts/build-web.mjs) only enhance it.
-import type { Child, FC, PropsWithChildren } from "hono/jsx";
+
 import { getContext } from "hono/context-storage";
-import type { Flash, WebEnv } from "./context";
+import type { Child, FC, PropsWithChildren } from "hono/jsx";
 import type { Session } from "../domain/sessions";
+import type { Flash, WebEnv } from "./context";
 
 export interface PageProps {
   title: string;
@@ -96,7 +97,14 @@ export const Layout: FC<PropsWithChildren<PageProps>> = ({ title, session, flash
 export const Csrf: FC<{ session: Session }> = ({ session }) => <input type="hidden" name="_csrf" value={session.row.csrfToken} />;
 
 /** A small form with one button (POST), with an optional confirmation question. */
-export const ActionButton: FC<{ session: Session; action: string; label: string; confirm?: string; danger?: boolean; fields?: Record<string, string> }> = (p) => (
+export const ActionButton: FC<{
+  session: Session;
+  action: string;
+  label: string;
+  confirm?: string;
+  danger?: boolean;
+  fields?: Record<string, string>;
+}> = (p) => (
   <form method="post" action={p.action} class="inline" data-confirm={p.confirm}>
     <Csrf session={p.session} />
     {Object.entries(p.fields ?? {}).map(([name, value]) => (
@@ -127,8 +135,20 @@ export const money = (n: number) => n.toFixed(6).replace(/0{1,4}$/, "");
 export const Pager: FC<{ base: string; next: string | null; previous: string | null }> = ({ base, next, previous }) =>
   next || previous ? (
     <nav class="pager" aria-label="Pages">
-      {previous ? <a href={`${base}${previous}`} rel="prev">← Newer</a> : <span />}
-      {next ? <a href={`${base}${next}`} rel="next">Older →</a> : <span />}
+      {previous ? (
+        <a href={`${base}${previous}`} rel="prev">
+          ← Newer
+        </a>
+      ) : (
+        <span />
+      )}
+      {next ? (
+        <a href={`${base}${next}`} rel="next">
+          Older →
+        </a>
+      ) : (
+        <span />
+      )}
     </nav>
   ) : null;
 
@@ -136,12 +156,25 @@ export const Pager: FC<{ base: string; next: string | null; previous: string | n
 export const FilterInput: FC<{ name: string; label: string; value?: string; type?: "text" | "date"; decimal?: boolean }> = (p) => (
   <div>
     <label for={`q-${p.name}`}>{p.label}</label>
-    <input id={`q-${p.name}`} name={p.name} type={p.type ?? "text"} value={p.value ?? ""} inputmode={p.decimal ? "decimal" : undefined} maxlength={p.type === "date" ? undefined : 100} />
+    <input
+      id={`q-${p.name}`}
+      name={p.name}
+      type={p.type ?? "text"}
+      value={p.value ?? ""}
+      inputmode={p.decimal ? "decimal" : undefined}
+      maxlength={p.type === "date" ? undefined : 100}
+    />
   </div>
 );
 
 /** A choice among values of a list's filter form; `any` adds an empty choice (no filter). */
-export const FilterSelect: FC<{ name: string; label: string; value?: string; options: readonly (string | [string, string])[]; any?: boolean }> = (p) => (
+export const FilterSelect: FC<{
+  name: string;
+  label: string;
+  value?: string;
+  options: readonly (string | [string, string])[];
+  any?: boolean;
+}> = (p) => (
   <div>
     <label for={`q-${p.name}`}>{p.label}</label>
     <select id={`q-${p.name}`} name={p.name}>
@@ -180,7 +213,12 @@ export function plain(value: unknown): string {
 }
 
 /** An error page: what went wrong in words and the request id to quote; never a stack trace. */
-export const ErrorPage: FC<{ status: number; message: string; requestId: string; session: Session | null }> = ({ status, message, requestId, session }) => (
+export const ErrorPage: FC<{ status: number; message: string; requestId: string; session: Session | null }> = ({
+  status,
+  message,
+  requestId,
+  session,
+}) => (
   <Layout title={status === 404 ? "Not found" : "Something went wrong"} session={session}>
     <h1>{status === 404 ? "Not found" : status >= 500 ? "Something went wrong" : "That did not work"}</h1>
     <p>{message}</p>

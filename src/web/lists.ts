@@ -5,7 +5,10 @@ import type { z } from "zod";
 import { fieldErrors } from "../http/validation/validate";
 import type { WebEnv } from "./context";
 
-export function listQueryOf<T extends z.ZodType>(c: Context<WebEnv>, schema: T): { query: z.output<T> | null; error: string | null; raw: Record<string, string> } {
+export function listQueryOf<T extends z.ZodType>(
+  c: Context<WebEnv>,
+  schema: T,
+): { query: z.output<T> | null; error: string | null; raw: Record<string, string> } {
   const raw: Record<string, string> = {};
   for (const [key, values] of Object.entries(c.req.queries())) {
     const value = values.at(-1);
@@ -13,5 +16,11 @@ export function listQueryOf<T extends z.ZodType>(c: Context<WebEnv>, schema: T):
   }
   const parsed = schema.safeParse(raw);
   if (parsed.success) return { query: parsed.data, error: null, raw };
-  return { query: null, error: fieldErrors(parsed.error).map((e) => `${e.field}: ${e.message}`).join("; "), raw };
+  return {
+    query: null,
+    error: fieldErrors(parsed.error)
+      .map((e) => `${e.field}: ${e.message}`)
+      .join("; "),
+    raw,
+  };
 }

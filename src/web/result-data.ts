@@ -7,7 +7,8 @@ import type { ResultFileRow, ResultRow } from "../storage/results";
 /** The most of a file a page reads: a front's objectives come first in pareto_front.json, so its head is enough. */
 const READ_BYTES = 4 * 1024 * 1024;
 
-const isVectors = (v: unknown): v is number[][] => Array.isArray(v) && v.every((o) => Array.isArray(o) && o.length > 0 && o.every((x) => typeof x === "number"));
+const isVectors = (v: unknown): v is number[][] =>
+  Array.isArray(v) && v.every((o) => Array.isArray(o) && o.length > 0 && o.every((x) => typeof x === "number"));
 
 /**
  * The front's objective vectors, or null (no front, its upload failed, or it cannot be read). A front of

@@ -3,16 +3,20 @@
 // chart, the Pareto front chart, warnings with their counts, the constraint-violation notice, the engine
 // path in words, and a best fitness shown as what it is (a number, infinite, or several objectives).
 import type { Child } from "hono/jsx";
-import type { RunWarning, ConstraintViolation } from "../storage/schema";
 import type { ResultRow } from "../storage/results";
-import { scriptJson, type ChartData } from "./charts";
-import type { Infinities } from "./result-data";
+import type { ConstraintViolation, RunWarning } from "../storage/schema";
+import { type ChartData, scriptJson } from "./charts";
 import { fmtNumber, Time } from "./layout";
+import type { Infinities } from "./result-data";
 
 /** The history chart's element and its data (drawn by the client script; a table below says the same for screen readers). */
 export function Chart(p: { id: string; data: ChartData; caption: string }) {
   const several = p.data.panels.length > 1;
-  const rows = p.data.panels.flatMap((panel) => panel.series.flatMap((s) => s.points.map(([g, v]) => ({ panel: panel.title, label: s.label, g, v: v === null ? (s.special?.[g] ?? "—") : fmtNumber(v) }))));
+  const rows = p.data.panels.flatMap((panel) =>
+    panel.series.flatMap((s) =>
+      s.points.map(([g, v]) => ({ panel: panel.title, label: s.label, g, v: v === null ? (s.special?.[g] ?? "—") : fmtNumber(v) })),
+    ),
+  );
   return (
     <figure class="chart-box">
       <div class="chart" data-chart={p.id} role="img" aria-label={p.caption}></div>
@@ -46,7 +50,9 @@ export function Chart(p: { id: string; data: ChartData; caption: string }) {
               ))}
             </tbody>
           </table>
-          {rows.length > 2000 && <p class="muted">The first 2,000 of {rows.length.toLocaleString("en")} values; fitness_history.csv holds them all.</p>}
+          {rows.length > 2000 && (
+            <p class="muted">The first 2,000 of {rows.length.toLocaleString("en")} values; fitness_history.csv holds them all.</p>
+          )}
         </details>
       )}
     </figure>
@@ -62,7 +68,14 @@ const FRONT_ROWS = 500;
  * chart; the same values as a table. Without readable objectives (its file missing, or too many
  * objectives to draw) the result's own pareto_front.svg, when there is one.
  */
-export function FrontChart(p: { id: string; size: number | null; count: number; objectives: number[][] | null; best: number[] | null; svgUrl: string | null }) {
+export function FrontChart(p: {
+  id: string;
+  size: number | null;
+  count: number;
+  objectives: number[][] | null;
+  best: number[] | null;
+  svgUrl: string | null;
+}) {
   const interactive = p.objectives !== null && p.objectives.length > 0 && p.count <= MAX_FRONT_AXES;
   const caption = `The final Pareto front: ${p.size ?? "?"} solution${p.size === 1 ? "" : "s"} no other solution of the last population beats on every objective (all ${p.count} maximised).`;
   return (
@@ -70,7 +83,11 @@ export function FrontChart(p: { id: string; size: number | null; count: number; 
       {interactive ? (
         <>
           <div class="front-chart" data-front={p.id} role="img" aria-label={caption}></div>
-          <script type="application/json" id={p.id} dangerouslySetInnerHTML={{ __html: scriptJson({ objectives: p.objectives, best: p.best }) }}></script>
+          <script
+            type="application/json"
+            id={p.id}
+            dangerouslySetInnerHTML={{ __html: scriptJson({ objectives: p.objectives, best: p.best }) }}
+          ></script>
         </>
       ) : p.svgUrl ? (
         <img src={p.svgUrl} alt={caption} class="front-svg" width={640} height={370} />
@@ -109,7 +126,9 @@ export function FrontChart(p: { id: string; size: number | null; count: number; 
               </tbody>
             </table>
           </div>
-          {p.objectives.length > FRONT_ROWS && <p class="muted">The first {FRONT_ROWS} solutions; pareto_front.csv holds them all, with their genes.</p>}
+          {p.objectives.length > FRONT_ROWS && (
+            <p class="muted">The first {FRONT_ROWS} solutions; pareto_front.csv holds them all, with their genes.</p>
+          )}
         </details>
       )}
     </figure>
@@ -126,7 +145,12 @@ export function Warnings(p: { warnings: RunWarning[]; heading?: string }) {
   return (
     <section aria-labelledby="warnings-h" class="panel warnings" id="warnings">
       <h2 id="warnings-h">
-        {p.heading ?? "Warnings"} <span class="count">{p.warnings.length === 1 || p.warnings.length === total ? total.toLocaleString("en") : `${p.warnings.length} different, ${total.toLocaleString("en")} in all`}</span>
+        {p.heading ?? "Warnings"}{" "}
+        <span class="count">
+          {p.warnings.length === 1 || p.warnings.length === total
+            ? total.toLocaleString("en")
+            : `${p.warnings.length} different, ${total.toLocaleString("en")} in all`}
+        </span>
       </h2>
       <p class="hint">PyGAD's and the code's Python warnings; texts that differ only in numbers count as one, the first of them shown.</p>
       <div class="table-wrap">
@@ -134,7 +158,9 @@ export function Warnings(p: { warnings: RunWarning[]; heading?: string }) {
           <thead>
             <tr>
               <th scope="col">Warning</th>
-              <th scope="col" class="num">Times</th>
+              <th scope="col" class="num">
+                Times
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -158,7 +184,8 @@ export function ConstraintNotice(p: { violations: ConstraintViolation[] | null }
   return (
     <div class="flash warn" role="note" id="constraint-violations">
       <p>
-        <strong>The best solution violates its gene_constraint</strong> at {p.violations.length === 1 ? "gene" : `${p.violations.length} genes`}{" "}
+        <strong>The best solution violates its gene_constraint</strong> at{" "}
+        {p.violations.length === 1 ? "gene" : `${p.violations.length} genes`}{" "}
         {shown.map((v, i) => (
           <>
             {i > 0 && ", "}
@@ -240,7 +267,16 @@ export function resultFacts(r: ResultRow, inf: Infinities | null, extra: { warni
     ["Generations completed", String(r.generationsCompleted)],
     ["Stopped because", r.stoppedReason],
     ["Engine", <Engine engine={r.engine} />],
-    ...(r.constraintViolations === null ? [] : ([["Gene constraints", r.constraintViolations.length ? `violated at ${r.constraintViolations.length} gene${r.constraintViolations.length === 1 ? "" : "s"}` : "all satisfied"]] as [string, Child][])),
+    ...(r.constraintViolations === null
+      ? []
+      : ([
+          [
+            "Gene constraints",
+            r.constraintViolations.length
+              ? `violated at ${r.constraintViolations.length} gene${r.constraintViolations.length === 1 ? "" : "s"}`
+              : "all satisfied",
+          ],
+        ] as [string, Child][])),
     ["Warnings", total === 0 ? "none" : extra.warnings ? <a href="#warnings">{total.toLocaleString("en")}</a> : total.toLocaleString("en")],
     ["Created", <Time iso={r.createdAt} />],
   ];

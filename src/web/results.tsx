@@ -2,29 +2,41 @@
 // Results in the dashboard (docs/dashboard.md#results): list and detail — best genes, fitness, the
 // interactive chart with the continue chain overlaid, logs, files — rename, share, delete and continue;
 // and the public read-only page of a shared result (no sign-in, no code, no ids of other data).
-import { Hono, type Context } from "hono";
+import { type Context, Hono } from "hono";
+import { IMPORTED_HISTORY_TITLE } from "../domain/plots";
+import { IMPORTED, LOGS_FILE } from "../domain/result-files";
+import type { Session } from "../domain/sessions";
+import type { Bindings } from "../env";
 import { ApiError, notFound } from "../errors";
 import { requireScope } from "../http/middleware/auth";
 import { continueResult } from "../http/operations/runs";
 import { resultPatchBody, resultsListQuery } from "../http/routes/results";
 import { openCursor, pageLinks } from "../http/validation/list-query";
-import { fieldErrors } from "../http/validation/validate";
-import { IMPORTED, LOGS_FILE } from "../domain/result-files";
-import { IMPORTED_HISTORY_TITLE } from "../domain/plots";
-import { getDb } from "../storage/db";
-import { deleteResult, getResult, getResultFile, getResultFiles, getSharedResult, listResults, RESULT_ORDERINGS, resultsOfSubmission, updateResult, type ResultFileRow, type ResultRow } from "../storage/results";
-import { getSubmission, runsOfSubmission } from "../storage/submissions";
 import { CODE_FIELDS } from "../http/validation/submission";
+import { fieldErrors } from "../http/validation/validate";
+import { fileResponse } from "../http/views";
 import { nowIso } from "../lib/ids";
-import type { Session } from "../domain/sessions";
-import type { Bindings } from "../env";
+import { getDb } from "../storage/db";
+import {
+  deleteResult,
+  getResult,
+  getResultFile,
+  getResultFiles,
+  getSharedResult,
+  listResults,
+  RESULT_ORDERINGS,
+  type ResultFileRow,
+  type ResultRow,
+  resultsOfSubmission,
+  updateResult,
+} from "../storage/results";
+import { getSubmission, runsOfSubmission } from "../storage/submissions";
 import { act, formOf, paymentOf, webStarter } from "./actions";
-import { chainOf, historyChart, markInfinite, type ChartData } from "./charts";
+import { type ChartData, chainOf, historyChart, markInfinite } from "./charts";
 import type { WebEnv } from "./context";
 import { ActionButton, Csrf, Facts, FilterInput, FilterSelect, fmtNumber, Layout, Pager, plain, Time } from "./layout";
 import { listQueryOf } from "./lists";
-import { fileResponse } from "../http/views";
-import { frontObjectives, infinitiesOf, type Infinities } from "./result-data";
+import { frontObjectives, type Infinities, infinitiesOf } from "./result-data";
 import { bestFitnessText, Chart, ConstraintNotice, FrontChart, resultFacts, Warnings } from "./result-parts";
 import { protectChange, requireSession } from "./session";
 
@@ -32,16 +44,39 @@ import { protectChange, requireSession } from "./session";
  * Files a shared result's public page offers: the curves, the genes and the Pareto front, never code
  * (result.json holds the parameters) nor the run's output (logs.txt).
  */
-const PUBLIC_FILES = ["fitness_history.csv", "best_solution.csv", "fitness.svg", "pareto_front.json", "pareto_front.csv", "pareto_front.svg"];
+const PUBLIC_FILES = [
+  "fitness_history.csv",
+  "best_solution.csv",
+  "fitness.svg",
+  "pareto_front.json",
+  "pareto_front.csv",
+  "pareto_front.svg",
+];
 
-function ListPage(p: { session: Session; rows: ResultRow[]; raw: Record<string, string>; error: string | null; next: string | null; previous: string | null }) {
+function ListPage(p: {
+  session: Session;
+  rows: ResultRow[];
+  raw: Record<string, string>;
+  error: string | null;
+  next: string | null;
+  previous: string | null;
+}) {
   const f = p.raw;
   return (
     <Layout title="Results" session={p.session} section="results">
       <h1>Results</h1>
       <form method="get" action="/results" class="filters" aria-label="Filter results">
         <FilterInput name="submission_id" label="Submission id" value={f.submission_id} />
-        <FilterSelect name="is_shared" label="Shared" value={f.is_shared} options={[["true", "shared"], ["false", "private"]]} any />
+        <FilterSelect
+          name="is_shared"
+          label="Shared"
+          value={f.is_shared}
+          options={[
+            ["true", "shared"],
+            ["false", "private"],
+          ]}
+          any
+        />
         <FilterInput name="min_fitness" label="Fitness at least" value={f.min_fitness} decimal />
         <FilterInput name="max_fitness" label="Fitness at most" value={f.max_fitness} decimal />
         <FilterInput name="created_after" label="Created after" type="date" value={f.created_after} />
@@ -95,7 +130,8 @@ const Genes = (p: { genes: number[]; objectives: number }) => (
   <div class="table-wrap">
     <table class="compact genes">
       <caption>
-        Best solution: {p.genes.length} genes{p.objectives > 1 && " (PyGAD's best_solution(): first of the NSGA-II sort, an extreme of the front)"}
+        Best solution: {p.genes.length} genes
+        {p.objectives > 1 && " (PyGAD's best_solution(): first of the NSGA-II sort, an extreme of the front)"}
       </caption>
       <thead>
         <tr>
@@ -132,7 +168,16 @@ async function drawn(env: Bindings, r: ResultRow, files: ResultFileRow[], chart:
 const historyCaption = (r: ResultRow, chain: boolean) =>
   `${r.numObjectives <= 1 ? "Best fitness per generation" : r.stoppedReason === IMPORTED ? IMPORTED_HISTORY_TITLE : "The best value of each objective per generation (over the population; the values may come from different solutions)"}${chain ? ", this result's continue chain on one axis" : ""}`;
 
-function DetailPage(p: { env: Bindings; session: Session; r: ResultRow; files: ResultFileRow[]; drawn: Drawn; logs: string | null; submissionExists: boolean; url: string }) {
+function DetailPage(p: {
+  env: Bindings;
+  session: Session;
+  r: ResultRow;
+  files: ResultFileRow[];
+  drawn: Drawn;
+  logs: string | null;
+  submissionExists: boolean;
+  url: string;
+}) {
   const { r } = p;
   const params = Object.entries(r.parameters).filter(([k]) => !CODE_FIELDS.includes(k as never) && !k.endsWith("_entry"));
   const canContinue = p.submissionExists && p.files.some((f) => f.name === "population.json");
@@ -151,7 +196,14 @@ function DetailPage(p: { env: Bindings; session: Session; r: ResultRow; files: R
       {r.numObjectives > 1 && (
         <section aria-labelledby="front-h">
           <h2 id="front-h">Pareto front</h2>
-          <FrontChart id="front-chart" size={r.paretoFrontSize} count={r.numObjectives} objectives={p.drawn.front} best={r.bestSolutionObjectives} svgUrl={p.files.some((f) => f.name === "pareto_front.svg") ? `/results/${r.id}/files/pareto_front.svg` : null} />
+          <FrontChart
+            id="front-chart"
+            size={r.paretoFrontSize}
+            count={r.numObjectives}
+            objectives={p.drawn.front}
+            best={r.bestSolutionObjectives}
+            svgUrl={p.files.some((f) => f.name === "pareto_front.svg") ? `/results/${r.id}/files/pareto_front.svg` : null}
+          />
         </section>
       )}
       <Chart id="result-chart" data={p.drawn.chart} caption={historyCaption(r, p.drawn.chart.panels[0]!.series.length > 1)} />
@@ -184,7 +236,13 @@ function DetailPage(p: { env: Bindings; session: Session; r: ResultRow; files: R
             ) : (
               <ActionButton session={p.session} action={`/results/${r.id}/share`} label="Share publicly" fields={{ is_shared: "true" }} />
             )}
-            <ActionButton session={p.session} action={`/results/${r.id}/delete`} label="Delete result" danger confirm="Delete this result and its files?" />
+            <ActionButton
+              session={p.session}
+              action={`/results/${r.id}/delete`}
+              label="Delete result"
+              danger
+              confirm="Delete this result and its files?"
+            />
           </div>
         </section>
         <section aria-labelledby="continue-h" class="panel">
@@ -206,7 +264,11 @@ function DetailPage(p: { env: Bindings; session: Session; r: ResultRow; files: R
               <button type="submit">Continue from this population</button>
             </form>
           ) : (
-            <p class="muted">{p.submissionExists ? "This result has no stored population to continue from." : "Its submission was deleted, so it cannot be continued."}</p>
+            <p class="muted">
+              {p.submissionExists
+                ? "This result has no stored population to continue from."
+                : "Its submission was deleted, so it cannot be continued."}
+            </p>
           )}
         </section>
       </div>
@@ -251,11 +313,20 @@ function SharedPage(p: { r: ResultRow; drawn: Drawn; files: ResultFileRow[] }) {
       <h1>{r.name || "Shared result"}</h1>
       <Facts items={resultFacts(r, p.drawn.inf, { warnings: false })} />
       <ConstraintNotice violations={r.constraintViolations} />
-      {r.warnings.length > 0 && <p class="muted">The run gave Python warnings; their texts are not shared (they can quote the owner's code).</p>}
+      {r.warnings.length > 0 && (
+        <p class="muted">The run gave Python warnings; their texts are not shared (they can quote the owner's code).</p>
+      )}
       {r.numObjectives > 1 && (
         <section aria-labelledby="front-h">
           <h2 id="front-h">Pareto front</h2>
-          <FrontChart id="shared-front" size={r.paretoFrontSize} count={r.numObjectives} objectives={p.drawn.front} best={r.bestSolutionObjectives} svgUrl={p.files.some((f) => f.name === "pareto_front.svg") ? `/shared/${r.id}/files/pareto_front.svg` : null} />
+          <FrontChart
+            id="shared-front"
+            size={r.paretoFrontSize}
+            count={r.numObjectives}
+            objectives={p.drawn.front}
+            best={r.bestSolutionObjectives}
+            svgUrl={p.files.some((f) => f.name === "pareto_front.svg") ? `/shared/${r.id}/files/pareto_front.svg` : null}
+          />
         </section>
       )}
       <Chart id="shared-chart" data={p.drawn.chart} caption={historyCaption(r, false)} />
@@ -303,12 +374,19 @@ export const resultRoutes = new Hono<WebEnv>()
     const page = await listResults(
       getDb(c.env.DB),
       session.account.id,
-      { submissionId: query.submission_id, isShared: query.is_shared, minFitness: query.min_fitness, maxFitness: query.max_fitness, createdAfter: query.created_after, createdBefore: query.created_before },
+      {
+        submissionId: query.submission_id,
+        isShared: query.is_shared,
+        minFitness: query.min_fitness,
+        maxFitness: query.max_fitness,
+        createdAfter: query.created_after,
+        createdBefore: query.created_before,
+      },
       query.ordering,
       query.page_size,
       await openCursor(c.env, session.account.id, query.cursor),
     );
-    return c.html(<ListPage session={session} rows={page.rows} raw={raw} error={null} {...await pageLinks(c as never, page)} />);
+    return c.html(<ListPage session={session} rows={page.rows} raw={raw} error={null} {...(await pageLinks(c as never, page))} />);
   })
   .get("/results/:id", requireScope("results:read"), async (c) => {
     const session = c.get("session")!;
@@ -325,7 +403,18 @@ export const resultRoutes = new Hono<WebEnv>()
     const logsFile = files.find((f) => f.name === LOGS_FILE);
     const logs = logsFile ? ((await (await c.env.FILES.get(logsFile.r2Key))?.text()) ?? null) : null;
     const url = `${new URL(c.req.url).origin}/shared/${r.id}`;
-    return c.html(<DetailPage env={c.env} session={session} r={r} files={files} drawn={await drawn(c.env, r, files, chart)} logs={logs} submissionExists={!!submission} url={url} />);
+    return c.html(
+      <DetailPage
+        env={c.env}
+        session={session}
+        r={r}
+        files={files}
+        drawn={await drawn(c.env, r, files, chart)}
+        logs={logs}
+        submissionExists={!!submission}
+        url={url}
+      />,
+    );
   })
   .get("/results/:id/files/:name", requireScope("results:read"), async (c) => {
     const r = await ownResult(c);
@@ -363,7 +452,10 @@ export const resultRoutes = new Hono<WebEnv>()
     const form = await formOf(c);
     return act(c, `/results/${r.id}`, async () => {
       const n = Number(form.num_generations);
-      if (!Number.isInteger(n)) throw new ApiError("validation_failed", "num_generations: must be a whole number", { fields: [{ field: "num_generations", message: "must be a whole number" }] });
+      if (!Number.isInteger(n))
+        throw new ApiError("validation_failed", "num_generations: must be a whole number", {
+          fields: [{ field: "num_generations", message: "must be a whole number" }],
+        });
       const { id } = await continueResult(c.env, webStarter(c, paymentOf(form.payment)), r, { num_generations: n });
       return c.redirect(`/submissions/${id}`, 303);
     });
@@ -377,7 +469,12 @@ export const sharedRoutes = new Hono<WebEnv>()
     if (!r) throw notFound("shared result");
     const files = await getResultFiles(db, r.id);
     // Read from the result's own files (result.json included, for its infinite values), shown without code.
-    const shown = await drawn(c.env, r, files, historyChart([r], [], () => (r.numObjectives > 1 ? "this result" : "best fitness")));
+    const shown = await drawn(
+      c.env,
+      r,
+      files,
+      historyChart([r], [], () => (r.numObjectives > 1 ? "this result" : "best fitness")),
+    );
     c.header("X-Robots-Tag", "noindex");
     return c.html(<SharedPage r={r} files={files.filter((f) => PUBLIC_FILES.includes(f.name))} drawn={shown} />);
   })

@@ -10,14 +10,14 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
+import { accountGate } from "../admission/account-gate";
+import { rateLimits } from "../do/rate-window";
+import { resumeSession, SESSION_MAX_MS } from "../domain/sessions";
 import { ApiError } from "../errors";
 import { constantTimeEqual } from "../lib/crypto";
 import { SAME_ORIGIN_CSP } from "../lib/csp";
 import { randomBase62 } from "../lib/ids";
 import { getDb } from "../storage/db";
-import { resumeSession, SESSION_MAX_MS } from "../domain/sessions";
-import { accountGate } from "../admission/account-gate";
-import { rateLimits } from "../do/rate-window";
 import type { Flash, WebEnv } from "./context";
 
 export const SESSION_COOKIE = "__Host-allele_session";
@@ -27,7 +27,11 @@ const COOKIE = { path: "/", secure: true, httpOnly: true, sameSite: "Lax" } as c
 
 export function setSessionCookie(c: Context<WebEnv>, token: string, expiresAt: string) {
   // The cookie outlives idle expiry on the client side only up to the session's hard limit; the server decides.
-  setCookie(c, SESSION_COOKIE, token, { ...COOKIE, maxAge: Math.floor(SESSION_MAX_MS / 1000), expires: new Date(Math.max(Date.parse(expiresAt), Date.now() + SESSION_MAX_MS)) });
+  setCookie(c, SESSION_COOKIE, token, {
+    ...COOKIE,
+    maxAge: Math.floor(SESSION_MAX_MS / 1000),
+    expires: new Date(Math.max(Date.parse(expiresAt), Date.now() + SESSION_MAX_MS)),
+  });
 }
 
 export const clearSessionCookie = (c: Context<WebEnv>) => deleteCookie(c, SESSION_COOKIE, COOKIE);
@@ -121,9 +125,10 @@ async function presentedToken(c: Context<WebEnv>): Promise<string> {
   return "";
 }
 
-const csrfRefused = () => new ApiError("validation_failed", "This form has expired or did not come from this site; reload the page and try again.", {
-  fields: [{ field: "_csrf", message: "is missing or wrong" }],
-});
+const csrfRefused = () =>
+  new ApiError("validation_failed", "This form has expired or did not come from this site; reload the page and try again.", {
+    fields: [{ field: "_csrf", message: "is missing or wrong" }],
+  });
 
 /**
  * Every state change of a signed-in person: same origin, the session's CSRF token, and the per-minute
@@ -135,7 +140,12 @@ export const protectChange = createMiddleware<WebEnv>(async (c, next) => {
   if (!sameOrigin(c) || !constantTimeEqual(await presentedToken(c), session.row.csrfToken)) throw csrfRefused();
   const decision = await accountGate(c.env, session.account.id).rate(`session:${session.row.id}`, rateLimits(c.env));
   if (!decision.allowed) {
-    throw new ApiError("rate_limited", `Too many actions in the last minute; try again in ${decision.retryAfter} s.`, { retry_after: decision.retryAfter, bucket: decision.bucket }, { "Retry-After": String(decision.retryAfter) });
+    throw new ApiError(
+      "rate_limited",
+      `Too many actions in the last minute; try again in ${decision.retryAfter} s.`,
+      { retry_after: decision.retryAfter, bucket: decision.bucket },
+      { "Retry-After": String(decision.retryAfter) },
+    );
   }
   await next();
 });

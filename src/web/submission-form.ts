@@ -33,7 +33,8 @@ export interface FormField {
   initial?: string;
 }
 
-const SPHERE = "import numpy\n\n\ndef fitness(ga, solution, solution_idx):\n    # Higher is better: the sphere function, maximised at 0.\n    return -float(numpy.sum(solution ** 2))\n";
+const SPHERE =
+  "import numpy\n\n\ndef fitness(ga, solution, solution_idx):\n    # Higher is better: the sphere function, maximised at 0.\n    return -float(numpy.sum(solution ** 2))\n";
 
 /** A select's choices from the parameter's schema: its enum values, and "none" (null) where null is allowed. */
 function choicesOf(name: string, noneLabel = "none"): [string, string][] {
@@ -53,19 +54,72 @@ const PER_GENE = "a number, or a list of numbers (one per gene)";
 const CURATED: FormField[] = [
   { name: "name", label: "Name", kind: "text", group: "basic", initial: "sphere", hint: "A label for the list (≤ 200 characters)." },
   { name: "description", label: "Description", kind: "textarea", group: "basic", hint: "Free text (≤ 2,000 characters)." },
-  { name: "num_generations", label: "Generations", kind: "int", group: "basic", required: true, initial: "100", hint: "1 and up, at most your plan's cap." },
+  {
+    name: "num_generations",
+    label: "Generations",
+    kind: "int",
+    group: "basic",
+    required: true,
+    initial: "100",
+    hint: "1 and up, at most your plan's cap.",
+  },
   { name: "sol_per_pop", label: "Solutions per population", kind: "int", group: "basic", required: true, initial: "20", hint: "2..5000." },
-  { name: "num_parents_mating", label: "Parents mating", kind: "int", group: "basic", required: true, initial: "4", hint: "1..solutions per population." },
-  { name: "num_genes", label: "Genes", kind: "int", group: "basic", required: true, initial: "5", hint: "1 and up, at most your plan's cap." },
-  { name: "init_range_low", label: "Initial range, low", kind: "numbers", group: "basic", default: "-4", expects: PER_GENE, hint: "A number, or one per gene: 0, 0, -5 (then both bounds per gene)." },
-  { name: "init_range_high", label: "Initial range, high", kind: "numbers", group: "basic", default: "4", expects: PER_GENE, hint: "A number, or one per gene: 1, 1, 5." },
+  {
+    name: "num_parents_mating",
+    label: "Parents mating",
+    kind: "int",
+    group: "basic",
+    required: true,
+    initial: "4",
+    hint: "1..solutions per population.",
+  },
+  {
+    name: "num_genes",
+    label: "Genes",
+    kind: "int",
+    group: "basic",
+    required: true,
+    initial: "5",
+    hint: "1 and up, at most your plan's cap.",
+  },
+  {
+    name: "init_range_low",
+    label: "Initial range, low",
+    kind: "numbers",
+    group: "basic",
+    default: "-4",
+    expects: PER_GENE,
+    hint: "A number, or one per gene: 0, 0, -5 (then both bounds per gene).",
+  },
+  {
+    name: "init_range_high",
+    label: "Initial range, high",
+    kind: "numbers",
+    group: "basic",
+    default: "4",
+    expects: PER_GENE,
+    hint: "A number, or one per gene: 1, 1, 5.",
+  },
   {
     name: "gene_type",
     label: "Gene type",
     kind: "words",
     group: "basic",
     default: "float",
-    suggestions: ["int", "float", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", '["float", 1]', '["float", 2]', '["float", 3]'],
+    suggestions: [
+      "int",
+      "float",
+      "float32",
+      "float64",
+      "int8",
+      "int16",
+      "int32",
+      "int64",
+      "uint8",
+      '["float", 1]',
+      '["float", 2]',
+      '["float", 3]',
+    ],
     expects: "int, float, a numpy type (int8 … uint64, float16 … float64), a pair [type, precision], or a list of them (one per gene)",
     hint: 'int, float or a numpy type; ["float", 2] rounds to 2 decimals; one per gene: int, float, float or [["float", 2], "int", "int"].',
   },
@@ -88,18 +142,84 @@ const CURATED: FormField[] = [
     default: "sss",
     hint: "nsga2 and tournament_nsga2 are made for a fitness returning several objectives.",
   },
-  { name: "K_tournament", label: "Tournament size (K)", kind: "int", group: "operators", default: "3", hint: "With tournament and tournament_nsga2 selection; 1..solutions per population." },
-  { name: "keep_parents", label: "Parents kept", kind: "int", group: "operators", default: "-1", hint: "-1 keeps all; only without elitism." },
+  {
+    name: "K_tournament",
+    label: "Tournament size (K)",
+    kind: "int",
+    group: "operators",
+    default: "3",
+    hint: "With tournament and tournament_nsga2 selection; 1..solutions per population.",
+  },
+  {
+    name: "keep_parents",
+    label: "Parents kept",
+    kind: "int",
+    group: "operators",
+    default: "-1",
+    hint: "-1 keeps all; only without elitism.",
+  },
   { name: "keep_elitism", label: "Elites kept", kind: "int", group: "operators", default: "1" },
-  { name: "crossover_type", label: "Crossover", kind: "select", group: "operators", options: choicesOf("crossover_type", "none (no crossover)"), default: "single_point" },
+  {
+    name: "crossover_type",
+    label: "Crossover",
+    kind: "select",
+    group: "operators",
+    options: choicesOf("crossover_type", "none (no crossover)"),
+    default: "single_point",
+  },
   { name: "crossover_probability", label: "Crossover probability", kind: "number", group: "operators", hint: "0..1." },
-  { name: "mutation_type", label: "Mutation", kind: "select", group: "operators", options: choicesOf("mutation_type", "none (no mutation)"), default: "random" },
-  { name: "mutation_probability", label: "Mutation probability", kind: "json", group: "operators", expects: "a number in 0..1, or a pair [low, high] with adaptive mutation", hint: "0..1, or a pair [low, high] with adaptive mutation." },
-  { name: "mutation_percent_genes", label: "Mutation percent of genes", kind: "json", group: "operators", default: "default (10)", expects: '"default", a number in (0, 100], or a pair with adaptive mutation', hint: '(0, 100], "default", or a pair with adaptive mutation.' },
-  { name: "mutation_num_genes", label: "Genes mutated", kind: "json", group: "operators", expects: "a whole number 1..genes, or a pair with adaptive mutation", hint: "1..genes, or a pair with adaptive mutation." },
+  {
+    name: "mutation_type",
+    label: "Mutation",
+    kind: "select",
+    group: "operators",
+    options: choicesOf("mutation_type", "none (no mutation)"),
+    default: "random",
+  },
+  {
+    name: "mutation_probability",
+    label: "Mutation probability",
+    kind: "json",
+    group: "operators",
+    expects: "a number in 0..1, or a pair [low, high] with adaptive mutation",
+    hint: "0..1, or a pair [low, high] with adaptive mutation.",
+  },
+  {
+    name: "mutation_percent_genes",
+    label: "Mutation percent of genes",
+    kind: "json",
+    group: "operators",
+    default: "default (10)",
+    expects: '"default", a number in (0, 100], or a pair with adaptive mutation',
+    hint: '(0, 100], "default", or a pair with adaptive mutation.',
+  },
+  {
+    name: "mutation_num_genes",
+    label: "Genes mutated",
+    kind: "json",
+    group: "operators",
+    expects: "a whole number 1..genes, or a pair with adaptive mutation",
+    hint: "1..genes, or a pair with adaptive mutation.",
+  },
   { name: "mutation_by_replacement", label: "Mutation by replacement", kind: "bool", group: "operators", default: "no" },
-  { name: "random_mutation_min_val", label: "Random mutation, min", kind: "numbers", group: "operators", default: "-1", expects: PER_GENE, hint: "A number, or one per gene: -1, -1, 0 (then both bounds per gene)." },
-  { name: "random_mutation_max_val", label: "Random mutation, max", kind: "numbers", group: "operators", default: "1", expects: PER_GENE, hint: "A number, or one per gene; equal bounds give that value." },
+  {
+    name: "random_mutation_min_val",
+    label: "Random mutation, min",
+    kind: "numbers",
+    group: "operators",
+    default: "-1",
+    expects: PER_GENE,
+    hint: "A number, or one per gene: -1, -1, 0 (then both bounds per gene).",
+  },
+  {
+    name: "random_mutation_max_val",
+    label: "Random mutation, max",
+    kind: "numbers",
+    group: "operators",
+    default: "1",
+    expects: PER_GENE,
+    hint: "A number, or one per gene; equal bounds give that value.",
+  },
   {
     name: "gene_space",
     label: "Gene space",
@@ -109,7 +229,14 @@ const CURATED: FormField[] = [
     hint: 'JSON: a list of values, {"low": 0, "high": 1, "step": 0.1}, or one item per gene.',
   },
   { name: "allow_duplicate_genes", label: "Allow duplicate genes", kind: "bool", group: "operators", default: "yes" },
-  { name: "sample_size", label: "Sample size", kind: "int", group: "operators", default: "100", hint: "1..10000: values tried when a gene needs a new allowed value." },
+  {
+    name: "sample_size",
+    label: "Sample size",
+    kind: "int",
+    group: "operators",
+    default: "100",
+    hint: "1..10000: values tried when a gene needs a new allowed value.",
+  },
   {
     name: "stop_criteria",
     label: "Stop criteria",
@@ -118,8 +245,20 @@ const CURATED: FormField[] = [
     expects: "reach_N, saturate_N, time_N or evaluations_N, or a list of them",
     hint: "reach_<fitness> (reach_1e-3; several objectives: reach_<n1>_<n2>), saturate_<generations>, time_<seconds>, evaluations_<fitness calls>; several separated by commas: reach_-0.01, time_60.",
   },
-  { name: "fitness_batch_size", label: "Fitness batch size", kind: "int", group: "operators", hint: "1..solutions per population; the fitness then gets a batch of solutions." },
-  { name: "parallel_processing", label: "Parallel fitness", kind: "json", group: "operators", hint: 'Fitness evaluations at once: N (threads), ["process", N] or ["thread", N]; the same result as one at a time; at most the workers of how the run is paid (below); the run waits for N places.' },
+  {
+    name: "fitness_batch_size",
+    label: "Fitness batch size",
+    kind: "int",
+    group: "operators",
+    hint: "1..solutions per population; the fitness then gets a batch of solutions.",
+  },
+  {
+    name: "parallel_processing",
+    label: "Parallel fitness",
+    kind: "json",
+    group: "operators",
+    hint: 'Fitness evaluations at once: N (threads), ["process", N] or ["thread", N]; the same result as one at a time; at most the workers of how the run is paid (below); the run waits for N places.',
+  },
   {
     name: "save_solutions",
     label: "Save every solution",
@@ -136,13 +275,25 @@ const CURATED: FormField[] = [
     default: "no",
     hint: "The result's best_solutions.json: the best solution of every generation; at most 1,000,000 gene values ((generations + 1) × genes).",
   },
-  { name: "gene_constraint", label: "Gene constraint", kind: "code", group: "callbacks", hint: "Python defining a list, one item per gene: None or a function (solution, values) returning the allowed values." },
+  {
+    name: "gene_constraint",
+    label: "Gene constraint",
+    kind: "code",
+    group: "callbacks",
+    hint: "Python defining a list, one item per gene: None or a function (solution, values) returning the allowed values.",
+  },
   { name: "on_start", label: "on_start", kind: "code", group: "callbacks", hint: "Called with (ga) before the first generation." },
   { name: "on_fitness", label: "on_fitness", kind: "code", group: "callbacks", hint: "Called with (ga, population_fitness)." },
   { name: "on_parents", label: "on_parents", kind: "code", group: "callbacks", hint: "Called with (ga, selected_parents)." },
   { name: "on_crossover", label: "on_crossover", kind: "code", group: "callbacks", hint: "Called with (ga, offspring_crossover)." },
   { name: "on_mutation", label: "on_mutation", kind: "code", group: "callbacks", hint: "Called with (ga, offspring_mutation)." },
-  { name: "on_generation", label: "on_generation", kind: "code", group: "callbacks", hint: 'Called with (ga) after each generation; returning "stop" ends the run.' },
+  {
+    name: "on_generation",
+    label: "on_generation",
+    kind: "code",
+    group: "callbacks",
+    hint: 'Called with (ga) after each generation; returning "stop" ends the run.',
+  },
   { name: "on_stop", label: "on_stop", kind: "code", group: "callbacks", hint: "Called with (ga, last_population_fitness) at the end." },
 ];
 
@@ -151,7 +302,9 @@ const listed = new Set([...CURATED.map((f) => f.name), ...CODE_FIELDS.map((f) =>
 /** Every field of the form: the curated ones, then any GA parameter of the schema they do not cover (as JSON). */
 export const FORM_FIELDS: FormField[] = [
   ...CURATED,
-  ...GA_PARAMETER_NAMES.filter((name) => !listed.has(name)).map((name): FormField => ({ name, label: name, kind: "json", group: "other", hint: "JSON value, as the API takes it." })),
+  ...GA_PARAMETER_NAMES.filter((name) => !listed.has(name)).map(
+    (name): FormField => ({ name, label: name, kind: "json", group: "other", hint: "JSON value, as the API takes it." }),
+  ),
 ];
 
 export const GROUPS: [FormField["group"], string][] = [
@@ -182,9 +335,13 @@ function parseField(kind: FieldKind, text: string): { value: unknown } | { error
     }
     case "numbers": {
       // One number, or one per gene: `1, 2, 3`, `1 2 3` or JSON `[1, 2, 3]`.
-      const items = text.replace(/^\[(.*)\]$/s, "$1").split(/[\s,]+/).filter(Boolean);
+      const items = text
+        .replace(/^\[(.*)\]$/s, "$1")
+        .split(/[\s,]+/)
+        .filter(Boolean);
       const values = items.map(number);
-      if (!items.length || values.some((v) => v === null)) return { error: "must be a number, or a list of numbers (one per gene) such as 0, 0.5, -1" };
+      if (!items.length || values.some((v) => v === null))
+        return { error: "must be a number, or a list of numbers (one per gene) such as 0, 0.5, -1" };
       return { value: text.startsWith("[") || values.length > 1 ? values : values[0] };
     }
     case "words": {
@@ -192,7 +349,8 @@ function parseField(kind: FieldKind, text: string): { value: unknown } | { error
       try {
         return { value: JSON.parse(text) };
       } catch {
-        if (text.startsWith("[") || text.startsWith("{")) return { error: "is not valid JSON (a list is written [\"a\", \"b\"], or a, b without brackets)" };
+        if (text.startsWith("[") || text.startsWith("{"))
+          return { error: 'is not valid JSON (a list is written ["a", "b"], or a, b without brackets)' };
         const words = text.split(/[\s,]+/).filter(Boolean);
         return { value: words.length === 1 ? words[0] : words };
       }
@@ -267,4 +425,9 @@ export function bodyToForm(params: Record<string, unknown>, extra: { name?: stri
   return values;
 }
 
-export const initialValues = (): FormValues => Object.fromEntries(FORM_FIELDS.filter((f) => f.initial !== undefined).map((f) => [f.name, f.initial!]).concat([["fitness_func_entry", "fitness"]]));
+export const initialValues = (): FormValues =>
+  Object.fromEntries(
+    FORM_FIELDS.filter((f) => f.initial !== undefined)
+      .map((f) => [f.name, f.initial!])
+      .concat([["fitness_func_entry", "fitness"]]),
+  );

@@ -3,9 +3,13 @@
 // ordering and cursor paging; a submission with its parameters, code, live progress and runs; the
 // new-submission form; cancel, delete and run again — through the same operations and gates as the API.
 import { Hono } from "hono";
-import { ApiError, notFound } from "../errors";
-import { cancelSubmission, deleteSubmission } from "../domain/submissions";
+import type { Child } from "hono/jsx";
 import { limitsFor } from "../admission/admission";
+import type { Payment } from "../admission/limits";
+import type { Session } from "../domain/sessions";
+import { cancelSubmission, deleteSubmission } from "../domain/submissions";
+import type { Bindings } from "../env";
+import { ApiError, notFound } from "../errors";
 import { requireScope } from "../http/middleware/auth";
 import { reexecuteSubmission, startSubmission } from "../http/operations/runs";
 import { submissionsListQuery } from "../http/routes/submissions";
@@ -13,25 +17,33 @@ import { openCursor, pageLinks } from "../http/validation/list-query";
 import { CODE_FIELDS, createSubmissionSchema } from "../http/validation/submission";
 import { fieldErrors } from "../http/validation/validate";
 import { getDb } from "../storage/db";
-import { resultsOfSubmission, type ResultRow } from "../storage/results";
-import { getSubmission, getSubmissionWithRun, listSubmissions, runsOfSubmission, runSummaries, SUBMISSION_ORDERINGS, type RunRow, type RunSummary, type SubmissionRow } from "../storage/submissions";
+import { type ResultRow, resultsOfSubmission } from "../storage/results";
 import { SUBMISSION_SOURCES } from "../storage/schema";
-import type { Session } from "../domain/sessions";
-import type { Payment } from "../admission/limits";
-import type { Bindings } from "../env";
+import {
+  getSubmission,
+  getSubmissionWithRun,
+  listSubmissions,
+  type RunRow,
+  type RunSummary,
+  runSummaries,
+  runsOfSubmission,
+  SUBMISSION_ORDERINGS,
+  type SubmissionRow,
+} from "../storage/submissions";
 import { act, formOf, paymentOf, refusalText, webStarter } from "./actions";
-import { historyChart, trailChart, type ChartData, type TrailPoint } from "./charts";
+import { type ChartData, historyChart, type TrailPoint, trailChart } from "./charts";
 import type { WebEnv } from "./context";
 import { ActionButton, Csrf, Facts, FilterInput, FilterSelect, fmtNumber, Layout, money, Pager, plain, Status, Time } from "./layout";
 import { listQueryOf } from "./lists";
-import { bestFitnessText, Chart, warningTotal, Warnings } from "./result-parts";
+import { bestFitnessText, Chart, Warnings, warningTotal } from "./result-parts";
 import { protectChange, requireSession } from "./session";
-import { bodyToForm, formErrors, formToBody, FORM_FIELDS, GROUPS, initialValues, type FormField, type FormValues } from "./submission-form";
+import { bodyToForm, FORM_FIELDS, type FormField, type FormValues, formErrors, formToBody, GROUPS, initialValues } from "./submission-form";
 
 const STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"];
 
 /** Code shown read-only, highlighted by the client's editor bundle. */
 export const CodeBlock = (p: { code: string; label: string }) => (
+  // biome-ignore lint/a11y/useAriaPropsSupportedByRole: screen readers announce the label of a code block, which has no role of its own
   <pre class="code" data-highlight="python" aria-label={p.label}>
     <code>{p.code}</code>
   </pre>
@@ -47,12 +59,14 @@ function PaymentChoice(p: { env: Bindings; session: Session; chosen: Payment; na
     <fieldset class="payment">
       <legend>How this run is paid</legend>
       <label class="check">
-        <input type="radio" name={name} value="plan" checked={p.chosen === "plan"} /> On my {p.session.account.plan} plan — no credits; the plan's limits ({plan.max_num_generations} generations, {plan.max_num_genes} genes,{" "}
-        {workers(plan.max_parallel_workers)}, {Math.round(plan.run_time_seconds / 60)} min)
+        <input type="radio" name={name} value="plan" checked={p.chosen === "plan"} /> On my {p.session.account.plan} plan — no credits; the
+        plan's limits ({plan.max_num_generations} generations, {plan.max_num_genes} genes, {workers(plan.max_parallel_workers)},{" "}
+        {Math.round(plan.run_time_seconds / 60)} min)
       </label>
       <label class="check">
-        <input type="radio" name={name} value="credits" checked={p.chosen === "credits"} /> With credits — charged for CPU and memory; Premium limits ({credits.max_num_generations} generations,{" "}
-        {credits.max_num_genes} genes, {workers(credits.max_parallel_workers)}, {Math.round(credits.run_time_seconds / 60)} min), counted as an in-flight API run
+        <input type="radio" name={name} value="credits" checked={p.chosen === "credits"} /> With credits — charged for CPU and memory;
+        Premium limits ({credits.max_num_generations} generations, {credits.max_num_genes} genes, {workers(credits.max_parallel_workers)},{" "}
+        {Math.round(credits.run_time_seconds / 60)} min), counted as an in-flight API run
       </label>
     </fieldset>
   );
@@ -85,7 +99,14 @@ function Field(p: { f: FormField; values: FormValues; errors: Record<string, str
           {f.required && <span class="req"> (required)</span>}
         </label>
         {hint}
-        <textarea {...common} class="code-input" data-editor="python" data-entry={`f-${entry}`} rows={f.required ? 10 : 4} spellcheck={false}>
+        <textarea
+          {...common}
+          class="code-input"
+          data-editor="python"
+          data-entry={`f-${entry}`}
+          rows={f.required ? 10 : 4}
+          spellcheck={false}
+        >
           {values[f.name] ?? ""}
         </textarea>
         {errorText}
@@ -115,9 +136,15 @@ function Field(p: { f: FormField; values: FormValues; errors: Record<string, str
       </div>
     );
   }
-  let control;
+  let control: Child;
   if (f.kind === "select" || f.kind === "bool") {
-    const options = f.kind === "bool" ? [["true", "yes"], ["false", "no"]] : (f.options ?? []);
+    const options =
+      f.kind === "bool"
+        ? [
+            ["true", "yes"],
+            ["false", "no"],
+          ]
+        : (f.options ?? []);
     control = (
       <select {...common}>
         <option value="">{f.default ? `default (${f.default})` : "—"}</option>
@@ -173,7 +200,14 @@ function Field(p: { f: FormField; values: FormValues; errors: Record<string, str
   );
 }
 
-function NewSubmissionPage(p: { env: Bindings; session: Session; values: FormValues; errors: Record<string, string>; formError?: string; payment: Payment }) {
+function NewSubmissionPage(p: {
+  env: Bindings;
+  session: Session;
+  values: FormValues;
+  errors: Record<string, string>;
+  formError?: string;
+  payment: Payment;
+}) {
   const count = Object.keys(p.errors).length;
   return (
     <Layout title="New submission" session={p.session} section="new" scripts={["editor"]}>
@@ -200,7 +234,8 @@ function NewSubmissionPage(p: { env: Bindings; session: Session; values: FormVal
         {GROUPS.map(([group, title]) => {
           const fields = FORM_FIELDS.filter((f) => f.group === group);
           if (!fields.length) return null;
-          const open = group === "basic" || fields.some((f) => p.errors[f.name] || p.errors[`${f.name}_entry`] || (p.values[f.name] ?? "") !== "");
+          const open =
+            group === "basic" || fields.some((f) => p.errors[f.name] || p.errors[`${f.name}_entry`] || (p.values[f.name] ?? "") !== "");
           return (
             <details class="group" open={open}>
               <summary>
@@ -223,15 +258,27 @@ function NewSubmissionPage(p: { env: Bindings; session: Session; values: FormVal
 }
 
 /** Generations done, "of" the run's total when known. */
-const progressText = (done: number | null, total: number | null) => (done === null ? "—" : total === null ? String(done) : `${done} of ${total}`);
+const progressText = (done: number | null, total: number | null) =>
+  done === null ? "—" : total === null ? String(done) : `${done} of ${total}`;
 
 /** A run's best fitness as a list shows it: its result's (several objectives, infinite), else the run's progress. */
 function runFitnessText(run: Pick<RunSummary, "bestSolutionFitness" | "numObjectives">, status: string): string {
-  if (run.numObjectives !== null) return bestFitnessText({ bestSolutionFitness: run.bestSolutionFitness, numObjectives: run.numObjectives });
-  return run.bestSolutionFitness === null ? "—" : `${fmtNumber(run.bestSolutionFitness)}${status === "failed" || status === "cancelled" ? " (so far)" : ""}`;
+  if (run.numObjectives !== null)
+    return bestFitnessText({ bestSolutionFitness: run.bestSolutionFitness, numObjectives: run.numObjectives });
+  return run.bestSolutionFitness === null
+    ? "—"
+    : `${fmtNumber(run.bestSolutionFitness)}${status === "failed" || status === "cancelled" ? " (so far)" : ""}`;
 }
 
-function ListPage(p: { session: Session; rows: SubmissionRow[]; summaries: Map<string, RunSummary>; raw: Record<string, string>; error: string | null; next: string | null; previous: string | null }) {
+function ListPage(p: {
+  session: Session;
+  rows: SubmissionRow[];
+  summaries: Map<string, RunSummary>;
+  raw: Record<string, string>;
+  error: string | null;
+  next: string | null;
+  previous: string | null;
+}) {
   const f = p.raw;
   return (
     <Layout title="Submissions" session={p.session} section="submissions">
@@ -286,7 +333,15 @@ function ListPage(p: { session: Session; rows: SubmissionRow[]; summaries: Map<s
                     </td>
                     <td class="num">{run ? progressText(run.generationsCompleted, run.numGenerations) : "—"}</td>
                     <td class="num">{run ? runFitnessText(run, s.status) : "—"}</td>
-                    <td class="num">{run?.warnings ? <a href={`/submissions/${s.id}#warnings`} class="warn-count">{run.warnings.toLocaleString("en")}</a> : <span class="muted">none</span>}</td>
+                    <td class="num">
+                      {run?.warnings ? (
+                        <a href={`/submissions/${s.id}#warnings`} class="warn-count">
+                          {run.warnings.toLocaleString("en")}
+                        </a>
+                      ) : (
+                        <span class="muted">none</span>
+                      )}
+                    </td>
                     <td>{s.source}</td>
                     <td>
                       <Time iso={s.createdAt} />
@@ -333,7 +388,10 @@ function liveView(s: SubmissionRow, run: RunRow) {
 
 /** The best fitness the progress line shows: the result's when there is one, else the run's progress. */
 function progressFitness(run: RunRow, result: ResultRow | undefined): { label: string; text: string } {
-  if (result) return result.numObjectives > 1 ? { label: "best objectives", text: (result.bestSolutionObjectives ?? []).map((v) => fmtNumber(v)).join(", ") } : { label: "best fitness", text: bestFitnessText(result) };
+  if (result)
+    return result.numObjectives > 1
+      ? { label: "best objectives", text: (result.bestSolutionObjectives ?? []).map((v) => fmtNumber(v)).join(", ") }
+      : { label: "best fitness", text: bestFitnessText(result) };
   const objectives = bestObjectives(run);
   if (objectives) return { label: "best objectives", text: objectives.map((v) => fmtNumber(v)).join(", ") };
   return { label: "best fitness", text: fmtNumber(run.bestSolutionFitness) };
@@ -360,7 +418,10 @@ function DetailPage(p: { env: Bindings; session: Session; d: Detail }) {
   // how far it got; the submission's results are drawn together, continued runs after their parent.
   const trailShown = live || (!latestResult && lv.points > 0);
   const progressChart: ChartData = live ? { panels: lv.panels, live: `/submissions/${s.id}/live` } : { panels: lv.panels };
-  const resultsChart = !live && results.length ? historyChart(results, runs, (r) => `${r.name || "result"} · ${runs.find((x) => x.id === r.runId)?.kind ?? "run"} ${r.id}`) : null;
+  const resultsChart =
+    !live && results.length
+      ? historyChart(results, runs, (r) => `${r.name || "result"} · ${runs.find((x) => x.id === r.runId)?.kind ?? "run"} ${r.id}`)
+      : null;
   const several = results.some((r) => r.numObjectives > 1);
   return (
     <Layout title={s.name || s.id} session={p.session} section="submissions" scripts={["editor"]}>
@@ -375,30 +436,60 @@ function DetailPage(p: { env: Bindings; session: Session; d: Detail }) {
         {s.description && <> · {s.description}</>}
       </p>
       <div class="actions">
-        {live && <ActionButton session={p.session} action={`/submissions/${s.id}/cancel`} label="Cancel run" confirm="Cancel the running run? Usage so far is charged." />}
-        <ActionButton session={p.session} action={`/submissions/${s.id}/delete`} label="Delete submission" danger confirm="Delete this submission and its runs? Its results stay." />
+        {live && (
+          <ActionButton
+            session={p.session}
+            action={`/submissions/${s.id}/cancel`}
+            label="Cancel run"
+            confirm="Cancel the running run? Usage so far is charged."
+          />
+        )}
+        <ActionButton
+          session={p.session}
+          action={`/submissions/${s.id}/delete`}
+          label="Delete submission"
+          danger
+          confirm="Delete this submission and its runs? Its results stay."
+        />
         <a class="button secondary" href={`/submissions/new?from=${s.id}`}>
           Copy to a new submission
         </a>
       </div>
-      <section aria-labelledby="progress-h" class="panel" data-live={live ? `/submissions/${s.id}/live` : undefined} data-live-chart="progress-chart">
+      <section
+        aria-labelledby="progress-h"
+        class="panel"
+        data-live={live ? `/submissions/${s.id}/live` : undefined}
+        data-live-chart="progress-chart"
+      >
         <h2 id="progress-h">Progress</h2>
         <p class="progress-line" aria-live="polite">
           <span data-field="status">{s.status}</span> · generation <span data-field="generations">{run.generationsCompleted ?? 0}</span> of{" "}
-          <span data-field="total">{lv.num_generations ?? "?"}</span> · <span data-field="fitness-label">{fitness.label}</span> <span data-field="fitness">{fitness.text}</span>
+          <span data-field="total">{lv.num_generations ?? "?"}</span> · <span data-field="fitness-label">{fitness.label}</span>{" "}
+          <span data-field="fitness">{fitness.text}</span>
         </p>
-        <progress data-field="bar" max={lv.num_generations ?? 1} value={run.generationsCompleted ?? 0} aria-label="Generations done"></progress>
+        <progress
+          data-field="bar"
+          max={lv.num_generations ?? 1}
+          value={run.generationsCompleted ?? 0}
+          aria-label="Generations done"
+        ></progress>
         {run.errorCode && (
           <p class="flash error" role="alert">
             The run failed: {run.errorMessage} [{run.errorCode}]
-            {run.generationsCompleted ? ` — after ${run.generationsCompleted} generation${run.generationsCompleted === 1 ? "" : "s"}${run.bestSolutionFitness === null ? "" : `, best fitness ${fmtNumber(run.bestSolutionFitness)} so far`}.` : ""}
+            {run.generationsCompleted
+              ? ` — after ${run.generationsCompleted} generation${run.generationsCompleted === 1 ? "" : "s"}${run.bestSolutionFitness === null ? "" : `, best fitness ${fmtNumber(run.bestSolutionFitness)} so far`}.`
+              : ""}
           </p>
         )}
         {trailShown && (
           <Chart
             id="progress-chart"
             data={progressChart}
-            caption={live ? "Best fitness per generation so far, or each objective's best in a panel of its own when the fitness returns several (grows while the run goes on)" : `How far run ${run.id} got before it ${run.status === "cancelled" ? "was cancelled" : "failed"}: its progress reports`}
+            caption={
+              live
+                ? "Best fitness per generation so far, or each objective's best in a panel of its own when the fitness returns several (grows while the run goes on)"
+                : `How far run ${run.id} got before it ${run.status === "cancelled" ? "was cancelled" : "failed"}: its progress reports`
+            }
           />
         )}
         {resultsChart && (
@@ -454,8 +545,15 @@ function DetailPage(p: { env: Bindings; session: Session; d: Detail }) {
                       <Status status={r.status} />
                     </td>
                     <td>{r.paidWithCredits ? "credits" : "plan"}</td>
-                    <td class="num">{progressText(r.generationsCompleted, (r.parameters as { num_generations?: number }).num_generations ?? null)}</td>
-                    <td class="num">{runFitnessText({ bestSolutionFitness: r.bestSolutionFitness, numObjectives: result?.numObjectives ?? null }, r.status)}</td>
+                    <td class="num">
+                      {progressText(r.generationsCompleted, (r.parameters as { num_generations?: number }).num_generations ?? null)}
+                    </td>
+                    <td class="num">
+                      {runFitnessText(
+                        { bestSolutionFitness: r.bestSolutionFitness, numObjectives: result?.numObjectives ?? null },
+                        r.status,
+                      )}
+                    </td>
                     <td class="num">{warnings ? warnings.toLocaleString("en") : <span class="muted">none</span>}</td>
                     <td>
                       <Time iso={r.finishedAt} />
@@ -514,17 +612,42 @@ export const submissionRoutes = new Hono<WebEnv>()
   .get("/submissions", requireScope("submissions:read"), async (c) => {
     const session = c.get("session")!;
     const { query, error, raw } = listQueryOf(c, submissionsListQuery);
-    if (!query) return c.html(<ListPage session={session} rows={[]} summaries={new Map()} raw={raw} error={error} next={null} previous={null} />, 400);
+    if (!query)
+      return c.html(
+        <ListPage session={session} rows={[]} summaries={new Map()} raw={raw} error={error} next={null} previous={null} />,
+        400,
+      );
     const page = await listSubmissions(
       getDb(c.env.DB),
       session.account.id,
-      { status: query.status, source: query.source, createdAfter: query.created_after, createdBefore: query.created_before, nameContains: query.name_contains },
+      {
+        status: query.status,
+        source: query.source,
+        createdAfter: query.created_after,
+        createdBefore: query.created_before,
+        nameContains: query.name_contains,
+      },
       query.ordering,
       query.page_size,
       await openCursor(c.env, session.account.id, query.cursor),
     );
-    const [links, summaries] = await Promise.all([pageLinks(c as never, page), runSummaries(getDb(c.env.DB), page.rows.map((s) => s.latestRunId))]);
-    return c.html(<ListPage session={session} rows={page.rows} summaries={new Map(summaries.map((r) => [r.runId, r]))} raw={raw} error={null} {...links} />);
+    const [links, summaries] = await Promise.all([
+      pageLinks(c as never, page),
+      runSummaries(
+        getDb(c.env.DB),
+        page.rows.map((s) => s.latestRunId),
+      ),
+    ]);
+    return c.html(
+      <ListPage
+        session={session}
+        rows={page.rows}
+        summaries={new Map(summaries.map((r) => [r.runId, r]))}
+        raw={raw}
+        error={null}
+        {...links}
+      />,
+    );
   })
   .get("/submissions/new", requireScope("submissions:write"), async (c) => {
     const session = c.get("session")!;
@@ -542,7 +665,10 @@ export const submissionRoutes = new Hono<WebEnv>()
     const values = await formOf(c);
     const payment = paymentOf(values.payment);
     const again = (errors: Record<string, string>, formError?: string, status: 400 | 403 | 402 | 409 | 413 | 422 | 429 = 400) =>
-      c.html(<NewSubmissionPage env={c.env} session={session} values={values} errors={errors} formError={formError} payment={payment} />, status);
+      c.html(
+        <NewSubmissionPage env={c.env} session={session} values={values} errors={errors} formError={formError} payment={payment} />,
+        status,
+      );
     const { body, errors } = formToBody(values);
     const parsed = createSubmissionSchema.safeParse(body);
     const schemaErrors = parsed.success ? {} : formErrors(fieldErrors(parsed.error));
@@ -594,7 +720,10 @@ export const submissionRoutes = new Hono<WebEnv>()
       const overrides: Record<string, unknown> = {};
       if (form.num_generations?.trim()) {
         const n = Number(form.num_generations);
-        if (!Number.isInteger(n)) throw new ApiError("validation_failed", "num_generations: must be a whole number", { fields: [{ field: "num_generations", message: "must be a whole number" }] });
+        if (!Number.isInteger(n))
+          throw new ApiError("validation_failed", "num_generations: must be a whole number", {
+            fields: [{ field: "num_generations", message: "must be a whole number" }],
+          });
         overrides.num_generations = n;
       }
       await reexecuteSubmission(c.env, webStarter(c, paymentOf(form.payment)), s, overrides);

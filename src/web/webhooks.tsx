@@ -3,19 +3,25 @@
 // secret shown once, with a copy button), edit, activate / deactivate, rotate, delete; the delivery log
 // with status filters; Test, Replay, Inspect and re-send of a failed delivery. The engine is
 // webhooks/tools.ts, the same as the REST endpoints', limits included.
-import { Hono, type Context } from "hono";
+import { type Context, Hono } from "hono";
+import type { Session } from "../domain/sessions";
 import { ApiError, notFound } from "../errors";
 import { EVENT_TYPES } from "../events/payloads";
 import { requireScope } from "../http/middleware/auth";
 import { changeWebhook, registerWebhook, rotateWebhookSecret } from "../http/operations/webhooks";
 import { openCursor, pageLinks } from "../http/validation/list-query";
 import { fieldErrors } from "../http/validation/validate";
-import { createWebhookSchema, deliveriesQuery, DELIVERY_STATUSES, updateWebhookSchema, webhooksListQuery } from "../http/validation/webhooks";
+import {
+  createWebhookSchema,
+  DELIVERY_STATUSES,
+  deliveriesQuery,
+  updateWebhookSchema,
+  webhooksListQuery,
+} from "../http/validation/webhooks";
 import { getDb } from "../storage/db";
 import { deleteWebhook, getWebhook, listWebhooks, type WebhookRow } from "../storage/webhooks";
 import { deliveryLog, fireTest, inspectDelivery, replayDelivery, resendDelivery } from "../webhooks/tools";
-import { deliveryView } from "../webhooks/views";
-import type { Session } from "../domain/sessions";
+import type { deliveryView } from "../webhooks/views";
 import { act, formOf, refusalText } from "./actions";
 import type { WebEnv } from "./context";
 import { ActionButton, Csrf, Facts, FilterSelect, Layout, Pager, Status, Time } from "./layout";
@@ -25,7 +31,13 @@ import { flash, protectChange, requireSession } from "./session";
 type Errors = Record<string, string>;
 type Delivery = ReturnType<typeof deliveryView>;
 
-function WebhookForm(p: { session: Session; action: string; values: { url?: string; events?: string[]; description?: string; is_active?: boolean }; errors: Errors; submit: string }) {
+function WebhookForm(p: {
+  session: Session;
+  action: string;
+  values: { url?: string; events?: string[]; description?: string; is_active?: boolean };
+  errors: Errors;
+  submit: string;
+}) {
   const err = (name: string) =>
     p.errors[name] && (
       <p class="field-error" id={`w-${name}-error`}>
@@ -36,7 +48,16 @@ function WebhookForm(p: { session: Session; action: string; values: { url?: stri
     <form method="post" action={p.action} class="stack" novalidate>
       <Csrf session={p.session} />
       <label for="w-url">URL</label>
-      <input id="w-url" name="url" type="url" value={p.values.url ?? ""} required placeholder="https://example.com/allele-hook" aria-invalid={p.errors.url ? "true" : undefined} aria-describedby={p.errors.url ? "w-url-error" : "w-url-hint"} />
+      <input
+        id="w-url"
+        name="url"
+        type="url"
+        value={p.values.url ?? ""}
+        required
+        placeholder="https://example.com/allele-hook"
+        aria-invalid={p.errors.url ? "true" : undefined}
+        aria-describedby={p.errors.url ? "w-url-error" : "w-url-hint"}
+      />
       <p class="hint" id="w-url-hint">
         HTTPS, on a host whose every address is public.
       </p>
@@ -51,7 +72,13 @@ function WebhookForm(p: { session: Session; action: string; values: { url?: stri
         {err("events")}
       </fieldset>
       <label for="w-desc">Description (optional)</label>
-      <input id="w-desc" name="description" value={p.values.description ?? ""} maxlength={200} aria-invalid={p.errors.description ? "true" : undefined} />
+      <input
+        id="w-desc"
+        name="description"
+        value={p.values.description ?? ""}
+        maxlength={200}
+        aria-invalid={p.errors.description ? "true" : undefined}
+      />
       {err("description")}
       <label class="check">
         <input type="checkbox" name="is_active" value="true" checked={p.values.is_active ?? true} /> Active
@@ -79,7 +106,15 @@ function SecretOnce(p: { secret: string; what: string }) {
   );
 }
 
-function ListPage(p: { session: Session; rows: WebhookRow[]; next: string | null; previous: string | null; errors: Errors; values: Parameters<typeof WebhookForm>[0]["values"]; formError?: string }) {
+function ListPage(p: {
+  session: Session;
+  rows: WebhookRow[];
+  next: string | null;
+  previous: string | null;
+  errors: Errors;
+  values: Parameters<typeof WebhookForm>[0]["values"];
+  formError?: string;
+}) {
   return (
     <Layout title="Webhooks" session={p.session} section="webhooks">
       <h1>Webhooks</h1>
@@ -160,9 +195,25 @@ function DetailPage(p: {
         ]}
       />
       <div class="actions">
-        <ActionButton session={p.session} action={`${base}/active`} label={w.isActive ? "Deactivate" : "Activate"} fields={{ is_active: w.isActive ? "false" : "true" }} />
-        <ActionButton session={p.session} action={`${base}/rotate`} label="Rotate secret" confirm="Rotate the secret? The old one stops working at once." />
-        <ActionButton session={p.session} action={`${base}/delete`} label="Delete webhook" danger confirm="Delete this webhook and its delivery log?" />
+        <ActionButton
+          session={p.session}
+          action={`${base}/active`}
+          label={w.isActive ? "Deactivate" : "Activate"}
+          fields={{ is_active: w.isActive ? "false" : "true" }}
+        />
+        <ActionButton
+          session={p.session}
+          action={`${base}/rotate`}
+          label="Rotate secret"
+          confirm="Rotate the secret? The old one stops working at once."
+        />
+        <ActionButton
+          session={p.session}
+          action={`${base}/delete`}
+          label="Delete webhook"
+          danger
+          confirm="Delete this webhook and its delivery log?"
+        />
       </div>
       <div class="cols">
         <section class="panel" aria-labelledby="test-h">
@@ -189,7 +240,13 @@ function DetailPage(p: {
               {p.formError}
             </p>
           )}
-          <WebhookForm session={p.session} action={base} values={{ url: w.url, events: w.events, description: w.description, is_active: w.isActive }} errors={p.errors} submit="Save changes" />
+          <WebhookForm
+            session={p.session}
+            action={base}
+            values={{ url: w.url, events: w.events, description: w.description, is_active: w.isActive }}
+            errors={p.errors}
+            submit="Save changes"
+          />
         </section>
       </div>
       <section aria-labelledby="log-h">
@@ -232,7 +289,9 @@ function DetailPage(p: {
                         Inspect
                       </a>
                       <ActionButton session={p.session} action={`${base}/deliveries/${d.id}/replay`} label="Replay" />
-                      {d.status === "failed" && <ActionButton session={p.session} action={`${base}/deliveries/${d.id}/resend`} label="Re-send" />}
+                      {d.status === "failed" && (
+                        <ActionButton session={p.session} action={`${base}/deliveries/${d.id}/resend`} label="Re-send" />
+                      )}
                     </td>
                   </tr>
                 ))}
@@ -290,14 +349,28 @@ function InspectPage(p: { session: Session; w: WebhookRow; d: Awaited<ReturnType
           <h3>
             Attempt {a.attempt_no}: {a.response_status ?? "no answer"} <span class="muted">in {a.duration_ms} ms</span>
           </h3>
-          <Facts items={[["At", <Time iso={a.created_at} />], ["Request URL", <code>{a.request_url}</code>], ["Network error", a.network_error ?? "—"]]} />
+          <Facts
+            items={[
+              ["At", <Time iso={a.created_at} />],
+              ["Request URL", <code>{a.request_url}</code>],
+              ["Network error", a.network_error ?? "—"],
+            ]}
+          />
           <details>
             <summary>Request headers</summary>
-            <pre class="logs">{Object.entries(a.request_headers).map(([k, v]) => `${k}: ${v}`).join("\n")}</pre>
+            <pre class="logs">
+              {Object.entries(a.request_headers)
+                .map(([k, v]) => `${k}: ${v}`)
+                .join("\n")}
+            </pre>
           </details>
           <details>
             <summary>Response headers</summary>
-            <pre class="logs">{Object.entries(a.response_headers ?? {}).map(([k, v]) => `${k}: ${v}`).join("\n") || "—"}</pre>
+            <pre class="logs">
+              {Object.entries(a.response_headers ?? {})
+                .map(([k, v]) => `${k}: ${v}`)
+                .join("\n") || "—"}
+            </pre>
           </details>
           <h4>Response body (first 8 KB)</h4>
           <pre class="logs">{a.response_body ?? "—"}</pre>
@@ -323,15 +396,37 @@ const errorsOf = (err: ApiError): Errors => {
   return {};
 };
 
-async function detail(c: Context<WebEnv>, id: string, extra: { secret?: string; secretWhat?: string; errors?: Errors; formError?: string } = {}, status: 200 | 400 | 422 = 200) {
+async function detail(
+  c: Context<WebEnv>,
+  id: string,
+  extra: { secret?: string; secretWhat?: string; errors?: Errors; formError?: string } = {},
+  status: 200 | 400 | 422 = 200,
+) {
   const session = c.get("session")!;
   const w = await getWebhook(getDb(c.env.DB), session.account.id, id);
   if (!w) throw notFound("webhook");
   const { query, raw } = listQueryOf(c, deliveriesQuery);
   const q = query ?? { status: undefined, page_size: 50, cursor: undefined };
-  const log = await deliveryLog(c.env, session.account.id, w.id, { statuses: q.status, pageSize: q.page_size === 20 && !raw.page_size ? 50 : q.page_size, cursor: await openCursor(c.env, session.account.id, q.cursor) });
+  const log = await deliveryLog(c.env, session.account.id, w.id, {
+    statuses: q.status,
+    pageSize: q.page_size === 20 && !raw.page_size ? 50 : q.page_size,
+    cursor: await openCursor(c.env, session.account.id, q.cursor),
+  });
   const links = await pageLinks(c as never, log);
-  return c.html(<DetailPage session={session} w={w} deliveries={log.rows} {...links} statusFilter={raw.status ?? ""} errors={extra.errors ?? {}} formError={extra.formError} secret={extra.secret} secretWhat={extra.secretWhat} />, status);
+  return c.html(
+    <DetailPage
+      session={session}
+      w={w}
+      deliveries={log.rows}
+      {...links}
+      statusFilter={raw.status ?? ""}
+      errors={extra.errors ?? {}}
+      formError={extra.formError}
+      secret={extra.secret}
+      secretWhat={extra.secretWhat}
+    />,
+    status,
+  );
 }
 
 export const webhookRoutes = new Hono<WebEnv>()
@@ -340,8 +435,21 @@ export const webhookRoutes = new Hono<WebEnv>()
   .get("/webhooks", requireScope("webhooks:read"), async (c) => {
     const session = c.get("session")!;
     const { query } = listQueryOf(c, webhooksListQuery);
-    const page = await listWebhooks(getDb(c.env.DB), session.account.id, query?.page_size ?? 20, await openCursor(c.env, session.account.id, query?.cursor));
-    return c.html(<ListPage session={session} rows={page.rows} {...await pageLinks(c as never, page)} errors={{}} values={{ events: ["submission.succeeded", "submission.failed"] }} />);
+    const page = await listWebhooks(
+      getDb(c.env.DB),
+      session.account.id,
+      query?.page_size ?? 20,
+      await openCursor(c.env, session.account.id, query?.cursor),
+    );
+    return c.html(
+      <ListPage
+        session={session}
+        rows={page.rows}
+        {...(await pageLinks(c as never, page))}
+        errors={{}}
+        values={{ events: ["submission.succeeded", "submission.failed"] }}
+      />,
+    );
   })
   .post("/webhooks", requireScope("webhooks:write"), protectChange, async (c) => {
     const session = c.get("session")!;
@@ -349,7 +457,10 @@ export const webhookRoutes = new Hono<WebEnv>()
     const body = webhookBody(form, await eventsOf(c));
     const again = async (errors: Errors, formError?: string) => {
       const page = await listWebhooks(getDb(c.env.DB), session.account.id, 20);
-      return c.html(<ListPage session={session} rows={page.rows} next={null} previous={null} errors={errors} values={body} formError={formError} />, 422);
+      return c.html(
+        <ListPage session={session} rows={page.rows} next={null} previous={null} errors={errors} values={body} formError={formError} />,
+        422,
+      );
     };
     const parsed = createWebhookSchema.safeParse(body);
     if (!parsed.success) return again(Object.fromEntries(fieldErrors(parsed.error).map((e) => [e.field.split(".")[0]!, e.message])));
@@ -366,7 +477,13 @@ export const webhookRoutes = new Hono<WebEnv>()
   .post("/webhooks/:id", requireScope("webhooks:write"), protectChange, async (c) => {
     const form = await formOf(c);
     const parsed = updateWebhookSchema.safeParse(webhookBody(form, await eventsOf(c)));
-    if (!parsed.success) return detail(c, c.req.param("id"), { errors: Object.fromEntries(fieldErrors(parsed.error).map((e) => [e.field.split(".")[0]!, e.message])) }, 422);
+    if (!parsed.success)
+      return detail(
+        c,
+        c.req.param("id"),
+        { errors: Object.fromEntries(fieldErrors(parsed.error).map((e) => [e.field.split(".")[0]!, e.message])) },
+        422,
+      );
     try {
       await changeWebhook(c.env, c.get("session")!.account.id, c.req.param("id"), parsed.data);
     } catch (err) {
@@ -405,7 +522,9 @@ export const webhookRoutes = new Hono<WebEnv>()
     const session = c.get("session")!;
     const w = await getWebhook(getDb(c.env.DB), session.account.id, c.req.param("id"));
     if (!w) throw notFound("webhook");
-    return c.html(<InspectPage session={session} w={w} d={await inspectDelivery(c.env, session.account.id, w.id, c.req.param("delivery_id"))} />);
+    return c.html(
+      <InspectPage session={session} w={w} d={await inspectDelivery(c.env, session.account.id, w.id, c.req.param("delivery_id"))} />,
+    );
   })
   .post("/webhooks/:id/deliveries/:delivery_id/replay", requireScope("webhooks:write"), protectChange, async (c) => {
     const { id, delivery_id } = c.req.param();

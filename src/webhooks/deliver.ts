@@ -6,7 +6,7 @@ import { config } from "../config";
 import type { Bindings } from "../env";
 import { getDb } from "../storage/db";
 import { deliveries, deliveryAttempts, webhooks } from "../storage/schema";
-import { getDelivery, getWebhookById, type DeliveryRow } from "../storage/webhooks";
+import { type DeliveryRow, getDelivery, getWebhookById } from "../storage/webhooks";
 import { getResolver, type Resolver } from "./resolver";
 import { deliveryHeaders } from "./signing";
 import { checkWebhookUrl, policyOf } from "./url-safety";
@@ -30,7 +30,12 @@ export interface DeliveryDeps {
   retryDelays?: readonly number[];
 }
 
-export const defaultDeps = (env: Bindings): DeliveryDeps => ({ resolver: getResolver(env), now: Date.now, timeoutMs: DELIVERY_TIMEOUT_MS, retryDelays: config(env).webhookRetryDelays });
+export const defaultDeps = (env: Bindings): DeliveryDeps => ({
+  resolver: getResolver(env),
+  now: Date.now,
+  timeoutMs: DELIVERY_TIMEOUT_MS,
+  retryDelays: config(env).webhookRetryDelays,
+});
 
 export type AttemptOutcome =
   | { kind: "skipped"; reason: string }
@@ -141,7 +146,13 @@ export async function attemptDelivery(env: Bindings, deliveryId: string, deps: D
   const attemptNo = claimed[0]!.attemptCount;
   const inSeries = attemptNo - delivery.seriesBase;
 
-  const headers = await deliveryHeaders({ secret: webhook.secret, body: delivery.body, eventId: delivery.eventId, eventType: delivery.eventType, now });
+  const headers = await deliveryHeaders({
+    secret: webhook.secret,
+    body: delivery.body,
+    eventId: delivery.eventId,
+    eventType: delivery.eventType,
+    now,
+  });
   const check = await checkWebhookUrl(webhook.url, deps.resolver, policyOf(env));
   const result: HttpResult = check.ok
     ? await post(webhook.url, headers, delivery.body, deps.timeoutMs)
@@ -175,9 +186,14 @@ export async function attemptDelivery(env: Bindings, deliveryId: string, deps: D
       networkError: result.networkError,
       createdAt: stamp,
     }),
-    db.update(deliveries).set(deliveryChange).where(and(eq(deliveries.id, delivery.id), eq(deliveries.attemptCount, attemptNo))),
-    db.update(webhooks).set({ lastDeliveryStatus: ok ? "succeeded" : "failed", lastDeliveryAt: doneIso }).where(eq(webhooks.id, webhook.id)),
+    db
+      .update(deliveries)
+      .set(deliveryChange)
+      .where(and(eq(deliveries.id, delivery.id), eq(deliveries.attemptCount, attemptNo))),
+    db
+      .update(webhooks)
+      .set({ lastDeliveryStatus: ok ? "succeeded" : "failed", lastDeliveryAt: doneIso })
+      .where(eq(webhooks.id, webhook.id)),
   ]);
   return outcome;
 }
-

@@ -14,7 +14,13 @@ export async function signature(secret: string, timestamp: number, body: string)
 }
 
 /** The request headers of one delivery attempt. */
-export async function deliveryHeaders(opts: { secret: string; body: string; eventId: string; eventType: string; now: number }): Promise<Record<string, string>> {
+export async function deliveryHeaders(opts: {
+  secret: string;
+  body: string;
+  eventId: string;
+  eventType: string;
+  now: number;
+}): Promise<Record<string, string>> {
   const timestamp = Math.floor(opts.now / 1000);
   return {
     "Content-Type": "application/json",

@@ -5,12 +5,21 @@
 import { and, eq, gt, sql } from "drizzle-orm";
 import type { Bindings } from "../env";
 import { ApiError, notFound, validationError } from "../errors";
-import { isoMicros, nowIso } from "../lib/ids";
-import { getDb, type Db } from "../storage/db";
-import { events } from "../storage/schema";
-import { getAccountDelivery, getEvent, getWebhook, listAttempts, pageDeliveries, restartDelivery, type DeliveryStatus, type WebhookRow } from "../storage/webhooks";
 import { enqueueDeliveries, newDeliveryId, outboxStatements } from "../events/outbox";
-import { EVENT_TYPES, TEST_OCCURRED_AT, testData, type EventType } from "../events/payloads";
+import { EVENT_TYPES, type EventType, TEST_OCCURRED_AT, testData } from "../events/payloads";
+import { isoMicros, nowIso } from "../lib/ids";
+import { type Db, getDb } from "../storage/db";
+import { events } from "../storage/schema";
+import {
+  type DeliveryStatus,
+  getAccountDelivery,
+  getEvent,
+  getWebhook,
+  listAttempts,
+  pageDeliveries,
+  restartDelivery,
+  type WebhookRow,
+} from "../storage/webhooks";
 import { attemptView, deliveryView } from "./views";
 
 export const TOOL_LIMIT_PER_MINUTE = 10;
@@ -65,7 +74,17 @@ async function fire(env: Bindings, e: NewEvent): Promise<FiredDelivery> {
   const [inserted] = await db.batch([
     ...outboxStatements(
       db,
-      { id: eventId, accountId, type: e.type, data: e.data, occurredAt: e.occurredAt, submissionId: e.submissionId, runId: e.runId, origin: e.origin, createdAt: created },
+      {
+        id: eventId,
+        accountId,
+        type: e.type,
+        data: e.data,
+        occurredAt: e.occurredAt,
+        submissionId: e.submissionId,
+        runId: e.runId,
+        origin: e.origin,
+        createdAt: created,
+      },
       { webhookId: e.webhook.id, deliveryId, replayOf: e.replayOf, isTest: e.isTest },
       underLimit,
     ),
@@ -85,10 +104,17 @@ function activeWebhook(webhook: WebhookRow | undefined): WebhookRow {
  * Test: a synthetic `webhook.test` event whose data is a sample of `sampleOf` (any type the webhook
  * subscribes to, or `webhook.test` itself), with sample ids and the fixed occurred_at.
  */
-export async function fireTest(env: Bindings, accountId: string, webhookId: string, sampleOf: string = "webhook.test"): Promise<FiredDelivery> {
+export async function fireTest(
+  env: Bindings,
+  accountId: string,
+  webhookId: string,
+  sampleOf: string = "webhook.test",
+): Promise<FiredDelivery> {
   const webhook = activeWebhook(await getWebhook(getDb(env.DB), accountId, webhookId));
   if (!(EVENT_TYPES as readonly string[]).includes(sampleOf) || (sampleOf !== "webhook.test" && !webhook.events.includes(sampleOf))) {
-    throw validationError([{ field: "event_type", message: `must be webhook.test or one of the webhook's events: ${webhook.events.join(", ")}` }]);
+    throw validationError([
+      { field: "event_type", message: `must be webhook.test or one of the webhook's events: ${webhook.events.join(", ")}` },
+    ]);
   }
   return fire(env, {
     origin: "test",
@@ -156,7 +182,12 @@ async function webhookDelivery(db: Db, accountId: string, webhookId: string, del
 }
 
 /** A page of the delivery log of one of the account's webhooks, newest first, optionally by status. */
-export async function deliveryLog(env: Bindings, accountId: string, webhookId: string, opts: { statuses?: DeliveryStatus[]; pageSize?: number; cursor?: string } = {}) {
+export async function deliveryLog(
+  env: Bindings,
+  accountId: string,
+  webhookId: string,
+  opts: { statuses?: DeliveryStatus[]; pageSize?: number; cursor?: string } = {},
+) {
   const db = getDb(env.DB);
   if (!(await getWebhook(db, accountId, webhookId))) throw notFound("webhook");
   const page = await pageDeliveries(db, webhookId, opts.statuses, opts.pageSize ?? 50, opts.cursor);

@@ -134,7 +134,10 @@ export async function checkWebhookUrl(raw: string, resolver: Resolver, policy: U
     }
     if (range === null) continue;
     if (policy.allowPrivate && isLoopback(address)) continue;
-    return reject("non_public_address", `The host ${hostname} resolves to ${address}, which is not a public address (${range}).`, { address, range });
+    return reject("non_public_address", `The host ${hostname} resolves to ${address}, which is not a public address (${range}).`, {
+      address,
+      range,
+    });
   }
   return { ok: true, url, addresses };
 }

@@ -26,7 +26,10 @@ async function deliver(runs: (string | RunMessage)[], bindings: object = env, gr
   return getQueueResult(batch, ctx);
 }
 
-const runRow = (id: string) => env.DB.prepare("SELECT status, attempts, error_code FROM runs WHERE id = ?").bind(id).first<{ status: string; attempts: number; error_code: string | null }>();
+const runRow = (id: string) =>
+  env.DB.prepare("SELECT status, attempts, error_code FROM runs WHERE id = ?")
+    .bind(id)
+    .first<{ status: string; attempts: number; error_code: string | null }>();
 const SLOW = "import time\n\ndef fitness(ga, solution, idx):\n    time.sleep(0.05)\n    return 1.0\n";
 
 async function queuedRun(account: TestAccount, overrides: Record<string, unknown> = {}) {
@@ -62,7 +65,12 @@ describe("the Dispatcher's books (one instance of its own, one place)", () => {
   it("gives places round-robin across accounts, FIFO within one", async () => {
     const d = books("round-robin");
     expect((await d.offer({ runId: "A1", accountId: "acctA", places: 1 }, 1)).startNow).toBe(true);
-    for (const [runId, accountId] of [["A2", "acctA"], ["A3", "acctA"], ["B1", "acctB"], ["C1", "acctC"]] as const) {
+    for (const [runId, accountId] of [
+      ["A2", "acctA"],
+      ["A3", "acctA"],
+      ["B1", "acctB"],
+      ["C1", "acctC"],
+    ] as const) {
       expect((await d.offer({ runId, accountId, places: 1 }, 1)).startNow).toBe(false);
     }
     expect((await d.state(1)).waiting).toEqual(["B1", "C1", "A2", "A3"]);
@@ -74,7 +82,13 @@ describe("the Dispatcher's books (one instance of its own, one place)", () => {
   it("gives the next free place to an account that arrives late with a single run", async () => {
     const d = books("late-comer");
     await d.offer({ runId: "A1", accountId: "acctA", places: 1 }, 1);
-    for (const [runId, accountId] of [["A2", "acctA"], ["A3", "acctA"], ["B1", "acctB"], ["B2", "acctB"]] as const) await d.offer({ runId, accountId, places: 1 }, 1);
+    for (const [runId, accountId] of [
+      ["A2", "acctA"],
+      ["A3", "acctA"],
+      ["B1", "acctB"],
+      ["B2", "acctB"],
+    ] as const)
+      await d.offer({ runId, accountId, places: 1 }, 1);
     expect(await d.release("A1", 1)).toEqual(["B1"]);
     expect(await d.release("B1", 1)).toEqual(["A2"]);
     await d.offer({ runId: "Z1", accountId: "acctZ", places: 1 }, 1); // late, one run: next in line
@@ -147,8 +161,14 @@ describe("runs wait for a place and start when one frees", () => {
     const web = new WebClient();
     expect((await web.signInWithKey(a.key)).status).toBe(303);
     const created = await web.post("/submissions/new", {
-      num_generations: "1000", sol_per_pop: "8", num_parents_mating: "4", num_genes: "3",
-      fitness_func: SLOW, fitness_func_entry: "fitness", parallel_processing: '["process", 2]', payment: "plan",
+      num_generations: "1000",
+      sol_per_pop: "8",
+      num_parents_mating: "4",
+      num_genes: "3",
+      fitness_func: SLOW,
+      fitness_func_entry: "fitness",
+      parallel_processing: '["process", 2]',
+      payment: "plan",
     });
     expect(created.status).toBe(303);
     const submissionId = created.headers.get("Location")!.split("/").pop()!;
@@ -208,7 +228,10 @@ describe("runs wait for a place and start when one frees", () => {
 
     await call(`/api/v1/submissions/${holder.submissionId}/cancel`, { key: a.key, method: "POST" });
     // Places are offered again after the short pause that follows a refusal.
-    const state = await until(() => dispatchState(env), (s) => s.placed.includes(waiting.runId));
+    const state = await until(
+      () => dispatchState(env),
+      (s) => s.placed.includes(waiting.runId),
+    );
     expect(state.placed).toEqual([waiting.runId]);
     await deliver([waiting.runId], env, true);
     expect(await runRow(waiting.runId)).toMatchObject({ status: "running", error_code: null });

@@ -2,7 +2,7 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
-// @ts-expect-error -- plain ESM helpers shared with `npm start`
+// @ts-expect-error -- a plain ESM script, without types
 import { ROOT } from "../../scripts/lib.mjs";
 import { call } from "./client";
 

@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-// @ts-expect-error -- plain ESM helpers shared with `npm start`
+// @ts-expect-error -- a plain ESM script, without types
 import { ROOT } from "../../scripts/lib.mjs";
 
 function runBench(): Promise<{ code: number | null; out: string }> {

@@ -4,7 +4,15 @@
 // (log, Test, Inspect, Replay, re-send) and the device login approved in the dashboard.
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { Allele, AlleleError, DeviceLoginError, RateLimitError, RunFailedError, verifyWebhook, WebhookVerificationError } from "../../clients/typescript/src/index";
+import {
+  Allele,
+  AlleleError,
+  DeviceLoginError,
+  RateLimitError,
+  RunFailedError,
+  verifyWebhook,
+  WebhookVerificationError,
+} from "../../clients/typescript/src/index";
 import { baseUrl, call, job, newAccount } from "./client";
 
 const JOB = { ...job(), num_generations: 15, sol_per_pop: 8, num_genes: 4 } as Parameters<Allele["submissions"]["create"]>[0];
@@ -13,7 +21,11 @@ const sent: { method: string; url: string; headers: Headers }[] = [];
 
 beforeAll(async () => {
   const account = await newAccount();
-  await call(`/admin/v1/accounts/${account.id}`, { method: "PATCH", token: inject("adminToken"), body: { overrides: { concurrent_submissions: 100, inflight_api_runs: 100 } } });
+  await call(`/admin/v1/accounts/${account.id}`, {
+    method: "PATCH",
+    token: inject("adminToken"),
+    body: { overrides: { concurrent_submissions: 100, inflight_api_runs: 100 } },
+  });
   const recording: typeof fetch = async (input, init) => {
     sent.push({ method: init?.method ?? "GET", url: String(input), headers: new Headers(init?.headers) });
     return fetch(input, init);
@@ -65,7 +77,11 @@ describe("the TypeScript client", () => {
 
   it("a 429 surfaces retryAfter (the daily quota's next unit)", async () => {
     const limited = await newAccount();
-    await call(`/admin/v1/accounts/${limited.id}`, { method: "PATCH", token: inject("adminToken"), body: { overrides: { daily_quota: 1 } } });
+    await call(`/admin/v1/accounts/${limited.id}`, {
+      method: "PATCH",
+      token: inject("adminToken"),
+      body: { overrides: { daily_quota: 1 } },
+    });
     const own = new Allele({ apiKey: limited.key, baseUrl: `${baseUrl()}/api/v1` });
     await own.submissions.create(JOB);
     const refused = await own.submissions.create(JOB).catch((e: unknown) => e);
@@ -99,7 +115,8 @@ describe("verifyWebhook", () => {
     const created = await client.submissions.create({ ...JOB, name: "signed" });
     await client.waitFor(created.id, { timeoutMs: 120_000, intervalMs: 200 });
     // The account's earlier submissions may end while the webhook exists: take this submission's delivery.
-    const ours = () => received.find((d) => (JSON.parse(d.raw.toString("utf8")) as { data: { submission_id?: string } }).data.submission_id === created.id);
+    const ours = () =>
+      received.find((d) => (JSON.parse(d.raw.toString("utf8")) as { data: { submission_id?: string } }).data.submission_id === created.id);
     const deadline = Date.now() + 30_000;
     while (!ours() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const delivery = ours()!;
@@ -108,16 +125,27 @@ describe("verifyWebhook", () => {
 
     const event = await verifyWebhook(delivery.raw, headers, hook.secret);
     expect(event.event_type).toBe("submission.succeeded");
-    expect(event.event_type === "submission.succeeded" && event.data).toMatchObject({ submission_id: created.id, num_objectives: 1, best_solution_objectives: null, pareto_front_size: null });
+    expect(event.event_type === "submission.succeeded" && event.data).toMatchObject({
+      submission_id: created.id,
+      num_objectives: 1,
+      best_solution_objectives: null,
+      pareto_front_size: null,
+    });
     expect((await verifyWebhook(delivery.raw.toString("utf8"), new Headers(headers), hook.secret)).event_id).toBe(headers["x-event-id"]);
 
-    const reason = (p: Promise<unknown>) => p.then(() => "accepted", (e: unknown) => (e instanceof WebhookVerificationError ? e.reason : String(e)));
+    const reason = (p: Promise<unknown>) =>
+      p.then(
+        () => "accepted",
+        (e: unknown) => (e instanceof WebhookVerificationError ? e.reason : String(e)),
+      );
     const tampered = Buffer.from(delivery.raw.toString("utf8").replace('"submission.succeeded"', '"submission.failed"'));
     expect(await reason(verifyWebhook(tampered, headers, hook.secret))).toBe("bad_signature");
     expect(await reason(verifyWebhook(delivery.raw, headers, "0".repeat(64)))).toBe("bad_signature");
     const sixMinutesLater = (Number(headers["x-signature-timestamp"]) + 360) * 1000;
     expect(await reason(verifyWebhook(delivery.raw, headers, hook.secret, { now: sixMinutesLater }))).toBe("timestamp_out_of_tolerance");
-    expect(await reason(verifyWebhook(delivery.raw, headers, hook.secret, { now: sixMinutesLater, toleranceSeconds: 600 }))).toBe("accepted");
+    expect(await reason(verifyWebhook(delivery.raw, headers, hook.secret, { now: sixMinutesLater, toleranceSeconds: 600 }))).toBe(
+      "accepted",
+    );
     expect(await reason(verifyWebhook(delivery.raw, { "x-signature": headers["x-signature"]! }, hook.secret))).toBe("missing_headers");
   });
 
@@ -135,11 +163,17 @@ describe("verifyWebhook", () => {
     const fired = await client.webhooks.test(hook.id, "result.completed");
     expect(fired.event_type).toBe("webhook.test");
     // The receiver answers 500 until the retries (1 s apart in this suite) run out: the delivery fails for good.
-    const failed = await until(() => client.webhooks.delivery(hook.id, fired.delivery_id), (d) => d.status === "failed");
+    const failed = await until(
+      () => client.webhooks.delivery(hook.id, fired.delivery_id),
+      (d) => d.status === "failed",
+    );
     expect(failed).toMatchObject({ id: fired.delivery_id, event_id: fired.event_id, status: "failed", is_test: true });
     expect(failed.attempts.length).toBeGreaterThan(1);
     expect(failed.attempts[0]).toMatchObject({ attempt_no: 1, response_status: 500, request_url: `http://127.0.0.1:${port}/failing` });
-    expect(JSON.parse(failed.payload)).toMatchObject({ event_id: fired.event_id, data: { test: true, sample_of: "result.completed", num_objectives: 1 } });
+    expect(JSON.parse(failed.payload)).toMatchObject({
+      event_id: fired.event_id,
+      data: { test: true, sample_of: "result.completed", num_objectives: 1 },
+    });
 
     const log = await client.webhooks.deliveries(hook.id, { status: "failed" });
     expect(log.results.map((d) => d.id)).toEqual([fired.delivery_id]);
@@ -150,13 +184,19 @@ describe("verifyWebhook", () => {
     failing = false;
     const resent = await client.webhooks.resend(hook.id, fired.delivery_id);
     expect(resent).toEqual({ delivery_id: fired.delivery_id, event_id: fired.event_id, event_type: "webhook.test" });
-    const delivered = await until(() => client.webhooks.delivery(hook.id, fired.delivery_id), (d) => d.status === "succeeded");
+    const delivered = await until(
+      () => client.webhooks.delivery(hook.id, fired.delivery_id),
+      (d) => d.status === "succeeded",
+    );
     expect(delivered).toMatchObject({ status: "succeeded", resend_count: 1 });
     await expect(client.webhooks.resend(hook.id, fired.delivery_id)).rejects.toMatchObject({ status: 409, code: "invalid_state" });
 
     const replayed = await client.webhooks.replay(hook.id, fired.delivery_id);
     expect(replayed.event_id).not.toBe(fired.event_id);
-    const copy = await until(() => client.webhooks.delivery(hook.id, replayed.delivery_id), (d) => d.status === "succeeded");
+    const copy = await until(
+      () => client.webhooks.delivery(hook.id, replayed.delivery_id),
+      (d) => d.status === "succeeded",
+    );
     expect(copy).toMatchObject({ replay_of: fired.delivery_id, is_test: true });
     await expect(client.webhooks.delivery(hook.id, "0000000000000000")).rejects.toMatchObject({ status: 404, code: "not_found" });
   });
@@ -172,7 +212,10 @@ describe("Allele.deviceLogin", () => {
       const res = await fetch(path.startsWith("http") ? path : `${baseUrl()}${path}`, {
         method: form ? "POST" : "GET",
         redirect: "manual",
-        headers: { Cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join("; "), ...(form ? { "Content-Type": "application/x-www-form-urlencoded" } : {}) },
+        headers: {
+          Cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join("; "),
+          ...(form ? { "Content-Type": "application/x-www-form-urlencoded" } : {}),
+        },
         body: form ? body : undefined,
       });
       for (const line of res.headers.getSetCookie()) {
@@ -189,11 +232,20 @@ describe("Allele.deviceLogin", () => {
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
     const confirm = await (await web("/device", { _csrf: csrf, user_code: userCode })).text();
     const id = /name="id" value="([^"]+)"/.exec(confirm)![1]!;
-    const decided = await web("/device/decide", { _csrf: csrf, id, user_code: userCode, decision: "approve", key_name: "ts client", scopes: ["submissions:read", "results:read"] });
+    const decided = await web("/device/decide", {
+      _csrf: csrf,
+      id,
+      user_code: userCode,
+      decision: "approve",
+      key_name: "ts client",
+      scopes: ["submissions:read", "results:read"],
+    });
     expect(decided.status).toBe(303);
   }
 
-  it("gets a key with the RFC 8628 device flow once the code is approved in the dashboard; a used code is DeviceLoginError invalid_grant", { timeout: 60_000 }, async () => {
+  it("gets a key with the RFC 8628 device flow once the code is approved in the dashboard; a used code is DeviceLoginError invalid_grant", {
+    timeout: 60_000,
+  }, async () => {
     const account = await newAccount();
     let shown: { userCode: string; verificationUri: string } | null = null;
     const token = await Allele.deviceLogin({

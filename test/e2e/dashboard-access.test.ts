@@ -7,11 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { baseUrl, call, job, newAccount, waitForStatus } from "./client";
-import { eventually, launch, person, shot, signIn, signInLink, watchErrors } from "./browser/harness";
-// @ts-expect-error -- plain ESM helpers shared with `npm start`
+// @ts-expect-error -- a plain ESM script, without types
 import { SDK_PYTHON } from "../../scripts/lib.mjs";
-
+import { eventually, launch, person, shot, signIn, signInLink, watchErrors } from "./browser/harness";
+import { baseUrl, call, job, newAccount, waitForStatus } from "./client";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -30,7 +29,7 @@ describe("sign in and out", () => {
     await page.goto("/");
     await page.waitForURL(/\/sign-in$/);
     await shot(page, "sign-in");
-    await page.getByLabel("API key").fill("alk_wrongwro_" + "x".repeat(40));
+    await page.getByLabel("API key").fill(`alk_wrongwro_${"x".repeat(40)}`);
     await page.getByRole("button", { name: "Sign in" }).click();
     await eventually(() => page.getByRole("alert").textContent()).toContain("not valid");
     await page.getByLabel("API key").fill(account.key);
@@ -108,7 +107,10 @@ describe("API keys", () => {
     await page.goto("/account");
     expect(await page.content()).not.toContain(key);
     page.once("dialog", (d) => void d.accept());
-    await page.locator(`tr[data-key="${key.slice(0, 12)}"]`).getByRole("button", { name: "Revoke" }).click();
+    await page
+      .locator(`tr[data-key="${key.slice(0, 12)}"]`)
+      .getByRole("button", { name: "Revoke" })
+      .click();
     await eventually(() => page.locator(".flash").textContent()).toContain("revoked");
     expect((await call("/api/v1/results/", { key })).status).toBe(401);
     await context.close();
@@ -116,7 +118,9 @@ describe("API keys", () => {
 });
 
 describe("device login", () => {
-  it("the unmodified SDK's vilvik.login() completes after the code is approved in the browser; the key it saved works", { timeout: 120_000 }, async () => {
+  it("the unmodified SDK's vilvik.login() completes after the code is approved in the browser; the key it saved works", {
+    timeout: 120_000,
+  }, async () => {
     const account = await newAccount();
     const home = mkdtempSync(join(tmpdir(), "allele-vilvik-"));
     const script = [
@@ -128,7 +132,9 @@ describe("device login", () => {
       "page = client.submissions.list()",
       "print('LISTED', type(page).__name__, flush=True)",
     ].join("\n");
-    const sdk = spawn(SDK_PYTHON, ["-c", script], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, XDG_CONFIG_HOME: join(home, "config"), PYTHONUNBUFFERED: "1" } });
+    const sdk = spawn(SDK_PYTHON, ["-c", script], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, XDG_CONFIG_HOME: join(home, "config"), PYTHONUNBUFFERED: "1" },
+    });
     let out = "";
     sdk.stdout.on("data", (d) => (out += d));
     sdk.stderr.on("data", (d) => (out += d));

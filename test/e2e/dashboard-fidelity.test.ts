@@ -5,8 +5,8 @@
 // violated constraint; per-gene and stop_criteria forms honoured.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, newAccount, waitForStatus } from "./client";
 import { eventually, fillForm, launch, person, shot, signIn, typeCode, watchErrors } from "./browser/harness";
+import { call, newAccount, waitForStatus } from "./client";
 
 const eventuallyIn30s = <T>(fn: () => Promise<T> | T) => eventually(fn, 30_000);
 
@@ -15,9 +15,9 @@ let page: Page;
 let errors: string[];
 let account: { id: string; key: string };
 
-
 // Two objectives (ZDT-like, both maximised), slow enough (~5 ms a solution) to be seen running.
-const TWO = "import time\nimport numpy\n\n\ndef objectives(ga, solution, idx):\n    time.sleep(0.005)\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2))]\n";
+const TWO =
+  "import time\nimport numpy\n\n\ndef objectives(ga, solution, idx):\n    time.sleep(0.005)\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2))]\n";
 
 beforeAll(async () => {
   browser = await launch();
@@ -39,7 +39,11 @@ async function submit(p: Page): Promise<string> {
 }
 
 /** The text of the result page's fact `label`. */
-const fact = (p: Page, label: string) => p.locator(".facts div", { has: p.locator("dt", { hasText: new RegExp(`^${label}$`) }) }).locator("dd").textContent();
+const fact = (p: Page, label: string) =>
+  p
+    .locator(".facts div", { has: p.locator("dt", { hasText: new RegExp(`^${label}$`) }) })
+    .locator("dd")
+    .textContent();
 
 /** Opens the latest result of a submission from its page's run table. */
 async function openResult(p: Page, submissionId: string) {
@@ -51,7 +55,19 @@ async function openResult(p: Page, submissionId: string) {
 
 describe("a two-objective run from the form", () => {
   it("runs nsga2 live with a panel per objective, then shows its objectives and an interactive front; a continue overlays each objective's curves", async () => {
-    await fillForm(page, { name: "two objectives", num_generations: "40", sol_per_pop: "20", num_parents_mating: "10", num_genes: "3", random_seed: "7", parent_selection_type: "nsga2" }, TWO);
+    await fillForm(
+      page,
+      {
+        name: "two objectives",
+        num_generations: "40",
+        sol_per_pop: "20",
+        num_parents_mating: "10",
+        num_genes: "3",
+        random_seed: "7",
+        parent_selection_type: "nsga2",
+      },
+      TWO,
+    );
     await eventuallyIn30s(() => page.locator("#f-fitness_func_entry").inputValue()).toBe("objectives");
     const id = await submit(page);
 
@@ -62,14 +78,38 @@ describe("a two-objective run from the form", () => {
     let objectivesLine = "";
     while (Date.now() < deadline) {
       // The page reloads itself when the run ends: a look that meets the reload is simply taken again.
-      const status = ((await page.locator('[data-field="status"]').textContent().catch(() => "")) ?? "").trim();
+      const status = (
+        (await page
+          .locator('[data-field="status"]')
+          .textContent()
+          .catch(() => "")) ?? ""
+      ).trim();
       if (status === "running") {
-        const shown = await page.locator('[data-chart="progress-chart"] .chart-panel').count().catch(() => 0);
+        const shown = await page
+          .locator('[data-chart="progress-chart"] .chart-panel')
+          .count()
+          .catch(() => 0);
         if (shown === 2 && !panels.has(2)) await shot(page, "submission-running-objectives").catch(() => undefined);
         panels.add(shown);
-        points.add(Number((await page.locator("[data-live]").getAttribute("data-points").catch(() => null)) ?? 0));
-        if ((await page.locator('[data-field="fitness-label"]').textContent().catch(() => "")) === "best objectives") {
-          objectivesLine = (await page.locator('[data-field="fitness"]').textContent().catch(() => "")) ?? "";
+        points.add(
+          Number(
+            (await page
+              .locator("[data-live]")
+              .getAttribute("data-points")
+              .catch(() => null)) ?? 0,
+          ),
+        );
+        if (
+          (await page
+            .locator('[data-field="fitness-label"]')
+            .textContent()
+            .catch(() => "")) === "best objectives"
+        ) {
+          objectivesLine =
+            (await page
+              .locator('[data-field="fitness"]')
+              .textContent()
+              .catch(() => "")) ?? "";
         }
       }
       if (status === "succeeded" || status === "failed") break;
@@ -96,7 +136,9 @@ describe("a two-objective run from the form", () => {
     await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);
     await eventuallyIn30s(() => front.locator(".u-legend .u-series").nth(1).locator(".u-value").textContent()).toMatch(/^-?\d/);
     const hovered = Number(await front.locator(".u-legend .u-series").nth(1).locator(".u-value").textContent());
-    const frontFile = await fetch(api.files.find((f: { name: string }) => f.name === "pareto_front.json").url, { headers: { Authorization: `Bearer ${account.key}` } }).then((r) => r.json());
+    const frontFile = await fetch(api.files.find((f: { name: string }) => f.name === "pareto_front.json").url, {
+      headers: { Authorization: `Bearer ${account.key}` },
+    }).then((r) => r.json());
     expect(frontFile.objectives.some((o: number[]) => close(hovered, o[1]!))).toBe(true);
     // The history: one panel per objective.
     expect(await page.locator('[data-chart="result-chart"] .chart-panel').count()).toBe(2);
@@ -112,22 +154,44 @@ describe("a two-objective run from the form", () => {
     const resultPanels = page.locator('[data-chart="result-chart"] .chart-panel');
     await eventuallyIn30s(() => resultPanels.count()).toBe(2);
     for (let i = 0; i < 2; i++) expect(await resultPanels.nth(i).locator(".u-legend .u-series").count()).toBe(3); // x + the two results
-    expect(await page.locator("details table tbody tr").filter({ hasText: /^objective 1continued from 1/ }).count()).toBeGreaterThan(0);
+    expect(
+      await page
+        .locator("details table tbody tr")
+        .filter({ hasText: /^objective 1continued from 1/ })
+        .count(),
+    ).toBeGreaterThan(0);
     expect(errors).toEqual([]);
   });
 });
 
 describe("an imported two-objective run", () => {
   it("shows as a run's result: its objectives, the front Allele computed as a scatter plot, a panel per objective saying the curves are PyGAD's", async () => {
-    const objectives = [[-1, -5], [-2, -3], [-3, -4], [-4, -1], [-5, -6], [-0.5, -7]]; // front: rows 0, 1, 3, 5
+    const objectives = [
+      [-1, -5],
+      [-2, -3],
+      [-3, -4],
+      [-4, -1],
+      [-5, -6],
+      [-0.5, -7],
+    ]; // front: rows 0, 1, 3, 5
     const population = objectives.map((_, i) => [0.1 * i, -0.1 * i]);
     const created = await call("/api/v1/imports", {
       key: account.key,
       body: {
         name: "pushed nsga2",
         ga_parameters: { num_generations: 5, sol_per_pop: 6, num_parents_mating: 2, num_genes: 2, parent_selection_type: "nsga2" },
-        code: { fitness_func: "def fitness(ga, solution, idx):\n    return [-float(solution[0] ** 2), -float(solution[1] ** 2)]\n", fitness_func_entry: "fitness" },
-        result: { best_solution: population[0], best_solution_fitness: objectives[0], best_solutions_fitness: Array.from({ length: 6 }, (_, g) => [-3 + g * 0.4, -7 + g]), generations_completed: 5, last_generation_fitness: objectives, population },
+        code: {
+          fitness_func: "def fitness(ga, solution, idx):\n    return [-float(solution[0] ** 2), -float(solution[1] ** 2)]\n",
+          fitness_func_entry: "fitness",
+        },
+        result: {
+          best_solution: population[0],
+          best_solution_fitness: objectives[0],
+          best_solutions_fitness: Array.from({ length: 6 }, (_, g) => [-3 + g * 0.4, -7 + g]),
+          generations_completed: 5,
+          last_generation_fitness: objectives,
+          population,
+        },
       },
     });
     expect(created.status).toBe(201);
@@ -143,8 +207,22 @@ describe("an imported two-objective run", () => {
 
 describe("a three-objective front", () => {
   it("is drawn as parallel coordinates, one line per solution of the front; hovering a line says its values", async () => {
-    const three = "import numpy\n\ndef fitness(ga, solution, idx):\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2)), -float(numpy.sum((solution + 1) ** 2))]\n";
-    const created = await call("/api/v1/submissions/", { key: account.key, body: { name: "three objectives", num_generations: 15, sol_per_pop: 16, num_parents_mating: 8, num_genes: 3, random_seed: 3, parent_selection_type: "nsga2", fitness_func: three, fitness_func_entry: "fitness" } });
+    const three =
+      "import numpy\n\ndef fitness(ga, solution, idx):\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2)), -float(numpy.sum((solution + 1) ** 2))]\n";
+    const created = await call("/api/v1/submissions/", {
+      key: account.key,
+      body: {
+        name: "three objectives",
+        num_generations: 15,
+        sol_per_pop: 16,
+        num_parents_mating: 8,
+        num_genes: 3,
+        random_seed: 3,
+        parent_selection_type: "nsga2",
+        fitness_func: three,
+        fitness_func_entry: "fitness",
+      },
+    });
     expect((await waitForStatus(account.key, created.body.id)).status).toBe("succeeded");
     await openResult(page, created.body.id);
     const lines = page.locator("svg.parallel polyline.front-line");
@@ -158,7 +236,9 @@ describe("a three-objective front", () => {
     });
     await page.mouse.move(at.x - 20, at.y);
     await page.mouse.move(at.x, at.y);
-    await eventuallyIn30s(() => page.locator(".front-readout").textContent()).toMatch(/^Solution \d+: objective 0 = -?[\d.e-]+, objective 1 = -?[\d.e-]+, objective 2 = -?[\d.e-]+$/);
+    await eventuallyIn30s(() => page.locator(".front-readout").textContent()).toMatch(
+      /^Solution \d+: objective 0 = -?[\d.e-]+, objective 1 = -?[\d.e-]+, objective 2 = -?[\d.e-]+$/,
+    );
     await shot(page, "result-parallel");
     expect(errors).toEqual([]);
   });
@@ -166,7 +246,14 @@ describe("a three-objective front", () => {
 
 describe("warnings and the forms stock PyGAD accepts, from the form", () => {
   it("a run whose constraint cannot be met shows its warnings with counts and the violation, on the list, the submission and the result", async () => {
-    await fillForm(page, { name: "impossible constraint", num_generations: "10", sol_per_pop: "12", num_parents_mating: "4", num_genes: "4", random_seed: "6" });
+    await fillForm(page, {
+      name: "impossible constraint",
+      num_generations: "10",
+      sol_per_pop: "12",
+      num_parents_mating: "4",
+      num_genes: "4",
+      random_seed: "6",
+    });
     await page.locator("details.group", { hasText: "Callbacks" }).locator("summary").click();
     await typeCode(page, "gene_constraint", "constraints = [lambda solution, values: [v for v in values if v > 100], None, None, None]\n");
     await eventuallyIn30s(() => page.locator("#f-gene_constraint_entry").inputValue()).toBe("constraints");
@@ -177,7 +264,9 @@ describe("warnings and the forms stock PyGAD accepts, from the form", () => {
     const total = api.warnings.reduce((n: number, w: { count: number }) => n + w.count, 0);
     expect(total).toBeGreaterThan(1);
     await page.goto("/submissions");
-    await eventuallyIn30s(() => page.locator("tr", { hasText: "impossible constraint" }).locator(".warn-count").textContent()).toBe(total.toLocaleString("en"));
+    await eventuallyIn30s(() => page.locator("tr", { hasText: "impossible constraint" }).locator(".warn-count").textContent()).toBe(
+      total.toLocaleString("en"),
+    );
     await page.goto(`/submissions/${id}`);
     await eventuallyIn30s(() => page.locator("#warnings tbody tr").count()).toBe(api.warnings.length);
     await openResult(page, id);
@@ -211,7 +300,12 @@ describe("warnings and the forms stock PyGAD accepts, from the form", () => {
     await waitForStatus(account.key, id);
     const resultId = await openResult(page, id);
     const api = (await call(`/api/v1/results/${resultId}`, { key: account.key })).body;
-    expect(api.parameters).toMatchObject({ init_range_low: [0, 1, 2, 3], random_mutation_max_val: [0.5, 1.5, 2.5, 3.5], gene_type: ["float", 2], stop_criteria: ["evaluations_40", "reach_1e3"] });
+    expect(api.parameters).toMatchObject({
+      init_range_low: [0, 1, 2, 3],
+      random_mutation_max_val: [0.5, 1.5, 2.5, 3.5],
+      gene_type: ["float", 2],
+      stop_criteria: ["evaluations_40", "reach_1e3"],
+    });
     // 12 evaluations at first, then 11 new offspring a generation: 40 reached after 3 generations.
     expect(await fact(page, "Stopped because")).toBe("stop_criteria");
     expect(await fact(page, "Generations completed")).toBe("3");

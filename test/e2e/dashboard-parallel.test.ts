@@ -2,8 +2,8 @@
 // each way's workers, a run on the plan with 2 process workers giving the serial API run's result.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, newAccount, waitForStatus } from "./client";
 import { launch, person, signIn, watchErrors } from "./browser/harness";
+import { call, newAccount, waitForStatus } from "./client";
 
 let browser: Browser;
 let page: Page;

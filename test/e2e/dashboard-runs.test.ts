@@ -5,10 +5,10 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { call, newAccount, waitForStatus } from "./client";
-import { eventually, fillForm, launch, person, shot, signIn, watchErrors } from "./browser/harness";
-// @ts-expect-error -- plain ESM helpers shared with `npm start`
+// @ts-expect-error -- a plain ESM script, without types
 import { LOCAL_CAPACITY, ROOT } from "../../scripts/lib.mjs";
+import { eventually, fillForm, launch, person, shot, signIn, watchErrors } from "./browser/harness";
+import { call, newAccount, waitForStatus } from "./client";
 
 let browser: Browser;
 let context: BrowserContext;
@@ -19,7 +19,8 @@ let account: { id: string; key: string };
 /** Waits for a value like a person looking at the page (up to 20 s). */
 
 /** A fitness that takes ~0.1 s per generation, so a 60-generation run is seen running for a few seconds. */
-const SLOW = "import time\nimport numpy\n\n\ndef fitness(ga, solution, idx):\n    time.sleep(0.01)\n    return -float(numpy.sum(solution ** 2))\n";
+const SLOW =
+  "import time\nimport numpy\n\n\ndef fitness(ga, solution, idx):\n    time.sleep(0.01)\n    return -float(numpy.sum(solution ** 2))\n";
 
 beforeAll(async () => {
   browser = await launch();
@@ -37,14 +38,33 @@ describe("the new-submission form and a live run", () => {
   it("submits (source web), shows queued → running → succeeded, and the chart grows while it runs", async () => {
     // Every run place of the platform is taken first, so the new run is seen waiting (queued) for one.
     const blockers = await newAccount();
-    await call(`/admin/v1/accounts/${blockers.id}`, { method: "PATCH", token: inject("adminToken"), body: { overrides: { concurrent_submissions: 100, inflight_api_runs: 100 } } });
+    await call(`/admin/v1/accounts/${blockers.id}`, {
+      method: "PATCH",
+      token: inject("adminToken"),
+      body: { overrides: { concurrent_submissions: 100, inflight_api_runs: 100 } },
+    });
     const blocking: string[] = [];
     for (let i = 0; i < LOCAL_CAPACITY; i++) {
-      const res = await call("/api/v1/submissions/", { key: blockers.key, body: { name: "blocker", num_generations: 5000, sol_per_pop: 10, num_parents_mating: 4, num_genes: 2, fitness_func: SLOW, fitness_func_entry: "fitness" } });
+      const res = await call("/api/v1/submissions/", {
+        key: blockers.key,
+        body: {
+          name: "blocker",
+          num_generations: 5000,
+          sol_per_pop: 10,
+          num_parents_mating: 4,
+          num_genes: 2,
+          fitness_func: SLOW,
+          fitness_func_entry: "fitness",
+        },
+      });
       blocking.push(res.body.id);
     }
     for (const id of blocking) await waitForStatus(blockers.key, id, (s) => s === "running");
-    await fillForm(page, { name: "browser sphere", num_generations: "60", sol_per_pop: "10", num_parents_mating: "4", num_genes: "4" }, SLOW.replace("def fitness", "def my_fitness"));
+    await fillForm(
+      page,
+      { name: "browser sphere", num_generations: "60", sol_per_pop: "10", num_parents_mating: "4", num_genes: "4" },
+      SLOW.replace("def fitness", "def my_fitness"),
+    );
     // The entry symbol was suggested from the code.
     await eventually(() => page.locator("#f-fitness_func_entry").inputValue()).toBe("my_fitness");
     await shot(page, "new-submission");
@@ -61,9 +81,18 @@ describe("the new-submission form and a live run", () => {
     const deadline = Date.now() + 60_000;
     let sawRunningShot = false;
     while (Date.now() < deadline) {
-      const status = (await page.locator('[data-field="status"]').textContent().catch(() => null)) ?? "";
+      const status =
+        (await page
+          .locator('[data-field="status"]')
+          .textContent()
+          .catch(() => null)) ?? "";
       statuses.add(status.trim());
-      const n = Number((await page.locator("[data-live]").getAttribute("data-points").catch(() => null)) ?? NaN);
+      const n = Number(
+        (await page
+          .locator("[data-live]")
+          .getAttribute("data-points")
+          .catch(() => null)) ?? NaN,
+      );
       if (Number.isFinite(n)) points.add(n);
       if (status.trim() === "running" && n >= 2 && !sawRunningShot) {
         await shot(page, "submission-running");
@@ -114,7 +143,19 @@ describe("results", () => {
   let resultId: string;
 
   it("continues a result and shows the curves of the chain on one chart", async () => {
-    const created = await call("/api/v1/submissions/", { key: account.key, body: { name: "chain", num_generations: 15, sol_per_pop: 10, num_parents_mating: 4, num_genes: 3, random_seed: 1, fitness_func: SLOW.replace("time.sleep(0.01)", "pass"), fitness_func_entry: "fitness" } });
+    const created = await call("/api/v1/submissions/", {
+      key: account.key,
+      body: {
+        name: "chain",
+        num_generations: 15,
+        sol_per_pop: 10,
+        num_parents_mating: 4,
+        num_genes: 3,
+        random_seed: 1,
+        fitness_func: SLOW.replace("time.sleep(0.01)", "pass"),
+        fitness_func_entry: "fitness",
+      },
+    });
     await waitForStatus(account.key, created.body.id);
     const first = (await call(`/api/v1/results/?submission_id=${created.body.id}`, { key: account.key })).body.results[0];
     await page.goto(`/results/${first.id}`);
@@ -164,7 +205,15 @@ describe("page weight and render time", () => {
   it("measures each main page: bytes transferred and time to render (reported in .wrangler/test-reports)", async () => {
     const submissions = (await call("/api/v1/submissions/?page_size=1", { key: account.key })).body.results;
     const results = (await call("/api/v1/results/?page_size=1", { key: account.key })).body.results;
-    const pages = ["/submissions", "/submissions/new", `/submissions/${submissions[0].id}`, "/results", `/results/${results[0].id}`, "/webhooks", "/account"];
+    const pages = [
+      "/submissions",
+      "/submissions/new",
+      `/submissions/${submissions[0].id}`,
+      "/results",
+      `/results/${results[0].id}`,
+      "/webhooks",
+      "/account",
+    ];
     const report: Record<string, unknown>[] = [];
     for (const cold of [true, false]) {
       for (const path of pages) {
@@ -217,10 +266,17 @@ describe("phone width and keyboard", () => {
     await p.keyboard.press("Tab");
     expect(await p.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
     const unlabelled = await p.evaluate(() =>
-      [...document.querySelectorAll("input:not([type=hidden]), select, textarea:not([hidden])")].filter((el) => {
-        const id = el.id;
-        return !(id && document.querySelector(`label[for="${id}"]`)) && !el.closest("label") && !el.getAttribute("aria-label") && !el.getAttribute("aria-labelledby");
-      }).map((el) => (el as HTMLInputElement).name),
+      [...document.querySelectorAll("input:not([type=hidden]), select, textarea:not([hidden])")]
+        .filter((el) => {
+          const id = el.id;
+          return (
+            !(id && document.querySelector(`label[for="${id}"]`)) &&
+            !el.closest("label") &&
+            !el.getAttribute("aria-label") &&
+            !el.getAttribute("aria-labelledby")
+          );
+        })
+        .map((el) => (el as HTMLInputElement).name),
     );
     expect(unlabelled).toEqual([]);
     // The focused control shows a visible outline.

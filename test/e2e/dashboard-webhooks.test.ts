@@ -4,9 +4,8 @@
 import { createServer, type Server } from "node:http";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, newAccount } from "./client";
 import { eventually, launch, person, shot, signIn, watchErrors } from "./browser/harness";
-
+import { call, newAccount } from "./client";
 
 let browser: Browser;
 let context: BrowserContext;

@@ -4,9 +4,8 @@
 // First, without the browser: `wrangler dev` serves Swagger UI's files from the static assets (dist/web/docs).
 import type { Browser, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { baseUrl, job, newAccount } from "./client";
 import { eventually, launch, person, shot, watchErrors } from "./browser/harness";
-
+import { baseUrl, job, newAccount } from "./client";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -23,7 +22,9 @@ async function execute(page: Page, tag: string, operationId: string, path: strin
   const answer = page.waitForResponse((r) => new URL(r.url()).pathname === `/api/v1${path}`);
   await block.locator("button.execute").click();
   const response = await answer;
-  await eventually(() => block.locator(".live-responses-table tbody .response-col_status").first().textContent()).toContain(String(response.status()));
+  await eventually(() => block.locator(".live-responses-table tbody .response-col_status").first().textContent()).toContain(
+    String(response.status()),
+  );
   return { block, response };
 }
 
@@ -56,7 +57,9 @@ describe("/docs's files", () => {
 });
 
 describe("/docs in a browser", () => {
-  it("loads with every request on this origin; Authorize once, and Try it out calls this origin with the key, also after a reload", { timeout: 120_000 }, async () => {
+  it("loads with every request on this origin; Authorize once, and Try it out calls this origin with the key, also after a reload", {
+    timeout: 120_000,
+  }, async () => {
     const account = await newAccount();
     const origin = new URL(baseUrl()).origin;
     const context = await person(browser);
@@ -73,7 +76,15 @@ describe("/docs in a browser", () => {
     await eventually(() => page.locator(".information-container .title").textContent()).toContain("Allele API");
     await eventually(() => page.locator(".opblock").count()).toBeGreaterThan(30);
     const loaded = requests.map((r) => r.url());
-    expect(loaded).toEqual(expect.arrayContaining([`${origin}/docs`, `${origin}/docs/swagger-ui.css`, `${origin}/docs/swagger-ui-bundle.js`, `${origin}/docs/init.js`, `${origin}/api/v1/openapi.json`]));
+    expect(loaded).toEqual(
+      expect.arrayContaining([
+        `${origin}/docs`,
+        `${origin}/docs/swagger-ui.css`,
+        `${origin}/docs/swagger-ui-bundle.js`,
+        `${origin}/docs/init.js`,
+        `${origin}/api/v1/openapi.json`,
+      ]),
+    );
     const elsewhere = loaded.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:") && !url.startsWith("blob:"));
     expect(elsewhere, "requests that left the origin").toEqual([]);
     await shot(page, "docs", false);
@@ -92,7 +103,9 @@ describe("/docs in a browser", () => {
     expect(own.response.request().headers().authorization).toBe(`Bearer ${account.key}`);
     expect(new URL(own.response.url()).origin).toBe(origin);
     expect(await own.response.json()).toMatchObject({ id: account.id });
-    await eventually(() => own.block.locator(".live-responses-table tbody .response-col_description").first().textContent()).toContain(account.id);
+    await eventually(() => own.block.locator(".live-responses-table tbody .response-col_description").first().textContent()).toContain(
+      account.id,
+    );
     await shot(page, "docs-try-it", false);
 
     // The key is kept: after a reload, a write works without entering it again (its body is the example job).
@@ -106,7 +119,9 @@ describe("/docs in a browser", () => {
     expect(created.response.request().headers().authorization).toBe(`Bearer ${account.key}`);
     expect(await created.response.json()).toMatchObject({ status: "queued", name: "from /docs" });
 
-    expect(requests.map((r) => r.url()).filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:") && !url.startsWith("blob:"))).toEqual([]);
+    expect(
+      requests.map((r) => r.url()).filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:") && !url.startsWith("blob:")),
+    ).toEqual([]);
     expect(failed).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();

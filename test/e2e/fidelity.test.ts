@@ -34,11 +34,19 @@ async function ran(overrides: Record<string, unknown>) {
 }
 
 // A constraint written for sample_size 5: it fails the run if it ever gets more candidates.
-const FIVE = "def at_most_five(solution, values):\n    assert len(values) <= 5, len(values)\n    return [v for v in values if v >= 0]\n\nconstraints = [at_most_five, None, None, None]\n";
+const FIVE =
+  "def at_most_five(solution, values):\n    assert len(values) <= 5, len(values)\n    return [v for v in values if v >= 0]\n\nconstraints = [at_most_five, None, None, None]\n";
 
 describe("reruns keep their parameters", () => {
   it("reexecute with an empty body reproduces a run that sets init_range_* and sample_size exactly", async () => {
-    const id = await submit({ random_seed: 21, init_range_low: 0, init_range_high: 2, sample_size: 5, gene_constraint: FIVE, gene_constraint_entry: "constraints" });
+    const id = await submit({
+      random_seed: 21,
+      init_range_low: 0,
+      init_range_high: 2,
+      sample_size: 5,
+      gene_constraint: FIVE,
+      gene_constraint_entry: "constraints",
+    });
     expect((await waitForStatus(key, id)).status).toBe("succeeded");
     const again = await call(`/api/v1/submissions/${id}/reexecute`, { key, method: "POST", body: {} });
     expect(again.status).toBe(202);
@@ -53,7 +61,14 @@ describe("reruns keep their parameters", () => {
   });
 
   it("continue with {} keeps init_range_* and sample_size (the constraint still gets 5 candidates)", async () => {
-    const id = await submit({ random_seed: 22, init_range_low: 0, init_range_high: 2, sample_size: 5, gene_constraint: FIVE, gene_constraint_entry: "constraints" });
+    const id = await submit({
+      random_seed: 22,
+      init_range_low: 0,
+      init_range_high: 2,
+      sample_size: 5,
+      gene_constraint: FIVE,
+      gene_constraint_entry: "constraints",
+    });
     expect((await waitForStatus(key, id)).status).toBe("succeeded");
     const [first] = await results(id);
     expect((await call(`/api/v1/results/${first.id}/continue`, { key, method: "POST", body: {} })).status).toBe(202);
@@ -64,11 +79,18 @@ describe("reruns keep their parameters", () => {
   });
 });
 
-const TWO_OBJECTIVES = "import numpy\n\ndef fitness(ga, solution, idx):\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2))]\n";
+const TWO_OBJECTIVES =
+  "import numpy\n\ndef fitness(ga, solution, idx):\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2))]\n";
 
 describe("a multi-objective run (nsga2)", () => {
   it("has its front, objectives, per-objective history and files; continue and reexecute work", async () => {
-    const { id, done, result } = await ran({ fitness_func: TWO_OBJECTIVES, parent_selection_type: "nsga2", random_seed: 5, sol_per_pop: 16, num_parents_mating: 8 });
+    const { id, done, result } = await ran({
+      fitness_func: TWO_OBJECTIVES,
+      parent_selection_type: "nsga2",
+      random_seed: 5,
+      sol_per_pop: 16,
+      num_parents_mating: 8,
+    });
     expect(done).toMatchObject({ status: "succeeded", best_solution_fitness: null });
     expect(result).toMatchObject({ num_objectives: 2, best_solution_fitness: null, engine: "pygad" }); // nsga2: stock PyGAD from the start
     expect(result.best_solution_objectives).toHaveLength(2);
@@ -153,7 +175,9 @@ describe("warnings, constraint violations and failures", () => {
     expect(done.status).toBe("succeeded");
     const messages = result.warnings.map((w: { message: string }) => w.message);
     expect(messages.some((m: string) => m.includes("mutation_percent_genes selects fewer than one gene"))).toBe(true);
-    const unsatisfied = result.warnings.filter((w: { message: string }) => /constraint/i.test(w.message) && !w.message.includes("violates"));
+    const unsatisfied = result.warnings.filter(
+      (w: { message: string }) => /constraint/i.test(w.message) && !w.message.includes("violates"),
+    );
     expect(unsatisfied.length).toBeGreaterThan(0);
     expect(unsatisfied.reduce((n: number, w: { count: number }) => n + w.count, 0)).toBeGreaterThan(1); // counted, not repeated
     expect(messages.some((m: string) => m.includes("violates the gene_constraint of gene(s) 0"))).toBe(true);
@@ -162,7 +186,8 @@ describe("warnings, constraint violations and failures", () => {
   });
 
   it("a run failing at generation 5 keeps its progress; an invalid constraint answer names the user's line", async () => {
-    const failing = "import numpy\n\ndef fitness(ga, solution, idx):\n    if ga.generations_completed == 5:\n        raise ValueError('boom')\n    return -float(numpy.sum(solution ** 2))\n";
+    const failing =
+      "import numpy\n\ndef fitness(ga, solution, idx):\n    if ga.generations_completed == 5:\n        raise ValueError('boom')\n    return -float(numpy.sum(solution ** 2))\n";
     const { done } = await ran({ fitness_func: failing, random_seed: 7 });
     expect(done).toMatchObject({ status: "failed", generations_completed: 5, error: { code: "code_error" } });
     expect(done.best_solution_fitness).toEqual(expect.any(Number));
@@ -175,7 +200,8 @@ describe("warnings, constraint violations and failures", () => {
     const array = "import numpy\n\ndef fitness(ga, solution, idx):\n    return numpy.array([-float(numpy.sum(solution ** 2))])\n";
     const one = (await ran({ fitness_func: array, random_seed: 8 })).result;
     expect(one).toMatchObject({ num_objectives: 1, best_solution_fitness: expect.any(Number) });
-    const infinite = "import math\n\ndef fitness(ga, solution, idx):\n    return math.inf if solution[0] > 1 else -float(sum(solution ** 2))\n";
+    const infinite =
+      "import math\n\ndef fitness(ga, solution, idx):\n    return math.inf if solution[0] > 1 else -float(sum(solution ** 2))\n";
     const { done, result } = await ran({ fitness_func: infinite, random_seed: 8 });
     expect(done.status).toBe("succeeded");
     expect(result.best_solution_fitness).toBeNull();

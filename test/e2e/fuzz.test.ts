@@ -5,9 +5,19 @@
 // operation (its JUnit report) in the summary line.
 import { existsSync } from "node:fs";
 import { describe, expect, inject, it } from "vitest";
-// @ts-expect-error -- plain ESM script
-import { BOUNDED_EXAMPLES, BOUNDED_SEED, cancelLiveRuns, documentedOperations, FUZZ_PYTHON, fuzzAccount, runSchemathesis, seedResources, shorten } from "../../scripts/fuzz.mjs";
-// @ts-expect-error -- plain ESM helpers shared with `npm start`
+import {
+  BOUNDED_EXAMPLES,
+  BOUNDED_SEED,
+  cancelLiveRuns,
+  documentedOperations,
+  FUZZ_PYTHON,
+  fuzzAccount,
+  runSchemathesis,
+  seedResources,
+  shorten,
+  // @ts-expect-error -- a plain ESM script, without types
+} from "../../scripts/fuzz.mjs";
+// @ts-expect-error -- a plain ESM script, without types
 import { ROOT } from "../../scripts/lib.mjs";
 import { baseUrl } from "./client";
 
@@ -16,9 +26,19 @@ describe("schemathesis", () => {
     expect(existsSync(FUZZ_PYTHON), "container/fuzz/.venv is missing: run `npm install` (scripts/setup.mjs makes it)").toBe(true);
     const key = await fuzzAccount(baseUrl(), inject("adminToken"));
     const seeded = await seedResources(baseUrl(), key);
-    const result = await runSchemathesis({ baseUrl: baseUrl(), key, seeded, maxExamples: BOUNDED_EXAMPLES, seed: BOUNDED_SEED, phases: "fuzzing", reportDir: `${ROOT}/.wrangler/test-reports` });
+    const result = await runSchemathesis({
+      baseUrl: baseUrl(),
+      key,
+      seeded,
+      maxExamples: BOUNDED_EXAMPLES,
+      seed: BOUNDED_SEED,
+      phases: "fuzzing",
+      reportDir: `${ROOT}/.wrangler/test-reports`,
+    });
     await cancelLiveRuns(baseUrl(), key);
-    console.log(`schemathesis: operations ${result.operations}, cases ${result.cases}, failures ${result.failures}, ${result.seconds.toFixed(0)} s`);
+    console.log(
+      `schemathesis: operations ${result.operations}, cases ${result.cases}, failures ${result.failures}, ${result.seconds.toFixed(0)} s`,
+    );
     expect(result.ok, shorten(result.output)).toBe(true);
     expect(result.operations).toBe(documentedOperations());
     expect(result.operations).toBeGreaterThanOrEqual(32);

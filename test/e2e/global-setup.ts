@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-// @ts-expect-error -- plain ESM helpers shared with `npm start` and the benchmarks
+// @ts-expect-error -- a plain ESM script, without types
 import { freePort, startLocalService } from "../../scripts/lib.mjs";
 
 export const ADMIN_TOKEN = "e2e-admin-token-0123456789";

@@ -23,9 +23,14 @@ describe("a run end to end (wrangler dev + the real GA worker)", () => {
     expect(result.best_solution).toHaveLength(4);
     expect(result.best_solutions_fitness.length).toBe(31);
     expect(result.stopped_reason).toBe("completed");
-    expect(result.files.map((f: { name: string }) => f.name).sort()).toEqual(
-      ["best_solution.csv", "fitness.svg", "fitness_history.csv", "logs.txt", "population.json", "result.json"],
-    );
+    expect(result.files.map((f: { name: string }) => f.name).sort()).toEqual([
+      "best_solution.csv",
+      "fitness.svg",
+      "fitness_history.csv",
+      "logs.txt",
+      "population.json",
+      "result.json",
+    ]);
     // 10 % of 4 genes is less than one gene: PyGAD warns, and the warning is the run's output.
     expect(done.logs).toContain("mutation_percent_genes selects fewer than one gene");
     for (const file of result.files) {
@@ -35,9 +40,11 @@ describe("a run end to end (wrangler dev + the real GA worker)", () => {
       const body = await res.text();
       expect(body.length).toBe(file.size_bytes);
     }
-    const population = await (await fetch(result.files.find((f: { name: string }) => f.name === "population.json").url, {
-      headers: { Authorization: `Bearer ${key}` },
-    })).json();
+    const population = await (
+      await fetch(result.files.find((f: { name: string }) => f.name === "population.json").url, {
+        headers: { Authorization: `Bearer ${key}` },
+      })
+    ).json();
     expect(population).toHaveLength(12);
   });
 
@@ -74,10 +81,14 @@ describe("a run end to end (wrangler dev + the real GA worker)", () => {
   });
 
   it("parallel_processing: a run with 2 process workers gives the serial run's result, billed", async () => {
-    const slow = "import time\nimport numpy\n\ndef fitness(ga, solution, idx):\n    time.sleep(0.002)\n    return -float(numpy.sum(solution ** 2))\n";
+    const slow =
+      "import time\nimport numpy\n\ndef fitness(ga, solution, idx):\n    time.sleep(0.002)\n    return -float(numpy.sum(solution ** 2))\n";
     const results = [];
     for (const parallel of [null, ["process", 2], ["thread", 2]]) {
-      const created = await call("/api/v1/submissions/", { key, body: job({ random_seed: 11, fitness_func: slow, parallel_processing: parallel }) });
+      const created = await call("/api/v1/submissions/", {
+        key,
+        body: job({ random_seed: 11, fitness_func: slow, parallel_processing: parallel }),
+      });
       expect(created.status).toBe(202);
       const done = await waitForStatus(key, created.body.id);
       expect(done.status, JSON.stringify(done.error)).toBe("succeeded");
@@ -93,7 +104,8 @@ describe("a run end to end (wrangler dev + the real GA worker)", () => {
   });
 
   it("parallel_processing with several objectives (nsga2, stock PyGAD's executor): the serial run's front", async () => {
-    const two = "import numpy\n\ndef fitness(ga, solution, idx):\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2))]\n";
+    const two =
+      "import numpy\n\ndef fitness(ga, solution, idx):\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2))]\n";
     const results = [];
     for (const parallel of [null, ["process", 2], ["thread", 2]]) {
       const body = job({ random_seed: 5, fitness_func: two, parent_selection_type: "nsga2", parallel_processing: parallel });

@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
-// @ts-expect-error -- plain ESM helpers shared with `npm start`
+// @ts-expect-error -- a plain ESM script, without types
 import { ROOT, SDK_PYTHON } from "../../scripts/lib.mjs";
 import { baseUrl, call, newAccount } from "./client";
 
@@ -21,14 +21,27 @@ describe("the Vilvik SDK, unmodified", () => {
     });
     // One run a day: its second create is the SDK's RateLimitError, with the Retry-After of the next unit.
     const limited = await newAccount();
-    await call(`/admin/v1/accounts/${limited.id}`, { method: "PATCH", token: inject("adminToken"), body: { overrides: { daily_quota: 1 } } });
+    await call(`/admin/v1/accounts/${limited.id}`, {
+      method: "PATCH",
+      token: inject("adminToken"),
+      body: { overrides: { daily_quota: 1 } },
+    });
     const reports = join(ROOT, ".wrangler", "test-reports");
     mkdirSync(reports, { recursive: true });
-    const suite = spawnSync(SDK_PYTHON, ["-m", "pytest", "-q", "-p", "no:cacheprovider", `--junitxml=${join(reports, "sdk.xml")}`, join(ROOT, "container", "sdk-tests")], {
-      cwd: join(ROOT, "container", "sdk-tests"),
-      encoding: "utf8",
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ALLELE_BASE_URL: `${baseUrl()}/api/v1`, ALLELE_API_KEY: account.key, ALLELE_LIMITED_API_KEY: limited.key },
-    });
+    const suite = spawnSync(
+      SDK_PYTHON,
+      ["-m", "pytest", "-q", "-p", "no:cacheprovider", `--junitxml=${join(reports, "sdk.xml")}`, join(ROOT, "container", "sdk-tests")],
+      {
+        cwd: join(ROOT, "container", "sdk-tests"),
+        encoding: "utf8",
+        env: {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          ALLELE_BASE_URL: `${baseUrl()}/api/v1`,
+          ALLELE_API_KEY: account.key,
+          ALLELE_LIMITED_API_KEY: limited.key,
+        },
+      },
+    );
     expect(suite.status, `${suite.stdout}\n${suite.stderr}`).toBe(0);
   });
 });

@@ -1,12 +1,12 @@
 // `npm start` as a user meets it: it brings the whole service up, prints a key, an admin token and a
 // curl command, and that curl command works. (Own state directory and ports, so it never touches
 // the developer's local data.)
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-// @ts-expect-error -- plain ESM helpers shared with `npm start`
+// @ts-expect-error -- a plain ESM script, without types
 import { freePort, ROOT } from "../../scripts/lib.mjs";
 
 let child: ChildProcess | undefined;
@@ -17,7 +17,14 @@ const demoKey = `alk_Demo1234_${"x".repeat(40)}`;
 async function start(port: number): Promise<string> {
   child = spawn(process.execPath, [join(ROOT, "scripts", "start.mjs")], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), WORKER_PORT: String(await freePort()), ALLELE_STATE_DIR: stateDir, ALLELE_DEMO_KEY: demoKey, ADMIN_TOKEN: "start-admin-token-123" },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      WORKER_PORT: String(await freePort()),
+      ALLELE_STATE_DIR: stateDir,
+      ALLELE_DEMO_KEY: demoKey,
+      ADMIN_TOKEN: "start-admin-token-123",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -95,11 +102,22 @@ describe("npm start", () => {
     const link = new RegExp(`http://localhost:${port}/sign-in/link/[0-9A-Za-z]{40}`).exec(output)![0].replace("localhost", "127.0.0.1");
     const page = await fetch(link);
     expect(page.status).toBe(200);
-    const preCookie = page.headers.getSetCookie().find((c) => c.startsWith("__Host-allele_pre_csrf="))!.split(";")[0]!;
+    const preCookie = page.headers
+      .getSetCookie()
+      .find((c) => c.startsWith("__Host-allele_pre_csrf="))!
+      .split(";")[0]!;
     const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
-    const signedIn = await fetch(link, { method: "POST", redirect: "manual", headers: { Cookie: preCookie, "Content-Type": "application/x-www-form-urlencoded" }, body: `_csrf=${csrf}` });
+    const signedIn = await fetch(link, {
+      method: "POST",
+      redirect: "manual",
+      headers: { Cookie: preCookie, "Content-Type": "application/x-www-form-urlencoded" },
+      body: `_csrf=${csrf}`,
+    });
     expect(signedIn.status).toBe(303);
-    const session = signedIn.headers.getSetCookie().find((c) => c.startsWith("__Host-allele_session="))!.split(";")[0]!;
+    const session = signedIn.headers
+      .getSetCookie()
+      .find((c) => c.startsWith("__Host-allele_session="))!
+      .split(";")[0]!;
     const dashboard = await fetch(`http://127.0.0.1:${port}/submissions`, { headers: { Cookie: session } });
     expect(dashboard.status).toBe(200);
     expect(await dashboard.text()).toContain("demo@allele.local");
@@ -124,9 +142,11 @@ describe("npm start", () => {
 
     // No secret on any command line of this machine (they reach wrangler in a 0600 file).
     const secrets = ["start-admin-token-123", JSON.parse(readFileSync(join(stateDir, "allele-local.json"), "utf8")).runTokenSecret];
-    for (const [pid, cmdline] of commandLines()) for (const secret of secrets) expect(cmdline, `/proc/${pid}/cmdline`).not.toContain(secret);
+    for (const [pid, cmdline] of commandLines())
+      for (const secret of secrets) expect(cmdline, `/proc/${pid}/cmdline`).not.toContain(secret);
     // Local state is this user's only: directories 0700, files 0600.
-    for (const [path, mode] of modes(stateDir)) expect([path, mode.toString(8)]).toEqual([path, statSync(path).isDirectory() ? "700" : "600"]);
+    for (const [path, mode] of modes(stateDir))
+      expect([path, mode.toString(8)]).toEqual([path, statSync(path).isDirectory() ? "700" : "600"]);
 
     // A GA worker that crashes is restarted, and runs go on.
     const worker = commandLines().find(([pid, cmdline]) => cmdline.includes("allele_worker") && parentOf(pid) === child!.pid);

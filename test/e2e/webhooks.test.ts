@@ -181,13 +181,20 @@ print(json.dumps(out))
     expect((await waitForStatus(key, sub.body.id)).status).toBe("failed");
     const [, , failed] = await waitForDeliveries("/hook", 3);
     expect(failed!.headers["x-event-type"]).toBe("submission.failed");
-    expect(JSON.parse(failed!.raw.toString("utf8")).data).toMatchObject({ submission_id: sub.body.id, status: "failed", error: { code: "code_error" } });
+    expect(JSON.parse(failed!.raw.toString("utf8")).data).toMatchObject({
+      submission_id: sub.body.id,
+      status: "failed",
+      error: { code: "code_error" },
+    });
     expect(independentlyVerified(failed!, rotated.body.secret)).toBe(true);
     expect(independentlyVerified(failed!, secret)).toBe(false);
   });
 
   it("deactivated webhooks get nothing; a private non-loopback target stays refused even with WEBHOOK_ALLOW_PRIVATE", async () => {
-    const off = await call("/api/v1/webhooks", { key, body: { url: `${receiverUrl}/off`, events: ["submission.succeeded"], is_active: false } });
+    const off = await call("/api/v1/webhooks", {
+      key,
+      body: { url: `${receiverUrl}/off`, events: ["submission.succeeded"], is_active: false },
+    });
     expect(off.status).toBe(201);
     const refused = await call("/api/v1/webhooks", { key, body: { url: "http://10.0.0.1/hook", events: ["submission.succeeded"] } });
     expect(refused.status).toBe(422);

@@ -56,4 +56,3 @@ export const LITERALS: [string, string][] = [
   ["a .internal name", "https://metadata.google.internal/computeMetadata/v1/"],
   ["a single-label name", "https://intranet/hook"],
 ];
-

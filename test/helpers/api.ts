@@ -29,7 +29,9 @@ export async function call(path: string, opts: CallOptions = {}): Promise<Respon
     body = JSON.stringify(opts.body);
     headers["Content-Type"] ??= "application/json";
   }
-  return worker.default.fetch(new Request(`${BASE}${path}`, { method: opts.method ?? (body !== undefined ? "POST" : "GET"), headers, body, redirect: opts.redirect }));
+  return worker.default.fetch(
+    new Request(`${BASE}${path}`, { method: opts.method ?? (body !== undefined ? "POST" : "GET"), headers, body, redirect: opts.redirect }),
+  );
 }
 
 export async function json<T = any>(res: Response): Promise<T> {
@@ -164,7 +166,14 @@ export function completionBody(o: CompletionOverrides = {}): Record<string, unkn
     status,
     result: o.result === null ? null : result,
     error: status === "failed" ? (o.error ?? { code: "code_error", message: "line 3: ZeroDivisionError" }) : null,
-    metrics: { cpu_seconds_used: 0.5, peak_memory_mb: 60, execution_duration_ms: 700, hit_time_cap: false, hit_memory_cap: false, ...o.metrics },
+    metrics: {
+      cpu_seconds_used: 0.5,
+      peak_memory_mb: 60,
+      execution_duration_ms: 700,
+      hit_time_cap: false,
+      hit_memory_cap: false,
+      ...o.metrics,
+    },
     output: o.output ?? "",
     engine: o.engine === undefined ? "pygad" : o.engine,
     ...(o.warnings ? { warnings: o.warnings } : {}),
@@ -173,7 +182,13 @@ export function completionBody(o: CompletionOverrides = {}): Record<string, unkn
 }
 
 /** A file the GA worker uploads before its completion report (PUT …/population or …/files/{name}). */
-export async function stageFile(runId: string, name: string, body: string, contentType = "application/json", token?: string): Promise<Response> {
+export async function stageFile(
+  runId: string,
+  name: string,
+  body: string,
+  contentType = "application/json",
+  token?: string,
+): Promise<Response> {
   const path = name === "population.json" ? "population" : `files/${name}`;
   return worker.default.fetch(
     new Request(`${BASE}/internal/v1/runs/${runId}/${path}`, {
@@ -263,7 +278,8 @@ export async function expectError(res: Response, status: number, code: string): 
   }
   const err = body.error;
   if (typeof err.message !== "string" || err.message.length === 0) throw new Error(`error.message missing: ${text}`);
-  if (typeof err.details !== "object" || err.details === null || Array.isArray(err.details)) throw new Error(`error.details is not an object: ${text}`);
+  if (typeof err.details !== "object" || err.details === null || Array.isArray(err.details))
+    throw new Error(`error.details is not an object: ${text}`);
   const requestId = res.headers.get("X-Request-Id");
   if (!requestId || err.request_id !== requestId) throw new Error(`request_id ${err.request_id} != X-Request-Id ${requestId}`);
   if (Object.keys(body).length !== 1 || Object.keys(err).sort().join() !== "code,details,message,request_id") {
@@ -306,24 +322,55 @@ export function accountPerTest(): TestAccount {
  * A POST /imports body as the Vilvik SDK's `vilvik.push(ga)` sends it for a 4-gene, 8-solution pygad.GA
  * run of 10 generations (the shapes of vilvik/_extract.py and vilvik/push.py).
  */
-export function importBody(overrides: { ga_parameters?: Record<string, unknown>; code?: Record<string, unknown>; result?: Record<string, unknown>; [k: string]: unknown } = {}) {
+export function importBody(
+  overrides: {
+    ga_parameters?: Record<string, unknown>;
+    code?: Record<string, unknown>;
+    result?: Record<string, unknown>;
+    [k: string]: unknown;
+  } = {},
+) {
   const { ga_parameters, code, result, ...rest } = overrides;
   const population = Array.from({ length: 8 }, (_, i) => [0.1 * i, -0.2, 0.3, 0.05 * i]);
   return {
     ga_parameters: {
-      num_generations: 10, sol_per_pop: 8, num_parents_mating: 4, num_genes: 4, gene_type: "float",
-      init_range_low: -4, init_range_high: 4, parent_selection_type: "sss", K_tournament: 3, crossover_type: "single_point",
-      mutation_type: "random", mutation_num_genes: 1, random_mutation_min_val: -1.0, random_mutation_max_val: 1.0,
-      keep_parents: -1, keep_elitism: 1, allow_duplicate_genes: true, random_seed: 1, mutation_by_replacement: false,
-      save_best_solutions: false, save_solutions: false, sbx_crossover_eta: 30, polynomial_mutation_eta: 20, sample_size: 100,
+      num_generations: 10,
+      sol_per_pop: 8,
+      num_parents_mating: 4,
+      num_genes: 4,
+      gene_type: "float",
+      init_range_low: -4,
+      init_range_high: 4,
+      parent_selection_type: "sss",
+      K_tournament: 3,
+      crossover_type: "single_point",
+      mutation_type: "random",
+      mutation_num_genes: 1,
+      random_mutation_min_val: -1.0,
+      random_mutation_max_val: 1.0,
+      keep_parents: -1,
+      keep_elitism: 1,
+      allow_duplicate_genes: true,
+      random_seed: 1,
+      mutation_by_replacement: false,
+      save_best_solutions: false,
+      save_solutions: false,
+      sbx_crossover_eta: 30,
+      polynomial_mutation_eta: 20,
+      sample_size: 100,
       ...ga_parameters,
     },
     code: { fitness_func: `import numpy\n\n${FITNESS}`, fitness_func_entry: "fitness", ...code },
     result: {
-      best_solution: population[0], best_solution_idx: 0, best_solution_fitness: -0.1025,
+      best_solution: population[0],
+      best_solution_idx: 0,
+      best_solution_fitness: -0.1025,
       best_solutions_fitness: [-3.4, -3.4, -3.3, -2.7, -1.0, -1.0, -0.3, -0.3, -0.3, -0.1025, -0.1025],
-      generations_completed: 10, best_solution_generation: 9, gene_type_single: true,
-      last_generation_fitness: population.map((_, i) => -0.1 * (i + 1)), population,
+      generations_completed: 10,
+      best_solution_generation: 9,
+      gene_type_single: true,
+      last_generation_fitness: population.map((_, i) => -0.1 * (i + 1)),
+      population,
       ...result,
     },
     origin: { client: "sdk", sdk_version: "0.5.7", python_version: "3.11.2" },
@@ -338,7 +385,16 @@ export function importBody(overrides: { ga_parameters?: Record<string, unknown>;
  */
 export const TWO_OBJECTIVE_IMPORT = {
   population: Array.from({ length: 8 }, (_, i) => [0.1 * (i === 5 ? 1 : i), -0.2, 0.3, 0.05 * (i === 5 ? 1 : i)]),
-  objectives: [[-1, -5], [-2, -3], [-3, -4], [-4, -1], [-1, -6], [-2, -3], [-5, -1], [-0.5, -7]],
+  objectives: [
+    [-1, -5],
+    [-2, -3],
+    [-3, -4],
+    [-4, -1],
+    [-1, -6],
+    [-2, -3],
+    [-5, -1],
+    [-0.5, -7],
+  ],
   history: Array.from({ length: 11 }, (_, g) => [-3 + g * 0.2, -7 + g * 0.4]),
   front: [0, 1, 3, 7],
 };
@@ -347,6 +403,13 @@ export function twoObjectiveImport(result: Record<string, unknown> = {}) {
   const { population, objectives, history } = TWO_OBJECTIVE_IMPORT;
   return importBody({
     ga_parameters: { parent_selection_type: "nsga2" },
-    result: { best_solution: population[0], best_solution_fitness: [-1, -5], best_solutions_fitness: history, last_generation_fitness: objectives, population, ...result },
+    result: {
+      best_solution: population[0],
+      best_solution_fitness: [-1, -5],
+      best_solutions_fitness: history,
+      last_generation_fitness: objectives,
+      population,
+      ...result,
+    },
   });
 }

@@ -5,4 +5,5 @@ declare module "vitest" {
     workerParameters: string;
   }
 }
+
 export {};

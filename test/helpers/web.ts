@@ -1,5 +1,5 @@
 // A browser-like client of the dashboard inside workerd: a cookie jar, form posts, the CSRF token.
-import { call, type CallOptions } from "./api";
+import { type CallOptions, call } from "./api";
 
 export class WebClient {
   cookies = new Map<string, string>();
@@ -15,11 +15,20 @@ export class WebClient {
       rawBody = body.toString();
       headers["Content-Type"] = "application/x-www-form-urlencoded";
     }
-    const res = await call(path, { ...opts, headers, rawBody, ip: opts.ip ?? this.ip, redirect: "manual", method: opts.method ?? (rawBody !== undefined ? "POST" : "GET") });
+    const res = await call(path, {
+      ...opts,
+      headers,
+      rawBody,
+      ip: opts.ip ?? this.ip,
+      redirect: "manual",
+      method: opts.method ?? (rawBody !== undefined ? "POST" : "GET"),
+    });
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(";");
       const [name, value] = [pair!.slice(0, pair!.indexOf("=")), pair!.slice(pair!.indexOf("=") + 1)];
-      const expired = attrs.some((a) => /max-age=0\b/i.test(a.trim()) || (/^expires=/i.test(a.trim()) && Date.parse(a.trim().slice(8)) < Date.now()));
+      const expired = attrs.some(
+        (a) => /max-age=0\b/i.test(a.trim()) || (/^expires=/i.test(a.trim()) && Date.parse(a.trim().slice(8)) < Date.now()),
+      );
       if (expired || value === "") this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
@@ -29,7 +38,9 @@ export class WebClient {
   /** The message an action left for the next page (its flash cookie), or "". */
   static flashOf(res: Response): string {
     const cookie = res.headers.getSetCookie().find((c) => c.startsWith("__Host-allele_flash="));
-    return cookie ? (JSON.parse(decodeURIComponent(cookie.slice(cookie.indexOf("=") + 1, cookie.indexOf(";")))) as { text: string }).text : "";
+    return cookie
+      ? (JSON.parse(decodeURIComponent(cookie.slice(cookie.indexOf("=") + 1, cookie.indexOf(";")))) as { text: string }).text
+      : "";
   }
 
   /** The page's CSRF token (the hidden `_csrf` field of its first form). */

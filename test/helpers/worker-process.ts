@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-// @ts-expect-error -- plain ESM helpers shared with `npm start`
+// @ts-expect-error -- a plain ESM script, without types
 import { freePort, ROOT, startWorkerProcess, VENV_PYTHON, waitFor } from "../../scripts/lib.mjs";
 
 declare module "vitest" {
@@ -19,7 +19,10 @@ declare module "vitest" {
 function workerParameters(): string {
   const python = spawnSync(
     VENV_PYTHON,
-    ["-c", "import json; from allele_worker.jobs import CODE_FIELDS, PLAIN_PARAMS; print(json.dumps({'plain': PLAIN_PARAMS, 'code': CODE_FIELDS}))"],
+    [
+      "-c",
+      "import json; from allele_worker.jobs import CODE_FIELDS, PLAIN_PARAMS; print(json.dumps({'plain': PLAIN_PARAMS, 'code': CODE_FIELDS}))",
+    ],
     { cwd: join(ROOT, "container"), encoding: "utf8" },
   );
   if (python.status !== 0) throw new Error(`cannot read the GA worker's parameters: ${python.stderr}`);

@@ -2,7 +2,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { newApp } from "../../src/app";
-import { ADMIN_TOKEN, BASE, admin, call, env, expectError, failedFields, job, json, newAccount } from "../helpers/api";
+import { ADMIN_TOKEN, admin, BASE, call, env, expectError, failedFields, job, json, newAccount } from "../helpers/api";
 
 const KEY = /^alk_[0-9A-Za-z]{8}_[0-9A-Za-z]{40}$/;
 const email = () => `admin-${crypto.randomUUID()}@Example.com`;
@@ -66,8 +66,16 @@ describe("POST /admin/v1/accounts", () => {
   });
 
   it("malformed JSON 400, non-JSON 415", async () => {
-    await expectError(await admin("/accounts", { method: "POST", rawBody: "{", headers: { "Content-Type": "application/json" } }), 400, "malformed_json");
-    await expectError(await admin("/accounts", { method: "POST", rawBody: "email=x", headers: { "Content-Type": "text/plain" } }), 415, "unsupported_media_type");
+    await expectError(
+      await admin("/accounts", { method: "POST", rawBody: "{", headers: { "Content-Type": "application/json" } }),
+      400,
+      "malformed_json",
+    );
+    await expectError(
+      await admin("/accounts", { method: "POST", rawBody: "email=x", headers: { "Content-Type": "text/plain" } }),
+      415,
+      "unsupported_media_type",
+    );
   });
 });
 
@@ -85,7 +93,14 @@ describe("GET /admin/v1/accounts/{id}", () => {
       expect(Object.keys(k).sort()).toEqual(["created_at", "expires_at", "last_used_at", "name", "prefix", "revoked_at", "scopes"]);
       expect(k.prefix).toMatch(/^alk_[0-9A-Za-z]{8}$/);
     }
-    for (const secret of [acc.key, second.key, await sha256Hex(acc.key), await sha256Hex(second.key), acc.key.slice(13), second.key.slice(13)]) {
+    for (const secret of [
+      acc.key,
+      second.key,
+      await sha256Hex(acc.key),
+      await sha256Hex(second.key),
+      acc.key.slice(13),
+      second.key.slice(13),
+    ]) {
       expect(text).not.toContain(secret);
     }
     expect(text).not.toMatch(/hash/i);
@@ -144,7 +159,9 @@ describe("POST /admin/v1/accounts/{id}/credits", () => {
     expect(await json(await credits({ amount: -10.25 }))).toEqual({ balances: { free: 2, paid: 95.25, total: 97.25 } });
     res = await credits({ amount: -3, kind: "free" });
     expect(await json(res)).toEqual({ balances: { free: -1, paid: 95.25, total: 94.25 } });
-    const ledger = await env.DB.prepare("SELECT count(*) AS n FROM credit_ledger WHERE account_id = ? AND kind = 'grant'").bind(acc.id).first("n");
+    const ledger = await env.DB.prepare("SELECT count(*) AS n FROM credit_ledger WHERE account_id = ? AND kind = 'grant'")
+      .bind(acc.id)
+      .first("n");
     expect(ledger).toBe(5); // the initial 100 and four changes
   });
 
@@ -168,10 +185,18 @@ describe("keys: create with scopes and expiry, revoke", () => {
   it("creates a key (201) limited to its scopes, with an expiry", async () => {
     const acc = await newAccount();
     const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
-    const res = await admin(`/accounts/${acc.id}/keys`, { body: { name: "reader", scopes: ["submissions:read", "results:read"], expires_at: expiresAt } });
+    const res = await admin(`/accounts/${acc.id}/keys`, {
+      body: { name: "reader", scopes: ["submissions:read", "results:read"], expires_at: expiresAt },
+    });
     expect(res.status).toBe(201);
     const body = await json(res);
-    expect(body).toEqual({ key: body.key, prefix: body.key.slice(0, 12), name: "reader", scopes: ["submissions:read", "results:read"], expires_at: expiresAt });
+    expect(body).toEqual({
+      key: body.key,
+      prefix: body.key.slice(0, 12),
+      name: "reader",
+      scopes: ["submissions:read", "results:read"],
+      expires_at: expiresAt,
+    });
     expect(body.key).toMatch(KEY);
     expect((await call("/api/v1/submissions/", { key: body.key })).status).toBe(200);
     await expectError(await call("/api/v1/submissions/", { key: body.key, body: job() }), 403, "scope_required");
@@ -183,7 +208,9 @@ describe("keys: create with scopes and expiry, revoke", () => {
     const acc = await newAccount();
     const local = new Date(Date.now() + 86_400_000);
     const withOffset = new Date(local.getTime() + 2 * 3600_000).toISOString().replace(/\.\d+Z$/, "+02:00");
-    const body = await json(await admin(`/accounts/${acc.id}/keys`, { body: { name: "tz", scopes: ["results:read"], expires_at: withOffset } }));
+    const body = await json(
+      await admin(`/accounts/${acc.id}/keys`, { body: { name: "tz", scopes: ["results:read"], expires_at: withOffset } }),
+    );
     expect(body.expires_at).toBe(new Date(Date.parse(withOffset)).toISOString());
   });
 
@@ -248,7 +275,11 @@ describe("admin authentication", () => {
     ]) {
       const ctx = createExecutionContext();
       const res = await app.fetch(
-        new Request(`${BASE}${path}`, { method, headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" }, body: method === "POST" ? "{}" : undefined }),
+        new Request(`${BASE}${path}`, {
+          method,
+          headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
+          body: method === "POST" ? "{}" : undefined,
+        }),
         { ...env, ADMIN_TOKEN: undefined },
         ctx,
       );

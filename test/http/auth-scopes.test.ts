@@ -1,5 +1,6 @@
 // Credentials (401 in every form), scopes on every route (403 scope_required), 404 and 405 (docs/api.md#identifiers, docs/api.md#errors).
 import { beforeEach, describe, expect, it } from "vitest";
+import { newApp } from "../../src/app";
 import {
   admin,
   call,
@@ -16,7 +17,6 @@ import {
   newRoomyAccount,
   type TestAccount,
 } from "../helpers/api";
-import { newApp } from "../../src/app";
 
 const SCOPES = ["submissions:read", "submissions:write", "results:read", "results:write", "webhooks:read", "webhooks:write"];
 const B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -54,7 +54,9 @@ describe("401 unauthorized", () => {
 
   it("is answered before the body is looked at", async () => {
     const ip = freshIp();
-    await expectUnauthorized(await call("/api/v1/submissions/", { method: "POST", rawBody: "{", headers: { "Content-Type": "application/json" }, ip }));
+    await expectUnauthorized(
+      await call("/api/v1/submissions/", { method: "POST", rawBody: "{", headers: { "Content-Type": "application/json" }, ip }),
+    );
     await expectUnauthorized(await call("/api/v1/submissions/", { body: job(), headers: { Authorization: "Bearer nope" }, ip }));
   });
 
@@ -70,7 +72,9 @@ describe("401 unauthorized", () => {
   it("an expired key (and one that has not expired yet works)", async () => {
     const key = await newKey(a, ["submissions:read"], new Date(Date.now() + 3_600_000).toISOString());
     expect((await call("/api/v1/submissions/", { key })).status).toBe(200);
-    await env.DB.prepare("UPDATE api_keys SET expires_at = ? WHERE prefix = ?").bind(new Date(Date.now() - 1000).toISOString(), key.slice(0, 12)).run();
+    await env.DB.prepare("UPDATE api_keys SET expires_at = ? WHERE prefix = ?")
+      .bind(new Date(Date.now() - 1000).toISOString(), key.slice(0, 12))
+      .run();
     await expectUnauthorized(await call("/api/v1/submissions/", { key, ip: freshIp() }));
   });
 
@@ -141,22 +145,26 @@ describe("403 scope_required on every route", () => {
     return { queued, finished, result, resultForContinue };
   }
 
-  it.each(routes.map((r) => [`${r.method} ${r.path({ queued: "{id}", finished: "{id}", result: "{id}", resultForContinue: "{id}" })}`, r] as const))(
-    "%s",
-    async (_label, route) => {
-      const acc = await newRoomyAccount();
-      const ids = await targets(acc);
-      const without = await newKey(acc, SCOPES.filter((s) => s !== route.scope));
-      const only = await newKey(acc, [route.scope]);
+  it.each(
+    routes.map(
+      (r) => [`${r.method} ${r.path({ queued: "{id}", finished: "{id}", result: "{id}", resultForContinue: "{id}" })}`, r] as const,
+    ),
+  )("%s", async (_label, route) => {
+    const acc = await newRoomyAccount();
+    const ids = await targets(acc);
+    const without = await newKey(
+      acc,
+      SCOPES.filter((s) => s !== route.scope),
+    );
+    const only = await newKey(acc, [route.scope]);
 
-      const denied = await call(route.path(ids), { key: without, method: route.method, body: route.body });
-      const err = await expectError(denied, 403, "scope_required");
-      expect(err.details).toEqual({ required_scope: route.scope });
+    const denied = await call(route.path(ids), { key: without, method: route.method, body: route.body });
+    const err = await expectError(denied, 403, "scope_required");
+    expect(err.details).toEqual({ required_scope: route.scope });
 
-      const allowed = await call(route.path(ids), { key: only, method: route.method, body: route.body });
-      expect(allowed.status, await allowed.clone().text()).toBe(route.ok);
-    },
-  );
+    const allowed = await call(route.path(ids), { key: only, method: route.method, body: route.body });
+    expect(allowed.status, await allowed.clone().text()).toBe(route.ok);
+  });
 
   it("a key with no API scopes but webhooks ones is refused everywhere it is not allowed", async () => {
     const key = await newKey(a, ["webhooks:read", "webhooks:write"]);
@@ -166,7 +174,11 @@ describe("403 scope_required on every route", () => {
 
   it("the scope is checked before the body (a bad body with a read-only key is 403, not 400)", async () => {
     const key = await newKey(a, ["submissions:read"]);
-    const err = await expectError(await call("/api/v1/submissions/", { key, method: "POST", rawBody: "{", headers: { "Content-Type": "application/json" } }), 403, "scope_required");
+    const err = await expectError(
+      await call("/api/v1/submissions/", { key, method: "POST", rawBody: "{", headers: { "Content-Type": "application/json" } }),
+      403,
+      "scope_required",
+    );
     expect(err.details.required_scope).toBe("submissions:write");
   });
 });

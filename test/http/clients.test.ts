@@ -41,7 +41,13 @@ describe("submission_type, description and the fields Allele does not do", () =>
     expect(created.status).toBe(202);
     // The 202 carries what the SDK's Submission reads: name, description, type, creation time, request id.
     const accepted = await json(created.clone());
-    expect(accepted).toMatchObject({ status: "queued", name: "sphere", description: "a first try ✓", submission_type: "new", request_id: created.headers.get("X-Request-Id") });
+    expect(accepted).toMatchObject({
+      status: "queued",
+      name: "sphere",
+      description: "a first try ✓",
+      submission_type: "new",
+      request_id: created.headers.get("X-Request-Id"),
+    });
     const row = await getSubmission(a.key, accepted.id);
     expect(row).toMatchObject({ submission_type: "new", description: "a first try ✓", created_at: accepted.created_at });
     expect(row.parameters).not.toHaveProperty("description");
@@ -52,17 +58,28 @@ describe("submission_type, description and the fields Allele does not do", () =>
 
   it("refuses another submission_type with 422 naming the supported values, and creates nothing", async () => {
     const before = (await json(await call("/api/v1/submissions?limit=100", { key: a.key }))).results.length;
-    const err = await expectError(await call("/api/v1/submissions", { key: a.key, body: job({ submission_type: "quick" }) }), 422, "unsupported_submission_type");
+    const err = await expectError(
+      await call("/api/v1/submissions", { key: a.key, body: job({ submission_type: "quick" }) }),
+      422,
+      "unsupported_submission_type",
+    );
     expect(err.details).toEqual({ field: "submission_type", supported: ["new"] });
     expect(err.message).toContain("new");
     expect((await json(await call("/api/v1/submissions?limit=100", { key: a.key }))).results.length).toBe(before);
   });
 
   it("refuses webhook_url and notification_email by name (422)", async () => {
-    const one = await expectError(await call("/api/v1/submissions", { key: a.key, body: job({ webhook_url: "https://example.com/h" }) }), 422, "unsupported_field");
+    const one = await expectError(
+      await call("/api/v1/submissions", { key: a.key, body: job({ webhook_url: "https://example.com/h" }) }),
+      422,
+      "unsupported_field",
+    );
     expect(one.details.fields).toEqual(["webhook_url"]);
     const both = await expectError(
-      await call("/api/v1/submissions", { key: a.key, body: job({ webhook_url: "https://example.com/h", notification_email: "me@example.com" }) }),
+      await call("/api/v1/submissions", {
+        key: a.key,
+        body: job({ webhook_url: "https://example.com/h", notification_email: "me@example.com" }),
+      }),
       422,
       "unsupported_field",
     );
@@ -72,7 +89,11 @@ describe("submission_type, description and the fields Allele does not do", () =>
   it("bounds the description at 2,000 characters and refuses a lone surrogate", async () => {
     const b = await newAccount(); // a's concurrency slots are taken by the submissions above
     expect((await call("/api/v1/submissions", { key: b.key, body: job({ description: "d".repeat(2000) }) })).status).toBe(202);
-    const long = await expectError(await call("/api/v1/submissions", { key: b.key, body: job({ description: "d".repeat(2001) }) }), 400, "validation_failed");
+    const long = await expectError(
+      await call("/api/v1/submissions", { key: b.key, body: job({ description: "d".repeat(2001) }) }),
+      400,
+      "validation_failed",
+    );
     expect(long.details.fields[0].field).toBe("description");
     await expectError(await call("/api/v1/submissions", { key: b.key, body: job({ description: "x\ud800" }) }), 400, "validation_failed");
   });

@@ -47,17 +47,31 @@ describe("code uploads", () => {
 
   it("refuses both forms, a foreign or unknown upload, and an expired one, creating nothing", async () => {
     const { code_id } = await json(await upload(a.key, SOURCE));
-    const both = await expectError(await call("/api/v1/submissions", { key: a.key, body: job({ fitness_func_id: code_id }) }), 400, "validation_failed");
+    const both = await expectError(
+      await call("/api/v1/submissions", { key: a.key, body: job({ fitness_func_id: code_id }) }),
+      400,
+      "validation_failed",
+    );
     expect(both.details.fields[0].field).toBe("fitness_func_id");
     const withoutSource = (overrides: Record<string, unknown>) => {
       const body = job({ fitness_func_entry: "fit", ...overrides }) as Record<string, unknown>;
       delete body.fitness_func;
       return body;
     };
-    const foreign = await expectError(await call("/api/v1/submissions", { key: b.key, body: withoutSource({ fitness_func_id: code_id }) }), 422, "code_upload_not_found");
+    const foreign = await expectError(
+      await call("/api/v1/submissions", { key: b.key, body: withoutSource({ fitness_func_id: code_id }) }),
+      422,
+      "code_upload_not_found",
+    );
     expect(foreign.details.field).toBe("fitness_func_id");
-    await env.DB.prepare("UPDATE code_uploads SET expires_at = ? WHERE id = ?").bind(new Date(Date.now() - 1000).toISOString(), code_id).run();
-    const expired = await expectError(await call("/api/v1/submissions", { key: a.key, body: withoutSource({ fitness_func_id: code_id }) }), 422, "code_upload_expired");
+    await env.DB.prepare("UPDATE code_uploads SET expires_at = ? WHERE id = ?")
+      .bind(new Date(Date.now() - 1000).toISOString(), code_id)
+      .run();
+    const expired = await expectError(
+      await call("/api/v1/submissions", { key: a.key, body: withoutSource({ fitness_func_id: code_id }) }),
+      422,
+      "code_upload_expired",
+    );
     expect(expired.details.field).toBe("fitness_func_id");
     expect((await json(await call(`/api/v1/code-uploads/${code_id}`, { key: a.key }))).is_expired).toBe(true);
   });

@@ -79,7 +79,13 @@ describe("another account's id is 404 on every id route", () => {
 describe("lists never show another account's rows", () => {
   it("submissions: none of the owner's, under any filter or ordering", async () => {
     const ownerIds = new Set([queued, finished, resultSubmission]);
-    for (const query of ["", "?ordering=name", "?status=queued,failed,succeeded,cancelled,running", "?name_contains=owner", "?source=api&page_size=100"]) {
+    for (const query of [
+      "",
+      "?ordering=name",
+      "?status=queued,failed,succeeded,cancelled,running",
+      "?name_contains=owner",
+      "?source=api&page_size=100",
+    ]) {
       const body = await json(await call(`/api/v1/submissions/${query}`, { key: intruder.key }));
       expect(body.results.length).toBeGreaterThan(query.includes("owner") ? -1 : 0);
       for (const r of body.results) expect(ownerIds.has(r.id)).toBe(false);

@@ -15,17 +15,28 @@ describe("signed cursors", () => {
 
     const [payload, sig] = [cursor.slice(0, cursor.lastIndexOf(".")), cursor.slice(cursor.lastIndexOf(".") + 1)];
     const data = JSON.parse(atob(payload.replaceAll("-", "+").replaceAll("_", "/")));
-    const forgedPayload = btoa(JSON.stringify({ ...data, i: "000000000000" })).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+    const forgedPayload = btoa(JSON.stringify({ ...data, i: "000000000000" }))
+      .replaceAll("+", "-")
+      .replaceAll("/", "_")
+      .replaceAll("=", "");
     const bad = [
       payload, // unsigned
       `${forgedPayload}.${sig}`, // altered position, old signature
       `${payload}.${"0".repeat(sig.length)}`, // made-up signature
     ];
     for (const c of bad) {
-      const err = await expectError(await call(`/api/v1/submissions/?page_size=1&cursor=${encodeURIComponent(c)}`, { key: a.key }), 400, "validation_failed");
+      const err = await expectError(
+        await call(`/api/v1/submissions/?page_size=1&cursor=${encodeURIComponent(c)}`, { key: a.key }),
+        400,
+        "validation_failed",
+      );
       expect(err.details.fields[0].field).toBe("cursor");
     }
     // Another account cannot use it.
-    await expectError(await call(`/api/v1/submissions/?page_size=1&cursor=${encodeURIComponent(cursor)}`, { key: b.key }), 400, "validation_failed");
+    await expectError(
+      await call(`/api/v1/submissions/?page_size=1&cursor=${encodeURIComponent(cursor)}`, { key: b.key }),
+      400,
+      "validation_failed",
+    );
   });
 });

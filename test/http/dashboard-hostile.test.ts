@@ -17,23 +17,48 @@ describe("hostile text on the dashboard", () => {
   it("is escaped on the lists, the submission, its form, the result and the public page, for runs and imports", async () => {
     const account = await newAccount();
     const code = `def fitness(ga, solution, idx):\n    return 0.0\n# ${HOSTILE}\n`;
-    const submissionId = await createSubmission(account.key, { name: `N${HOSTILE}`, description: `D${HOSTILE}`, fitness_func: code, fitness_func_entry: "fitness" });
+    const submissionId = await createSubmission(account.key, {
+      name: `N${HOSTILE}`,
+      description: `D${HOSTILE}`,
+      fitness_func: code,
+      fitness_func_entry: "fitness",
+    });
     const resultId = await finishSubmission(account.key, submissionId, {
       output: `printed ${HOSTILE}`,
       warnings: [{ message: `UserWarning: ${HOSTILE}`, count: 2 }],
     });
     const failedId = await createSubmission(account.key, { name: `F${HOSTILE}` });
-    await finishSubmission(account.key, failedId, { status: "failed", error: { code: "code_error", message: `fitness_func line 3: ValueError: ${HOSTILE}` }, output: HOSTILE });
-    const imported = await json(await call("/api/v1/imports", {
-      key: account.key,
-      body: importBody({ name: `I${HOSTILE}`, description: `ID${HOSTILE}`, code: { fitness_func: code, fitness_func_entry: "fitness" }, origin: { client: HOSTILE, sdk_version: HOSTILE } }),
-    }));
+    await finishSubmission(account.key, failedId, {
+      status: "failed",
+      error: { code: "code_error", message: `fitness_func line 3: ValueError: ${HOSTILE}` },
+      output: HOSTILE,
+    });
+    const imported = await json(
+      await call("/api/v1/imports", {
+        key: account.key,
+        body: importBody({
+          name: `I${HOSTILE}`,
+          description: `ID${HOSTILE}`,
+          code: { fitness_func: code, fitness_func_entry: "fitness" },
+          origin: { client: HOSTILE, sdk_version: HOSTILE },
+        }),
+      }),
+    );
     expect(imported.result_id).toBeTruthy();
 
     const web = new WebClient();
     expect((await web.signInWithKey(account.key)).status).toBe(303);
-    const pages = ["/submissions", "/results", `/submissions/${submissionId}`, `/submissions/${failedId}`, `/submissions/${imported.id}`,
-      `/submissions/new?from=${submissionId}`, `/submissions/new?from=${imported.id}`, `/results/${resultId}`, `/results/${imported.result_id}`];
+    const pages = [
+      "/submissions",
+      "/results",
+      `/submissions/${submissionId}`,
+      `/submissions/${failedId}`,
+      `/submissions/${imported.id}`,
+      `/submissions/new?from=${submissionId}`,
+      `/submissions/new?from=${imported.id}`,
+      `/results/${resultId}`,
+      `/results/${imported.result_id}`,
+    ];
     for (const path of pages) {
       const page = await web.request(path);
       expect(page.status, path).toBe(200);

@@ -3,13 +3,14 @@
 // takes every form the API accepts and its field errors name the API's fields and create nothing, the
 // public page of a shared result, error pages.
 import { describe, expect, it } from "vitest";
+import { CODE_FIELDS, GA_PARAMETER_NAMES } from "../../src/http/validation/submission";
+import { FORM_FIELDS } from "../../src/web/submission-form";
 import { admin, call, dbSubmissionCount, env, finishSubmission, getSubmission, json, newAccount, newResult } from "../helpers/api";
 import { WebClient } from "../helpers/web";
-import { FORM_FIELDS } from "../../src/web/submission-form";
-import { GA_PARAMETER_NAMES, CODE_FIELDS } from "../../src/http/validation/submission";
 
 const FITNESS = "import numpy\n\ndef fitness(ga, solution, idx):\n    return -float(numpy.sum(solution ** 2))\n";
-const TWO = "import numpy\n\ndef fitness(ga, solution, idx):\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2))]\n";
+const TWO =
+  "import numpy\n\ndef fitness(ga, solution, idx):\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2))]\n";
 const form = (extra: Record<string, string> = {}) => ({
   name: "web job",
   num_generations: "20",
@@ -32,15 +33,31 @@ describe("a session never sees another account's data", () => {
     const a = await newAccount();
     const b = await newAccount();
     const { submissionId, resultId } = await newResult(b.key);
-    const hook = await json(await call("/api/v1/webhooks", { key: b.key, body: { url: "https://93.184.215.14/in", events: ["submission.succeeded"] } }));
+    const hook = await json(
+      await call("/api/v1/webhooks", { key: b.key, body: { url: "https://93.184.215.14/in", events: ["submission.succeeded"] } }),
+    );
     const web = await signedIn(a.key);
-    for (const path of [`/submissions/${submissionId}`, `/submissions/${submissionId}/live`, `/results/${resultId}`, `/results/${resultId}/files/result.json`, `/webhooks/${hook.id}`, `/submissions/new?from=${submissionId}`]) {
+    for (const path of [
+      `/submissions/${submissionId}`,
+      `/submissions/${submissionId}/live`,
+      `/results/${resultId}`,
+      `/results/${resultId}/files/result.json`,
+      `/webhooks/${hook.id}`,
+      `/submissions/new?from=${submissionId}`,
+    ]) {
       const res = await web.request(path);
       expect(res.status, path).toBe(404);
       const html = await res.text();
       if (!path.endsWith("/live")) expect(html).toContain("belongs to another account");
     }
-    for (const path of [`/submissions/${submissionId}/delete`, `/submissions/${submissionId}/reexecute`, `/results/${resultId}/share`, `/results/${resultId}/delete`, `/webhooks/${hook.id}/delete`, `/webhooks/${hook.id}/test`]) {
+    for (const path of [
+      `/submissions/${submissionId}/delete`,
+      `/submissions/${submissionId}/reexecute`,
+      `/results/${resultId}/share`,
+      `/results/${resultId}/delete`,
+      `/webhooks/${hook.id}/delete`,
+      `/webhooks/${hook.id}/test`,
+    ]) {
       expect((await web.post(path, { is_shared: "true" })).status, path).toBe(404);
     }
     expect(await dbSubmissionCount(b.id)).toBe(1);
@@ -122,18 +139,31 @@ describe("the form takes every form the API accepts", () => {
       save_best_solutions: false,
       crossover_type: null,
     });
-    expect(await created(web, account.key, { gene_type: "int, float, float32", stop_criteria: "saturate_1e2", init_range_low: "-2" })).toMatchObject({ gene_type: ["int", "float", "float32"], stop_criteria: "saturate_1e2", init_range_low: -2 });
-    expect(await created(web, account.key, { gene_type: '[["float", 1], "int", "uint8"]', stop_criteria: '["reach_0.5_0.5"]', parent_selection_type: "nsga2", fitness_func: TWO })).toMatchObject({
+    expect(
+      await created(web, account.key, { gene_type: "int, float, float32", stop_criteria: "saturate_1e2", init_range_low: "-2" }),
+    ).toMatchObject({ gene_type: ["int", "float", "float32"], stop_criteria: "saturate_1e2", init_range_low: -2 });
+    expect(
+      await created(web, account.key, {
+        gene_type: '[["float", 1], "int", "uint8"]',
+        stop_criteria: '["reach_0.5_0.5"]',
+        parent_selection_type: "nsga2",
+        fitness_func: TWO,
+      }),
+    ).toMatchObject({
       gene_type: [["float", 1], "int", "uint8"],
       stop_criteria: ["reach_0.5_0.5"],
       parent_selection_type: "nsga2",
     });
     // A copy of a submission fills the form with its values (lists as JSON), which the form takes back.
     const copy = await (await web.request(`/submissions/new?from=${lastCreated}`)).text();
-    expect(copy).toContain('name="gene_type" aria-describedby="f-gene_type-hint" value="[[&quot;float&quot;,1],&quot;int&quot;,&quot;uint8&quot;]"');
+    expect(copy).toContain(
+      'name="gene_type" aria-describedby="f-gene_type-hint" value="[[&quot;float&quot;,1],&quot;int&quot;,&quot;uint8&quot;]"',
+    );
     expect(copy).toContain('name="stop_criteria" aria-describedby="f-stop_criteria-hint" value="[&quot;reach_0.5_0.5&quot;]"');
     expect(copy).toContain('<option value="nsga2" selected="">nsga2</option>');
-    expect(await created(web, account.key, { parent_selection_type: "tournament_nsga2", K_tournament: "3", fitness_func: TWO })).toMatchObject({ parent_selection_type: "tournament_nsga2", K_tournament: 3 });
+    expect(
+      await created(web, account.key, { parent_selection_type: "tournament_nsga2", K_tournament: "3", fitness_func: TWO }),
+    ).toMatchObject({ parent_selection_type: "tournament_nsga2", K_tournament: 3 });
     // The choices are the schema's: nsga2 and tournament_nsga2 offered, "none" for a nullable operator.
     const page = await (await web.request("/submissions/new")).text();
     expect(page).toContain('<option value="tournament_nsga2">tournament_nsga2</option>');
@@ -163,12 +193,23 @@ describe("the form takes every form the API accepts", () => {
     expect(html).toContain('value="reach_1, evaluations_1.5"'); // the person's input is kept
     expect(await dbSubmissionCount(account.id)).toBe(0);
     // The rules between fields (checked once every field has its type) show next to their field too.
-    const between = await web.post("/submissions/new", form({ init_range_low: "0, 0", init_range_high: "1, 1", random_mutation_min_val: "[1, 2, 3]", save_solutions: "true", num_generations: "100000" }));
+    const between = await web.post(
+      "/submissions/new",
+      form({
+        init_range_low: "0, 0",
+        init_range_high: "1, 1",
+        random_mutation_min_val: "[1, 2, 3]",
+        save_solutions: "true",
+        num_generations: "100000",
+      }),
+    );
     expect(between.status).toBe(400);
     const betweenHtml = await between.text();
     const betweenError = (field: string) => new RegExp(`id="f-${field}-error">([^<]*)<`).exec(betweenHtml)?.[1];
     expect(betweenError("init_range_low")).toBe("a list needs exactly num_genes (3) values");
-    expect(betweenError("random_mutation_min_val")).toBe("random_mutation_min_val and random_mutation_max_val must both be numbers or both be lists (one value per gene)");
+    expect(betweenError("random_mutation_min_val")).toBe(
+      "random_mutation_min_val and random_mutation_max_val must both be numbers or both be lists (one value per gene)",
+    );
     expect(betweenError("save_solutions")).toMatch(/^keeps \(num_generations \+ 1\) × sol_per_pop × num_genes = 3000030 gene values/);
     expect(await dbSubmissionCount(account.id)).toBe(0);
   });
@@ -177,7 +218,10 @@ describe("the form takes every form the API accepts", () => {
 describe("website runs", () => {
   it("source web; on the plan: not in flight, no charge; with credits: in flight and charged; neither fires a webhook event", async () => {
     const account = await newAccount();
-    await call("/api/v1/webhooks", { key: account.key, body: { url: "https://93.184.215.14/in", events: ["submission.succeeded", "submission.failed"] } });
+    await call("/api/v1/webhooks", {
+      key: account.key,
+      body: { url: "https://93.184.215.14/in", events: ["submission.succeeded", "submission.failed"] },
+    });
     const web = await signedIn(account.key);
     const onPlan = await web.post("/submissions/new", form({ payment: "plan" }));
     expect(onPlan.status).toBe(303);
@@ -186,17 +230,27 @@ describe("website runs", () => {
     const creditId = withCredits.headers.get("Location")!.split("/").pop()!;
     const usage = (await json(await call("/api/v1/account", { key: account.key }))).usage;
     expect(usage).toMatchObject({ concurrent_submissions: 2, inflight_api_runs: 1 });
-    const rows = await env.DB.prepare("SELECT s.id, s.source, r.paid_with_credits FROM submissions s JOIN runs r ON r.id = s.latest_run_id WHERE s.account_id = ? ORDER BY s.name").bind(account.id).all();
+    const rows = await env.DB.prepare(
+      "SELECT s.id, s.source, r.paid_with_credits FROM submissions s JOIN runs r ON r.id = s.latest_run_id WHERE s.account_id = ? ORDER BY s.name",
+    )
+      .bind(account.id)
+      .all();
     expect(rows.results).toEqual([
       { id: creditId, source: "web", paid_with_credits: 1 },
       { id: planId, source: "web", paid_with_credits: 0 },
     ]);
     await finishSubmission(account.key, planId);
     await finishSubmission(account.key, creditId);
-    const ledger = await env.DB.prepare("SELECT submission_id, amount_micro FROM credit_ledger WHERE account_id = ? AND kind = 'run_charge'").bind(account.id).all();
+    const ledger = await env.DB.prepare(
+      "SELECT submission_id, amount_micro FROM credit_ledger WHERE account_id = ? AND kind = 'run_charge'",
+    )
+      .bind(account.id)
+      .all();
     expect(ledger.results).toEqual([{ submission_id: creditId, amount_micro: expect.any(Number) }]);
     expect((ledger.results[0] as { amount_micro: number }).amount_micro).toBeLessThan(0);
-    expect((await env.DB.prepare("SELECT count(*) AS n FROM events WHERE account_id = ?").bind(account.id).first<{ n: number }>())!.n).toBe(0);
+    expect((await env.DB.prepare("SELECT count(*) AS n FROM events WHERE account_id = ?").bind(account.id).first<{ n: number }>())!.n).toBe(
+      0,
+    );
     const listed = await web.request("/submissions?source=web&ordering=name");
     const html = await listed.text();
     expect(html.indexOf("credit job")).toBeLessThan(html.indexOf("web job"));
@@ -219,7 +273,11 @@ describe("website runs", () => {
     expect((await json(await web.request(`/submissions/${id}/live`))).status).toBe("cancelled");
     const rerun = await web.post(`/submissions/${id}/reexecute`, { payment: "credits", num_generations: "7" });
     expect(WebClient.flashOf(rerun)).toContain("A new run is queued");
-    const row = await env.DB.prepare("SELECT kind, paid_with_credits, parameters FROM runs WHERE submission_id = ? ORDER BY created_at DESC").bind(id).first<{ kind: string; paid_with_credits: number; parameters: string }>();
+    const row = await env.DB.prepare(
+      "SELECT kind, paid_with_credits, parameters FROM runs WHERE submission_id = ? ORDER BY created_at DESC",
+    )
+      .bind(id)
+      .first<{ kind: string; paid_with_credits: number; parameters: string }>();
     expect(row).toMatchObject({ kind: "reexecute", paid_with_credits: 1 });
     expect(JSON.parse(row!.parameters).num_generations).toBe(7);
   });
@@ -259,7 +317,12 @@ describe("webhooks and keys in the dashboard", () => {
   it("a new webhook's secret is shown once; the Test limit is shown in words", async () => {
     const account = await newAccount();
     const web = await signedIn(account.key);
-    const created = await web.post("/webhooks", { url: "https://93.184.215.14/hook", events: ["submission.succeeded", "submission.failed"], description: "ci", is_active: "true" });
+    const created = await web.post("/webhooks", {
+      url: "https://93.184.215.14/hook",
+      events: ["submission.succeeded", "submission.failed"],
+      description: "ci",
+      is_active: "true",
+    });
     expect(created.status).toBe(200);
     const html = await created.text();
     const secret = /id="secret-value" class="secret-value">([0-9a-f]{64})</.exec(html)![1]!;
@@ -290,7 +353,9 @@ describe("webhooks and keys in the dashboard", () => {
     const stranger = await newAccount();
     const strangerWeb = await signedIn(stranger.key);
     expect((await strangerWeb.post(`/account/keys/${account.key.slice(0, 12)}/revoke`)).status).toBe(404);
-    expect((await admin(`/accounts/${account.id}`).then(json)).keys.find((k: any) => k.prefix === account.key.slice(0, 12)).revoked_at).toBeNull();
+    expect(
+      (await admin(`/accounts/${account.id}`).then(json)).keys.find((k: any) => k.prefix === account.key.slice(0, 12)).revoked_at,
+    ).toBeNull();
   });
 });
 

@@ -4,10 +4,25 @@
 // progress, live progress of several objectives, the public page's share of it, and a submission with
 // more runs than a D1 statement binds. Runs end through the internal report endpoint, as the GA worker ends them.
 import { describe, expect, it } from "vitest";
-import { call, completeRun, env, getSubmission, json, newAccount, newResult, reportProgress, runningRun, stageFile, twoObjectiveImport, TWO_OBJECTIVE_IMPORT, TWO_OBJECTIVES } from "../helpers/api";
+import {
+  call,
+  completeRun,
+  env,
+  getSubmission,
+  json,
+  newAccount,
+  newResult,
+  reportProgress,
+  runningRun,
+  stageFile,
+  TWO_OBJECTIVE_IMPORT,
+  TWO_OBJECTIVES,
+  twoObjectiveImport,
+} from "../helpers/api";
 import { WebClient } from "../helpers/web";
 
-const TWO = "import numpy\n\ndef fitness(ga, solution, idx):\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2))]\n";
+const TWO =
+  "import numpy\n\ndef fitness(ga, solution, idx):\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2))]\n";
 
 async function signedIn(key: string) {
   const web = new WebClient();
@@ -23,15 +38,36 @@ function embedded(html: string, id: string): any {
 }
 
 /** The page's text without tags (entities of the few characters the tests look for decoded). */
-const textOf = (html: string) => html.replace(/<script[^>]*>.*?<\/script>/gs, "").replace(/<[^>]+>/g, " ").replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, "&").replace(/\s+/g, " ");
+const textOf = (html: string) =>
+  html
+    .replace(/<script[^>]*>.*?<\/script>/gs, "")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&")
+    .replace(/\s+/g, " ");
 
 /** A two-objective report with its final population inline (so the result can be continued). */
-const REPORT = { ...TWO_OBJECTIVES, population: [[0.1, -0.2, 0.3, 0, 0.05], [1, 2, 3, 4, 5]] };
+const REPORT = {
+  ...TWO_OBJECTIVES,
+  population: [
+    [0.1, -0.2, 0.3, 0, 0.05],
+    [1, 2, 3, 4, 5],
+  ],
+};
 
 /** A finished two-objective run of `key`'s: its front uploaded before the report, as the GA worker does. */
 async function twoObjectiveResult(key: string, overrides: Record<string, unknown> = {}) {
   const { submissionId, runId } = await runningRun(key, { fitness_func: TWO, parent_selection_type: "nsga2", name: "zdt", ...overrides });
-  const front = { num_objectives: 2, objectives: TWO_OBJECTIVES.pareto_front.objectives, solutions: [[1, 2, 3, 4, 5], [0, 0, 0, 0, 0], [5, 4, 3, 2, 1]] };
+  const front = {
+    num_objectives: 2,
+    objectives: TWO_OBJECTIVES.pareto_front.objectives,
+    solutions: [
+      [1, 2, 3, 4, 5],
+      [0, 0, 0, 0, 0],
+      [5, 4, 3, 2, 1],
+    ],
+  };
   expect((await stageFile(runId, "pareto_front.json", JSON.stringify(front))).status).toBe(204);
   expect((await completeRun(runId, { result: REPORT, engine: "pygad:multi-objective" })).status).toBe(204);
   const [item] = (await json(await call(`/api/v1/results/?submission_id=${submissionId}`, { key }))).results;
@@ -41,7 +77,9 @@ async function twoObjectiveResult(key: string, overrides: Record<string, unknown
 describe("a multi-objective result", () => {
   it("of an import shows as a run's: its objectives, the front computed from its population, a panel per objective", async () => {
     const account = await newAccount();
-    const created = await json(await call("/api/v1/imports", { key: account.key, body: twoObjectiveImport({ best_solution_generation: 9 }) }));
+    const created = await json(
+      await call("/api/v1/imports", { key: account.key, body: twoObjectiveImport({ best_solution_generation: 9 }) }),
+    );
     const web = await signedIn(account.key);
     const html = await (await web.request(`/results/${created.result_id}`)).text();
     const text = textOf(html);
@@ -52,7 +90,10 @@ describe("a multi-objective result", () => {
     expect(embedded(html, "front-chart")).toEqual({ objectives: front.map((i) => objectives[i]), best: [-1, -5] });
     const chart = embedded(html, "result-chart");
     expect(chart.panels.map((p: any) => p.title)).toEqual(["objective 0", "objective 1"]);
-    expect(chart.panels[1].series[0].points.slice(0, 2)).toEqual([[0, -7], [1, -6.6]]);
+    expect(chart.panels[1].series[0].points.slice(0, 2)).toEqual([
+      [0, -7],
+      [1, -6.6],
+    ]);
     // Its curves are PyGAD's history (the best solution's values), and the page says so.
     expect(text).toContain("Objective values of the best solution per generation (PyGAD's history, imported)");
     expect(text).toContain("An imported run's curves are PyGAD's own history");
@@ -74,7 +115,9 @@ describe("a multi-objective result", () => {
     expect(text).toContain("Pareto front 3 solutions");
     expect(text).toContain("Engine stock PyGAD (multi-objective) pygad:multi-objective");
     expect(text).not.toContain("Best fitness —");
-    expect(text).toContain("The best value of each objective per generation (over the population; the values may come from different solutions)");
+    expect(text).toContain(
+      "The best value of each objective per generation (over the population; the values may come from different solutions)",
+    );
     expect(text).not.toContain("An imported run's curves");
     expect(embedded(html, "front-chart")).toEqual({ objectives: TWO_OBJECTIVES.pareto_front.objectives, best: [0.9, -0.1] });
     const chart = embedded(html, "result-chart");
@@ -106,9 +149,18 @@ describe("a multi-objective result", () => {
     expect((await web.post(`/results/${resultId}/continue`, { num_generations: "2", payment: "credits" })).status).toBe(303);
     const runId = (await getSubmission(account.key, submissionId)).latest_run.id;
     await env.DB.prepare("UPDATE runs SET status = 'running' WHERE id = ?").bind(runId).run();
-    const continued = { ...REPORT, best_solutions_fitness: [[0.95, -0.1], [0.97, -0.08], [0.99, -0.05]], best_solution_objectives: [0.99, -0.05] };
+    const continued = {
+      ...REPORT,
+      best_solutions_fitness: [
+        [0.95, -0.1],
+        [0.97, -0.08],
+        [0.99, -0.05],
+      ],
+      best_solution_objectives: [0.99, -0.05],
+    };
     expect((await completeRun(runId, { result: continued })).status).toBe(204);
-    const second = (await json(await call(`/api/v1/results/?submission_id=${submissionId}&ordering=-created_at`, { key: account.key }))).results[0].id;
+    const second = (await json(await call(`/api/v1/results/?submission_id=${submissionId}&ordering=-created_at`, { key: account.key })))
+      .results[0].id;
     const html = await (await web.request(`/results/${second}`)).text();
     const chart = embedded(html, "result-chart");
     expect(chart.panels).toHaveLength(2);
@@ -134,12 +186,21 @@ describe("a multi-objective result", () => {
       [1, [0.5, -2]], // a heartbeat without a new generation adds no point
       [3, [0.7, -1, 5, 6, 7, 8, 9, 10]], // past 6 objectives only the first 6 are kept
     ] as [number, number[]][]) {
-      expect((await reportProgress(runId, { generations_completed: g, best_solution_fitness: null, best_objectives: objectives })).status).toBe(204);
+      expect(
+        (await reportProgress(runId, { generations_completed: g, best_solution_fitness: null, best_objectives: objectives })).status,
+      ).toBe(204);
     }
-    expect((await reportProgress(runId, { generations_completed: 4, best_solution_fitness: null, best_objectives: [1, "x"] })).status).toBe(400);
+    expect((await reportProgress(runId, { generations_completed: 4, best_solution_fitness: null, best_objectives: [1, "x"] })).status).toBe(
+      400,
+    );
     const web = await signedIn(account.key);
     const live = await json(await web.request(`/submissions/${submissionId}/live`));
-    expect(live).toMatchObject({ status: "running", generations_completed: 3, best_solution_fitness: null, best_objectives: [0.7, -1, 5, 6, 7, 8] });
+    expect(live).toMatchObject({
+      status: "running",
+      generations_completed: 3,
+      best_solution_fitness: null,
+      best_objectives: [0.7, -1, 5, 6, 7, 8],
+    });
     const stored = await env.DB.prepare("SELECT progress_trail FROM runs WHERE id = ?").bind(runId).first<{ progress_trail: string }>();
     expect(JSON.parse(stored!.progress_trail)).toEqual([
       [1, null, [0.5, -2]],
@@ -159,9 +220,13 @@ describe("a multi-objective result", () => {
     await reportProgress(one.runId, { generations_completed: 2, best_solution_fitness: -0.5 });
     const single = await json(await web.request(`/submissions/${one.submissionId}/live`));
     expect(single).toMatchObject({ points: 1, best_objectives: null });
-    const singleStored = await env.DB.prepare("SELECT progress_trail FROM runs WHERE id = ?").bind(one.runId).first<{ progress_trail: string }>();
+    const singleStored = await env.DB.prepare("SELECT progress_trail FROM runs WHERE id = ?")
+      .bind(one.runId)
+      .first<{ progress_trail: string }>();
     expect(JSON.parse(singleStored!.progress_trail)).toEqual([[2, -0.5]]);
-    expect(single.panels).toEqual([{ title: "", yLabel: "best fitness", series: [{ label: `run ${one.runId} (live)`, points: [[2, -0.5]] }] }]);
+    expect(single.panels).toEqual([
+      { title: "", yLabel: "best fitness", series: [{ label: `run ${one.runId} (live)`, points: [[2, -0.5]] }] },
+    ]);
   });
 });
 
@@ -174,7 +239,11 @@ describe("warnings, constraint violations, the engine, infinite fitness and fail
     ];
     const { submissionId, resultId } = await newResult(
       account.key,
-      { name: "constrained", gene_constraint: "constraints = [lambda s, v: [x for x in v if x > 100], None, None, None, None]\n", gene_constraint_entry: "constraints" },
+      {
+        name: "constrained",
+        gene_constraint: "constraints = [lambda s, v: [x for x in v if x > 100], None, None, None, None]\n",
+        gene_constraint_entry: "constraints",
+      },
       { warnings, engine: "accelerated:sss+none+random=pygad", result: { constraint_violations: [{ gene: 0, value: 0.1 }] } },
     );
     const web = await signedIn(account.key);
@@ -184,14 +253,20 @@ describe("warnings, constraint violations, the engine, infinite fitness and fail
     expect(text).toContain("UserWarning: no value of gene 0 satisfies its constraint after 100 attempts 41");
     expect(text).toContain("The best solution violates its gene_constraint at gene 0 (value 0.1)");
     expect(text).toContain("Gene constraints violated at 1 gene");
-    expect(text).toContain("Engine accelerated — selection sss, crossover none, mutation random (stock PyGAD) accelerated:sss+ none+ random=pygad"); // breakable after each +
+    expect(text).toContain(
+      "Engine accelerated — selection sss, crossover none, mutation random (stock PyGAD) accelerated:sss+ none+ random=pygad",
+    ); // breakable after each +
     expect(html).toContain('<a href="#warnings">42</a>');
     const detail = textOf(await (await web.request(`/submissions/${submissionId}`)).text());
     expect(detail).toContain("Warnings of the latest run 2 different, 42 in all");
     const list = await (await web.request("/submissions")).text();
     expect(list).toContain(`<a href="/submissions/${submissionId}#warnings" class="warn-count">42</a>`);
     // A job with gene_constraint whose best solution satisfies it says so; without warnings, none.
-    const clean = await newResult(account.key, { gene_constraint: "constraints = [None, None, None, None, None]\n", gene_constraint_entry: "constraints" }, { result: { constraint_violations: [] } });
+    const clean = await newResult(
+      account.key,
+      { gene_constraint: "constraints = [None, None, None, None, None]\n", gene_constraint_entry: "constraints" },
+      { result: { constraint_violations: [] } },
+    );
     const cleanText = textOf(await (await web.request(`/results/${clean.resultId}`)).text());
     expect(cleanText).toContain("Gene constraints all satisfied");
     expect(cleanText).toContain("Warnings none");
@@ -200,7 +275,11 @@ describe("warnings, constraint violations, the engine, infinite fitness and fail
 
   it("an infinite best fitness is +∞ on the result (from result.json), 'infinite' in the lists; the curve's infinite generations are named", async () => {
     const account = await newAccount();
-    const { submissionId, resultId } = await newResult(account.key, { name: "unbounded" }, { result: { best_solution_fitness: "inf", best_solutions_fitness: [-3, -1, "inf", "inf"] } });
+    const { submissionId, resultId } = await newResult(
+      account.key,
+      { name: "unbounded" },
+      { result: { best_solution_fitness: "inf", best_solutions_fitness: [-3, -1, "inf", "inf"] } },
+    );
     const web = await signedIn(account.key);
     const html = await (await web.request(`/results/${resultId}`)).text();
     const text = textOf(html);
@@ -223,12 +302,19 @@ describe("warnings, constraint violations, the engine, infinite fitness and fail
     const { submissionId, runId } = await runningRun(account.key, { name: "breaks", num_generations: 30 });
     await reportProgress(runId, { generations_completed: 2, best_solution_fitness: -1.5 });
     await reportProgress(runId, { generations_completed: 4, best_solution_fitness: -0.75 });
-    await completeRun(runId, { status: "failed", error: { code: "code_error", message: "fitness_func line 5: ValueError: boom" }, progress: { generations_completed: 5, best_solution_fitness: -0.5 }, warnings: [{ message: "RuntimeWarning: overflow", count: 3 }] });
+    await completeRun(runId, {
+      status: "failed",
+      error: { code: "code_error", message: "fitness_func line 5: ValueError: boom" },
+      progress: { generations_completed: 5, best_solution_fitness: -0.5 },
+      warnings: [{ message: "RuntimeWarning: overflow", count: 3 }],
+    });
     const web = await signedIn(account.key);
     const html = await (await web.request(`/submissions/${submissionId}`)).text();
     const text = textOf(html);
     expect(text).toContain("failed · generation 5 of 30 · best fitness -0.5");
-    expect(text).toContain("The run failed: fitness_func line 5: ValueError: boom [code_error] — after 5 generations, best fitness -0.5 so far.");
+    expect(text).toContain(
+      "The run failed: fitness_func line 5: ValueError: boom [code_error] — after 5 generations, best fitness -0.5 so far.",
+    );
     expect(text).toContain(`How far run ${runId} got before it failed`);
     expect(embedded(html, "progress-chart").panels[0].series[0].points).toEqual([
       [2, -1.5],
@@ -245,7 +331,11 @@ describe("the public page of a shared multi-objective result", () => {
     const account = await newAccount();
     const { resultId } = await twoObjectiveResult(account.key);
     await env.DB.prepare("UPDATE results SET warnings = ?, constraint_violations = ? WHERE id = ?")
-      .bind(JSON.stringify([{ message: "UserWarning: secret path /home/ada/data.csv", count: 2 }]), JSON.stringify([{ gene: 1, value: -0.2 }]), resultId)
+      .bind(
+        JSON.stringify([{ message: "UserWarning: secret path /home/ada/data.csv", count: 2 }]),
+        JSON.stringify([{ gene: 1, value: -0.2 }]),
+        resultId,
+      )
       .run();
     const web = await signedIn(account.key);
     await web.post(`/results/${resultId}/share`, { is_shared: "true" });
@@ -264,8 +354,10 @@ describe("the public page of a shared multi-objective result", () => {
     expect(text).not.toContain("numpy");
     expect(embedded(html, "shared-front")).toEqual({ objectives: TWO_OBJECTIVES.pareto_front.objectives, best: [0.9, -0.1] });
     expect(embedded(html, "shared-chart").panels).toHaveLength(2);
-    for (const name of ["pareto_front.json", "pareto_front.svg", "fitness_history.csv"]) expect((await anon.request(`/shared/${resultId}/files/${name}`)).status, name).toBe(200);
-    for (const name of ["result.json", "population.json", "logs.txt"]) expect((await anon.request(`/shared/${resultId}/files/${name}`)).status, name).toBe(404);
+    for (const name of ["pareto_front.json", "pareto_front.svg", "fitness_history.csv"])
+      expect((await anon.request(`/shared/${resultId}/files/${name}`)).status, name).toBe(200);
+    for (const name of ["result.json", "population.json", "logs.txt"])
+      expect((await anon.request(`/shared/${resultId}/files/${name}`)).status, name).toBe(404);
   });
 });
 
@@ -273,12 +365,16 @@ describe("a submission with many runs", () => {
   it("its page and its results' pages load with more runs than a D1 statement binds parameters (results by submission, not by run ids)", async () => {
     const account = await newAccount();
     const { submissionId, resultId } = await newResult(account.key);
-    const { results: [first] } = await json(await call(`/api/v1/submissions/?page_size=1`, { key: account.key }));
+    const {
+      results: [first],
+    } = await json(await call(`/api/v1/submissions/?page_size=1`, { key: account.key }));
     expect(first.id).toBe(submissionId);
     // 120 more runs of the submission (reexecutes that failed at once), made straight in D1.
     const run = await env.DB.prepare("SELECT * FROM runs WHERE submission_id = ?").bind(submissionId).first<Record<string, unknown>>();
     const statements = Array.from({ length: 120 }, (_, i) =>
-      env.DB.prepare("INSERT INTO runs (id, submission_id, account_id, kind, status, parameters, queued_at, enqueued_at, created_at, updated_at) VALUES (?, ?, ?, 'reexecute', 'failed', ?, ?, ?, ?, ?)").bind(
+      env.DB.prepare(
+        "INSERT INTO runs (id, submission_id, account_id, kind, status, parameters, queued_at, enqueued_at, created_at, updated_at) VALUES (?, ?, ?, 'reexecute', 'failed', ?, ?, ?, ?, ?)",
+      ).bind(
         `run${String(i).padStart(9, "0")}`,
         submissionId,
         account.id,

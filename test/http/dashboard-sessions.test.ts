@@ -3,7 +3,10 @@ import { describe, expect, it } from "vitest";
 import { admin, call, env, json, newAccount, newKey } from "../helpers/api";
 import { WebClient } from "../helpers/web";
 
-const sha256 = async (s: string) => [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)))].map((b) => b.toString(16).padStart(2, "0")).join("");
+const sha256 = async (s: string) =>
+  [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
 
 async function link(accountId: string, ttl?: number): Promise<string> {
   const res = await admin(`/accounts/${accountId}/sign-in-links`, { body: ttl ? { ttl_minutes: ttl } : {} });
@@ -41,7 +44,7 @@ describe("sign in with an API key", () => {
 
   it("refuses a wrong key with a 401 page and no session; pages without a session send to the sign-in page", async () => {
     const web = new WebClient();
-    const res = await web.signInWithKey("alk_AAAAAAAA_" + "B".repeat(40));
+    const res = await web.signInWithKey(`alk_AAAAAAAA_${"B".repeat(40)}`);
     expect(res.status).toBe(401);
     expect(await res.text()).toContain("not valid");
     expect(web.cookies.has("__Host-allele_session")).toBe(false);
@@ -77,7 +80,15 @@ describe("a session signed in with an expiring key", () => {
     expect(unbounded.status).toBe(400);
     expect(await unbounded.text()).toContain("no later than the key you signed in with");
     expect((await web.post("/account/keys", { name: "default-expiry", scopes: "results:read" })).status).toBe(201);
-    expect((await web.post("/account/keys", { name: "sooner", scopes: "results:read", expires_at: new Date(Date.now() + 86_400_000).toISOString().slice(0, 10) })).status).toBe(201);
+    expect(
+      (
+        await web.post("/account/keys", {
+          name: "sooner",
+          scopes: "results:read",
+          expires_at: new Date(Date.now() + 86_400_000).toISOString().slice(0, 10),
+        })
+      ).status,
+    ).toBe(201);
     const keys: { name: string; expires_at: string | null }[] = (await json(await admin(`/accounts/${account.id}`))).keys;
     expect(keys.find((k) => k.name === "forever")).toBeUndefined();
     expect(keys.find((k) => k.name === "default-expiry")!.expires_at).toBe(expiresAt);
@@ -86,7 +97,13 @@ describe("a session signed in with an expiring key", () => {
     const started = await json(await call("/api/v1/auth/device/code", { body: {} }));
     const confirm = await web.post("/device", { user_code: started.user_code });
     const id = /name="id" value="([^"]+)"/.exec(await confirm.text())![1]!;
-    const refused = await web.post("/device/decide", { id, user_code: started.user_code, decision: "approve", key_name: "laptop", scopes: "results:read" });
+    const refused = await web.post("/device/decide", {
+      id,
+      user_code: started.user_code,
+      decision: "approve",
+      key_name: "laptop",
+      scopes: "results:read",
+    });
     expect(refused.status).toBe(400);
     expect(await refused.text()).toContain("expires");
     expect((await json(await admin(`/accounts/${account.id}`))).keys.length).toBe(keys.length);
@@ -116,7 +133,9 @@ describe("sign in with a one-time link", () => {
   it("an expired link is refused; the admin call needs the admin token and an existing account", async () => {
     const account = await newAccount();
     const path = await link(account.id, 5);
-    await env.DB.prepare("UPDATE sign_in_links SET expires_at = ? WHERE account_id = ?").bind(new Date(Date.now() - 1000).toISOString(), account.id).run();
+    await env.DB.prepare("UPDATE sign_in_links SET expires_at = ? WHERE account_id = ?")
+      .bind(new Date(Date.now() - 1000).toISOString(), account.id)
+      .run();
     const web = new WebClient();
     expect((await web.request(path)).status).toBe(410);
     expect((await admin("/accounts/NoSuchAccnt1/sign-in-links", { body: {} })).status).toBe(404);
@@ -133,7 +152,9 @@ describe("sign out and expiry", () => {
     const res = await web.post("/sign-out");
     expect(res.status).toBe(303);
     expect(web.cookies.has("__Host-allele_session")).toBe(false);
-    const row = await env.DB.prepare("SELECT revoked_at FROM sessions WHERE token_hash = ?").bind(await sha256(token)).first<{ revoked_at: string | null }>();
+    const row = await env.DB.prepare("SELECT revoked_at FROM sessions WHERE token_hash = ?")
+      .bind(await sha256(token))
+      .first<{ revoked_at: string | null }>();
     expect(row!.revoked_at).not.toBeNull();
     const replay = new WebClient();
     replay.cookies.set("__Host-allele_session", token);
@@ -144,7 +165,9 @@ describe("sign out and expiry", () => {
     const account = await newAccount();
     const web = new WebClient();
     await web.signInWithKey(account.key);
-    await env.DB.prepare("UPDATE sessions SET expires_at = ? WHERE account_id = ?").bind(new Date(Date.now() - 1).toISOString(), account.id).run();
+    await env.DB.prepare("UPDATE sessions SET expires_at = ? WHERE account_id = ?")
+      .bind(new Date(Date.now() - 1).toISOString(), account.id)
+      .run();
     expect((await web.request("/account")).status).toBe(303);
   });
 });
@@ -161,7 +184,9 @@ describe("CSRF", () => {
     expect(await missing.text()).toContain("did not come from this site");
     expect((await web.request("/account/keys", { form: { ...form, _csrf: "x".repeat(32) } })).status).toBe(400);
     const token = await web.csrf();
-    expect((await web.request("/account/keys", { form: { ...form, _csrf: token }, headers: { Origin: "https://evil.example" } })).status).toBe(400);
+    expect(
+      (await web.request("/account/keys", { form: { ...form, _csrf: token }, headers: { Origin: "https://evil.example" } })).status,
+    ).toBe(400);
     expect((await web.request("/sign-out", { form: {} })).status).toBe(400);
     expect((await json(await admin(`/accounts/${account.id}`))).keys.length).toBe(keysBefore);
     // Another session's token is not this session's.

@@ -10,10 +10,14 @@ async function start(body: unknown = {}) {
   return json(res);
 }
 
-const poll = (deviceCode: string, extra: Record<string, unknown> = {}) => call("/api/v1/auth/device/token", { body: { device_code: deviceCode, ...extra } });
+const poll = (deviceCode: string, extra: Record<string, unknown> = {}) =>
+  call("/api/v1/auth/device/token", { body: { device_code: deviceCode, ...extra } });
 
 /** Lets the device's interval pass (the test moves the last poll back instead of waiting). */
-const waitInterval = (_deviceCode: string) => env.DB.prepare("UPDATE device_codes SET last_polled_at = ? WHERE status IN ('pending','approved','denied')").bind(new Date(Date.now() - 60_000).toISOString()).run();
+const waitInterval = (_deviceCode: string) =>
+  env.DB.prepare("UPDATE device_codes SET last_polled_at = ? WHERE status IN ('pending','approved','denied')")
+    .bind(new Date(Date.now() - 60_000).toISOString())
+    .run();
 
 async function approve(web: WebClient, userCode: string, scopes: string[], decision = "approve") {
   const confirm = await web.post("/device", { user_code: userCode });
@@ -35,7 +39,9 @@ describe("device authorization", () => {
     });
     expect(started.verification_uri_complete).toBe(`https://allele.test/device?user_code=${started.user_code}`);
     // Stored hashed only.
-    const row = await env.DB.prepare("SELECT * FROM device_codes WHERE user_code = ?").bind(started.user_code.replace("-", "")).first<Record<string, string>>();
+    const row = await env.DB.prepare("SELECT * FROM device_codes WHERE user_code = ?")
+      .bind(started.user_code.replace("-", ""))
+      .first<Record<string, string>>();
     expect(JSON.stringify(row)).not.toContain(started.device_code);
   });
 
@@ -47,7 +53,11 @@ describe("device authorization", () => {
     expect(await json(pending)).toMatchObject({ error: "authorization_pending" });
     const fast = await poll(started.device_code);
     expect(await json(fast)).toMatchObject({ error: "slow_down" });
-    expect((await env.DB.prepare("SELECT interval_seconds FROM device_codes WHERE user_code = ?").bind(started.user_code.replace("-", "")).first<{ interval_seconds: number }>())!.interval_seconds).toBe(10);
+    expect(
+      (await env.DB.prepare("SELECT interval_seconds FROM device_codes WHERE user_code = ?")
+        .bind(started.user_code.replace("-", ""))
+        .first<{ interval_seconds: number }>())!.interval_seconds,
+    ).toBe(10);
 
     const web = new WebClient();
     await web.signInWithKey(account.key);
@@ -76,7 +86,9 @@ describe("device authorization", () => {
     expect(await json(await poll(denied.device_code))).toMatchObject({ error: "access_denied" });
 
     const expired = await start();
-    await env.DB.prepare("UPDATE device_codes SET expires_at = ? WHERE user_code = ?").bind(new Date(Date.now() - 1000).toISOString(), expired.user_code.replace("-", "")).run();
+    await env.DB.prepare("UPDATE device_codes SET expires_at = ? WHERE user_code = ?")
+      .bind(new Date(Date.now() - 1000).toISOString(), expired.user_code.replace("-", ""))
+      .run();
     expect(await json(await poll(expired.device_code))).toMatchObject({ error: "expired_token" });
     const late = await web.post("/device", { user_code: expired.user_code });
     expect(late.status).toBe(404);
@@ -93,7 +105,10 @@ describe("device authorization", () => {
     expect(await json(typed)).toMatchObject({ error: "invalid_request", error_description: expect.stringContaining("client_id") });
     expect((await env.DB.prepare("SELECT count(*) AS n FROM device_codes").first<{ n: number }>())!.n).toBe(before);
 
-    const form = await call("/api/v1/auth/device/code", { rawBody: "client_id=cli", headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    const form = await call("/api/v1/auth/device/code", {
+      rawBody: "client_id=cli",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    });
     const formStarted = await json(form);
     const formPoll = await call("/api/v1/auth/device/token", {
       rawBody: `grant_type=${encodeURIComponent("urn:ietf:params:oauth:grant-type:device_code")}&device_code=${formStarted.device_code}`,

@@ -23,7 +23,8 @@ describe("/docs", () => {
     expect(init.headers.get("Content-Security-Policy")).toBe(DOCS_CSP);
     // Served by the static assets in front of the Worker (wrangler.toml [assets]): the Worker has no copy.
     for (const file of ["/docs/swagger-ui-bundle.js", "/docs/swagger-ui.css"]) expect((await call(file)).status, file).toBe(404);
-    for (const directive of ["default-src 'self'", "connect-src 'self'", "script-src 'self'", "img-src 'self' data:", "font-src 'self'"]) expect(DOCS_CSP).toContain(directive);
+    for (const directive of ["default-src 'self'", "connect-src 'self'", "script-src 'self'", "img-src 'self' data:", "font-src 'self'"])
+      expect(DOCS_CSP).toContain(directive);
     expect(page.headers.get("Content-Security-Policy")).toBe(DOCS_CSP);
     expect((await call("/docs/")).status).toBe(200);
   });
@@ -34,7 +35,10 @@ describe("/docs", () => {
     expect(init).toContain('url: "/api/v1/openapi.json"');
     expect(init).toContain("persistAuthorization: true");
     expect(init).toContain("validatorUrl: null");
-    const doc = await (await call("/api/v1/openapi.json")).json<{ servers: { url: string }[]; components: { securitySchemes: Record<string, unknown> } }>();
+    const doc = await (await call("/api/v1/openapi.json")).json<{
+      servers: { url: string }[];
+      components: { securitySchemes: Record<string, unknown> };
+    }>();
     expect(doc.servers).toEqual([{ url: "/api/v1", description: "this deployment" }]);
     expect(Object.keys(doc.components.securitySchemes)).toEqual(["apiKey"]);
   });

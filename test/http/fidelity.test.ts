@@ -4,6 +4,7 @@
 // endpoint, as the GA worker ends them (the worker's side: container/tests/test_fidelity.py).
 import { describe, expect, it } from "vitest";
 import {
+  accountPerTest,
   call,
   completeRun,
   createSubmission,
@@ -15,10 +16,9 @@ import {
   job,
   json,
   newResult,
-  accountPerTest,
   runningRun as runningAs,
-  TWO_OBJECTIVES,
   stageFile,
+  TWO_OBJECTIVES,
 } from "../helpers/api";
 
 const a = accountPerTest();
@@ -36,7 +36,10 @@ describe("forms stock PyGAD 3.9.2 accepts", () => {
     ["stop_criteria evaluations_N", { stop_criteria: "evaluations_500" }],
     ["stop_criteria with an exponent threshold", { stop_criteria: ["reach_1e-3", "reach_-2.5E+1", "saturate_1e2", "time_.5"] }],
     ["stop_criteria reach with one threshold per objective", { stop_criteria: "reach_1_0.5", parent_selection_type: "nsga2" }],
-    ["per-gene random_mutation_min_val / max_val", { random_mutation_min_val: [-1, -2, 0, 0, 1], random_mutation_max_val: [1, 2, 0, 0.5, 1] }],
+    [
+      "per-gene random_mutation_min_val / max_val",
+      { random_mutation_min_val: [-1, -2, 0, 0, 1], random_mutation_max_val: [1, 2, 0, 0.5, 1] },
+    ],
     ["random_mutation_min_val equal to max_val", { random_mutation_min_val: 0.5, random_mutation_max_val: 0.5 }],
     ["random_mutation bounds in either order", { random_mutation_min_val: 1, random_mutation_max_val: -1 }],
     ["init_range equal bounds, and per gene", { init_range_low: [0, 0, 1, 1, 2], init_range_high: [0, 1, 1, 2, 2] }],
@@ -57,7 +60,13 @@ describe("forms stock PyGAD 3.9.2 accepts", () => {
   });
 
   it("reports every failing stop criterion and gene type problem by field", async () => {
-    const err = await expectError(await post(job({ stop_criteria: ["reach_x"], gene_type: ["int", 3], save_solutions: true, num_generations: 100_000, sol_per_pop: 10 })), 400, "validation_failed");
+    const err = await expectError(
+      await post(
+        job({ stop_criteria: ["reach_x"], gene_type: ["int", 3], save_solutions: true, num_generations: 100_000, sol_per_pop: 10 }),
+      ),
+      400,
+      "validation_failed",
+    );
     expect(failedFields(err).sort()).toEqual(["gene_type", "save_solutions", "stop_criteria.0"].sort());
     const messages = err.details.fields.map((f: { message: string }) => f.message).join("\n");
     expect(messages).toContain('"x" is not a number');
@@ -67,18 +76,31 @@ describe("forms stock PyGAD 3.9.2 accepts", () => {
 
   it("the save_solutions cap holds for a continue's merged parameters too", async () => {
     const { resultId } = await newResult(a.key, { save_solutions: true, num_generations: 10 });
-    const err = await expectError(await call(`/api/v1/results/${resultId}/continue`, { key: a.key, body: { num_generations: 100_000 } }), 400, "validation_failed");
+    const err = await expectError(
+      await call(`/api/v1/results/${resultId}/continue`, { key: a.key, body: { num_generations: 100_000 } }),
+      400,
+      "validation_failed",
+    );
     expect(failedFields(err)).toContain("save_solutions");
   });
 });
 
-
 describe("a multi-objective result", () => {
   it("carries its objectives, front and per-objective history; its files hold the front (uploaded) and its plots", async () => {
     const { submissionId, runId } = await runningRun({ parent_selection_type: "nsga2" });
-    const front = { num_objectives: 2, objectives: TWO_OBJECTIVES.pareto_front.objectives, solutions: [[1, 2, 3, 4, 5], [0, 0, 0, 0, 0], [5, 4, 3, 2, 1]] };
+    const front = {
+      num_objectives: 2,
+      objectives: TWO_OBJECTIVES.pareto_front.objectives,
+      solutions: [
+        [1, 2, 3, 4, 5],
+        [0, 0, 0, 0, 0],
+        [5, 4, 3, 2, 1],
+      ],
+    };
     expect((await stageFile(runId, "pareto_front.json", JSON.stringify(front))).status).toBe(204);
-    expect((await stageFile(runId, "pareto_front.csv", "index,objective_0,objective_1,gene_0\n0,0.9,-0.1,1\n", "text/csv")).status).toBe(204);
+    expect((await stageFile(runId, "pareto_front.csv", "index,objective_0,objective_1,gene_0\n0,0.9,-0.1,1\n", "text/csv")).status).toBe(
+      204,
+    );
     expect((await completeRun(runId, { result: TWO_OBJECTIVES })).status).toBe(204);
     const row = await getSubmission(a.key, submissionId);
     expect(row).toMatchObject({ status: "succeeded", best_solution_fitness: null, error: null });
@@ -93,10 +115,21 @@ describe("a multi-objective result", () => {
       best_solutions_fitness: TWO_OBJECTIVES.best_solutions_fitness,
     });
     const names = r.files.map((f: { name: string }) => f.name);
-    expect(names).toEqual(expect.arrayContaining(["pareto_front.json", "pareto_front.csv", "pareto_front.svg", "fitness.svg", "fitness_history.csv", "result.json"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "pareto_front.json",
+        "pareto_front.csv",
+        "pareto_front.svg",
+        "fitness.svg",
+        "fitness_history.csv",
+        "result.json",
+      ]),
+    );
     expect(JSON.parse(await fileText(item.id, "pareto_front.json"))).toEqual(front);
     expect((await file(item.id, "pareto_front.csv")).headers.get("Content-Type")).toBe("text/csv");
-    expect(await fileText(item.id, "fitness_history.csv")).toBe("generation,objective_0,objective_1\n0,0.5,-2\n1,0.7,-1\n2,0.9,-0.1\n3,0.95,-0.1\n");
+    expect(await fileText(item.id, "fitness_history.csv")).toBe(
+      "generation,objective_0,objective_1\n0,0.5,-2\n1,0.7,-1\n2,0.9,-0.1\n3,0.95,-0.1\n",
+    );
     const scatter = await fileText(item.id, "pareto_front.svg");
     expect(scatter).toMatch(/^<svg /);
     expect(scatter.match(/<circle /g)).toHaveLength(3);
@@ -104,7 +137,12 @@ describe("a multi-objective result", () => {
     const history = await fileText(item.id, "fitness.svg");
     expect(history.match(/<polyline /g)).toHaveLength(2); // one panel per objective
     const summary = JSON.parse(await fileText(item.id, "result.json"));
-    expect(summary).toMatchObject({ num_objectives: 2, best_solution_fitness: null, best_solution_objectives: [0.9, -0.1], pareto_front_size: 3 });
+    expect(summary).toMatchObject({
+      num_objectives: 2,
+      best_solution_fitness: null,
+      best_solution_objectives: [0.9, -0.1],
+      pareto_front_size: 3,
+    });
     expect(summary).not.toHaveProperty("pareto_front");
   });
 
@@ -114,9 +152,19 @@ describe("a multi-objective result", () => {
       [3, 2, 1],
       [2, 3, 1],
     ];
-    const { resultId } = await newResult(a.key, {}, {
-      result: { ...TWO_OBJECTIVES, best_solution_objectives: [1, 2, 3], best_solutions_fitness: [[1, 2, 3]], num_objectives: 3, pareto_front: { size: 3, objectives } },
-    });
+    const { resultId } = await newResult(
+      a.key,
+      {},
+      {
+        result: {
+          ...TWO_OBJECTIVES,
+          best_solution_objectives: [1, 2, 3],
+          best_solutions_fitness: [[1, 2, 3]],
+          num_objectives: 3,
+          pareto_front: { size: 3, objectives },
+        },
+      },
+    );
     const svg = await fileText(resultId, "pareto_front.svg");
     expect(svg.match(/<polyline /g)).toHaveLength(3);
     expect(svg).toContain("objective 2");
@@ -135,10 +183,17 @@ describe("a multi-objective result", () => {
   it("webhook events carry the objectives (decimal strings) and the front's size", async () => {
     const { runId } = await runningRun();
     expect((await completeRun(runId, { result: { ...TWO_OBJECTIVES, best_solution_objectives: [1.5e-7, -2] } })).status).toBe(204);
-    const events = await env.DB.prepare("SELECT type, data FROM events WHERE run_id = ? ORDER BY type").bind(runId).all<{ type: string; data: string }>();
+    const events = await env.DB.prepare("SELECT type, data FROM events WHERE run_id = ? ORDER BY type")
+      .bind(runId)
+      .all<{ type: string; data: string }>();
     const byType = Object.fromEntries(events.results.map((e) => [e.type, JSON.parse(e.data)]));
     for (const type of ["submission.succeeded", "result.completed"]) {
-      expect(byType[type]).toMatchObject({ best_solution_fitness: null, num_objectives: 2, best_solution_objectives: ["0.00000015", "-2"], pareto_front_size: 3 });
+      expect(byType[type]).toMatchObject({
+        best_solution_fitness: null,
+        num_objectives: 2,
+        best_solution_objectives: ["0.00000015", "-2"],
+        pareto_front_size: 3,
+      });
     }
   });
 
@@ -194,8 +249,15 @@ describe("warnings, engine and constraint violations", () => {
     );
     expect((await getSubmission(a.key, submissionId)).warnings).toEqual(WARNINGS);
     const r = await result(resultId);
-    expect(r).toMatchObject({ warnings: WARNINGS, engine: "accelerated:sss+none+random", constraint_violations: [{ gene: 0, value: 0.31 }] });
-    expect(JSON.parse(await fileText(resultId, "result.json"))).toMatchObject({ warnings: WARNINGS, engine: "accelerated:sss+none+random" });
+    expect(r).toMatchObject({
+      warnings: WARNINGS,
+      engine: "accelerated:sss+none+random",
+      constraint_violations: [{ gene: 0, value: 0.31 }],
+    });
+    expect(JSON.parse(await fileText(resultId, "result.json"))).toMatchObject({
+      warnings: WARNINGS,
+      engine: "accelerated:sss+none+random",
+    });
   });
 
   it("a run without warnings shows an empty list; without gene_constraint, constraint_violations is null", async () => {
@@ -215,11 +277,19 @@ describe("smaller defects (issue 14, item 6)", () => {
   it("a failed run keeps the progress it made (generations completed, best fitness)", async () => {
     const submissionId = await createSubmission(a.key);
     await finishSubmission(a.key, submissionId, { status: "failed", progress: { generations_completed: 5, best_solution_fitness: -0.25 } });
-    expect(await getSubmission(a.key, submissionId)).toMatchObject({ status: "failed", generations_completed: 5, best_solution_fitness: -0.25 });
+    expect(await getSubmission(a.key, submissionId)).toMatchObject({
+      status: "failed",
+      generations_completed: 5,
+      best_solution_fitness: -0.25,
+    });
   });
 
   it("an infinite best fitness: null in rows, inf in the files, marked in the plot", async () => {
-    const { submissionId, resultId } = await newResult(a.key, {}, { fitness: "inf" as unknown as number, result: { best_solutions_fitness: [-3, -1, "inf", "inf"] } });
+    const { submissionId, resultId } = await newResult(
+      a.key,
+      {},
+      { fitness: "inf" as unknown as number, result: { best_solutions_fitness: [-3, -1, "inf", "inf"] } },
+    );
     expect((await getSubmission(a.key, submissionId)).best_solution_fitness).toBeNull();
     const r = await result(resultId);
     expect(r).toMatchObject({ best_solution_fitness: null, best_solutions_fitness: [-3, -1, null, null] });

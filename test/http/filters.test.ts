@@ -1,7 +1,18 @@
 // List filters of submissions and results (docs/api.md#lists): each filter, unknown values and
 // parameters (400), and "a repeated parameter: the last one wins".
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, completeRun, createSubmission, env, expectError, failedFields, json, newKey, newRoomyAccount, type TestAccount } from "../helpers/api";
+import {
+  call,
+  completeRun,
+  createSubmission,
+  env,
+  expectError,
+  failedFields,
+  json,
+  newKey,
+  newRoomyAccount,
+  type TestAccount,
+} from "../helpers/api";
 
 const READ = ["submissions:read", "results:read"];
 
@@ -29,8 +40,9 @@ describe("submissions filters", () => {
       byName[name] = await createSubmission(acc.key, { name });
       await new Promise((r) => setTimeout(r, 3)); // distinct created_at values
     }
-    const run = async (name: string) => (await env.DB.prepare("SELECT latest_run_id FROM submissions WHERE id = ?").bind(byName[name]).first<string>("latest_run_id"))!;
-    expect((await call(`/api/v1/submissions/${byName["beta"]}/cancel`, { key: acc.key, method: "POST" })).status).toBe(202);
+    const run = async (name: string) =>
+      (await env.DB.prepare("SELECT latest_run_id FROM submissions WHERE id = ?").bind(byName[name]).first<string>("latest_run_id"))!;
+    expect((await call(`/api/v1/submissions/${byName.beta}/cancel`, { key: acc.key, method: "POST" })).status).toBe(202);
     expect((await completeRun(await run("a_b"))).status).toBe(204);
     expect((await completeRun(await run("axb"), { status: "failed" })).status).toBe(204);
     // A website submission of the same account (the website writes these rows directly).
@@ -40,7 +52,9 @@ describe("submissions filters", () => {
     )
       .bind(`w${acc.id.slice(0, 11)}`, acc.id, at, at)
       .run();
-    rows = (await env.DB.prepare("SELECT id, name, status, source, created_at FROM submissions WHERE account_id = ?").bind(acc.id).all<Row>()).results;
+    rows = (
+      await env.DB.prepare("SELECT id, name, status, source, created_at FROM submissions WHERE account_id = ?").bind(acc.id).all<Row>()
+    ).results;
     expect(rows).toHaveLength(NAMES.length + 1);
   });
 
@@ -68,13 +82,13 @@ describe("submissions filters", () => {
   });
 
   it("created_after and created_before are inclusive", async () => {
-    const pivot = rows.find((r) => r.id === byName["a_b"])!.created_at as string;
+    const pivot = rows.find((r) => r.id === byName.a_b)!.created_at as string;
     const after = await list(`created_after=${encodeURIComponent(pivot)}`);
     expect(ids(after)).toEqual(matching((r) => r.created_at >= pivot));
-    expect(ids(after)).toContain(byName["a_b"]);
+    expect(ids(after)).toContain(byName.a_b);
     const before = await list(`created_before=${encodeURIComponent(pivot)}`);
     expect(ids(before)).toEqual(matching((r) => r.created_at <= pivot));
-    expect(ids(before)).toContain(byName["a_b"]);
+    expect(ids(before)).toContain(byName.a_b);
     const exactly = await list(`created_after=${encodeURIComponent(pivot)}&created_before=${encodeURIComponent(pivot)}`);
     expect(ids(exactly)).toEqual(matching((r) => r.created_at === pivot));
   });
@@ -83,7 +97,7 @@ describe("submissions filters", () => {
     expect(ids(await list("created_after=2000-01-01"))).toEqual(matching(() => true));
     expect(ids(await list("created_before=2000-01-01"))).toEqual([]);
     expect(ids(await list("created_after=2999-01-01T00:00:00"))).toEqual([]);
-    const pivot = rows.find((r) => r.id === byName["axb"])!.created_at as string;
+    const pivot = rows.find((r) => r.id === byName.axb)!.created_at as string;
     // The same instant written with a +02:00 offset.
     const d = new Date(Date.parse(pivot) + 2 * 3600_000).toISOString().replace("Z", "+02:00");
     expect(ids(await list(`created_after=${encodeURIComponent(d)}`))).toEqual(matching((r) => r.created_at >= pivot));
@@ -123,7 +137,7 @@ describe("submissions filters", () => {
     const named = await list("ordering=-name&ordering=name");
     const names = named.results.map((r: Row) => r.name);
     expect(names).toEqual([...names].sort());
-    expect(ids(await list("name_contains=beta&name_contains=axb"))).toEqual([byName["axb"]]);
+    expect(ids(await list("name_contains=beta&name_contains=axb"))).toEqual([byName.axb]);
   });
 });
 
@@ -153,11 +167,19 @@ describe("results filters", () => {
     expect((await call(`/api/v1/submissions/${twice}/reexecute`, { key: acc.key, method: "POST" })).status).toBe(202);
     const runId = (await env.DB.prepare("SELECT latest_run_id FROM submissions WHERE id = ?").bind(twice).first<string>("latest_run_id"))!;
     expect((await completeRun(runId, { fitness: 2.5 })).status).toBe(204);
-    rows = (await env.DB.prepare("SELECT id, submission_id, is_shared, best_solution_fitness, created_at FROM results WHERE account_id = ?").bind(acc.id).all<Row>()).results;
+    rows = (
+      await env.DB.prepare("SELECT id, submission_id, is_shared, best_solution_fitness, created_at FROM results WHERE account_id = ?")
+        .bind(acc.id)
+        .all<Row>()
+    ).results;
     expect(rows).toHaveLength(6);
     shared = rows.find((r) => r.best_solution_fitness === 3)!.id;
     expect((await call(`/api/v1/results/${shared}`, { key: acc.key, method: "PATCH", body: { is_shared: true } })).status).toBe(200);
-    rows = (await env.DB.prepare("SELECT id, submission_id, is_shared, best_solution_fitness, created_at FROM results WHERE account_id = ?").bind(acc.id).all<Row>()).results;
+    rows = (
+      await env.DB.prepare("SELECT id, submission_id, is_shared, best_solution_fitness, created_at FROM results WHERE account_id = ?")
+        .bind(acc.id)
+        .all<Row>()
+    ).results;
   });
 
   const f = (r: Row) => r.best_solution_fitness as number | null;
@@ -189,7 +211,9 @@ describe("results filters", () => {
     const pivot = rows.find((r) => f(r) === 3)!.created_at as string;
     expect(ids(await list(`created_after=${encodeURIComponent(pivot)}`))).toEqual(matching((r) => r.created_at >= pivot));
     expect(ids(await list(`created_before=${encodeURIComponent(pivot)}`))).toEqual(matching((r) => r.created_at <= pivot));
-    expect(ids(await list(`created_after=${encodeURIComponent(pivot)}&created_before=${encodeURIComponent(pivot)}`))).toEqual(matching((r) => r.created_at === pivot));
+    expect(ids(await list(`created_after=${encodeURIComponent(pivot)}&created_before=${encodeURIComponent(pivot)}`))).toEqual(
+      matching((r) => r.created_at === pivot),
+    );
   });
 
   it("ordering by fitness, both ways, with the null fitness lowest", async () => {
@@ -198,7 +222,11 @@ describe("results filters", () => {
     const desc = (await list("ordering=-best_solution_fitness")).results.map((r: Row) => r.best_solution_fitness);
     expect(desc).toEqual([3, 2.5, 2, 2, 1, null]);
     const oldest = (await list("ordering=created_at")).results.map((r: Row) => r.id);
-    expect(oldest).toEqual([...rows].sort((p, q) => (p.created_at < q.created_at ? -1 : p.created_at > q.created_at ? 1 : p.id < q.id ? -1 : 1)).map((r) => r.id));
+    expect(oldest).toEqual(
+      [...rows]
+        .sort((p, q) => (p.created_at < q.created_at ? -1 : p.created_at > q.created_at ? 1 : p.id < q.id ? -1 : 1))
+        .map((r) => r.id),
+    );
   });
 
   it.each([

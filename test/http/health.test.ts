@@ -11,7 +11,10 @@ describe("health, request ids, 404 and 405", () => {
   it("answers health with a request id", async () => {
     const res = await call("/api/v1/health");
     expect(res.status).toBe(200);
-    expect(await json(res)).toEqual({ status: "ok", checks: { database: { status: "ok" }, files: { status: "ok" }, runner: { status: "ok" } } });
+    expect(await json(res)).toEqual({
+      status: "ok",
+      checks: { database: { status: "ok" }, files: { status: "ok" }, runner: { status: "ok" } },
+    });
     expect(res.headers.get("X-Request-Id")).toMatch(/^req_[0-9a-f]{32}$/);
   });
 
@@ -19,14 +22,22 @@ describe("health, request ids, 404 and 405", () => {
     const res = await healthWith({ RUNNER_URL: "http://127.0.0.1:9" });
     expect(res.status).toBe(503);
     const body = await json(res as unknown as Response);
-    expect(body).toMatchObject({ status: "unavailable", failing: ["runner"], checks: { database: { status: "ok" }, runner: { status: "down" } } });
+    expect(body).toMatchObject({
+      status: "unavailable",
+      failing: ["runner"],
+      checks: { database: { status: "ok" }, runner: { status: "down" } },
+    });
   });
 
   it("answers 503 naming the database when it fails", async () => {
     const broken = { prepare: () => ({ first: () => Promise.reject(new Error("D1 is down")), bind: () => broken }) };
     const res = await healthWith({ DB: broken });
     expect(res.status).toBe(503);
-    expect(await json(res as unknown as Response)).toMatchObject({ status: "unavailable", failing: ["database"], checks: { files: { status: "ok" } } });
+    expect(await json(res as unknown as Response)).toMatchObject({
+      status: "unavailable",
+      failing: ["database"],
+      checks: { files: { status: "ok" } },
+    });
   });
 
   it("answers 503 naming the files bucket when it fails", async () => {

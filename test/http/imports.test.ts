@@ -1,7 +1,21 @@
 // POST /api/v1/imports: a pygad.GA run made elsewhere, as the Vilvik SDK sends it (docs/api.md#imports).
 import { beforeAll, describe, expect, it } from "vitest";
 import { claimRun } from "../../src/domain/runs";
-import { admin, call, env, expectError, getSubmission, importBody, json, newAccount, runToken, twoObjectiveImport, BASE, TWO_OBJECTIVE_IMPORT, type TestAccount } from "../helpers/api";
+import {
+  admin,
+  BASE,
+  call,
+  env,
+  expectError,
+  getSubmission,
+  importBody,
+  json,
+  newAccount,
+  runToken,
+  type TestAccount,
+  TWO_OBJECTIVE_IMPORT,
+  twoObjectiveImport,
+} from "../helpers/api";
 
 const { population, objectives, history, front } = TWO_OBJECTIVE_IMPORT;
 
@@ -13,7 +27,8 @@ beforeAll(async () => {
 
 const post = (key: string, body: unknown, headers: Record<string, string> = {}) => call("/api/v1/imports", { key, body, headers });
 const rows = async (accountId: string) => {
-  const n = (table: string) => env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE account_id = ?`).bind(accountId).first<{ n: number }>();
+  const n = (table: string) =>
+    env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE account_id = ?`).bind(accountId).first<{ n: number }>();
   return { submissions: (await n("submissions"))!.n, runs: (await n("runs"))!.n, results: (await n("results"))!.n };
 };
 const stored = async () => (await env.FILES.list({ prefix: "results/" })).objects.length;
@@ -30,16 +45,38 @@ describe("imports", () => {
     expect(created.result_url).toBe(`${BASE}/api/v1/results/${created.result_id}`);
 
     const row = await getSubmission(a.key, created.id);
-    expect(row).toMatchObject({ name: "pushed", description: "from my laptop", source: "import", status: "succeeded", run_count: 1, credits_charged: 0, generations_completed: 10, best_solution_fitness: -0.1025 });
+    expect(row).toMatchObject({
+      name: "pushed",
+      description: "from my laptop",
+      source: "import",
+      status: "succeeded",
+      run_count: 1,
+      credits_charged: 0,
+      generations_completed: 10,
+      best_solution_fitness: -0.1025,
+    });
     expect(row.latest_run).toMatchObject({ kind: "import", status: "succeeded" });
     // The stored parameters are those a submission would store: PyGAD's extras dropped, code merged in, K_tournament only for tournament selection.
     expect(row.parameters).toMatchObject({ num_genes: 4, sol_per_pop: 8, fitness_func_entry: "fitness", mutation_num_genes: 1 });
     for (const dropped of ["save_solutions", "sbx_crossover_eta", "K_tournament"]) expect(row.parameters).not.toHaveProperty(dropped);
 
     const result = await json(await call(`/api/v1/results/${created.result_id}`, { key: a.key }));
-    expect(result).toMatchObject({ submission_id: created.id, name: "pushed", stopped_reason: "imported", best_solution_fitness: -0.1025, best_solution_generation: 9, generations_completed: 10 });
+    expect(result).toMatchObject({
+      submission_id: created.id,
+      name: "pushed",
+      stopped_reason: "imported",
+      best_solution_fitness: -0.1025,
+      best_solution_generation: 9,
+      generations_completed: 10,
+    });
     expect(result.best_solution).toEqual(importBody().result.best_solution);
-    expect(result.files.map((f: { name: string }) => f.name).sort()).toEqual(["best_solution.csv", "fitness.svg", "fitness_history.csv", "population.json", "result.json"]);
+    expect(result.files.map((f: { name: string }) => f.name).sort()).toEqual([
+      "best_solution.csv",
+      "fitness.svg",
+      "fitness_history.csv",
+      "population.json",
+      "result.json",
+    ]);
     const population = await call(`/api/v1/results/${created.result_id}/files/population.json`, { key: a.key });
     expect(await population.json()).toEqual(importBody().result.population);
     const summary = await json(await call(`/api/v1/results/${created.result_id}/files/result.json`, { key: a.key }));
@@ -49,7 +86,9 @@ describe("imports", () => {
     expect(listed.results.map((s: { id: string }) => s.id)).toContain(created.id);
     expect((await json(await call("/api/v1/account", { key: a.key }))).balances.total).toBe(before);
     expect((await env.DB.prepare("SELECT queued FROM platform_queue WHERE id = 1").first<{ queued: number }>())!.queued).toBe(queued);
-    expect((await env.DB.prepare("SELECT count(*) AS n FROM events WHERE submission_id = ?").bind(created.id).first<{ n: number }>())!.n).toBe(0);
+    expect(
+      (await env.DB.prepare("SELECT count(*) AS n FROM events WHERE submission_id = ?").bind(created.id).first<{ n: number }>())!.n,
+    ).toBe(0);
   });
 
   it("the imported result can be continued: the new run starts from the imported population", async () => {
@@ -62,14 +101,20 @@ describe("imports", () => {
     // What the GA worker fetches to start the continued run, once it has taken the run.
     const runId = row.latest_run.id;
     expect(await claimRun(env, runId)).not.toBeNull();
-    const start = await call(`/internal/v1/runs/${runId}/initial-population`, { headers: { Authorization: `Bearer ${await runToken(runId)}` } });
+    const start = await call(`/internal/v1/runs/${runId}/initial-population`, {
+      headers: { Authorization: `Bearer ${await runToken(runId)}` },
+    });
     expect(start.status).toBe(200);
     expect(await start.json()).toEqual(importBody().result.population);
     // An import sent without its population is inspectable but has nothing to continue from.
     const bare = importBody();
     delete (bare.result as Record<string, unknown>).population;
     const withoutPopulation = await json(await post(a.key, bare));
-    await expectError(await call(`/api/v1/results/${withoutPopulation.result_id}/continue`, { key: a.key, method: "POST" }), 409, "invalid_state");
+    await expectError(
+      await call(`/api/v1/results/${withoutPopulation.result_id}/continue`, { key: a.key, method: "POST" }),
+      409,
+      "invalid_state",
+    );
   });
 
   it("another account's imported submission and result are 404 (get, continue)", async () => {
@@ -97,12 +142,32 @@ describe("imports", () => {
       // Several objectives: every fitness a list of as many values as result.best_solution_fitness.
       [importBody({ result: { best_solution_fitness: [1, 2] } }), 400, "validation_failed", "result.best_solutions_fitness.0"],
       [importBody({ result: { best_solution_fitness: [1, 2] } }), 400, "validation_failed", "result.last_generation_fitness.0"],
-      [twoObjectiveImport({ best_solutions_fitness: history.map((h, g) => (g === 3 ? [...h, 0] : h)) }), 400, "validation_failed", "result.best_solutions_fitness.3"],
-      [twoObjectiveImport({ best_solutions_fitness: history.map((h, g) => (g === 4 ? null : h)) }), 400, "validation_failed", "result.best_solutions_fitness.4"],
-      [twoObjectiveImport({ last_generation_fitness: objectives.map((o, i) => (i === 2 ? o[0] : o)) }), 400, "validation_failed", "result.last_generation_fitness.2"],
+      [
+        twoObjectiveImport({ best_solutions_fitness: history.map((h, g) => (g === 3 ? [...h, 0] : h)) }),
+        400,
+        "validation_failed",
+        "result.best_solutions_fitness.3",
+      ],
+      [
+        twoObjectiveImport({ best_solutions_fitness: history.map((h, g) => (g === 4 ? null : h)) }),
+        400,
+        "validation_failed",
+        "result.best_solutions_fitness.4",
+      ],
+      [
+        twoObjectiveImport({ last_generation_fitness: objectives.map((o, i) => (i === 2 ? o[0] : o)) }),
+        400,
+        "validation_failed",
+        "result.last_generation_fitness.2",
+      ],
       [twoObjectiveImport({ last_generation_fitness: objectives.slice(1) }), 400, "validation_failed", "result.last_generation_fitness"],
       [twoObjectiveImport({ best_solution_fitness: [] }), 400, "validation_failed", "result.best_solution_fitness"],
-      [twoObjectiveImport({ best_solution_fitness: Array.from({ length: 1001 }, () => 1) }), 400, "validation_failed", "result.best_solution_fitness"],
+      [
+        twoObjectiveImport({ best_solution_fitness: Array.from({ length: 1001 }, () => 1) }),
+        400,
+        "validation_failed",
+        "result.best_solution_fitness",
+      ],
       [twoObjectiveImport({ best_solution_fitness: [-1, "-5"] }), 400, "validation_failed", "result.best_solution_fitness"],
       [twoObjectiveImport({ best_solution_fitness: -1 }), 400, "validation_failed", "result.best_solutions_fitness.0"],
       [importBody({ origin: { note: "x".repeat(201) } }), 400, "validation_failed", "origin.note"],
@@ -113,14 +178,26 @@ describe("imports", () => {
       const named = err.details.field ?? err.details.fields?.map((f: { field: string }) => f.field);
       expect([named].flat(), JSON.stringify(err)).toContain(field);
     }
-    await expectError(await call("/api/v1/imports", { key: c.key, rawBody: "{", headers: { "Content-Type": "application/json" } }), 400, "malformed_json");
+    await expectError(
+      await call("/api/v1/imports", { key: c.key, rawBody: "{", headers: { "Content-Type": "application/json" } }),
+      400,
+      "malformed_json",
+    );
     // A non-finite objective as Python's json.dumps (the SDK's) writes it: not JSON.
     for (const token of ["NaN", "Infinity", "-Infinity"]) {
       const raw = JSON.stringify(twoObjectiveImport()).replace('"best_solution_fitness":[-1,-5]', `"best_solution_fitness":[-1,${token}]`);
       expect(raw).toContain(token);
-      await expectError(await call("/api/v1/imports", { key: c.key, rawBody: raw, headers: { "Content-Type": "application/json" } }), 400, "malformed_json");
+      await expectError(
+        await call("/api/v1/imports", { key: c.key, rawBody: raw, headers: { "Content-Type": "application/json" } }),
+        400,
+        "malformed_json",
+      );
     }
-    await expectError(await call("/api/v1/imports", { key: c.key, rawBody: "{}", headers: { "Content-Type": "text/plain" } }), 415, "unsupported_media_type");
+    await expectError(
+      await call("/api/v1/imports", { key: c.key, rawBody: "{}", headers: { "Content-Type": "text/plain" } }),
+      415,
+      "unsupported_media_type",
+    );
     const huge = importBody({ result: { last_generation_fitness: Array.from({ length: 1_100_000 }, () => -0.123456) } });
     const tooLarge = await expectError(await post(c.key, huge), 413, "payload_too_large");
     expect(tooLarge.message).toContain("result.population");
@@ -138,28 +215,64 @@ describe("imports", () => {
     expect(row.parameters.parent_selection_type).toBe("nsga2");
     expect(row.parameters).not.toHaveProperty("K_tournament");
     // tournament_nsga2 keeps its K_tournament, as tournament does.
-    const tournament = importBody({ ga_parameters: { parent_selection_type: "tournament_nsga2", K_tournament: 5 }, result: twoObjectiveImport().result });
-    expect((await getSubmission(a.key, (await json(await post(a.key, tournament))).id)).parameters).toMatchObject({ parent_selection_type: "tournament_nsga2", K_tournament: 5 });
+    const tournament = importBody({
+      ga_parameters: { parent_selection_type: "tournament_nsga2", K_tournament: 5 },
+      result: twoObjectiveImport().result,
+    });
+    expect((await getSubmission(a.key, (await json(await post(a.key, tournament))).id)).parameters).toMatchObject({
+      parent_selection_type: "tournament_nsga2",
+      K_tournament: 5,
+    });
 
     const result = await json(await call(`/api/v1/results/${created.result_id}`, { key: a.key }));
     expect(result).toMatchObject({
-      num_objectives: 2, best_solution_fitness: null, best_solution_objectives: [-1, -5], pareto_front_size: 4,
-      best_solution: population[0], best_solution_generation: 7, best_solutions_fitness: history, stopped_reason: "imported", engine: null, constraint_violations: null,
+      num_objectives: 2,
+      best_solution_fitness: null,
+      best_solution_objectives: [-1, -5],
+      pareto_front_size: 4,
+      best_solution: population[0],
+      best_solution_generation: 7,
+      best_solutions_fitness: history,
+      stopped_reason: "imported",
+      engine: null,
+      constraint_violations: null,
     });
-    expect(result.files.map((f: { name: string }) => f.name).sort()).toEqual(["best_solution.csv", "fitness.svg", "fitness_history.csv", "pareto_front.csv", "pareto_front.json", "pareto_front.svg", "population.json", "result.json"]);
+    expect(result.files.map((f: { name: string }) => f.name).sort()).toEqual([
+      "best_solution.csv",
+      "fitness.svg",
+      "fitness_history.csv",
+      "pareto_front.csv",
+      "pareto_front.json",
+      "pareto_front.svg",
+      "population.json",
+      "result.json",
+    ]);
     const file = async (name: string) => call(`/api/v1/results/${created.result_id}/files/${name}`, { key: a.key });
-    expect(await (await file("pareto_front.json")).json()).toEqual({ num_objectives: 2, objectives: front.map((i) => objectives[i]), solutions: front.map((i) => population[i]) });
+    expect(await (await file("pareto_front.json")).json()).toEqual({
+      num_objectives: 2,
+      objectives: front.map((i) => objectives[i]),
+      solutions: front.map((i) => population[i]),
+    });
     expect((await file("pareto_front.json")).headers.get("Content-Type")).toMatch(/^application\/json/);
     const csv = (await (await file("pareto_front.csv")).text()).trim().split("\n");
     expect(csv[0]).toBe("index,objective_0,objective_1,gene_0,gene_1,gene_2,gene_3");
     expect(csv.slice(1)).toEqual(front.map((i, n) => [n, ...objectives[i]!, ...population[i]!].join(",")));
-    expect((await (await file("fitness_history.csv")).text()).split("\n").slice(0, 2)).toEqual(["generation,objective_0,objective_1", "0,-3,-7"]);
+    expect((await (await file("fitness_history.csv")).text()).split("\n").slice(0, 2)).toEqual([
+      "generation,objective_0,objective_1",
+      "0,-3,-7",
+    ]);
     expect(await (await file("pareto_front.svg")).text()).toMatch(/^<svg/);
     const plot = await (await file("fitness.svg")).text();
     expect(plot.match(/objective \d/g)?.length).toBeGreaterThanOrEqual(2);
     expect(plot).toContain("Objective values of the best solution per generation");
     const summary = await (await file("result.json")).json<Record<string, unknown>>();
-    expect(summary).toMatchObject({ num_objectives: 2, best_solution_fitness: null, best_solution_objectives: [-1, -5], pareto_front_size: 4, last_generation_fitness: objectives });
+    expect(summary).toMatchObject({
+      num_objectives: 2,
+      best_solution_fitness: null,
+      best_solution_objectives: [-1, -5],
+      pareto_front_size: 4,
+      last_generation_fitness: objectives,
+    });
     const listed = await json(await call(`/api/v1/results/?submission_id=${created.id}`, { key: a.key }));
     expect(listed.results).toEqual([expect.objectContaining({ id: created.result_id, num_objectives: 2, best_solution_fitness: null })]);
 
@@ -168,7 +281,9 @@ describe("imports", () => {
     expect(continued.status).toBe(202);
     const runId = (await getSubmission(a.key, created.id)).latest_run.id;
     expect(await claimRun(env, runId)).not.toBeNull();
-    const start = await call(`/internal/v1/runs/${runId}/initial-population`, { headers: { Authorization: `Bearer ${await runToken(runId)}` } });
+    const start = await call(`/internal/v1/runs/${runId}/initial-population`, {
+      headers: { Authorization: `Bearer ${await runToken(runId)}` },
+    });
     expect(await start.json()).toEqual(population);
   });
 
@@ -178,24 +293,46 @@ describe("imports", () => {
       delete (body.result as Record<string, unknown>)[missing];
       const created = await json(await post(a.key, body));
       const result = await json(await call(`/api/v1/results/${created.result_id}`, { key: a.key }));
-      expect(result, missing).toMatchObject({ num_objectives: 2, best_solution_objectives: [-1, -5], pareto_front_size: null, best_solutions_fitness: history });
+      expect(result, missing).toMatchObject({
+        num_objectives: 2,
+        best_solution_objectives: [-1, -5],
+        pareto_front_size: null,
+        best_solutions_fitness: history,
+      });
       expect(result.files.map((f: { name: string }) => f.name).filter((n: string) => n.startsWith("pareto_front"))).toEqual([]);
     }
     // PyGAD's form for a fitness returned as a list of one: as a run, it is one objective.
     const base = importBody().result;
-    const one = importBody({ result: { best_solution_fitness: [base.best_solution_fitness], best_solutions_fitness: base.best_solutions_fitness.map((f) => [f]), last_generation_fitness: base.last_generation_fitness.map((f) => [f]) } });
+    const one = importBody({
+      result: {
+        best_solution_fitness: [base.best_solution_fitness],
+        best_solutions_fitness: base.best_solutions_fitness.map((f) => [f]),
+        last_generation_fitness: base.last_generation_fitness.map((f) => [f]),
+      },
+    });
     const created = await json(await post(a.key, one));
     const result = await json(await call(`/api/v1/results/${created.result_id}`, { key: a.key }));
-    expect(result).toMatchObject({ num_objectives: 1, best_solution_fitness: -0.1025, best_solution_objectives: null, pareto_front_size: null, best_solutions_fitness: base.best_solutions_fitness });
+    expect(result).toMatchObject({
+      num_objectives: 1,
+      best_solution_fitness: -0.1025,
+      best_solution_objectives: null,
+      pareto_front_size: null,
+      best_solutions_fitness: base.best_solutions_fitness,
+    });
   });
 
   it("takes a population as large as 8 MiB allows (Premium-sized: 1,000 × 300)", async () => {
     const population = Array.from({ length: 1000 }, (_, i) => Array.from({ length: 300 }, (_, j) => ((i * 300 + j) % 997) / 10));
-    const body = importBody({ ga_parameters: { sol_per_pop: 1000, num_genes: 300, mutation_num_genes: 3 }, result: { population, best_solution: population[0], last_generation_fitness: undefined } });
+    const body = importBody({
+      ga_parameters: { sol_per_pop: 1000, num_genes: 300, mutation_num_genes: 3 },
+      result: { population, best_solution: population[0], last_generation_fitness: undefined },
+    });
     const res = await post(a.key, body);
     expect(res.status, await res.clone().text()).toBe(201);
     const { result_id } = await json(res);
-    const file = (await json(await call(`/api/v1/results/${result_id}`, { key: a.key }))).files.find((f: { name: string }) => f.name === "population.json");
+    const file = (await json(await call(`/api/v1/results/${result_id}`, { key: a.key }))).files.find(
+      (f: { name: string }) => f.name === "population.json",
+    );
     expect(file.size_bytes).toBe(JSON.stringify(population).length);
   });
 

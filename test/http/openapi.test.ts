@@ -62,7 +62,10 @@ describe("the OpenAPI documents", () => {
     const documented = await documentedOperations();
     const undocumented = [...registered].filter((op) => !documented.has(op));
     const unregistered = [...documented].filter((op) => !registered.has(op));
-    expect(undocumented, "routes missing from the OpenAPI document: start their handler chain with describe({...}) (src/http/openapi/describe.ts), then `npm run openapi`").toEqual([]);
+    expect(
+      undocumented,
+      "routes missing from the OpenAPI document: start their handler chain with describe({...}) (src/http/openapi/describe.ts), then `npm run openapi`",
+    ).toEqual([]);
     expect(unregistered, "operations in the document that the app does not register").toEqual([]);
     expect(registered.size).toBeGreaterThan(30);
   });
@@ -79,11 +82,19 @@ describe("the OpenAPI documents", () => {
           const schema = response.content["application/json"].schema;
           if (op.operationId === "getHealth" && status === "503") continue; // the readiness body, not an error
           // The device login answers its 400s in RFC 6749's shape {error, error_description}, as device clients read them.
-          const codes = OAUTH_SHAPED.includes(`${op.operationId} ${status}`) ? schema.properties.error.enum : schema.allOf[1].properties.error.properties.code.enum;
+          const codes = OAUTH_SHAPED.includes(`${op.operationId} ${status}`)
+            ? schema.properties.error.enum
+            : schema.allOf[1].properties.error.properties.code.enum;
           expect(codes.length, `${op.operationId} ${status}`).toBeGreaterThan(0);
         }
       }
     }
-    expect(Object.keys(committedPublic.webhooks)).toEqual(["submission.succeeded", "submission.failed", "submission.cancelled", "result.completed", "webhook.test"]);
+    expect(Object.keys(committedPublic.webhooks)).toEqual([
+      "submission.succeeded",
+      "submission.failed",
+      "submission.cancelled",
+      "result.completed",
+      "webhook.test",
+    ]);
   });
 });

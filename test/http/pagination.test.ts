@@ -93,7 +93,9 @@ describe("submissions: 45 rows under every ordering", () => {
     for (let g = 0; g < 3; g++) {
       await Promise.all(Array.from({ length: 15 }, (_, j) => createSubmission(acc.key, { name: NAMES[(g * 15 + j) % NAMES.length] })));
     }
-    const all = await env.DB.prepare("SELECT id, latest_run_id FROM submissions WHERE account_id = ? ORDER BY id").bind(acc.id).all<{ id: string; latest_run_id: string }>();
+    const all = await env.DB.prepare("SELECT id, latest_run_id FROM submissions WHERE account_id = ? ORDER BY id")
+      .bind(acc.id)
+      .all<{ id: string; latest_run_id: string }>();
     expect(all.results).toHaveLength(45);
     // Statuses: queued, succeeded, failed (reported by the worker) and a few cancelled (by the API).
     for (const [i, s] of all.results.entries()) {
@@ -101,7 +103,8 @@ describe("submissions: 45 rows under every ordering", () => {
       else if (i % 4 === 2) expect((await completeRun(s.latest_run_id, { status: "failed" })).status).toBe(204);
       else if (i % 12 === 3) expect((await call(`/api/v1/submissions/${s.id}/cancel`, { key: acc.key, method: "POST" })).status).toBe(202);
     }
-    rows = (await env.DB.prepare("SELECT id, name, status, created_at FROM submissions WHERE account_id = ?").bind(acc.id).all<Row>()).results;
+    rows = (await env.DB.prepare("SELECT id, name, status, created_at FROM submissions WHERE account_id = ?").bind(acc.id).all<Row>())
+      .results;
     const createdAt = rows.map((r) => r.created_at);
     expect(new Set(createdAt).size).toBeLessThan(45); // ties exist
   });
@@ -155,10 +158,17 @@ describe("results: every ordering, duplicate and null fitness values", () => {
   beforeAll(async () => {
     acc = await newRoomyAccount();
     const ids = await Promise.all(Array.from({ length: 25 }, (_, i) => createSubmission(acc.key, { name: `r${i % 3}` })));
-    const runs = await env.DB.prepare("SELECT id, latest_run_id FROM submissions WHERE account_id = ? ORDER BY id").bind(acc.id).all<{ id: string; latest_run_id: string }>();
+    const runs = await env.DB.prepare("SELECT id, latest_run_id FROM submissions WHERE account_id = ? ORDER BY id")
+      .bind(acc.id)
+      .all<{ id: string; latest_run_id: string }>();
     expect(runs.results.map((r) => r.id).sort()).toEqual([...ids].sort());
-    await Promise.all(runs.results.map((r, i) => completeRun(r.latest_run_id, { fitness: FITNESS[i % FITNESS.length] }).then((res) => expect(res.status).toBe(204))));
-    rows = (await env.DB.prepare("SELECT id, created_at, best_solution_fitness FROM results WHERE account_id = ?").bind(acc.id).all<Row>()).results;
+    await Promise.all(
+      runs.results.map((r, i) =>
+        completeRun(r.latest_run_id, { fitness: FITNESS[i % FITNESS.length] }).then((res) => expect(res.status).toBe(204)),
+      ),
+    );
+    rows = (await env.DB.prepare("SELECT id, created_at, best_solution_fitness FROM results WHERE account_id = ?").bind(acc.id).all<Row>())
+      .results;
     expect(rows).toHaveLength(25);
   });
 
@@ -221,9 +231,17 @@ describe("page_size", () => {
   });
 
   it.each(["0", "-1", "1.5", "abc", "", "1e2", " 5", "0x10"])("page_size=%j is 400", async (size) => {
-    const err = await expectError(await call(`/api/v1/submissions/?page_size=${encodeURIComponent(size)}`, { key: acc.key }), 400, "validation_failed");
+    const err = await expectError(
+      await call(`/api/v1/submissions/?page_size=${encodeURIComponent(size)}`, { key: acc.key }),
+      400,
+      "validation_failed",
+    );
     expect(failedFields(err)).toEqual(["page_size"]);
-    const results = await expectError(await call(`/api/v1/results/?page_size=${encodeURIComponent(size)}`, { key: acc.key }), 400, "validation_failed");
+    const results = await expectError(
+      await call(`/api/v1/results/?page_size=${encodeURIComponent(size)}`, { key: acc.key }),
+      400,
+      "validation_failed",
+    );
     expect(failedFields(results)).toEqual(["page_size"]);
   });
 
@@ -240,14 +258,20 @@ describe("bad cursors are 400 validation_failed", () => {
   let acc: TestAccount;
   let nameCursor: string;
   let resultCursor: string;
-  const b64 = (v: unknown) => btoa(typeof v === "string" ? v : JSON.stringify(v)).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+  const b64 = (v: unknown) =>
+    btoa(typeof v === "string" ? v : JSON.stringify(v))
+      .replaceAll("+", "-")
+      .replaceAll("/", "_")
+      .replaceAll("=", "");
 
   beforeAll(async () => {
     acc = await newRoomyAccount();
     await Promise.all([1, 2, 3].map((i) => createSubmission(acc.key, { name: `c${i}` })));
     const page = await json(await call("/api/v1/submissions/?ordering=name&page_size=1", { key: acc.key }));
     nameCursor = new URLSearchParams(page.next.slice(1)).get("cursor")!;
-    const ids = (await env.DB.prepare("SELECT latest_run_id FROM submissions WHERE account_id = ?").bind(acc.id).all<{ latest_run_id: string }>()).results;
+    const ids = (
+      await env.DB.prepare("SELECT latest_run_id FROM submissions WHERE account_id = ?").bind(acc.id).all<{ latest_run_id: string }>()
+    ).results;
     for (const r of ids) await completeRun(r.latest_run_id);
     const results = await json(await call("/api/v1/results/?ordering=created_at&page_size=1", { key: acc.key }));
     resultCursor = new URLSearchParams(results.next.slice(1)).get("cursor")!;
@@ -273,12 +297,20 @@ describe("bad cursors are 400 validation_failed", () => {
   ];
 
   it.each(forged)("%s", async (_label, make) => {
-    const err = await expectError(await call(`/api/v1/submissions/?ordering=name&cursor=${encodeURIComponent(make())}`, { key: acc.key }), 400, "validation_failed");
+    const err = await expectError(
+      await call(`/api/v1/submissions/?ordering=name&cursor=${encodeURIComponent(make())}`, { key: acc.key }),
+      400,
+      "validation_failed",
+    );
     expect(failedFields(err)).toEqual(["cursor"]);
   });
 
   it.each(["created_at", "-created_at", "-name", "status"])("a name cursor used with ordering=%s", async (ordering) => {
-    const err = await expectError(await call(`/api/v1/submissions/?ordering=${ordering}&cursor=${nameCursor}`, { key: acc.key }), 400, "validation_failed");
+    const err = await expectError(
+      await call(`/api/v1/submissions/?ordering=${ordering}&cursor=${nameCursor}`, { key: acc.key }),
+      400,
+      "validation_failed",
+    );
     expect(failedFields(err)).toEqual(["cursor"]);
   });
 
@@ -287,8 +319,16 @@ describe("bad cursors are 400 validation_failed", () => {
   });
 
   it("a results cursor used on the submissions list, and the other way round", async () => {
-    await expectError(await call(`/api/v1/submissions/?ordering=created_at&cursor=${resultCursor}`, { key: acc.key }), 400, "validation_failed");
+    await expectError(
+      await call(`/api/v1/submissions/?ordering=created_at&cursor=${resultCursor}`, { key: acc.key }),
+      400,
+      "validation_failed",
+    );
     await expectError(await call(`/api/v1/results/?ordering=name&cursor=${nameCursor}`, { key: acc.key }), 400, "validation_failed");
-    await expectError(await call(`/api/v1/results/?ordering=-best_solution_fitness&cursor=${resultCursor}`, { key: acc.key }), 400, "validation_failed");
+    await expectError(
+      await call(`/api/v1/results/?ordering=-best_solution_fitness&cursor=${resultCursor}`, { key: acc.key }),
+      400,
+      "validation_failed",
+    );
   });
 });

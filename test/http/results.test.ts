@@ -2,6 +2,7 @@
 // submission leaves (docs/api.md#submissions-runs-results). Results come from runs ended through the internal report endpoint.
 import { describe, expect, it, vi } from "vitest";
 import {
+  accountPerTest,
   BASE,
   call,
   completeRun,
@@ -13,7 +14,6 @@ import {
   getSubmission,
   json,
   newResult,
-  accountPerTest,
 } from "../helpers/api";
 
 const FILES: [string, string][] = [
@@ -91,10 +91,13 @@ describe("GET /api/v1/results/{id}/files/{name}", () => {
     expect(summary.population).toBeUndefined();
   });
 
-  it.each(["nope.txt", "RESULT.JSON", "..%2Fresult.json", "result.json%00", "%E2%98%83"])("an unknown file name %s is 404", async (name) => {
-    const { resultId } = await newResult(a.key);
-    await expectError(await call(`/api/v1/results/${resultId}/files/${name}`, { key: a.key }), 404, "not_found");
-  });
+  it.each(["nope.txt", "RESULT.JSON", "..%2Fresult.json", "result.json%00", "%E2%98%83"])(
+    "an unknown file name %s is 404",
+    async (name) => {
+      const { resultId } = await newResult(a.key);
+      await expectError(await call(`/api/v1/results/${resultId}/files/${name}`, { key: a.key }), 404, "not_found");
+    },
+  );
 });
 
 describe("PATCH /api/v1/results/{id}", () => {
@@ -109,7 +112,11 @@ describe("PATCH /api/v1/results/{id}", () => {
     const only = await json(await call(`/api/v1/results/${resultId}`, { key: a.key, method: "PATCH", body: { is_shared: false } }));
     expect(only).toMatchObject({ name: "Renamed ✓", is_shared: false });
     expect(await json(await call(`/api/v1/results/${resultId}`, { key: a.key }))).toMatchObject({ name: "Renamed ✓", is_shared: false });
-    const surrogate = await expectError(await call(`/api/v1/results/${resultId}`, { key: a.key, method: "PATCH", body: { name: "x\ud800" } }), 400, "validation_failed");
+    const surrogate = await expectError(
+      await call(`/api/v1/results/${resultId}`, { key: a.key, method: "PATCH", body: { name: "x\ud800" } }),
+      400,
+      "validation_failed",
+    );
     expect(surrogate.details.fields[0].field).toBe("name");
     const empty = await json(await call(`/api/v1/results/${resultId}`, { key: a.key, method: "PATCH", body: { name: "" } }));
     expect(empty.name).toBe("");
@@ -125,13 +132,18 @@ describe("PATCH /api/v1/results/{id}", () => {
     ["an array body", [], "body"],
   ])("%s is 400", async (_label, body, field) => {
     const { resultId } = await newResult(a.key);
-    const err = await expectError(await call(`/api/v1/results/${resultId}`, { key: a.key, method: "PATCH", body }), 400, "validation_failed");
+    const err = await expectError(
+      await call(`/api/v1/results/${resultId}`, { key: a.key, method: "PATCH", body }),
+      400,
+      "validation_failed",
+    );
     expect(failedFields(err)).toContain(field);
   });
 
   it("malformed JSON is 400 and a non-JSON body 415", async () => {
     const { resultId } = await newResult(a.key);
-    const patch = (rawBody: string, type: string) => call(`/api/v1/results/${resultId}`, { key: a.key, method: "PATCH", rawBody, headers: { "Content-Type": type } });
+    const patch = (rawBody: string, type: string) =>
+      call(`/api/v1/results/${resultId}`, { key: a.key, method: "PATCH", rawBody, headers: { "Content-Type": type } });
     await expectError(await patch("{", "application/json"), 400, "malformed_json");
     await expectError(await patch("name=x", "application/x-www-form-urlencoded"), 415, "unsupported_media_type");
   });
@@ -198,7 +210,11 @@ describe("POST /api/v1/results/{id}/continue", () => {
       result_url: `${BASE}/api/v1/results/?submission_id=${submissionId}`,
       request_id: res.headers.get("X-Request-Id"),
     });
-    expect(sub).toMatchObject({ status: "queued", run_count: 2, latest_run: { kind: "continue", status: "queued", parent_result_id: resultId } });
+    expect(sub).toMatchObject({
+      status: "queued",
+      run_count: 2,
+      latest_run: { kind: "continue", status: "queued", parent_result_id: resultId },
+    });
     expect(send).toHaveBeenCalledTimes(1);
     expect(send.mock.calls[0]![0]).toEqual({ run_id: sub.latest_run.id, account_id: a.id, places: 1 });
     const run = await env.DB.prepare("SELECT parameters FROM runs WHERE id = ?").bind(sub.latest_run.id).first<{ parameters: string }>();
@@ -230,7 +246,11 @@ describe("POST /api/v1/results/{id}/continue", () => {
 
   it("an override over the tier cap is 403 and adds no run", async () => {
     const { submissionId, resultId } = await newResult(a.key);
-    await expectError(await call(`/api/v1/results/${resultId}/continue`, { key: a.key, body: { num_generations: 10_001 } }), 403, "tier_limit_exceeded");
+    await expectError(
+      await call(`/api/v1/results/${resultId}/continue`, { key: a.key, body: { num_generations: 10_001 } }),
+      403,
+      "tier_limit_exceeded",
+    );
     expect((await getSubmission(a.key, submissionId)).run_count).toBe(1);
   });
 

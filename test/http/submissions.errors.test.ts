@@ -2,7 +2,9 @@
 // create leaves nothing behind (no row, no queue message) while an accepted one sends exactly one message,
 // after its answer; a failed send is made good by the cron.
 import { describe, expect, it, vi } from "vitest";
+import { QUEUED_TIMEOUT_MS, reconcileRuns } from "../../src/queues/scheduled";
 import {
+  accountPerTest,
   admin,
   call,
   completeRun,
@@ -14,11 +16,9 @@ import {
   getSubmission,
   job,
   json,
-  accountPerTest,
   newRoomyAccount,
   type TestAccount,
 } from "../helpers/api";
-import { QUEUED_TIMEOUT_MS, reconcileRuns } from "../../src/queues/scheduled";
 
 const post = (key: string, body: unknown) => call("/api/v1/submissions/", { key, body });
 const postRaw = (key: string, rawBody: string, contentType?: string) =>
@@ -90,7 +90,7 @@ describe("413 payload_too_large", () => {
   });
 
   it("counts bytes, not characters: 33,000 two-byte characters in a callback", async () => {
-    const source = "def cb(ga):\n    pass\n# " + "é".repeat(33_000);
+    const source = `def cb(ga):\n    pass\n# ${"é".repeat(33_000)}`;
     const err = await expectError(await post(a.key, job({ on_generation: source, on_generation_entry: "cb" })), 413, "payload_too_large");
     expect(err.details.field).toBe("on_generation");
   });
@@ -117,8 +117,16 @@ describe("400 validation_failed with details.fields", () => {
     ["sample_size 10001", { sample_size: 10_001 }, "sample_size"],
     ["init_range_low a list, init_range_high a number", { init_range_low: [0, 0, 0, 0, 0], init_range_high: 4 }, "init_range_low"],
     ["init_range lists shorter than num_genes", { init_range_low: [0, 0], init_range_high: [1, 1] }, "init_range_low"],
-    ["random_mutation_max_val list longer than num_genes", { random_mutation_min_val: [0, 0, 0, 0, 0], random_mutation_max_val: [1, 1, 1, 1, 1, 1] }, "random_mutation_max_val"],
-    ["random_mutation list ±1.7e308", { random_mutation_min_val: [0, 0, 0, 0, -1.7e308], random_mutation_max_val: [1, 1, 1, 1, 1.7e308] }, "random_mutation_max_val"],
+    [
+      "random_mutation_max_val list longer than num_genes",
+      { random_mutation_min_val: [0, 0, 0, 0, 0], random_mutation_max_val: [1, 1, 1, 1, 1, 1] },
+      "random_mutation_max_val",
+    ],
+    [
+      "random_mutation list ±1.7e308",
+      { random_mutation_min_val: [0, 0, 0, 0, -1.7e308], random_mutation_max_val: [1, 1, 1, 1, 1.7e308] },
+      "random_mutation_max_val",
+    ],
     ["gene_type int with a precision", { gene_type: ["int", 2] }, "gene_type"],
     ["gene_type per-gene list of the wrong length", { gene_type: ["int", "float", "int"] }, "gene_type"],
     ["gene_type precision not an integer", { gene_type: ["float", 1.5] }, "gene_type"],
@@ -133,7 +141,11 @@ describe("400 validation_failed with details.fields", () => {
     ["save_best_solutions past its cap", { save_best_solutions: true, num_generations: 10000, num_genes: 100 }, "save_best_solutions"],
     ["save_solutions not a boolean", { save_solutions: "yes" }, "save_solutions"],
     ["init_range_high a string", { init_range_high: "4" }, "init_range_high"],
-    ["init_range ±1.7e308 (high - low overflows PyGAD's uniform draw)", { init_range_low: -1.7e308, init_range_high: 1.7e308 }, "init_range_high"],
+    [
+      "init_range ±1.7e308 (high - low overflows PyGAD's uniform draw)",
+      { init_range_low: -1.7e308, init_range_high: 1.7e308 },
+      "init_range_high",
+    ],
     ["random_mutation ±1.7e308", { random_mutation_min_val: -1.7e308, random_mutation_max_val: 1.7e308 }, "random_mutation_max_val"],
     ["gene_space range ±1.7e308", { gene_space: { low: -1.7e308, high: 1.7e308 } }, "gene_space"],
     ["name with a lone surrogate", { name: "bad \ud800 name" }, "name"],
@@ -237,12 +249,28 @@ describe("422 entry symbols", () => {
 
   it.each([
     ["a name not defined anywhere", { fitness_func_entry: "nope" }, "fitness_func_entry"],
-    ["a nested def", { fitness_func: "def outer():\n    def inner(ga, s, i):\n        return 0\n", fitness_func_entry: "inner" }, "fitness_func_entry"],
-    ["a name only in a comment", { fitness_func: "# def fitness(ga, s, i):\nx = 1\n", fitness_func_entry: "fitness" }, "fitness_func_entry"],
+    [
+      "a nested def",
+      { fitness_func: "def outer():\n    def inner(ga, s, i):\n        return 0\n", fitness_func_entry: "inner" },
+      "fitness_func_entry",
+    ],
+    [
+      "a name only in a comment",
+      { fitness_func: "# def fitness(ga, s, i):\nx = 1\n", fitness_func_entry: "fitness" },
+      "fitness_func_entry",
+    ],
     ["a name only called, not defined", { fitness_func: "print(fitness)\n", fitness_func_entry: "fitness" }, "fitness_func_entry"],
     ["a comparison, not an assignment", { fitness_func: "fitness == 1\n", fitness_func_entry: "fitness" }, "fitness_func_entry"],
-    ["a callback entry naming another field's function", { on_generation: "def cb(ga):\n    pass\n", on_generation_entry: "fitness" }, "on_generation_entry"],
-    ["a gene_constraint entry that is indented", { gene_constraint: "if True:\n    constraints = [None] * 5\n", gene_constraint_entry: "constraints" }, "gene_constraint_entry"],
+    [
+      "a callback entry naming another field's function",
+      { on_generation: "def cb(ga):\n    pass\n", on_generation_entry: "fitness" },
+      "on_generation_entry",
+    ],
+    [
+      "a gene_constraint entry that is indented",
+      { gene_constraint: "if True:\n    constraints = [None] * 5\n", gene_constraint_entry: "constraints" },
+      "gene_constraint_entry",
+    ],
   ])("%s is entry_symbol_not_found", async (_label, overrides, field) => {
     const err = await expectError(await post(a.key, job(overrides)), 422, "entry_symbol_not_found");
     expect(err.details.field).toBe(field);
@@ -261,7 +289,10 @@ describe("422 entry symbols", () => {
   });
 
   it("a gene_constraint entry naming a list is accepted", async () => {
-    const res = await post(a.key, job({ gene_constraint: "constraints = [None, None, None, None, None]\n", gene_constraint_entry: "constraints" }));
+    const res = await post(
+      a.key,
+      job({ gene_constraint: "constraints = [None, None, None, None, None]\n", gene_constraint_entry: "constraints" }),
+    );
     expect(res.status).toBe(202);
   });
 });
@@ -299,7 +330,11 @@ describe("403 tier_limit_exceeded (API runs use Premium caps unless overridden)"
   it("a reexecute override over the cap is refused the same way", async () => {
     const id = await createSubmission(a.key);
     await completeRun((await getSubmission(a.key, id)).latest_run.id);
-    await expectError(await call(`/api/v1/submissions/${id}/reexecute`, { key: a.key, body: { num_generations: 20_000 } }), 403, "tier_limit_exceeded");
+    await expectError(
+      await call(`/api/v1/submissions/${id}/reexecute`, { key: a.key, body: { num_generations: 20_000 } }),
+      403,
+      "tier_limit_exceeded",
+    );
     expect((await getSubmission(a.key, id)).run_count).toBe(1);
   });
 });
@@ -322,7 +357,9 @@ describe("402 insufficient_credits", () => {
 
   it("admin credits -102 on a 100-credit account: balance -2, creates are 402", async () => {
     const acc = await newRoomyAccount("premium", 100);
-    expect(await json(await admin(`/accounts/${acc.id}/credits`, { body: { amount: -102 } }))).toEqual({ balances: { free: 0, paid: -2, total: -2 } });
+    expect(await json(await admin(`/accounts/${acc.id}/credits`, { body: { amount: -102 } }))).toEqual({
+      balances: { free: 0, paid: -2, total: -2 },
+    });
     await expectError(await post(acc.key, job()), 402, "insufficient_credits");
   });
 
@@ -353,7 +390,11 @@ describe("409 invalid_state", () => {
       env.DB.prepare("UPDATE runs SET status = 'running', started_at = ? WHERE id = ?").bind(new Date().toISOString(), runId),
       env.DB.prepare("UPDATE submissions SET status = 'running' WHERE id = ?").bind(id),
     ]);
-    await expectError(await call(`/api/v1/submissions/${id}/reexecute`, { key: a.key, body: { num_generations: 3 } }), 409, "invalid_state");
+    await expectError(
+      await call(`/api/v1/submissions/${id}/reexecute`, { key: a.key, body: { num_generations: 3 } }),
+      409,
+      "invalid_state",
+    );
     const row = await getSubmission(a.key, id);
     expect(row.run_count).toBe(1);
     expect(row.latest_run.id).toBe(runId);
@@ -363,15 +404,29 @@ describe("409 invalid_state", () => {
   it("reexecute with a bad override is 400 and adds no run", async () => {
     const id = await createSubmission(a.key);
     await completeRun((await getSubmission(a.key, id)).latest_run.id);
-    const err = await expectError(await call(`/api/v1/submissions/${id}/reexecute`, { key: a.key, body: { num_generations: -1, bogus: 1 } }), 400, "validation_failed");
+    const err = await expectError(
+      await call(`/api/v1/submissions/${id}/reexecute`, { key: a.key, body: { num_generations: -1, bogus: 1 } }),
+      400,
+      "validation_failed",
+    );
     expect(failedFields(err)).toEqual(expect.arrayContaining(["num_generations", "bogus"]));
     await expectError(
-      await call(`/api/v1/submissions/${id}/reexecute`, { key: a.key, method: "POST", rawBody: "{", headers: { "Content-Type": "application/json" } }),
+      await call(`/api/v1/submissions/${id}/reexecute`, {
+        key: a.key,
+        method: "POST",
+        rawBody: "{",
+        headers: { "Content-Type": "application/json" },
+      }),
       400,
       "malformed_json",
     );
     await expectError(
-      await call(`/api/v1/submissions/${id}/reexecute`, { key: a.key, method: "POST", rawBody: "x=1", headers: { "Content-Type": "text/plain" } }),
+      await call(`/api/v1/submissions/${id}/reexecute`, {
+        key: a.key,
+        method: "POST",
+        rawBody: "x=1",
+        headers: { "Content-Type": "text/plain" },
+      }),
       415,
       "unsupported_media_type",
     );
@@ -383,7 +438,12 @@ describe("a rejected create leaves nothing behind; an accepted one sends exactly
   const rejections: [string, number, string, (acc: TestAccount) => Promise<Response>][] = [
     ["400 validation_failed", 400, "validation_failed", (acc) => post(acc.key, job({ num_genes: 0 }))],
     ["400 malformed_json", 400, "malformed_json", (acc) => postRaw(acc.key, "{", "application/json")],
-    ["413 payload_too_large", 413, "payload_too_large", (acc) => post(acc.key, job({ fitness_func: `def fitness(a, b, c):\n    return 0\n#${"x".repeat(70_000)}` }))],
+    [
+      "413 payload_too_large",
+      413,
+      "payload_too_large",
+      (acc) => post(acc.key, job({ fitness_func: `def fitness(a, b, c):\n    return 0\n#${"x".repeat(70_000)}` })),
+    ],
     ["415 unsupported_media_type", 415, "unsupported_media_type", (acc) => postRaw(acc.key, JSON.stringify(job()), "text/plain")],
     ["422 entry_symbol_required", 422, "entry_symbol_required", (acc) => post(acc.key, job({ fitness_func_entry: undefined }))],
     ["422 entry_symbol_not_found", 422, "entry_symbol_not_found", (acc) => post(acc.key, job({ fitness_func_entry: "missing" }))],
@@ -427,7 +487,9 @@ describe("a rejected create leaves nothing behind; an accepted one sends exactly
     const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
     const id = await createSubmission(acc.key);
     const runId = (await getSubmission(acc.key, id)).latest_run.id;
-    await vi.waitFor(() => expect(logged).toHaveBeenCalledWith(expect.stringContaining("runs queue send failed"), runId, expect.any(Error)));
+    await vi.waitFor(() =>
+      expect(logged).toHaveBeenCalledWith(expect.stringContaining("runs queue send failed"), runId, expect.any(Error)),
+    );
     expect((await getSubmission(acc.key, id)).status).toBe("queued");
     send.mockClear();
     await reconcileRuns(env, Date.now() + QUEUED_TIMEOUT_MS + 1000);

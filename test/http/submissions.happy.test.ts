@@ -1,6 +1,7 @@
 // Success paths of the submissions endpoints: create, list, get, delete, cancel, reexecute (docs/api.md#submissions-runs-results).
 import { describe, expect, it, vi } from "vitest";
 import {
+  accountPerTest,
   BASE,
   call,
   completeRun,
@@ -11,7 +12,6 @@ import {
   getSubmission,
   job,
   json,
-  accountPerTest,
   newRoomyAccount,
 } from "../helpers/api";
 
@@ -127,7 +127,10 @@ describe("GET /api/v1/submissions/{id}", () => {
   it("shows error.code and message of a run that failed", async () => {
     const id = await createSubmission(a.key);
     const runId = (await getSubmission(a.key, id)).latest_run.id;
-    const res = await completeRun(runId, { status: "failed", error: { code: "code_error", message: "line 4: ZeroDivisionError: division by zero" } });
+    const res = await completeRun(runId, {
+      status: "failed",
+      error: { code: "code_error", message: "line 4: ZeroDivisionError: division by zero" },
+    });
     expect(res.status).toBe(204);
     const row = await getSubmission(a.key, id);
     expect(row.status).toBe("failed");
@@ -214,7 +217,11 @@ describe("POST /api/v1/submissions/{id}/cancel and /reexecute", () => {
       result_url: `${BASE}/api/v1/results/?submission_id=${id}`,
       request_id: re.headers.get("X-Request-Id"),
     });
-    expect(row).toMatchObject({ status: "queued", run_count: 2, latest_run: { kind: "reexecute", status: "queued", parent_result_id: null } });
+    expect(row).toMatchObject({
+      status: "queued",
+      run_count: 2,
+      latest_run: { kind: "reexecute", status: "queued", parent_result_id: null },
+    });
     expect(row.latest_run.id).not.toBe(firstRun);
     expect(send).toHaveBeenCalledTimes(1);
     expect(send.mock.calls[0]![0]).toEqual({ run_id: row.latest_run.id, account_id: a.id, places: 1 });

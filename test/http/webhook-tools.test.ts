@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { call, env, json, newAccount, newKey, type TestAccount } from "../helpers/api";
 import { attemptRows, consume, deliveryRow, holdDeliveryQueue, queuedIds } from "../helpers/deliveries";
-import { fakeNet, type FakeNet } from "../helpers/net";
+import { type FakeNet, fakeNet } from "../helpers/net";
 
 const HOOK = "https://hooks.example.com";
 let account: TestAccount;
@@ -17,8 +17,16 @@ beforeEach(async () => {
   answer = 200;
   queue = holdDeliveryQueue();
   account = await newAccount();
-  net = fakeNet({ dns: { "hooks.example.com": ["93.184.215.14"] }, receivers: { [HOOK]: () => new Response("received", { status: answer, headers: { "X-Receiver": "yes" } }) } });
-  hook = await json(await call("/api/v1/webhooks", { key: account.key, body: { url: `${HOOK}/in`, events: ["submission.succeeded", "submission.failed"] } }));
+  net = fakeNet({
+    dns: { "hooks.example.com": ["93.184.215.14"] },
+    receivers: { [HOOK]: () => new Response("received", { status: answer, headers: { "X-Receiver": "yes" } }) },
+  });
+  hook = await json(
+    await call("/api/v1/webhooks", {
+      key: account.key,
+      body: { url: `${HOOK}/in`, events: ["submission.succeeded", "submission.failed"] },
+    }),
+  );
 });
 afterEach(() => {
   net.restore();
@@ -36,7 +44,11 @@ describe("POST /webhooks/{id}/test", () => {
     const res = await fireTest({ event_type: "submission.failed" });
     expect(res.status).toBe(202);
     const fired = await json(res);
-    expect(fired).toMatchObject({ event_type: "webhook.test", delivery_id: expect.stringMatching(/^[0-9a-f]{16}$/), event_id: expect.any(String) });
+    expect(fired).toMatchObject({
+      event_type: "webhook.test",
+      delivery_id: expect.stringMatching(/^[0-9a-f]{16}$/),
+      event_id: expect.any(String),
+    });
     expect(queuedIds(queue)).toEqual([fired.delivery_id]);
     await consume(fired.delivery_id);
     expect(JSON.parse(net.received[0]!.body).data).toMatchObject({ test: true, sample_of: "submission.failed", status: "failed" });
@@ -85,13 +97,23 @@ describe("GET /webhooks/{id}/deliveries and inspect", () => {
     expect(inspected).toMatchObject({ id: ids[0], status: "pending", attempt_count: 1 });
     expect(JSON.parse(inspected.payload)).toMatchObject({ event_type: "webhook.test" });
     expect(inspected.attempts).toHaveLength(1);
-    expect(inspected.attempts[0]).toMatchObject({ attempt_no: 1, request_url: `${HOOK}/in`, response_status: 500, response_body: "received", network_error: null });
-    expect(inspected.attempts[0].request_headers["x-signature"] ?? inspected.attempts[0].request_headers["X-Signature"]).toMatch(/^sha256=/);
+    expect(inspected.attempts[0]).toMatchObject({
+      attempt_no: 1,
+      request_url: `${HOOK}/in`,
+      response_status: 500,
+      response_body: "received",
+      network_error: null,
+    });
+    expect(inspected.attempts[0].request_headers["x-signature"] ?? inspected.attempts[0].request_headers["X-Signature"]).toMatch(
+      /^sha256=/,
+    );
     expect(inspected.attempts[0].response_headers["x-receiver"]).toBe("yes");
   });
 
   it("a delivery of another webhook of the same account is 404 under this one", async () => {
-    const other = await json(await call("/api/v1/webhooks", { key: account.key, body: { url: `${HOOK}/other`, events: ["submission.succeeded"] } }));
+    const other = await json(
+      await call("/api/v1/webhooks", { key: account.key, body: { url: `${HOOK}/other`, events: ["submission.succeeded"] } }),
+    );
     const fired = await json(await fireTest());
     expect((await call(`/api/v1/webhooks/${other.id}/deliveries/${fired.delivery_id}`, { key: account.key })).status).toBe(404);
     expect((await call(`${base()}/deliveries/0000000000000000`, { key: account.key })).status).toBe(404);
@@ -145,7 +167,11 @@ describe("scopes, other accounts, methods", () => {
     expect((await call(`${base()}/deliveries`, { key: readOnly })).status).toBe(200);
     expect((await call(`${base()}/deliveries/${fired.delivery_id}`, { key: readOnly })).status).toBe(200);
     expect((await call(`${base()}/deliveries`, { key: writeOnly })).status).toBe(403);
-    for (const path of [`${base()}/test`, `${base()}/deliveries/${fired.delivery_id}/replay`, `${base()}/deliveries/${fired.delivery_id}/resend`]) {
+    for (const path of [
+      `${base()}/test`,
+      `${base()}/deliveries/${fired.delivery_id}/replay`,
+      `${base()}/deliveries/${fired.delivery_id}/resend`,
+    ]) {
       const res = await call(path, { key: readOnly, method: "POST" });
       expect(res.status).toBe(403);
       expect((await json(res)).error.details.required_scope).toBe("webhooks:write");

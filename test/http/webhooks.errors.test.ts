@@ -1,9 +1,9 @@
 // /api/v1/webhooks: URL safety at create and PATCH (every address class), validation, the 20-per-account
 // limit, scopes, ownership and methods.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { call, expectError, failedFields, json, newAccount, newKey, type TestAccount } from "../helpers/api";
 import { LITERALS, RESOLVED } from "../helpers/address-classes";
-import { fakeNet, type FakeNet } from "../helpers/net";
+import { call, expectError, failedFields, json, newAccount, newKey, type TestAccount } from "../helpers/api";
+import { type FakeNet, fakeNet } from "../helpers/net";
 
 let account: TestAccount;
 let net: FakeNet;
@@ -94,8 +94,16 @@ describe("validation", () => {
     }
   });
   it("415 for a non-JSON body, 400 for malformed JSON", async () => {
-    await expectError(await call("/api/v1/webhooks", { key: account.key, method: "POST", rawBody: "url=x", headers: { "Content-Type": "text/plain" } }), 415, "unsupported_media_type");
-    await expectError(await call("/api/v1/webhooks", { key: account.key, method: "POST", rawBody: "{", headers: { "Content-Type": "application/json" } }), 400, "malformed_json");
+    await expectError(
+      await call("/api/v1/webhooks", { key: account.key, method: "POST", rawBody: "url=x", headers: { "Content-Type": "text/plain" } }),
+      415,
+      "unsupported_media_type",
+    );
+    await expectError(
+      await call("/api/v1/webhooks", { key: account.key, method: "POST", rawBody: "{", headers: { "Content-Type": "application/json" } }),
+      400,
+      "malformed_json",
+    );
   });
   it("400 for unknown list parameters and a forged cursor", async () => {
     await expectError(await call("/api/v1/webhooks?status=active", { key: account.key }), 400, "validation_failed");
@@ -114,7 +122,9 @@ describe("limit", () => {
     expect(err.details.limit).toBe(20);
     // Another account is not affected.
     const other = await newAccount();
-    expect((await call("/api/v1/webhooks", { key: other.key, body: { url: "https://public.example.com/", events: ["webhook.test"] } })).status).toBe(201);
+    expect(
+      (await call("/api/v1/webhooks", { key: other.key, body: { url: "https://public.example.com/", events: ["webhook.test"] } })).status,
+    ).toBe(201);
   });
 });
 
@@ -140,7 +150,9 @@ describe("security", () => {
       const err = await expectError(await write(), 403, "scope_required");
       expect(err.details.required_scope).toBe("webhooks:write");
     }
-    expect((await call(`/api/v1/webhooks/${created.id}`, { key: writeOnly, method: "PATCH", body: { is_active: false } })).status).toBe(200);
+    expect((await call(`/api/v1/webhooks/${created.id}`, { key: writeOnly, method: "PATCH", body: { is_active: false } })).status).toBe(
+      200,
+    );
   });
 
   it("401 without a key", async () => {

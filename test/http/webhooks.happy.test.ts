@@ -1,14 +1,16 @@
 // /api/v1/webhooks: create, list, get, update, delete, rotate-secret — the expected paths.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { call, env, json, newAccount, type TestAccount } from "../helpers/api";
-import { fakeNet, type FakeNet } from "../helpers/net";
+import { type FakeNet, fakeNet } from "../helpers/net";
 
 let account: TestAccount;
 let net: FakeNet;
 
 beforeEach(async () => {
   account = await newAccount();
-  net = fakeNet({ dns: { "hooks.example.com": ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"], "other.example.org": ["8.8.8.8"] } });
+  net = fakeNet({
+    dns: { "hooks.example.com": ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"], "other.example.org": ["8.8.8.8"] },
+  });
 });
 afterEach(() => net.restore());
 
@@ -56,7 +58,8 @@ describe("create", () => {
 describe("list and get", () => {
   it("lists the caller's webhooks newest first, cursor-paginated, without secrets", async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await json(await create({ url: `https://hooks.example.com/${i}`, events: ["submission.succeeded"] }))).id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await json(await create({ url: `https://hooks.example.com/${i}`, events: ["submission.succeeded"] }))).id);
     const page1 = await json(await call("/api/v1/webhooks?page_size=2", { key: account.key }));
     expect(page1.results).toHaveLength(2);
     expect(page1.previous).toBeNull();
@@ -92,10 +95,18 @@ describe("update", () => {
     });
     expect(res.status).toBe(200);
     const body = await json(res);
-    expect(body).toMatchObject({ id: created.id, url: created.url, events: ["submission.failed"], is_active: false, description: "paused" });
+    expect(body).toMatchObject({
+      id: created.id,
+      url: created.url,
+      events: ["submission.failed"],
+      is_active: false,
+      description: "paused",
+    });
     expect(body).not.toHaveProperty("secret");
     expect(body.updated_at >= created.updated_at).toBe(true);
-    const url = await json(await call(`/api/v1/webhooks/${created.id}`, { key: account.key, method: "PATCH", body: { url: "https://other.example.org/in" } }));
+    const url = await json(
+      await call(`/api/v1/webhooks/${created.id}`, { key: account.key, method: "PATCH", body: { url: "https://other.example.org/in" } }),
+    );
     expect(url).toMatchObject({ url: "https://other.example.org/in", events: ["submission.failed"], is_active: false });
   });
 

@@ -2,13 +2,13 @@
 // slots, in-flight runs, daily quota, tier caps, credits, platform queue, idempotency — under races.
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import type { AccountGate } from "../../src/do/account-gate";
 import { accountGate } from "../../src/admission/account-gate";
+import type { AccountGate } from "../../src/do/account-gate";
 import { claimRun, unclaimRun } from "../../src/domain/runs";
+import { releaseEndedRuns } from "../../src/queues/scheduled";
 import { getDb } from "../../src/storage/db";
 import { platformCapStatement } from "../../src/storage/platform-queue";
 import { getRun } from "../../src/storage/submissions";
-import { releaseEndedRuns } from "../../src/queues/scheduled";
 import {
   admin,
   call,
@@ -31,8 +31,10 @@ const create = (key: string, body: Record<string, unknown> = job(), headers: Rec
 const count = async (accountId: string) =>
   (await env.DB.prepare("SELECT count(*) AS n FROM submissions WHERE account_id = ?").bind(accountId).first<{ n: number }>())!.n;
 const usage = async (key: string) => (await json(await call("/api/v1/account", { key }))).usage;
-const overrides = (a: TestAccount, o: Record<string, number | null>) => admin(`/accounts/${a.id}`, { method: "PATCH", body: { overrides: o } });
-const platformQueued = async () => (await env.DB.prepare("SELECT queued FROM platform_queue WHERE id = 1").first<{ queued: number }>())!.queued;
+const overrides = (a: TestAccount, o: Record<string, number | null>) =>
+  admin(`/accounts/${a.id}`, { method: "PATCH", body: { overrides: o } });
+const platformQueued = async () =>
+  (await env.DB.prepare("SELECT queued FROM platform_queue WHERE id = 1").first<{ queued: number }>())!.queued;
 const getRunRow = (runId: string) => getRun(getDb(env.DB), runId);
 const gateOf = (accountId: string) => accountGate(env, accountId);
 const ageHits = (accountId: string, ms: number) =>
@@ -92,7 +94,9 @@ describe("per-minute rate limit", () => {
     expect(denied.headers.get("X-RateLimit-Limit")).toBe("60");
     expect(denied.headers.get("X-RateLimit-Remaining")).toBe("59"); // the IP's window
     const hits = await runInDurableObject(gateOf(a.id), async (_gate: AccountGate, state) =>
-      state.storage.sql.exec<{ bucket: string; n: number }>("SELECT bucket, count(*) AS n FROM hits GROUP BY bucket ORDER BY bucket").toArray(),
+      state.storage.sql
+        .exec<{ bucket: string; n: number }>("SELECT bucket, count(*) AS n FROM hits GROUP BY bucket ORDER BY bucket")
+        .toArray(),
     );
     expect(hits).toEqual([
       { bucket: `key:${a.key.slice(0, 12)}`, n: 3 },
@@ -281,7 +285,19 @@ describe("write gates", () => {
       const err = await expectError(await create(a.key, job({ parallel_processing: form })), 403, "tier_limit_exceeded");
       expect(err.details).toEqual({ parameter: "parallel_processing", limit: 4, requested: Array.isArray(form) ? form[1] : form });
     }
-    for (const bad of [-1, 2.5, "4", ["gpu", 2], [2], ["process"], ["process", 2, 3], { workers: 2 }, 17, ["thread", 17], ["process", 1024]]) {
+    for (const bad of [
+      -1,
+      2.5,
+      "4",
+      ["gpu", 2],
+      [2],
+      ["process"],
+      ["process", 2, 3],
+      { workers: 2 },
+      17,
+      ["thread", 17],
+      ["process", 1024],
+    ]) {
       const err = await expectError(await create(a.key, job({ parallel_processing: bad })), 400, "validation_failed");
       expect(err.details.fields[0].field, JSON.stringify(bad)).toMatch(/^parallel_processing(\.1)?$/);
     }
@@ -465,9 +481,18 @@ describe("exact under races", () => {
 describe("slots are released exactly once on every terminal path", () => {
   it.each([
     ["succeeded", async (_key: string, _id: string, runId: string) => expect((await completeRun(runId)).status).toBe(204)],
-    ["failed", async (_key: string, _id: string, runId: string) => expect((await completeRun(runId, { status: "failed" })).status).toBe(204)],
-    ["cancelled", async (key: string, id: string) => expect((await call(`/api/v1/submissions/${id}/cancel`, { key, method: "POST" })).status).toBe(202)],
-    ["deleted", async (key: string, id: string) => expect((await call(`/api/v1/submissions/${id}`, { key, method: "DELETE" })).status).toBe(204)],
+    [
+      "failed",
+      async (_key: string, _id: string, runId: string) => expect((await completeRun(runId, { status: "failed" })).status).toBe(204),
+    ],
+    [
+      "cancelled",
+      async (key: string, id: string) => expect((await call(`/api/v1/submissions/${id}/cancel`, { key, method: "POST" })).status).toBe(202),
+    ],
+    [
+      "deleted",
+      async (key: string, id: string) => expect((await call(`/api/v1/submissions/${id}`, { key, method: "DELETE" })).status).toBe(204),
+    ],
   ])("%s", async (_name, end) => {
     const a = await newAccount();
     const id = await createSubmission(a.key);
@@ -518,7 +543,14 @@ describe("GET /api/v1/account", () => {
       id: a.id,
       plan: "trial",
       balances: { free: 0, paid: 12.5, total: 12.5 },
-      limits: { concurrent_submissions: 5, inflight_api_runs: 5, daily_quota: 200, max_num_generations: 10_000, rate_limit_per_key: 60, rate_limit_per_user: 120 },
+      limits: {
+        concurrent_submissions: 5,
+        inflight_api_runs: 5,
+        daily_quota: 200,
+        max_num_generations: 10_000,
+        rate_limit_per_key: 60,
+        rate_limit_per_user: 120,
+      },
       usage: { concurrent_submissions: 1, inflight_api_runs: 1, daily_quota_used: 1 },
     });
     expect(body.usage.rate_window).toMatchObject({ limit: 60 });

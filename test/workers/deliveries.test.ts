@@ -1,16 +1,16 @@
 // Webhook events and their delivery inside workerd: the outbox written with a run's end, the consumer's
 // attempts against stand-in receivers (signature, retry schedule, timeout, exhaustion, rotation,
 // delivery-time URL checks, deactivation and deletion) and the cron's re-enqueue.
-// @ts-expect-error -- Node's crypto runs here under nodejs_compat; the Worker tsconfig carries no Node types.
-import { createHmac, timingSafeEqual } from "node:crypto";
-// @ts-expect-error -- as above
+// @ts-expect-error -- Node's Buffer and crypto run here under nodejs_compat; the Worker tsconfig carries no Node types.
 import { Buffer } from "node:buffer";
+// @ts-expect-error -- as above
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { requeueDueDeliveries } from "../../src/events/outbox";
-import { call, createSubmission, env, finishSubmission, json, latestRunId, newAccount, type TestAccount } from "../helpers/api";
 import { LITERALS, RESOLVED } from "../helpers/address-classes";
+import { call, createSubmission, env, finishSubmission, json, latestRunId, newAccount, type TestAccount } from "../helpers/api";
 import { attemptRows, Clock, consume, deliveriesOf, deliveryRow, holdDeliveryQueue, queuedIds, seedDelivery } from "../helpers/deliveries";
-import { fakeNet, hangingReceiver, type FakeNet, type Received } from "../helpers/net";
+import { type FakeNet, fakeNet, hangingReceiver, type Received } from "../helpers/net";
 
 const HOOK = "https://hooks.example.com";
 let account: TestAccount;
@@ -32,7 +32,10 @@ afterEach(() => {
   queue.mockRestore();
 });
 
-async function webhook(events = ["submission.succeeded", "result.completed", "submission.failed", "submission.cancelled"], extra: Record<string, unknown> = {}) {
+async function webhook(
+  events = ["submission.succeeded", "result.completed", "submission.failed", "submission.cancelled"],
+  extra: Record<string, unknown> = {},
+) {
   const res = await call("/api/v1/webhooks", { key: account.key, body: { url: `${HOOK}/in`, events, ...extra } });
   expect(res.status).toBe(201);
   return json(res);
@@ -115,7 +118,11 @@ describe("events of a run's end (outbox)", () => {
   it("a failed run writes submission.failed with the error; a cancel writes submission.cancelled", async () => {
     const hook = await webhook();
     const failed = await createSubmission(account.key);
-    await finishSubmission(account.key, failed, { status: "failed", error: { code: "code_error", message: "line 3: boom" }, metrics: { hit_time_cap: true } });
+    await finishSubmission(account.key, failed, {
+      status: "failed",
+      error: { code: "code_error", message: "line 3: boom" },
+      metrics: { hit_time_cap: true },
+    });
     const cancelled = await createSubmission(account.key);
     expect((await call(`/api/v1/submissions/${cancelled}/cancel`, { key: account.key, method: "POST" })).status).toBe(202);
     const rows = await deliveriesOf(hook.id);
@@ -140,7 +147,9 @@ describe("events of a run's end (outbox)", () => {
     const onlyFailed = await webhook(["submission.failed"]);
     const inactive = await webhook(["submission.succeeded"], { is_active: false });
     const stranger = await newAccount();
-    const theirs = await json(await call("/api/v1/webhooks", { key: stranger.key, body: { url: `${HOOK}/x`, events: ["submission.succeeded"] } }));
+    const theirs = await json(
+      await call("/api/v1/webhooks", { key: stranger.key, body: { url: `${HOOK}/x`, events: ["submission.succeeded"] } }),
+    );
     await finishSubmission(account.key, await createSubmission(account.key));
     expect(await deliveriesOf(all.id)).toHaveLength(2);
     expect(await deliveriesOf(onlyFailed.id)).toHaveLength(0);
@@ -157,7 +166,9 @@ describe("events of a run's end (outbox)", () => {
     await env.DB.prepare("UPDATE submissions SET source = 'web' WHERE id = ?").bind(submissionId).run();
     await finishSubmission(account.key, submissionId);
     expect(await deliveriesOf(hook.id)).toEqual([]);
-    const events = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE submission_id = ?").bind(submissionId).first<{ n: number }>();
+    const events = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE submission_id = ?")
+      .bind(submissionId)
+      .first<{ n: number }>();
     expect(events!.n).toBe(0);
   });
 

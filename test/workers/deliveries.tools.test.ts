@@ -4,7 +4,7 @@ import { ApiError } from "../../src/errors";
 import { deliveryLog, fireTest, inspectDelivery, replayDelivery } from "../../src/webhooks/tools";
 import { call, createSubmission, env, json, newAccount, type TestAccount } from "../helpers/api";
 import { consume, deliveryRow, holdDeliveryQueue, queuedIds } from "../helpers/deliveries";
-import { fakeNet, type FakeNet } from "../helpers/net";
+import { type FakeNet, fakeNet } from "../helpers/net";
 
 const HOOK = "https://hooks.example.com";
 let account: TestAccount;
@@ -16,7 +16,12 @@ beforeEach(async () => {
   queue = holdDeliveryQueue();
   account = await newAccount();
   net = fakeNet({ dns: { "hooks.example.com": ["93.184.215.14"] }, receivers: { [HOOK]: () => new Response("thanks", { status: 200 }) } });
-  hook = await json(await call("/api/v1/webhooks", { key: account.key, body: { url: `${HOOK}/in`, events: ["submission.succeeded", "submission.cancelled"] } }));
+  hook = await json(
+    await call("/api/v1/webhooks", {
+      key: account.key,
+      body: { url: `${HOOK}/in`, events: ["submission.succeeded", "submission.cancelled"] },
+    }),
+  );
 });
 afterEach(() => {
   net.restore();
@@ -45,10 +50,26 @@ describe("Test", () => {
     const [received] = net.received;
     const body = JSON.parse(received!.body);
     expect(body).toMatchObject({ event_id: fired.event_id, event_type: "webhook.test", occurred_at: "2000-01-01T00:00:00.000000+00:00" });
-    expect(body.data).toMatchObject({ test: true, sample_of: "submission.succeeded", status: "succeeded", best_solution_fitness: "-0.0123" });
+    expect(body.data).toMatchObject({
+      test: true,
+      sample_of: "submission.succeeded",
+      status: "succeeded",
+      best_solution_fitness: "-0.0123",
+    });
     expect(Object.keys(body.data).sort()).toEqual(
       [
-        ...["test", "sample_of", "submission_id", "result_id", "status", "execution_duration_ms", "cpu_seconds_used", "peak_memory_mb", "hit_memory_cap", "hit_time_cap"],
+        ...[
+          "test",
+          "sample_of",
+          "submission_id",
+          "result_id",
+          "status",
+          "execution_duration_ms",
+          "cpu_seconds_used",
+          "peak_memory_mb",
+          "hit_memory_cap",
+          "hit_time_cap",
+        ],
         ...["best_solution_fitness", "num_objectives", "best_solution_objectives", "pareto_front_size"],
       ].sort(),
     );
@@ -86,7 +107,9 @@ describe("Test", () => {
     const theirs = await json(await call("/api/v1/webhooks", { key: other.key, body: { url: `${HOOK}/o`, events: ["webhook.test"] } }));
     await expect(fireTest(env, other.id, theirs.id)).resolves.toMatchObject({ event_type: "webhook.test" });
     // The window rolls: move the account's tests back in time and it may test again.
-    await env.DB.prepare("UPDATE events SET created_at = '2000-01-01T00:00:00.000Z' WHERE account_id = ? AND origin = 'test'").bind(account.id).run();
+    await env.DB.prepare("UPDATE events SET created_at = '2000-01-01T00:00:00.000Z' WHERE account_id = ? AND origin = 'test'")
+      .bind(account.id)
+      .run();
     await expect(fireTest(env, account.id, hook.id)).resolves.toBeTruthy();
   });
 });
@@ -104,10 +127,23 @@ describe("Replay and Inspect", () => {
   it("Inspect shows the request, the original payload and each attempt's response", async () => {
     const { delivery } = await failedDelivery();
     const view = await inspectDelivery(env, account.id, hook.id, delivery.id);
-    expect(view).toMatchObject({ id: delivery.id, webhook_id: hook.id, event_type: "submission.cancelled", status: "pending", attempt_count: 1, payload: delivery.body });
+    expect(view).toMatchObject({
+      id: delivery.id,
+      webhook_id: hook.id,
+      event_type: "submission.cancelled",
+      status: "pending",
+      attempt_count: 1,
+      payload: delivery.body,
+    });
     expect(view.attempts).toHaveLength(1);
     const [attempt] = view.attempts;
-    expect(attempt).toMatchObject({ attempt_no: 1, request_url: `${HOOK}/in`, response_status: 500, response_body: "nope", network_error: null });
+    expect(attempt).toMatchObject({
+      attempt_no: 1,
+      request_url: `${HOOK}/in`,
+      response_status: 500,
+      response_body: "nope",
+      network_error: null,
+    });
     expect(attempt!.request_headers).toMatchObject({ "X-Event-Type": "submission.cancelled", "User-Agent": "Allele-Webhook/1.0" });
     expect(attempt!.response_headers).toMatchObject({ "x-why": "down" });
     expect(attempt!.duration_ms).toBeGreaterThanOrEqual(0);

@@ -1,11 +1,17 @@
 // The run lifecycle inside workerd: the runs queue consumer against the real GA worker process,
 // every terminal path through the one transition place, the state rules, and the cron handler.
-import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  createScheduledController,
+  getQueueResult,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import worker from "../../src/index";
-import { reconcileRuns } from "../../src/queues/scheduled";
-import { handleRunMessage } from "../../src/queues/runs";
 import type { RunMessage } from "../../src/env";
+import worker from "../../src/index";
+import { handleRunMessage } from "../../src/queues/runs";
+import { reconcileRuns } from "../../src/queues/scheduled";
 import { dispatchState } from "../../src/runner/dispatch";
 import { call, completeRun, createSubmission, env, getSubmission, json, newAccount, runToken, type TestAccount } from "../helpers/api";
 
@@ -19,7 +25,12 @@ let messageSeq = 0;
 async function deliver(runs: (string | RunMessage)[], attempts = 1) {
   const batch = createMessageBatch(
     "allele-runs",
-    runs.map((run) => ({ id: `msg-${++messageSeq}`, timestamp: new Date(), attempts, body: typeof run === "string" ? { run_id: run } : run })),
+    runs.map((run) => ({
+      id: `msg-${++messageSeq}`,
+      timestamp: new Date(),
+      attempts,
+      body: typeof run === "string" ? { run_id: run } : run,
+    })),
   );
   const ctx = createExecutionContext();
   await worker.queue(batch as never, env);
@@ -32,7 +43,9 @@ const ledgerRows = (runId: string) =>
     .bind(runId)
     .first<{ n: number; total: number }>();
 const balance = async () => {
-  const row = await env.DB.prepare("SELECT free_credits_micro + paid_credits_micro AS b FROM accounts WHERE id = ?").bind(account.id).first<{ b: number }>();
+  const row = await env.DB.prepare("SELECT free_credits_micro + paid_credits_micro AS b FROM accounts WHERE id = ?")
+    .bind(account.id)
+    .first<{ b: number }>();
   return row!.b;
 };
 
@@ -127,7 +140,9 @@ describe("terminal transitions: one place, exactly once", () => {
     expect((await completeRun(runId)).status).toBe(409); // late: the run is found ended
     // The files a report's end writes before the run's end is decided: only the winner's stay.
     const stored = new Set((await env.FILES.list({ prefix: "results/" })).objects.map((o) => o.key.split("/")[1]));
-    const kept = await env.DB.prepare(`SELECT id FROM results WHERE id IN (${[...stored].map(() => "?").join(",") || "NULL"})`).bind(...stored).all();
+    const kept = await env.DB.prepare(`SELECT id FROM results WHERE id IN (${[...stored].map(() => "?").join(",") || "NULL"})`)
+      .bind(...stored)
+      .all();
     expect(kept.results.map((r) => r.id).sort()).toEqual([...stored].sort());
     const ledger = (await ledgerRows(runId))!;
     expect(ledger.n).toBe(1);
@@ -142,7 +157,9 @@ describe("terminal transitions: one place, exactly once", () => {
   it("a failed report records the error; cancel after it is 409 and charges nothing more", async () => {
     const { submissionId, runId } = await queuedRun();
     await deliver([runId]);
-    expect((await completeRun(runId, { status: "failed", error: { code: "code_error", message: "fitness_func line 2: boom" } })).status).toBe(204);
+    expect(
+      (await completeRun(runId, { status: "failed", error: { code: "code_error", message: "fitness_func line 2: boom" } })).status,
+    ).toBe(204);
     const sub = await getSubmission(account.key, submissionId);
     expect(sub.status).toBe("failed");
     expect(sub.error).toEqual({ code: "code_error", message: "fitness_func line 2: boom" });
@@ -177,8 +194,16 @@ describe("terminal transitions: one place, exactly once", () => {
   it("refuses a forged completion of a live run: guessed, empty or wrongly signed tokens (the run stays as it was)", async () => {
     const { runId } = await queuedRun();
     const forged = async (message: string) => {
-      const key = await crypto.subtle.importKey("raw", new TextEncoder().encode("not-the-run-token-secret"), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-      return [...new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(message)))].map((b) => b.toString(16).padStart(2, "0")).join("");
+      const key = await crypto.subtle.importKey(
+        "raw",
+        new TextEncoder().encode("not-the-run-token-secret"),
+        { name: "HMAC", hash: "SHA-256" },
+        false,
+        ["sign"],
+      );
+      return [...new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(message)))]
+        .map((b) => b.toString(16).padStart(2, "0"))
+        .join("");
     };
     for (const token of ["0".repeat(64), "ab".repeat(32), "", await forged(`run:${runId}`)]) {
       const res = await completeRun(runId, {}, token);
@@ -234,7 +259,9 @@ describe("state rules", () => {
 
 describe("cron: nothing stuck", () => {
   const age = (runId: string, column: string, ms: number) =>
-    env.DB.prepare(`UPDATE runs SET ${column} = ? WHERE id = ?`).bind(new Date(Date.now() - ms).toISOString(), runId).run();
+    env.DB.prepare(`UPDATE runs SET ${column} = ? WHERE id = ?`)
+      .bind(new Date(Date.now() - ms).toISOString(), runId)
+      .run();
 
   it("re-enqueues a silent run once, then fails it with worker_lost; safe to run twice", async () => {
     const send = vi.spyOn(env.RUNS_QUEUE, "send");
@@ -296,8 +323,13 @@ describe("populations travel apart from the reports", () => {
   it("a PUT population before the report becomes the result's population.json, and a continue streams it back", async () => {
     const { submissionId, runId } = await queuedRun();
     await deliver([runId]);
-    const population = JSON.stringify([[1, 2, 3, 4, 5], [0, 0, 0, 0, 0]]);
-    expect((await internal(runId, "population", { method: "PUT", body: population, headers: { "Content-Type": "application/json" } })).status).toBe(204);
+    const population = JSON.stringify([
+      [1, 2, 3, 4, 5],
+      [0, 0, 0, 0, 0],
+    ]);
+    expect(
+      (await internal(runId, "population", { method: "PUT", body: population, headers: { "Content-Type": "application/json" } })).status,
+    ).toBe(204);
     expect((await completeRun(runId, { result: { population: undefined } })).status).toBe(204);
     const resultId = (await env.DB.prepare("SELECT id FROM results WHERE run_id = ?").bind(runId).first<{ id: string }>())!.id;
     const row = await json(await call(`/api/v1/results/${resultId}`, { key: account.key }));

@@ -38,7 +38,12 @@ interface Live {
   error: { code: string; message: string } | null;
 }
 
-const fmt = (n: number | null) => (n === null ? "—" : Math.abs(n) !== 0 && (Math.abs(n) < 1e-4 || Math.abs(n) >= 1e9) ? n.toExponential(4) : String(Number(n.toPrecision(6))));
+const fmt = (n: number | null) =>
+  n === null
+    ? "—"
+    : Math.abs(n) !== 0 && (Math.abs(n) < 1e-4 || Math.abs(n) >= 1e9)
+      ? n.toExponential(4)
+      : String(Number(n.toPrecision(6)));
 
 /** Polls the live panel's URL while the run is queued or running; reloads the page once it has ended. */
 function initLive() {

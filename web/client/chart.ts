@@ -59,7 +59,16 @@ export function drawChart(el: HTMLElement, initial: Panel[]): LiveChart {
           scales: { x: { time: false } },
           axes: [{ label: "generation" }, { label: panel.yLabel, size: 70 }],
           cursor: { drag: { x: true, y: false } },
-          series: [{ label: "generation" }, ...panel.series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length], width: 2, spanGaps: false, points: { show: s.points.length < 40 } }))],
+          series: [
+            { label: "generation" },
+            ...panel.series.map((s, i) => ({
+              label: s.label,
+              stroke: COLORS[i % COLORS.length],
+              width: 2,
+              spanGaps: false,
+              points: { show: s.points.length < 40 },
+            })),
+          ],
         },
         aligned(panel.series),
         box,
@@ -74,7 +83,10 @@ export function drawChart(el: HTMLElement, initial: Panel[]): LiveChart {
   return {
     setPanels(next) {
       if (shapeOf(next) !== shape) build(next);
-      else next.forEach((panel, i) => plots[i]!.setData(aligned(panel.series)));
+      else
+        next.forEach((panel, i) => {
+          plots[i]!.setData(aligned(panel.series));
+        });
     },
   };
 }

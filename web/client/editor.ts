@@ -38,7 +38,11 @@ function suggest(textarea: HTMLTextAreaElement, source: string) {
   }
 }
 
-const theme = EditorView.theme({ "&": { fontSize: "14px" }, ".cm-content": { fontFamily: "var(--mono)" }, ".cm-gutters": { background: "var(--code-gutter)" } });
+const theme = EditorView.theme({
+  "&": { fontSize: "14px" },
+  ".cm-content": { fontFamily: "var(--mono)" },
+  ".cm-gutters": { background: "var(--code-gutter)" },
+});
 
 for (const textarea of document.querySelectorAll<HTMLTextAreaElement>("textarea[data-editor=python]")) {
   const label = document.querySelector(`label[for="${textarea.id}"]`);
@@ -57,7 +61,11 @@ for (const textarea of document.querySelectorAll<HTMLTextAreaElement>("textarea[
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
         keymap.of([...defaultKeymap, ...historyKeymap]),
         theme,
-        EditorView.contentAttributes.of({ "aria-labelledby": label?.id ?? "", "aria-describedby": textarea.getAttribute("aria-describedby") ?? "", "aria-multiline": "true" }),
+        EditorView.contentAttributes.of({
+          "aria-labelledby": label?.id ?? "",
+          "aria-describedby": textarea.getAttribute("aria-describedby") ?? "",
+          "aria-multiline": "true",
+        }),
         EditorView.updateListener.of((update) => {
           if (!update.docChanged) return;
           textarea.value = update.state.doc.toString();
@@ -78,10 +86,19 @@ for (const textarea of document.querySelectorAll<HTMLTextAreaElement>("textarea[
 // Read-only code, highlighted.
 for (const pre of document.querySelectorAll<HTMLElement>("pre[data-highlight=python]")) {
   const view = new EditorView({
-    state: EditorState.create({ doc: pre.textContent ?? "", extensions: [lineNumbers(), python(), syntaxHighlighting(defaultHighlightStyle), EditorState.readOnly.of(true), EditorView.editable.of(false), theme] }),
+    state: EditorState.create({
+      doc: pre.textContent ?? "",
+      extensions: [
+        lineNumbers(),
+        python(),
+        syntaxHighlighting(defaultHighlightStyle),
+        EditorState.readOnly.of(true),
+        EditorView.editable.of(false),
+        theme,
+      ],
+    }),
   });
   view.dom.classList.add("editor", "readonly");
   view.dom.setAttribute("aria-label", pre.getAttribute("aria-label") ?? "code");
   pre.replaceWith(view.dom);
 }
-

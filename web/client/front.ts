@@ -19,7 +19,8 @@ const padded = (min: number | null, max: number | null): uPlot.Range.MinMax => {
 };
 const same = (a: number[], b: number[] | null) => !!b && a.length === b.length && a.every((v, i) => v === b[i]);
 
-const fmt = (n: number) => (Math.abs(n) !== 0 && (Math.abs(n) < 1e-4 || Math.abs(n) >= 1e9) ? n.toExponential(4) : String(Number(n.toPrecision(6))));
+const fmt = (n: number) =>
+  Math.abs(n) !== 0 && (Math.abs(n) < 1e-4 || Math.abs(n) >= 1e9) ? n.toExponential(4) : String(Number(n.toPrecision(6)));
 
 function scatter(el: HTMLElement, objectives: number[][], best: number[] | null) {
   const order = objectives.map((o, i) => ({ o, i })).sort((a, b) => a.o[0]! - b.o[0]! || a.o[1]! - b.o[1]!);
@@ -34,8 +35,22 @@ function scatter(el: HTMLElement, objectives: number[][], best: number[] | null)
       cursor: { drag: { x: true, y: false } },
       series: [
         { label: "objective 0", value: (_u, v) => (v == null ? "--" : fmt(v)) },
-        { label: "objective 1", stroke: "#2563eb", width: 1, paths: () => null, points: { show: true, size: 8, fill: "#2563eb" }, value: (_u, v) => (v == null ? "--" : fmt(v)) },
-        { label: "best solution", stroke: "#d97706", width: 2, paths: () => null, points: { show: true, size: 14, fill: "rgba(0,0,0,0)" }, value: (_u, v) => (v == null ? "--" : fmt(v)) },
+        {
+          label: "objective 1",
+          stroke: "#2563eb",
+          width: 1,
+          paths: () => null,
+          points: { show: true, size: 8, fill: "#2563eb" },
+          value: (_u, v) => (v == null ? "--" : fmt(v)),
+        },
+        {
+          label: "best solution",
+          stroke: "#d97706",
+          width: 2,
+          paths: () => null,
+          points: { show: true, size: 14, fill: "rgba(0,0,0,0)" },
+          value: (_u, v) => (v == null ? "--" : fmt(v)),
+        },
       ],
     },
     [order.map((p) => p.o[0]!), order.map((p) => p.o[1]!), order.map((p, i) => (i === bestAt ? p.o[1]! : null))],
@@ -63,14 +78,24 @@ function parallel(el: HTMLElement, objectives: number[][], best: number[] | null
   const H = 320;
   const pad = { left: 50, right: 50, top: 30, bottom: 50 };
   const ax = (i: number) => pad.left + (count > 1 ? (i / (count - 1)) * (W - pad.left - pad.right) : (W - pad.left - pad.right) / 2);
-  const sy = (i: number, v: number) => pad.top + (1 - (v - ranges[i]![0]!) / (ranges[i]![1]! - ranges[i]![0]!)) * (H - pad.top - pad.bottom);
+  const sy = (i: number, v: number) =>
+    pad.top + (1 - (v - ranges[i]![0]!) / (ranges[i]![1]! - ranges[i]![0]!)) * (H - pad.top - pad.bottom);
   const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, class: "parallel", "aria-hidden": "true" });
   const readout = document.createElement("p");
   readout.className = "front-readout";
   readout.setAttribute("aria-live", "polite");
   readout.textContent = "Hover a line for its solution's values.";
   const opacity = Math.max(0.15, Math.min(0.7, 25 / Math.max(objectives.length, 1)));
-  const lines = objectives.map((o) => svgEl("polyline", { points: o.map((v, i) => `${ax(i).toFixed(1)},${sy(i, v).toFixed(1)}`).join(" "), fill: "none", stroke: "#2563eb", "stroke-opacity": opacity, "stroke-width": 1.5, class: same(o, best) ? "front-line best" : "front-line" }));
+  const lines = objectives.map((o) =>
+    svgEl("polyline", {
+      points: o.map((v, i) => `${ax(i).toFixed(1)},${sy(i, v).toFixed(1)}`).join(" "),
+      fill: "none",
+      stroke: "#2563eb",
+      "stroke-opacity": opacity,
+      "stroke-width": 1.5,
+      class: same(o, best) ? "front-line best" : "front-line",
+    }),
+  );
   svg.append(...lines);
   const bestLine = lines.find((line) => line.classList.contains("best"));
   if (bestLine) {
@@ -107,7 +132,9 @@ function parallel(el: HTMLElement, objectives: number[][], best: number[] | null
     svg.append(
       svgEl("line", { x1: ax(i), x2: ax(i), y1: pad.top, y2: H - pad.bottom, stroke: "#374151" }),
       Object.assign(svgEl("text", { x: ax(i), y: pad.top - 8, "text-anchor": "middle", class: "axis-end" }), { textContent: fmt(hi!) }),
-      Object.assign(svgEl("text", { x: ax(i), y: H - pad.bottom + 16, "text-anchor": "middle", class: "axis-end" }), { textContent: fmt(lo!) }),
+      Object.assign(svgEl("text", { x: ax(i), y: H - pad.bottom + 16, "text-anchor": "middle", class: "axis-end" }), {
+        textContent: fmt(lo!),
+      }),
       Object.assign(svgEl("text", { x: ax(i), y: H - pad.bottom + 34, "text-anchor": "middle" }), { textContent: `objective ${i}` }),
     );
   });

@@ -22,7 +22,14 @@ export class AlleleError extends Error {
 /** 429: a rate limit or a capacity gate. `retryAfter` is the server's Retry-After in seconds, or null. */
 export class RateLimitError extends AlleleError {
   override readonly name = "RateLimitError";
-  constructor(status: number, code: ErrorCode, message: string, details: Record<string, unknown>, requestId: string | null, readonly retryAfter: number | null) {
+  constructor(
+    status: number,
+    code: ErrorCode,
+    message: string,
+    details: Record<string, unknown>,
+    requestId: string | null,
+    readonly retryAfter: number | null,
+  ) {
     super(status, code, message, details, requestId);
   }
 }
@@ -59,7 +66,10 @@ export class RunFailedError extends Error {
 /** `waitFor` gave up before the run ended. */
 export class WaitTimeoutError extends Error {
   override readonly name = "WaitTimeoutError";
-  constructor(readonly submissionId: string, readonly lastStatus: string) {
+  constructor(
+    readonly submissionId: string,
+    readonly lastStatus: string,
+  ) {
     super(`Submission ${submissionId} did not end in time (last status: ${lastStatus}).`);
   }
 }
@@ -67,7 +77,10 @@ export class WaitTimeoutError extends Error {
 /** `verifyWebhook`: the delivery is not authentic or too old; `reason` says which check failed. */
 export class WebhookVerificationError extends Error {
   override readonly name = "WebhookVerificationError";
-  constructor(readonly reason: "missing_headers" | "bad_timestamp" | "timestamp_out_of_tolerance" | "bad_signature" | "malformed_body", message: string) {
+  constructor(
+    readonly reason: "missing_headers" | "bad_timestamp" | "timestamp_out_of_tolerance" | "bad_signature" | "malformed_body",
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -52,20 +52,33 @@ function constantTimeEqual(a: string, b: string): boolean {
  * time) and a timestamp within `toleranceSeconds` of now. Throws `WebhookVerificationError` otherwise.
  * Pass the body exactly as received (a string or its bytes), never a re-serialised object.
  */
-export async function verifyWebhook(rawBody: string | Uint8Array | ArrayBuffer, headers: HeaderSource, secret: string, options: VerifyOptions = {}): Promise<WebhookEvent> {
+export async function verifyWebhook(
+  rawBody: string | Uint8Array | ArrayBuffer,
+  headers: HeaderSource,
+  secret: string,
+  options: VerifyOptions = {},
+): Promise<WebhookEvent> {
   const tolerance = options.toleranceSeconds ?? 300;
   const timestamp = header(headers, "X-Signature-Timestamp");
   const signature = header(headers, "X-Signature");
-  if (!timestamp || !signature) throw new WebhookVerificationError("missing_headers", "X-Signature-Timestamp and X-Signature are required.");
-  if (!/^\d{1,12}$/.test(timestamp)) throw new WebhookVerificationError("bad_timestamp", "X-Signature-Timestamp is not a Unix time in seconds.");
+  if (!timestamp || !signature)
+    throw new WebhookVerificationError("missing_headers", "X-Signature-Timestamp and X-Signature are required.");
+  if (!/^\d{1,12}$/.test(timestamp))
+    throw new WebhookVerificationError("bad_timestamp", "X-Signature-Timestamp is not a Unix time in seconds.");
   const age = Math.abs((options.now ?? Date.now()) / 1000 - Number(timestamp));
-  if (age > tolerance) throw new WebhookVerificationError("timestamp_out_of_tolerance", `The signature's timestamp is ${Math.round(age)} s from now (tolerance ${tolerance} s).`);
-  const body: Uint8Array = typeof rawBody === "string" ? encoder.encode(rawBody) : rawBody instanceof Uint8Array ? rawBody : new Uint8Array(rawBody);
+  if (age > tolerance)
+    throw new WebhookVerificationError(
+      "timestamp_out_of_tolerance",
+      `The signature's timestamp is ${Math.round(age)} s from now (tolerance ${tolerance} s).`,
+    );
+  const body: Uint8Array =
+    typeof rawBody === "string" ? encoder.encode(rawBody) : rawBody instanceof Uint8Array ? rawBody : new Uint8Array(rawBody);
   const signed = new Uint8Array(encoder.encode(`${timestamp}.`).length + body.length);
   signed.set(encoder.encode(`${timestamp}.`));
   signed.set(body, signed.length - body.length);
   const expected = `sha256=${await hmacHex(secret, signed)}`;
-  if (!constantTimeEqual(expected, signature)) throw new WebhookVerificationError("bad_signature", "The signature does not match the body and secret.");
+  if (!constantTimeEqual(expected, signature))
+    throw new WebhookVerificationError("bad_signature", "The signature does not match the body and secret.");
   try {
     return JSON.parse(new TextDecoder().decode(body)) as WebhookEvent;
   } catch {

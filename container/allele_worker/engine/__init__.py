@@ -44,6 +44,7 @@ def build_ga(kwargs: dict[str, Any]):
     covered, _ = coverage(kwargs)
     if covered:
         from .accelerated import AcceleratedGA
+
         return AcceleratedGA(**kwargs)
     return pygad.GA(**kwargs)
 

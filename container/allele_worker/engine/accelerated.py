@@ -45,8 +45,7 @@ from .selection import SELECTIONS, Selection
 __all__ = ["AcceleratedGA"]
 
 
-class AcceleratedGA(LeanLoop, Fitness, ParallelFitness, Selection, Crossover, Mutation, Constraints,
-                    pygad.GA):
+class AcceleratedGA(LeanLoop, Fitness, ParallelFitness, Selection, Crossover, Mutation, Constraints, pygad.GA):
     """Drop-in ``pygad.GA``; see the module docstring for what is accelerated."""
 
     def __init__(self, *args, **kwargs):
@@ -66,8 +65,7 @@ class AcceleratedGA(LeanLoop, Fitness, ParallelFitness, Selection, Crossover, Mu
             return "pygad:multi-objective"
         used = self._accel_used
 
-        covered = {"selection": SELECTIONS, "crossover": CROSSOVERS + ("none",),
-                   "mutation": ("random", "none")}
+        covered = {"selection": SELECTIONS, "crossover": CROSSOVERS + ("none",), "mutation": ("random", "none")}
 
         def part(step: str, name) -> str:
             name = "none" if name is None else str(name)  # lowercase: the label's alphabet
@@ -78,15 +76,14 @@ class AcceleratedGA(LeanLoop, Fitness, ParallelFitness, Selection, Crossover, Mu
                 return name
             return f"{name}={state}"
 
-        selection = self.parent_selection_type if isinstance(self.parent_selection_type, str) \
-            else "custom"
-        crossover = self.crossover_type if isinstance(self.crossover_type, str) or \
-            self.crossover_type is None else "custom"
-        mutation = self.mutation_type if isinstance(self.mutation_type, str) or \
-            self.mutation_type is None else "custom"
-        label = "accelerated:" + "+".join((part("selection", selection),
-                                           part("crossover", crossover),
-                                           part("mutation", mutation)))
+        selection = self.parent_selection_type if isinstance(self.parent_selection_type, str) else "custom"
+        crossover = (
+            self.crossover_type if isinstance(self.crossover_type, str) or self.crossover_type is None else "custom"
+        )
+        mutation = self.mutation_type if isinstance(self.mutation_type, str) or self.mutation_type is None else "custom"
+        label = "accelerated:" + "+".join(
+            (part("selection", selection), part("crossover", crossover), part("mutation", mutation))
+        )
         if used.get("fitness") not in (None, "accelerated"):
             label += "+fitness=" + used["fitness"]
         return label[:64]

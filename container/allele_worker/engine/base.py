@@ -93,11 +93,13 @@ class EngineBase(_GA):
 
     def _base_ok(self) -> bool:
         categorical = getattr(self, "gene_categorical", None)
-        return (self._accel_active and self.allow_duplicate_genes
-                and (categorical in (None, False) or not any(categorical))
-                and self._single_type() is not None)
+        return (
+            self._accel_active
+            and self.allow_duplicate_genes
+            and (categorical in (None, False) or not any(categorical))
+            and self._single_type() is not None
+        )
 
     @staticmethod
     def _single_objective(fitness) -> bool:
-        return (isinstance(fitness, np.ndarray) and fitness.ndim == 1
-                and fitness.dtype.kind in "fiu")
+        return isinstance(fitness, np.ndarray) and fitness.ndim == 1 and fitness.dtype.kind in "fiu"

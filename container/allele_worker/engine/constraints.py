@@ -40,12 +40,11 @@ def rotated_uniform(scaled: np.ndarray, shift: float, low: float, width: float) 
     n = scaled.shape[0]
     k = int(scaled.searchsorted((1.0 - shift) * width))  # scaled[k:] wraps round to the front
     out = np.empty(n)
-    np.add(scaled[k:], low + (shift - 1.0) * width, out=out[:n - k])
-    np.add(scaled[:k], low + shift * width, out=out[n - k:])
+    np.add(scaled[k:], low + (shift - 1.0) * width, out=out[: n - k])
+    np.add(scaled[:k], low + shift * width, out=out[n - k :])
     if 0 < k < n and not out[n - k - 1] < out[n - k]:  # rounding at the seam: vanishingly rare
         out.sort()
     return out
-
 
 
 def _floats(selected) -> np.ndarray | None:
@@ -86,7 +85,7 @@ def is_subset_of_sorted(selected, pool: np.ndarray) -> bool | None:
     # An order-keeping filter with a threshold (``v > 0``, ``low <= v < high``) returns a run of
     # consecutive candidates: one comparison settles it — of the bytes first (equal bit patterns are
     # equal numbers: the pool holds no NaN), then of the values (-0.0 equals 0.0).
-    run = pool[pool.searchsorted(chosen[0]):]
+    run = pool[pool.searchsorted(chosen[0]) :]
     if run.shape[0] >= m:
         run = run[:m]
         if run.tobytes() == chosen.tobytes() or (run == chosen).all():
@@ -185,9 +184,10 @@ def is_subset(selected, values) -> bool | None:
         return False
     if pool.dtype.kind in "iu" or chosen.dtype.kind in "iu":
         # Integers: exact comparison only inside float64's exact range, else let PyGAD decide.
-        limit = 2.0 ** 53
-        if (pool.dtype.kind in "iu" and pool.shape[0] and np.abs(pool).max() >= limit) or \
-                (chosen.dtype.kind in "iu" and np.abs(chosen).max() >= limit):
+        limit = 2.0**53
+        if (pool.dtype.kind in "iu" and pool.shape[0] and np.abs(pool).max() >= limit) or (
+            chosen.dtype.kind in "iu" and np.abs(chosen).max() >= limit
+        ):
             return None
         if chosen.dtype.kind == "f" and pool.dtype.kind in "iu":
             if not np.all(np.isfinite(chosen)) or np.any(chosen != np.trunc(chosen)):
@@ -198,8 +198,7 @@ def is_subset(selected, values) -> bool | None:
         if _is_interval_filter(chosen, pool):
             return True
         if pool.shape[0] >= _HASH_MIN_POOL:
-            return _all_in_hashed(chosen.astype(np.float64, copy=False),
-                                  pool.astype(np.float64, copy=False))
+            return _all_in_hashed(chosen.astype(np.float64, copy=False), pool.astype(np.float64, copy=False))
         pool = np.sort(pool)
     if pool.dtype.kind == "f" and np.isnan(pool[-1]):  # NaN sorts last; NaN never matches anyway
         pool = pool[~np.isnan(pool)]
@@ -224,8 +223,9 @@ class Constraints(EngineBase):
     """Constrained genes during random mutation (``gene_space`` None) and at initialisation, and
     the fast output check."""
 
-    def _mutate_in_order(self, offspring: np.ndarray, rows: np.ndarray, cols: np.ndarray,
-                         values: np.ndarray, constrained: np.ndarray) -> None:
+    def _mutate_in_order(
+        self, offspring: np.ndarray, rows: np.ndarray, cols: np.ndarray, values: np.ndarray, constrained: np.ndarray
+    ) -> None:
         """Write the mutation of the rows holding a constrained gene, gene by gene in ascending
         order (``rows``/``cols`` row-major), so each constraint sees the solution as already
         changed, as in PyGAD: an unconstrained gene takes its drawn value, a constrained one a
@@ -249,8 +249,7 @@ class Constraints(EngineBase):
         constraint = self.gene_constraint
         isfinite = math.isfinite
         call = 0
-        for row, gene, value, constrained_gene in zip(rows.tolist(), cols.tolist(), values.tolist(),
-                                                      hit.tolist()):
+        for row, gene, value, constrained_gene in zip(rows.tolist(), cols.tolist(), values.tolist(), hit.tolist()):
             if not constrained_gene:
                 offspring[row, gene] = value
                 continue
@@ -265,15 +264,20 @@ class Constraints(EngineBase):
             if valid is None:
                 valid = self.validate_gene_constraint_callable_output(accepted, pool)
             if not valid:
-                raise Exception("The output from the gene_constraint callable/function must be a list "
-                                "or NumPy array that is a subset of the passed values (second argument).")
+                raise Exception(
+                    "The output from the gene_constraint callable/function must be a list "
+                    "or NumPy array that is a subset of the passed values (second argument)."
+                )
             n = len(accepted)
             if n:  # int(U * n) < n for U < 1 (see crossover.uniform_index)
                 offspring[row, gene] = gene_type(accepted[int(picks[call] * n)])
             elif not self.suppress_warnings:
-                warnings.warn(f"Failed to find a value that satisfies its gene constraint for the "
-                              f"gene at index {gene} with value {solution[gene]} at generation "
-                              f"{getattr(self, 'generations_completed', 0)}.", stacklevel=2)
+                warnings.warn(
+                    f"Failed to find a value that satisfies its gene constraint for the "
+                    f"gene at index {gene} with value {solution[gene]} at generation "
+                    f"{getattr(self, 'generations_completed', 0)}.",
+                    stacklevel=2,
+                )
             call += 1
 
     def _float_candidates(self, genes: np.ndarray, current: np.ndarray) -> Iterable[np.ndarray]:
@@ -308,16 +312,15 @@ class Constraints(EngineBase):
             base += starts[:, None]
         gaps = gaps[np.arange(calls) // uses] * widths
         # Spacings wider than the rounding of these values: no two candidates are equal.
-        distinct = gaps > 2.0 * (np.spacing(np.maximum(np.abs(starts), np.abs(starts + widths)))
-                                 + np.spacing(widths))
+        distinct = gaps > 2.0 * (np.spacing(np.maximum(np.abs(starts), np.abs(starts + widths))) + np.spacing(widths))
         if uses == 1 and distinct.all():
             return base  # its rows, one per call
-        return self._candidate_rows(base, uses, starts, widths, distinct.tolist(),
-                                    shifts if uses > 1 else [])
+        return self._candidate_rows(base, uses, starts, widths, distinct.tolist(), shifts if uses > 1 else [])
 
     @staticmethod
-    def _candidate_rows(base: np.ndarray, uses: int, starts: np.ndarray, widths: np.ndarray,
-                        distinct: list[bool], shifts: list[float]) -> Iterator[np.ndarray]:
+    def _candidate_rows(
+        base: np.ndarray, uses: int, starts: np.ndarray, widths: np.ndarray, distinct: list[bool], shifts: list[float]
+    ) -> Iterator[np.ndarray]:
         """``_float_candidates`` call by call: turned samples (``uses`` > 1), merged values dropped
         where rounding made two candidates equal, a single one for an empty range."""
         calls = starts.shape[0]
@@ -325,7 +328,7 @@ class Constraints(EngineBase):
         for call in range(calls):
             width = float(widths[call])
             if width == 0.0:
-                values = starts[call:call + 1].copy()
+                values = starts[call : call + 1].copy()
             elif uses == 1:
                 values = base[call]
             else:
@@ -359,8 +362,9 @@ class Constraints(EngineBase):
         the same candidates and picks from PyGAD's own generators, so the same population), with
         PyGAD's ``filter_gene_values_by_constraint`` done inline and the fast output check."""
         constraints = self.gene_constraint
-        if constraints is None or not (isinstance(population, np.ndarray) and population.ndim == 2
-                                       and population.dtype.kind in "fiu"):
+        if constraints is None or not (
+            isinstance(population, np.ndarray) and population.ndim == 2 and population.dtype.kind in "fiu"
+        ):
             return super().apply_initial_population_gene_constraints(population, warn=warn)
         subset = self.validate_gene_constraint_callable_output
         for solution in population:
@@ -369,29 +373,37 @@ class Constraints(EngineBase):
                     continue
                 value = solution[gene]
                 accepted = constraint(solution.copy(), [value])
-                single = type(accepted) is list and (
-                    not accepted or (len(accepted) == 1 and accepted[0] is value))
+                single = type(accepted) is list and (not accepted or (len(accepted) == 1 and accepted[0] is value))
                 if not (single or subset(accepted, [value])):
-                    raise Exception("The output from the gene_constraint callable/function must be "
-                                    "a list or NumPy array that is a subset of the passed values "
-                                    "(second argument).")
+                    raise Exception(
+                        "The output from the gene_constraint callable/function must be "
+                        "a list or NumPy array that is a subset of the passed values "
+                        "(second argument)."
+                    )
                 if len(accepted):
                     if len(accepted) != 1:
-                        raise ValueError("A gene constraint checking a single value must return an "
-                                         "empty list or NumPy array, or one containing only that "
-                                         "value.")
+                        raise ValueError(
+                            "A gene constraint checking a single value must return an "
+                            "empty list or NumPy array, or one containing only that "
+                            "value."
+                        )
                     continue
                 candidates = self._initial_candidates(gene)
                 accepted = constraint(solution.copy(), candidates.copy())
                 if not subset(accepted, candidates):
-                    raise Exception("The output from the gene_constraint callable/function must be "
-                                    "a list or NumPy array that is a subset of the passed values "
-                                    "(second argument).")
+                    raise Exception(
+                        "The output from the gene_constraint callable/function must be "
+                        "a list or NumPy array that is a subset of the passed values "
+                        "(second argument)."
+                    )
                 if len(accepted) == 0:
                     if warn and not self.suppress_warnings:
-                        warnings.warn(f"No value satisfied the constraint for the gene at index "
-                                      f"{gene} with value {solution[gene]} while creating the "
-                                      f"initial population.", stacklevel=2)
+                        warnings.warn(
+                            f"No value satisfied the constraint for the gene at index "
+                            f"{gene} with value {solution[gene]} while creating the "
+                            f"initial population.",
+                            stacklevel=2,
+                        )
                 else:
                     solution[gene] = self.python_random_generator.choice(accepted)
         return population
@@ -401,10 +413,8 @@ class Constraints(EngineBase):
         for a float64 gene without gene space or precision, stock's draw and conversion without
         its per-call dispatch (the same values: PyGAD's own generator, the same bounds); else
         stock's."""
-        if self.gene_space is not None or self.gene_type[1] is not None \
-                or self._single_type() is not np.float64:
-            return self.get_initial_population_gene_candidates(gene, self.sample_size,
-                                                               all_integer_values=False)
+        if self.gene_space is not None or self.gene_type[1] is not None or self._single_type() is not np.float64:
+            return self.get_initial_population_gene_candidates(gene, self.sample_size, all_integer_values=False)
         lower, upper = sorted(self.get_initial_population_range(gene))
         values = self.numpy_random_generator.uniform(lower, upper, size=self.sample_size)
         # PyGAD's _convert_initial_population_range_values for float64 without precision: the

@@ -37,8 +37,7 @@ def _fixed_mates(num_offspring: int, num_parents: int) -> tuple[np.ndarray, np.n
     return k % num_parents, (k + 1) % num_parents
 
 
-def mates(num_offspring: int, num_parents: int, probability, rng: np.random.Generator
-          ) -> tuple[np.ndarray, np.ndarray]:
+def mates(num_offspring: int, num_parents: int, probability, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """The two parents of each offspring.  Without ``crossover_probability``: parents ``k % P`` and
     ``(k + 1) % P`` (cached).  With it (PyGAD's rule): the parents whose draw is below the
     probability qualify; none → offspring ``k`` copies parent ``k % P``; one → it mates with itself;
@@ -57,8 +56,9 @@ def mates(num_offspring: int, num_parents: int, probability, rng: np.random.Gene
     return first, second
 
 
-def crossover_offspring(kind: str, parents: np.ndarray, num_offspring: int, probability,
-                        rng: np.random.Generator) -> np.ndarray:
+def crossover_offspring(
+    kind: str, parents: np.ndarray, num_offspring: int, probability, rng: np.random.Generator
+) -> np.ndarray:
     """Offspring of ``single_point``, ``two_points``, ``uniform`` or ``scattered`` crossover: a
     fresh C-contiguous array (rows gathered with ``ndarray.take``, which is fancy indexing's
     result at a fraction of its cost on small arrays)."""
@@ -88,23 +88,27 @@ class Crossover(EngineBase):
     """Stock's crossover methods, vectorised for one gene type with duplicates allowed."""
 
     def _crossover(self, kind: str, parents, offspring_size, stock):
-        if not (self._base_ok() and isinstance(parents, np.ndarray) and parents.ndim == 2
-                and parents.dtype.kind in "fiu" and parents.shape[0] > 0):
+        if not (
+            self._base_ok()
+            and isinstance(parents, np.ndarray)
+            and parents.ndim == 2
+            and parents.dtype.kind in "fiu"
+            and parents.shape[0] > 0
+        ):
             self._note("crossover", False)
             return stock(parents, offspring_size)
         self._note("crossover", True)
         offspring = self.initialize_parents_array(offspring_size)
-        offspring[:, :] = crossover_offspring(kind, parents, int(offspring_size[0]),
-                                              self.crossover_probability, self._generator())
+        offspring[:, :] = crossover_offspring(
+            kind, parents, int(offspring_size[0]), self.crossover_probability, self._generator()
+        )
         return offspring
 
     def single_point_crossover(self, parents, offspring_size):
-        return self._crossover("single_point", parents, offspring_size,
-                               super().single_point_crossover)
+        return self._crossover("single_point", parents, offspring_size, super().single_point_crossover)
 
     def two_points_crossover(self, parents, offspring_size):
-        return self._crossover("two_points", parents, offspring_size,
-                               super().two_points_crossover)
+        return self._crossover("two_points", parents, offspring_size, super().two_points_crossover)
 
     def uniform_crossover(self, parents, offspring_size):
         return self._crossover("uniform", parents, offspring_size, super().uniform_crossover)

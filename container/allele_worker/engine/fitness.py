@@ -33,7 +33,7 @@ def cache_hits(population: np.ndarray, sources: list, previous) -> dict | None:
     with np.errstate(all="ignore"):
         sums = np.add.reduce(population * weights, axis=1)
         if len(sources) == 1:
-            (rows, indices), = sources
+            ((rows, indices),) = sources
             all_sums = np.add.reduce(rows * weights, axis=1)
         else:
             rows = np.concatenate([rows for rows, _ in sources])
@@ -63,10 +63,15 @@ class Fitness(EngineBase):
             self.num_fitness_evaluations += evaluations
             return fitness
         population = self.population
-        if (not self._accel_active or not self.valid_parameters or self.save_solutions
-                or self.save_best_solutions
-                or not isinstance(population, np.ndarray) or population.ndim != 2
-                or population.dtype.kind not in "fiu"):
+        if (
+            not self._accel_active
+            or not self.valid_parameters
+            or self.save_solutions
+            or self.save_best_solutions
+            or not isinstance(population, np.ndarray)
+            or population.ndim != 2
+            or population.dtype.kind not in "fiu"
+        ):
             self._note("fitness", False)
             fitness = super().cal_pop_fitness()
         else:
@@ -92,8 +97,7 @@ class Fitness(EngineBase):
         checked = []
         for rows, indices in sources:
             rows = np.asarray(rows)
-            if rows.dtype != population.dtype or rows.ndim != 2 \
-                    or rows.shape[1] != population.shape[1]:
+            if rows.dtype != population.dtype or rows.ndim != 2 or rows.shape[1] != population.shape[1]:
                 return None
             checked.append((rows, indices))
         return checked
@@ -132,8 +136,7 @@ class Fitness(EngineBase):
         validate = self._validate_fitness_value
         for index in sorted(found):  # population order, as stock
             value = found[index]
-            if type(value) not in SCALAR_TYPES or value != value \
-                    or self._fitness_value_shape not in (None, ()):
+            if type(value) not in SCALAR_TYPES or value != value or self._fitness_value_shape not in (None, ()):
                 value = validate(value, "cached fitness")
             else:
                 self._fitness_value_shape = ()
@@ -168,8 +171,7 @@ class Fitness(EngineBase):
                 for index in missing:
                     value = fitness_func(self, population[index], index)
                     self.num_fitness_evaluations += 1
-                    if type(value) not in SCALAR_TYPES or value != value \
-                            or self._fitness_value_shape not in (None, ()):
+                    if type(value) not in SCALAR_TYPES or value != value or self._fitness_value_shape not in (None, ()):
                         value = validate(value, f"fitness_func for solution {index}")
                     else:
                         self._fitness_value_shape = ()
@@ -177,9 +179,9 @@ class Fitness(EngineBase):
             else:
                 arrays = []  # (group, float64 result) taken without per-value work
                 for start in range(0, len(missing), batch_size):
-                    group = missing[start:start + batch_size]
+                    group = missing[start : start + batch_size]
                     if group[-1] - group[0] == len(group) - 1:  # a run of rows: a slice copy
-                        rows = population[group[0]:group[-1] + 1].copy()
+                        rows = population[group[0] : group[-1] + 1].copy()
                     else:
                         rows = population[group, :]
                     result = fitness_func(self, rows, group)
@@ -195,7 +197,7 @@ class Fitness(EngineBase):
                             out[index] = pop_fitness[index]
                         for group, result in arrays:
                             if group[-1] - group[0] == len(group) - 1:
-                                out[group[0]:group[-1] + 1] = result
+                                out[group[0] : group[-1] + 1] = result
                             else:
                                 out[group] = result
                         return out
@@ -216,7 +218,7 @@ class Fitness(EngineBase):
                 self.num_fitness_evaluations += 1
                 pop_fitness[index] = validate(value, f"fitness_func for solution {index}")
         else:
-            groups = [missing[start:start + batch_size] for start in range(0, len(missing), batch_size)]
+            groups = [missing[start : start + batch_size] for start in range(0, len(missing), batch_size)]
             values, error = pool.evaluate(self, [(group, True) for group in groups])
             for group, result in zip(groups, values):
                 self.num_fitness_evaluations += len(group)
@@ -230,18 +232,25 @@ class Fitness(EngineBase):
         """PyGAD's checks of one batch result, vectorised for a plain numeric array.  True: a
         checked float64 array the caller places itself; False: values stored in ``pop_fitness``."""
         if type(result) not in (list, tuple, np.ndarray):
-            raise TypeError("Expected to receive a list, tuple, or numpy.ndarray from the fitness "
-                            f"function but the value ({result}) of type {type(result)}.")
+            raise TypeError(
+                "Expected to receive a list, tuple, or numpy.ndarray from the fitness "
+                f"function but the value ({result}) of type {type(result)}."
+            )
         if isinstance(result, np.ndarray) and result.ndim == 0:
-            raise ValueError("A batched fitness_func must return one fitness value per solution, "
-                             "not a scalar array.")
+            raise ValueError("A batched fitness_func must return one fitness value per solution, not a scalar array.")
         if len(result) != len(group):
-            raise ValueError("There is a mismatch between the number of solutions passed to the "
-                             f"fitness function ({len(group)}) and the number of fitness values "
-                             f"returned ({len(result)}). They must match.")
-        if (isinstance(result, np.ndarray) and result.ndim == 1 and result.dtype.kind in "fiu"
-                and self._fitness_value_shape in (None, ())
-                and not (result.dtype.kind == "f" and has_nan(result))):
+            raise ValueError(
+                "There is a mismatch between the number of solutions passed to the "
+                f"fitness function ({len(group)}) and the number of fitness values "
+                f"returned ({len(result)}). They must match."
+            )
+        if (
+            isinstance(result, np.ndarray)
+            and result.ndim == 1
+            and result.dtype.kind in "fiu"
+            and self._fitness_value_shape in (None, ())
+            and not (result.dtype.kind == "f" and has_nan(result))
+        ):
             self._fitness_value_shape = ()
             if result.dtype == np.float64:
                 return True  # the caller places the whole array
@@ -254,10 +263,15 @@ class Fitness(EngineBase):
         return False
 
     def best_solution(self, pop_fitness=None):
-        if (self._accel_active and isinstance(pop_fitness, np.ndarray) and pop_fitness.ndim == 1
-                and pop_fitness.dtype.kind in "fiu" and len(pop_fitness) == len(self.population)
-                and len(pop_fitness) and not (pop_fitness.dtype.kind == "f"
-                                              and np.isnan(pop_fitness).any())):
+        if (
+            self._accel_active
+            and isinstance(pop_fitness, np.ndarray)
+            and pop_fitness.ndim == 1
+            and pop_fitness.dtype.kind in "fiu"
+            and len(pop_fitness) == len(self.population)
+            and len(pop_fitness)
+            and not (pop_fitness.dtype.kind == "f" and np.isnan(pop_fitness).any())
+        ):
             index = int(np.argmax(pop_fitness))
             return self.population[index, :].copy(), pop_fitness[index], index
         return super().best_solution(pop_fitness=pop_fitness)

@@ -33,19 +33,27 @@ class LeanLoop(EngineBase):
         population = self.population
         stops = self.stop_criteria
         return bool(
-            self.lean_run and self._accel_active and self.valid_parameters is True
+            self.lean_run
+            and self._accel_active
+            and self.valid_parameters is True
             and self._base_ok()
-            and not self.save_solutions and not self.save_best_solutions
+            and not self.save_solutions
+            and not self.save_best_solutions
             and not getattr(self, "delay_after_gen", 0)
             and all(getattr(self, name, None) is None for name in self._LEAN_CALLBACKS)
             and isinstance(self.parent_selection_type, str)
             and self.parent_selection_type in SELECTIONS
-            and isinstance(self.crossover_type, str) and self.crossover_type in CROSSOVERS
-            and (self.mutation_type is None or (self.mutation_type == "random"
-                                                and self._mutation_covered(population) is not None))
-            and isinstance(population, np.ndarray) and population.ndim == 2
+            and isinstance(self.crossover_type, str)
+            and self.crossover_type in CROSSOVERS
+            and (
+                self.mutation_type is None
+                or (self.mutation_type == "random" and self._mutation_covered(population) is not None)
+            )
+            and isinstance(population, np.ndarray)
+            and population.ndim == 2
             and population.dtype == self._single_type()
-            and (stops is None or all(c[0] in self._LEAN_STOPS for c in stops)))
+            and (stops is None or all(c[0] in self._LEAN_STOPS for c in stops))
+        )
 
     def run(self):
         if not self.lean_run_covered():
@@ -92,20 +100,29 @@ class LeanLoop(EngineBase):
 
     @staticmethod
     def _numeric_fitness(fitness) -> bool:
-        return (isinstance(fitness, np.ndarray) and fitness.ndim == 1 and fitness.shape[0] > 0
-                and fitness.dtype.kind in "fiu"
-                and not (fitness.dtype.kind == "f" and np.isnan(fitness).any()))
+        return (
+            isinstance(fitness, np.ndarray)
+            and fitness.ndim == 1
+            and fitness.shape[0] > 0
+            and fitness.dtype.kind in "fiu"
+            and not (fitness.dtype.kind == "f" and np.isnan(fitness).any())
+        )
 
     def _lean_fast_state(self) -> bool:
         population = self.population
         fitness = self.last_generation_fitness
-        return (self._accel_active and isinstance(population, np.ndarray)
-                and population.dtype == self._dtype and population.shape == self._shape
-                and type(fitness) is np.ndarray and fitness.ndim == 1
-                and fitness.shape[0] == self._shape[0] and fitness.dtype.kind in "fiu"
-                # Our own evaluations are validated (no NaN); a callback may have replaced them.
-                and not (self.on_generation is not None and fitness.dtype.kind == "f"
-                         and has_nan(fitness)))
+        return (
+            self._accel_active
+            and isinstance(population, np.ndarray)
+            and population.dtype == self._dtype
+            and population.shape == self._shape
+            and type(fitness) is np.ndarray
+            and fitness.ndim == 1
+            and fitness.shape[0] == self._shape[0]
+            and fitness.dtype.kind in "fiu"
+            # Our own evaluations are validated (no NaN); a callback may have replaced them.
+            and not (self.on_generation is not None and fitness.dtype.kind == "f" and has_nan(fitness))
+        )
 
     def _lean_loop(self, fitness) -> None:
         """Stock ``run()`` from the first evaluation on (single objective): the same operators, without
@@ -114,8 +131,7 @@ class LeanLoop(EngineBase):
         self._shape = self.population.shape
         _, best_fitness, _ = self.best_solution(pop_fitness=fitness)
         unchanged = 0
-        if self.generations_completed != 0 and type(self.generations_completed) \
-                in self.supported_int_types:
+        if self.generations_completed != 0 and type(self.generations_completed) in self.supported_int_types:
             first_gen = self.generations_completed
             last_gen = self.num_generations + self.generations_completed
         else:
@@ -135,8 +151,7 @@ class LeanLoop(EngineBase):
         best_generations = self.best_solutions_generations
         for generation in range(first_gen, last_gen):
             # run_loop_head without on_fitness / save_solutions
-            best_list.append(np.copy(best_fitness) if isinstance(best_fitness, np.ndarray)
-                             else best_fitness)
+            best_list.append(np.copy(best_fitness) if isinstance(best_fitness, np.ndarray) else best_fitness)
             best_generations.append(self.generations_completed)
             previous_best = best_list[-1]
             if self._lean_fast_state():
@@ -154,8 +169,7 @@ class LeanLoop(EngineBase):
                 parents = population.take(parent_indices, axis=0)  # = population[parent_indices]
                 self.last_generation_parents = parents
                 self.last_generation_parents_indices = parent_indices
-                offspring = crossover_offspring(crossover, parents, num_offspring,
-                                                self.crossover_probability, rng)
+                offspring = crossover_offspring(crossover, parents, num_offspring, self.crossover_probability, rng)
                 self.last_generation_offspring_crossover = offspring
                 if mutate:
                     offspring = self._random_mutation(offspring, space)
@@ -165,27 +179,26 @@ class LeanLoop(EngineBase):
                     if keep_parents == 0:
                         self.population = population = offspring
                     elif keep_parents == -1:
-                        population[:parents.shape[0], :] = parents
-                        population[parents.shape[0]:, :] = offspring
+                        population[: parents.shape[0], :] = parents
+                        population[parents.shape[0] :, :] = offspring
                     else:
                         kept = population[order[:keep_parents]]
-                        population[:kept.shape[0], :] = kept
-                        population[kept.shape[0]:, :] = offspring
+                        population[: kept.shape[0], :] = kept
+                        population[kept.shape[0] :, :] = offspring
                 else:
                     elite_indices = order[:keep_elitism].copy()
                     elites = population.take(elite_indices, axis=0)
                     self.last_generation_elitism = elites
                     self.last_generation_elitism_indices = elite_indices
-                    population[:elites.shape[0], :] = elites
-                    population[elites.shape[0]:, :] = offspring
+                    population[: elites.shape[0], :] = elites
+                    population[elites.shape[0] :, :] = offspring
                 self.generations_completed = generation + 1
                 self.previous_generation_fitness = fitness.copy()
                 fitness = self._lean_fitness(
-                    population, selection == "sss" and 0 < keep_elitism <= num_parents
-                    and keep_parents != 0)
+                    population, selection == "sss" and 0 < keep_elitism <= num_parents and keep_parents != 0
+                )
                 self.last_generation_fitness = fitness
-                if type(fitness) is np.ndarray and fitness.ndim == 1 \
-                        and fitness.dtype.kind in numeric_kinds:
+                if type(fitness) is np.ndarray and fitness.ndim == 1 and fitness.dtype.kind in numeric_kinds:
                     # Validated: no NaN (stock's best_solution is an argmax here too).
                     best_fitness = fitness[int(fitness.argmax())]
                 else:
@@ -216,12 +229,13 @@ class LeanLoop(EngineBase):
                 break
         self.run_select_parents(call_on_parents=False)
         if self.keep_elitism > 0:
-            self.last_generation_elitism, self.last_generation_elitism_indices = \
-                self.steady_state_selection(self.last_generation_fitness,
-                                            num_parents=self.keep_elitism)
+            self.last_generation_elitism, self.last_generation_elitism_indices = self.steady_state_selection(
+                self.last_generation_fitness, num_parents=self.keep_elitism
+            )
         _, best_fitness, _ = self.best_solution(pop_fitness=self.last_generation_fitness)
-        self.best_solutions_fitness.append(np.copy(best_fitness)
-                                           if isinstance(best_fitness, np.ndarray) else best_fitness)
+        self.best_solutions_fitness.append(
+            np.copy(best_fitness) if isinstance(best_fitness, np.ndarray) else best_fitness
+        )
         self.best_solutions_generations.append(self.generations_completed)
         self._update_best_solution_generation()
         self.run_completed = True

@@ -34,8 +34,9 @@ def choose_genes(num_rows: int, num_genes: int, count: int, rng: np.random.Gener
     return ~mask if invert else mask
 
 
-def choose_gene_positions(num_rows: int, num_genes: int, count: int, rng: np.random.Generator
-                          ) -> tuple[np.ndarray | None, np.ndarray]:
+def choose_gene_positions(
+    num_rows: int, num_genes: int, count: int, rng: np.random.Generator
+) -> tuple[np.ndarray | None, np.ndarray]:
     """``np.nonzero(choose_genes(...))`` (same draws): rows and genes to mutate, row-major.  One
     gene per row (the default 10 % of 10 genes) skips the mask; the rows are then None (every row
     once, in order)."""
@@ -101,22 +102,25 @@ class Mutation(EngineBase):
         if not self.gene_space_nested:
             if type(space) is dict and "step" not in space:
                 result = ("dict", (space["low"], space["high"]))
-            elif type(space) in (list, tuple, np.ndarray) and len(space) and \
-                    all(type(v) in SCALAR_TYPES for v in space):
+            elif (
+                type(space) in (list, tuple, np.ndarray) and len(space) and all(type(v) in SCALAR_TYPES for v in space)
+            ):
                 values = np.unique(self.change_gene_dtype_and_round(0, list(space)))
-                if values.dtype.kind in "fiu" and not (values.dtype.kind == "f"
-                                                       and np.isnan(values).any()):
+                if values.dtype.kind in "fiu" and not (values.dtype.kind == "f" and np.isnan(values).any()):
                     result = ("list", values)
         self._space_cache = (space, result)
         return result
 
     def _mutation_covered(self, offspring) -> tuple | None:
         """The space for ``_random_mutation`` when it covers this state, else None."""
-        if not (self._base_ok() and isinstance(offspring, np.ndarray) and offspring.ndim == 2
-                and offspring.dtype.kind in "fiu"):
+        if not (
+            self._base_ok()
+            and isinstance(offspring, np.ndarray)
+            and offspring.ndim == 2
+            and offspring.dtype.kind in "fiu"
+        ):
             return None
-        if self.mutation_probability is None and not isinstance(self.mutation_num_genes,
-                                                                (int, np.integer)):
+        if self.mutation_probability is None and not isinstance(self.mutation_num_genes, (int, np.integer)):
             return None
         space = self._mutation_space()
         if space is None:
@@ -175,8 +179,7 @@ class Mutation(EngineBase):
         self._mutate_in_order(offspring, rows[slow], cols[slow], values[slow], constrained)
         return offspring
 
-    def _mutated_values(self, space, current: np.ndarray, cols: np.ndarray,
-                        rng: np.random.Generator) -> np.ndarray:
+    def _mutated_values(self, space, current: np.ndarray, cols: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         kind, data = space
         floats = self._single_type() is np.float64  # else np.int64
         k = current.shape[0]
@@ -218,7 +221,9 @@ class Mutation(EngineBase):
             firsts = np.array([t[1] for t in table], dtype=object)
             steps = np.array([t[2] for t in table], dtype=object)
             index = np.floor(rng.random(k) * counts[cols]).astype(np.int64)
-            offsets = (firsts[cols] + index * steps[cols]).astype(np.float64) \
-                if any(isinstance(f, float) for f in firsts) else \
-                (firsts[cols] + index * steps[cols]).astype(np.int64)
+            offsets = (
+                (firsts[cols] + index * steps[cols]).astype(np.float64)
+                if any(isinstance(f, float) for f in firsts)
+                else (firsts[cols] + index * steps[cols]).astype(np.int64)
+            )
         return np.asarray(offsets if self.mutation_by_replacement else current + offsets).astype(np.int64)

@@ -47,10 +47,17 @@ __all__ = ["FitnessError", "FitnessPool", "ParallelFitness", "WorkerLost", "pool
 _HEADER = struct.Struct("<Q")
 # Attributes never sent to process workers: live pool resources (ours and stock's, as stock's
 # __getstate__ leaves them out) and the engine's own generator, which only the run's process uses.
-_LOCAL = frozenset(("_warm_pool", "_fitness_executor", "_fitness_executor_config",
-                    "_fitness_run_active", "_saved_fitness_indexes", "_rng"))
-_DATA = (type(None), bool, int, float, complex, str, bytes, np.ndarray, np.generic, list, tuple,
-         dict, set, frozenset)
+_LOCAL = frozenset(
+    (
+        "_warm_pool",
+        "_fitness_executor",
+        "_fitness_executor_config",
+        "_fitness_run_active",
+        "_saved_fitness_indexes",
+        "_rng",
+    )
+)
+_DATA = (type(None), bool, int, float, complex, str, bytes, np.ndarray, np.generic, list, tuple, dict, set, frozenset)
 
 
 class WorkerLost(RuntimeError):
@@ -67,8 +74,7 @@ class FitnessError(Exception):
         self.kind, self.message = kind, message
 
     def named(self) -> FitnessError:
-        return type(self.kind, (FitnessError,), {"__str__": lambda error: error.message})(
-            self.kind, self.message)
+        return type(self.kind, (FitnessError,), {"__str__": lambda error: error.message})(self.kind, self.message)
 
 
 def pool_shape(parallel_processing: Any) -> tuple[str, int] | None:
@@ -121,8 +127,9 @@ class FitnessPool:
         if mode == "thread":
             for number in range(workers):
                 inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
-                thread = threading.Thread(target=self._thread_main, args=(ga, inbox), daemon=True,
-                                          name=f"fitness-{number + 1}")
+                thread = threading.Thread(
+                    target=self._thread_main, args=(ga, inbox), daemon=True, name=f"fitness-{number + 1}"
+                )
                 thread.start()
                 self._threads.append((thread, inbox))
         else:
@@ -288,8 +295,7 @@ def _references(ga: Any) -> dict[int, Any]:
     forked worker as references to its own copies, which it has since the fork."""
     found: dict[int, Any] = {}
     for value in ga.__dict__.values():
-        items = value.values() if isinstance(value, dict) else value \
-            if isinstance(value, (list, tuple)) else (value,)
+        items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else (value,)
         for item in items:
             if not isinstance(item, _DATA):
                 found[id(item)] = item
@@ -364,7 +370,7 @@ def _write(stream: io.BufferedWriter, body: bytes) -> None:
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def _read(stream: io.BufferedReader) -> bytes | None:
@@ -413,4 +419,3 @@ def _die_with_parent() -> None:
         pass
     if os.getppid() != parent:
         os._exit(0)
-

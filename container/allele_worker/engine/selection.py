@@ -10,9 +10,14 @@ from .base import EngineBase
 
 __all__ = ["SELECTIONS", "Selection", "select_parents", "sss_order"]
 
-SELECTIONS = {"sss": "steady_state_selection", "tournament": "tournament_selection",
-              "random": "random_selection", "rank": "rank_selection",
-              "rws": "roulette_wheel_selection", "sus": "stochastic_universal_selection"}
+SELECTIONS = {
+    "sss": "steady_state_selection",
+    "tournament": "tournament_selection",
+    "random": "random_selection",
+    "rank": "rank_selection",
+    "rws": "roulette_wheel_selection",
+    "sus": "stochastic_universal_selection",
+}
 
 
 def sss_order(fitness: np.ndarray) -> np.ndarray:
@@ -33,8 +38,15 @@ def _wheel(probs: np.ndarray, pointers: np.ndarray) -> np.ndarray:
     return order[position]
 
 
-def select_parents(kind: str, fitness: np.ndarray, num_parents: int, rng: np.random.Generator,
-                   k_tournament=3, probabilities=None, order=None) -> np.ndarray:
+def select_parents(
+    kind: str,
+    fitness: np.ndarray,
+    num_parents: int,
+    rng: np.random.Generator,
+    k_tournament=3,
+    probabilities=None,
+    order=None,
+) -> np.ndarray:
     """Parent indices for ``sss``, ``tournament``, ``random``, ``rank``, ``rws`` or ``sus``.
 
     ``probabilities`` (rws/sus) are PyGAD's own ``fitness_selection_probabilities``; ``order``,
@@ -71,16 +83,17 @@ class Selection(EngineBase):
     def _parent_indices(self, kind: str, fitness: np.ndarray, num_parents: int, order=None):
         """The parents' indices (``select_parents`` with this GA's settings and generator)."""
         # rws/sus: stock's own probabilities (and errors)
-        probabilities = self.fitness_selection_probabilities(fitness) if kind in ("rws", "sus") \
-            else None
-        return select_parents(kind, fitness, num_parents, self._generator(), self.K_tournament,
-                              probabilities, order)
+        probabilities = self.fitness_selection_probabilities(fitness) if kind in ("rws", "sus") else None
+        return select_parents(kind, fitness, num_parents, self._generator(), self.K_tournament, probabilities, order)
 
     def _select(self, kind: str, fitness, num_parents: int):
-        if not (self._accel_active and self._single_objective(fitness)
-                and not (fitness.dtype.kind == "f" and np.isnan(fitness).any())
-                and isinstance(self.population, np.ndarray)
-                and fitness.shape[0] == self.population.shape[0]):
+        if not (
+            self._accel_active
+            and self._single_objective(fitness)
+            and not (fitness.dtype.kind == "f" and np.isnan(fitness).any())
+            and isinstance(self.population, np.ndarray)
+            and fitness.shape[0] == self.population.shape[0]
+        ):
             return None
         indices = self._parent_indices(kind, fitness, int(num_parents))
         parents = self.initialize_parents_array((int(num_parents), self.population.shape[1]))
@@ -111,8 +124,7 @@ class Selection(EngineBase):
         return self._selection("rws", fitness, num_parents, super().roulette_wheel_selection)
 
     def stochastic_universal_selection(self, fitness, num_parents):
-        return self._selection("sus", fitness, num_parents,
-                               super().stochastic_universal_selection)
+        return self._selection("sus", fitness, num_parents, super().stochastic_universal_selection)
 
     def run_select_parents(self, call_on_parents=True):
         if self.parent_selection_type == "sss" and call_on_parents:

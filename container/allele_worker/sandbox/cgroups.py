@@ -78,8 +78,7 @@ class CgroupSupport:
         names: set[str] = set()
         for base in self.bases.values():
             try:
-                names.update(entry.name for entry in base.iterdir()
-                             if entry.is_dir() and entry.name.startswith(prefix))
+                names.update(entry.name for entry in base.iterdir() if entry.is_dir() and entry.name.startswith(prefix))
             except OSError:
                 continue
         for name in sorted(names):
@@ -109,8 +108,14 @@ def detect() -> tuple[CgroupSupport | None, str]:
         return CgroupSupport(2, {"": base}), "v2"
     bases: dict[str, Path] = {}
     for controller in V1_CONTROLLERS:
-        mount = next((CGROUP_ROOT / name for name in (controller, f"cpu,{controller}", f"{controller},cpu")
-                      if (CGROUP_ROOT / name / "cgroup.procs").exists()), None)
+        mount = next(
+            (
+                CGROUP_ROOT / name
+                for name in (controller, f"cpu,{controller}", f"{controller},cpu")
+                if (CGROUP_ROOT / name / "cgroup.procs").exists()
+            ),
+            None,
+        )
         if mount is None:
             return None, f"cgroup v1 without the {controller} controller"
         base = mount / own.get(controller, "/").lstrip("/")

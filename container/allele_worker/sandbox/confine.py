@@ -95,8 +95,11 @@ def confine(plan: dict[str, Any]) -> dict[str, str]:
         except OSError as exc:
             fail("cgroup", exc)
     flags = 0
-    for name, flag in (("network", CLONE_NEWNET), ("pid_namespace", CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS),
-                       ("minimal_root", CLONE_NEWNS)):
+    for name, flag in (
+        ("network", CLONE_NEWNET),
+        ("pid_namespace", CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS),
+        ("minimal_root", CLONE_NEWNS),
+    ):
         if plan.get(name):
             try:
                 _check(libc.unshare(flag), f"unshare {name}")
@@ -213,11 +216,17 @@ def _init(libc: Any) -> None:
 # --------------------------------------------------------------------------- the minimal root
 
 
-def _mount(libc: Any, source: str | None, target: str, fstype: str | None, flags: int,
-           data: str | None = None) -> None:
-    _check(libc.mount(source.encode() if source else None, target.encode(),
-                      fstype.encode() if fstype else None, flags, data.encode() if data else None),
-           f"mount {target}")
+def _mount(libc: Any, source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    _check(
+        libc.mount(
+            source.encode() if source else None,
+            target.encode(),
+            fstype.encode() if fstype else None,
+            flags,
+            data.encode() if data else None,
+        ),
+        f"mount {target}",
+    )
 
 
 def _bind(libc: Any, source: str, target: str, *, read_only: bool = True, devices: bool = False) -> None:
@@ -264,8 +273,9 @@ def _build_root(libc: Any, plan: dict[str, Any], *, pid_namespace: bool) -> None
     root = workdir
     # The private /tmp first: a Python installation or checkout under /tmp is bound inside it below.
     os.makedirs(root + "/tmp", mode=0o700)
-    _mount(libc, "tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
-           f"size={int(plan['tmpfs_mb'])}m,mode=0700{owner}")
+    _mount(
+        libc, "tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={int(plan['tmpfs_mb'])}m,mode=0700{owner}"
+    )
     for name in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
         if os.path.islink(name):
             os.symlink(os.readlink(name), root + name)

@@ -30,8 +30,12 @@ class ForkServer:
         home = "/tmp"
         self._process = subprocess.Popen(
             [sys.executable, "-I", "-u", "-m", "allele_worker.forkserver", str(theirs.fileno())],
-            pass_fds=(theirs.fileno(),), env=child_environment(home), cwd="/", stdin=subprocess.DEVNULL,
-            start_new_session=True)
+            pass_fds=(theirs.fileno(),),
+            env=child_environment(home),
+            cwd="/",
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         theirs.close()
         self._control.settimeout(timeout)
         ready = json.loads(self._control.recv(1 << 16) or b"{}")
@@ -69,8 +73,9 @@ class ForkServer:
         with self._lock:
             self._next_id += 1
             request = self._next_id
-            socket.send_fds(self._control, [json.dumps({"id": request, "spec": spec_path}).encode()],
-                            [output_fd, message_fd])
+            socket.send_fds(
+                self._control, [json.dumps({"id": request, "spec": spec_path}).encode()], [output_fd, message_fd]
+            )
         with self._cond:
             while request not in self._started:
                 if self._gone:

@@ -37,15 +37,18 @@ class Host:
     forks: ForkServer | None = None
 
     @classmethod
-    def setup(cls, *, uid_base: int | None = None, lock_dir: str | None = None,
-              require_all: bool | None = None) -> Host:
+    def setup(
+        cls, *, uid_base: int | None = None, lock_dir: str | None = None, require_all: bool | None = None
+    ) -> Host:
         root = os.geteuid() == 0
         support, note = cgroup_support.detect() if root else (None, "the worker is not root")
         uids = None
         if root:
-            uids = UidBlock(base=uid_base if uid_base is not None else DEFAULT_UID_BASE,
-                            lock_dir=lock_dir or DEFAULT_LOCK_DIR,
-                            sweep_groups=support.sweep if support else None)
+            uids = UidBlock(
+                base=uid_base if uid_base is not None else DEFAULT_UID_BASE,
+                lock_dir=lock_dir or DEFAULT_LOCK_DIR,
+                sweep_groups=support.sweep if support else None,
+            )
         probe_uid = uids.take() if uids else None
         try:
             isolation = probe_isolation(uid=probe_uid, cgroups=support, cgroup_note=note)
@@ -63,8 +66,13 @@ class Host:
         missing = isolation.missing()
         if require_all and missing:
             host.close()
-            raise IsolationMissing("ALLELE_REQUIRE_ISOLATION=all but this machine does not enforce: "
-                                   + ", ".join(missing) + " (" + "; ".join(isolation.notes) + ")")
+            raise IsolationMissing(
+                "ALLELE_REQUIRE_ISOLATION=all but this machine does not enforce: "
+                + ", ".join(missing)
+                + " ("
+                + "; ".join(isolation.notes)
+                + ")"
+            )
         return host
 
     def take_uid(self) -> int | None:

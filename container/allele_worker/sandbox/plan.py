@@ -17,24 +17,23 @@ MIB = 1024 * 1024
 class Limits:
     """Every limit of one run.  Soft caps stop the GA at a generation boundary; hard ones kill."""
 
-    time_seconds: float               # soft wall-time cap (caps.time_seconds)
-    memory_mb: int                    # soft memory cap (caps.memory_mb), resident set size
-    hard_time_seconds: float          # watchdog kills the process group past this wall time
-    hard_memory_mb: int               # watchdog kills when the child's RSS passes this
-    cpu_seconds: int                  # RLIMIT_CPU (SIGXCPU, then SIGKILL one second later)
-    address_space_mb: int             # RLIMIT_AS (allocation fails → MemoryError)
-    file_size_mb: int = 64            # RLIMIT_FSIZE and the size of the run's tmpfs
-    open_files: int = 256             # RLIMIT_NOFILE
-    processes: int = 64               # RLIMIT_NPROC for the run's own uid (threads count)
-    output_bytes: int = 64 * 1024     # kept of stdout+stderr
+    time_seconds: float  # soft wall-time cap (caps.time_seconds)
+    memory_mb: int  # soft memory cap (caps.memory_mb), resident set size
+    hard_time_seconds: float  # watchdog kills the process group past this wall time
+    hard_memory_mb: int  # watchdog kills when the child's RSS passes this
+    cpu_seconds: int  # RLIMIT_CPU (SIGXCPU, then SIGKILL one second later)
+    address_space_mb: int  # RLIMIT_AS (allocation fails → MemoryError)
+    file_size_mb: int = 64  # RLIMIT_FSIZE and the size of the run's tmpfs
+    open_files: int = 256  # RLIMIT_NOFILE
+    processes: int = 64  # RLIMIT_NPROC for the run's own uid (threads count)
+    output_bytes: int = 64 * 1024  # kept of stdout+stderr
     output_flood_bytes: int = 64 * MIB  # more than this printed → killed, resource_limit_exceeded
-    message_bytes: int = 256 * MIB    # the largest message the child may send (its outcome)
-    messages_per_second: float = 20   # messages the child may send (it sends ≤ 4 progress a second) …
-    message_burst: int = 200          # … plus these, over the whole run
+    message_bytes: int = 256 * MIB  # the largest message the child may send (its outcome)
+    messages_per_second: float = 20  # messages the child may send (it sends ≤ 4 progress a second) …
+    message_burst: int = 200  # … plus these, over the whole run
 
     @classmethod
-    def from_caps(cls, *, time_seconds: float, memory_mb: int, population_size: int = 0,
-                  **overrides: Any) -> Limits:
+    def from_caps(cls, *, time_seconds: float, memory_mb: int, population_size: int = 0, **overrides: Any) -> Limits:
         grace = max(2.0, 0.1 * time_seconds)
         hard_memory = memory_mb + max(128, memory_mb // 8)
         values: dict[str, Any] = dict(
@@ -81,12 +80,17 @@ class Isolation:
 
     def health(self) -> dict[str, Any]:
         return {
-            "user": self.user, "network": self.network, "pid_namespace": self.pid_namespace,
-            "minimal_root": self.minimal_root, "syscall_filter": self.syscall_filter, "cgroup": self.cgroup,
+            "user": self.user,
+            "network": self.network,
+            "pid_namespace": self.pid_namespace,
+            "minimal_root": self.minimal_root,
+            "syscall_filter": self.syscall_filter,
+            "cgroup": self.cgroup,
             "memory_tree": self.cgroup is not None or self.user,
             "cpu_tree": self.cgroup is not None or self.pid_namespace,
             "pids": self.cgroup is not None or "nproc" in self.rlimits,
-            "rlimits": list(self.rlimits), "notes": list(self.notes),
+            "rlimits": list(self.rlimits),
+            "notes": list(self.notes),
         }
 
 
@@ -114,8 +118,15 @@ def child_environment(home: str) -> dict[str, str]:
     }
 
 
-def make_plan(*, workdir: str, limits: Limits, isolation: Isolation, uid: int | None,
-              require: bool, cgroup_procs: list[str] | None = None) -> dict[str, Any]:
+def make_plan(
+    *,
+    workdir: str,
+    limits: Limits,
+    isolation: Isolation,
+    uid: int | None,
+    require: bool,
+    cgroup_procs: list[str] | None = None,
+) -> dict[str, Any]:
     """What confine() applies in the child (JSON: it crosses a process boundary)."""
     return {
         "workdir": workdir,

@@ -28,12 +28,20 @@ CHILD = [sys.executable, "-I", "-u", "-m", "allele_worker.child"]
 # nothing of the job's; test_sandbox checks they agree).
 MAX_PROGRESS_OBJECTIVES = 1000
 
-def probe_isolation(*, uid: int | None = None, cgroups: CgroupSupport | None = None,
-                    cgroup_note: str = "", timeout: float = 30.0) -> Isolation:
+
+def probe_isolation(
+    *, uid: int | None = None, cgroups: CgroupSupport | None = None, cgroup_note: str = "", timeout: float = 30.0
+) -> Isolation:
     """Run the real confinement code in a throw-away child (in a control group of its own when the
     machine has them) and see which measures hold."""
-    isolation = Isolation(user=uid is not None, network=True, pid_namespace=True, minimal_root=True,
-                          syscall_filter=True, cgroup=f"v{cgroups.version}" if cgroups else None)
+    isolation = Isolation(
+        user=uid is not None,
+        network=True,
+        pid_namespace=True,
+        minimal_root=True,
+        syscall_filter=True,
+        cgroup=f"v{cgroups.version}" if cgroups else None,
+    )
     limits = Limits.from_caps(time_seconds=30, memory_mb=512)
     workdir = tempfile.mkdtemp(prefix="allele-probe-")
     group = cgroups.group(f"allele-probe-{os.getpid()}") if cgroups else None
@@ -44,17 +52,34 @@ def probe_isolation(*, uid: int | None = None, cgroups: CgroupSupport | None = N
             os.chown(workdir, uid, uid)
         if group is not None:
             group.create(memory_bytes=limits.hard_memory_mb * MIB, pids=limits.processes)
-        plan = make_plan(workdir=workdir, limits=limits, isolation=isolation, uid=uid, require=False,
-                         cgroup_procs=group.procs_files() if group else None)
+        plan = make_plan(
+            workdir=workdir,
+            limits=limits,
+            isolation=isolation,
+            uid=uid,
+            require=False,
+            cgroup_procs=group.procs_files() if group else None,
+        )
         marker = os.path.join(os.path.dirname(workdir), f"allele-probe-marker-{os.getpid()}")
         with open(marker, "w") as handle:
             handle.write("a file of the host the run must not see")
-        hidden = [marker, "/etc/hostname", "/etc/hosts", os.path.join(os.path.dirname(PACKAGE), "pyproject.toml"),
-                  os.path.expanduser("~/.bashrc")]
+        hidden = [
+            marker,
+            "/etc/hostname",
+            "/etc/hosts",
+            os.path.join(os.path.dirname(PACKAGE), "pyproject.toml"),
+            os.path.expanduser("~/.bashrc"),
+        ]
         plan["probe_hidden"] = [path for path in hidden if os.path.exists(path)]
         completed = subprocess.run(
-            [*CHILD, "--probe", json.dumps(plan)], capture_output=True, timeout=timeout,
-            env=child_environment(workdir), cwd=workdir, start_new_session=True, check=False)
+            [*CHILD, "--probe", json.dumps(plan)],
+            capture_output=True,
+            timeout=timeout,
+            env=child_environment(workdir),
+            cwd=workdir,
+            start_new_session=True,
+            check=False,
+        )
         failed = json.loads(completed.stdout.decode() or "{}").get("failed", {"probe": "no answer"})
         if group is not None and group.cpu_seconds() is None:
             failed["cgroup"] = "the run's group reports no CPU usage"
@@ -86,9 +111,14 @@ def probe_isolation(*, uid: int | None = None, cgroups: CgroupSupport | None = N
             isolation.rlimits.remove("nproc")
             failed.setdefault("rlimit:nproc", "only enforced for a user of the run's own")
     for name, reason in sorted(failed.items()):
-        label = {"network": "network namespace", "pid_namespace": "PID namespace",
-                 "minimal_root": "minimal root", "syscall_filter": "syscall filter", "user": "unprivileged user",
-                 "cgroup": "control group (memory, processes and CPU over the process tree)"}.get(name, name)
+        label = {
+            "network": "network namespace",
+            "pid_namespace": "PID namespace",
+            "minimal_root": "minimal root",
+            "syscall_filter": "syscall filter",
+            "user": "unprivileged user",
+            "cgroup": "control group (memory, processes and CPU over the process tree)",
+        }.get(name, name)
         isolation.notes.append(f"{label} unavailable: {reason}")
     return isolation
 
@@ -100,11 +130,11 @@ def probe_isolation(*, uid: int | None = None, cgroups: CgroupSupport | None = N
 class ProcessReport:
     """What the parent knows once the child is gone."""
 
-    exit_code: int | None            # exit status, or None when a signal ended it
-    signal: int | None               # the signal that ended it
-    killed: str | None               # why the parent killed it: time, memory, output, message(s), cancel
-    outcome: dict[str, Any] | None   # the child's last ``outcome`` message (unvalidated)
-    output: str                      # stdout+stderr, truncated
+    exit_code: int | None  # exit status, or None when a signal ended it
+    signal: int | None  # the signal that ended it
+    killed: str | None  # why the parent killed it: time, memory, output, message(s), cancel
+    outcome: dict[str, Any] | None  # the child's last ``outcome`` message (unvalidated)
+    output: str  # stdout+stderr, truncated
     output_truncated: bool
     cpu_seconds: float
     peak_memory_mb: float
@@ -138,8 +168,9 @@ class _MessageReader(threading.Thread):
     more than ``burst`` + ``per_second`` × the seconds since the start may come (user code can write
     to the channel too, and every message costs this process — the worker — CPU the run is not billed)."""
 
-    def __init__(self, fd: int, limit: int, on_message: Callable[[dict[str, Any]], None], *,
-                 per_second: float, burst: int) -> None:
+    def __init__(
+        self, fd: int, limit: int, on_message: Callable[[dict[str, Any]], None], *, per_second: float, burst: int
+    ) -> None:
         super().__init__(daemon=True)
         self.fd, self.limit, self.on_message = fd, limit, on_message
         self.per_second, self.burst = per_second, burst
@@ -209,11 +240,20 @@ class SandboxedProcess:
     and measured over the whole tree, processes by ``pids.max``, CPU billed is the group's total, and
     the end of the run kills every process left in it."""
 
-    def __init__(self, *, spec: dict[str, Any], limits: Limits, isolation: Isolation,
-                 workdir: str, uid: int | None, cgroups: CgroupSupport | None = None,
-                 group_name: str | None = None, forks: ForkServer | None = None,
-                 on_progress: Callable[[dict[str, Any]], None] | None = None,
-                 poll_seconds: float = 0.05) -> None:
+    def __init__(
+        self,
+        *,
+        spec: dict[str, Any],
+        limits: Limits,
+        isolation: Isolation,
+        workdir: str,
+        uid: int | None,
+        cgroups: CgroupSupport | None = None,
+        group_name: str | None = None,
+        forks: ForkServer | None = None,
+        on_progress: Callable[[dict[str, Any]], None] | None = None,
+        poll_seconds: float = 0.05,
+    ) -> None:
         self.spec, self.limits, self.isolation = spec, limits, isolation
         self.workdir, self.uid = workdir, uid
         self.group: RunCgroup | None = None
@@ -237,11 +277,15 @@ class SandboxedProcess:
         if self.group is not None:
             # The kernel's cap sits a little above the watchdog's, so the watchdog normally stops the
             # run first (clear reason); the kernel's OOM killer is the backstop for a fast allocation.
-            self.group.create(memory_bytes=(self.limits.hard_memory_mb + 64) * MIB,
-                              pids=self.limits.processes)
-        plan = make_plan(workdir=self.workdir, limits=self.limits, isolation=self.isolation,
-                         uid=self.uid, require=True,
-                         cgroup_procs=self.group.procs_files() if self.group else None)
+            self.group.create(memory_bytes=(self.limits.hard_memory_mb + 64) * MIB, pids=self.limits.processes)
+        plan = make_plan(
+            workdir=self.workdir,
+            limits=self.limits,
+            isolation=self.isolation,
+            uid=self.uid,
+            require=True,
+            cgroup_procs=self.group.procs_files() if self.group else None,
+        )
         self.started_at = time.monotonic()
         spec = dict(self.spec, started_at=self.started_at, sandbox=plan)
         spec_path = os.path.join(self.workdir, "job.json")
@@ -259,9 +303,15 @@ class SandboxedProcess:
             else:
                 self._proc = subprocess.Popen(
                     [*CHILD, "--spec", spec_path, "--msg-fd", str(msg_w)],
-                    stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w, pass_fds=(msg_w,),
+                    stdin=subprocess.DEVNULL,
+                    stdout=out_w,
+                    stderr=out_w,
+                    pass_fds=(msg_w,),
                     env=child_environment("/tmp" if self.isolation.minimal_root else self.workdir),
-                    cwd=self.workdir, start_new_session=True, close_fds=True)
+                    cwd=self.workdir,
+                    start_new_session=True,
+                    close_fds=True,
+                )
                 self._pid = self._proc.pid
         except BaseException:
             for fd_ in (out_r, out_w, msg_r, msg_w):
@@ -271,9 +321,13 @@ class SandboxedProcess:
         os.close(out_w)
         os.close(msg_w)
         self._output = _BoundedReader(out_r, self.limits.output_bytes)
-        self._messages = _MessageReader(msg_r, self.limits.message_bytes, self._progress,
-                                        per_second=self.limits.messages_per_second,
-                                        burst=self.limits.message_burst)
+        self._messages = _MessageReader(
+            msg_r,
+            self.limits.message_bytes,
+            self._progress,
+            per_second=self.limits.messages_per_second,
+            burst=self.limits.message_burst,
+        )
         self._output.start()
         self._messages.start()
         self._watchdog = threading.Thread(target=self._watch, daemon=True)
@@ -282,15 +336,21 @@ class SandboxedProcess:
     def _progress(self, message: dict[str, Any]) -> None:
         generations = message.get("generations_completed")
         fitness = message.get("best_solution_fitness")
-        if isinstance(generations, int) and not isinstance(generations, bool) and generations >= 0 \
-                and (fitness is None or (isinstance(fitness, (int, float))
-                                         and not isinstance(fitness, bool))):
-            progress: dict[str, Any] = {"generations_completed": generations,
-                                        "best_solution_fitness": fitness}
+        if (
+            isinstance(generations, int)
+            and not isinstance(generations, bool)
+            and generations >= 0
+            and (fitness is None or (isinstance(fitness, (int, float)) and not isinstance(fitness, bool)))
+        ):
+            progress: dict[str, Any] = {"generations_completed": generations, "best_solution_fitness": fitness}
             objectives = message.get("best_objectives")
-            if isinstance(objectives, list) and 0 < len(objectives) <= MAX_PROGRESS_OBJECTIVES \
-                    and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-                            for v in objectives):
+            if (
+                isinstance(objectives, list)
+                and 0 < len(objectives) <= MAX_PROGRESS_OBJECTIVES
+                and all(
+                    isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in objectives
+                )
+            ):
                 progress["best_objectives"] = objectives
             self.on_progress(progress)
 

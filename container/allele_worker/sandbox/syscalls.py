@@ -33,22 +33,81 @@ _NR, _ARCH, _ARG0 = 0, 4, 16  # offsets in struct seccomp_data (arg 0's low 32 b
 _CLONE_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 _UNSHARE_NAMESPACES = _CLONE_NAMESPACES | 0x80
 
-_GENERIC = {"io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427, "open_tree": 428,
-            "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
-            "mount_setattr": 442, "clone3": 435}
-ARCHES: dict[str, dict[str, Any]] = {
-    "x86_64": {"audit": 0xC000003E, "x32_bit": 0x40000000, "numbers": {
-        "clone": 56, "unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155,
-        "bpf": 321, "userfaultfd": 323, "perf_event_open": 298, "add_key": 248, "request_key": 249,
-        "keyctl": 250, **_GENERIC}},
-    "aarch64": {"audit": 0xC00000B7, "x32_bit": None, "numbers": {
-        "clone": 220, "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41,
-        "bpf": 280, "userfaultfd": 282, "perf_event_open": 241, "add_key": 217, "request_key": 218,
-        "keyctl": 219, **_GENERIC}},
+_GENERIC = {
+    "io_uring_setup": 425,
+    "io_uring_enter": 426,
+    "io_uring_register": 427,
+    "open_tree": 428,
+    "move_mount": 429,
+    "fsopen": 430,
+    "fsconfig": 431,
+    "fsmount": 432,
+    "fspick": 433,
+    "mount_setattr": 442,
+    "clone3": 435,
 }
-REFUSED = ("setns", "mount", "umount2", "pivot_root", "open_tree", "move_mount", "fsopen", "fsconfig",
-           "fsmount", "fspick", "mount_setattr", "io_uring_setup", "io_uring_enter", "io_uring_register",
-           "bpf", "userfaultfd", "perf_event_open", "add_key", "request_key", "keyctl")
+ARCHES: dict[str, dict[str, Any]] = {
+    "x86_64": {
+        "audit": 0xC000003E,
+        "x32_bit": 0x40000000,
+        "numbers": {
+            "clone": 56,
+            "unshare": 272,
+            "setns": 308,
+            "mount": 165,
+            "umount2": 166,
+            "pivot_root": 155,
+            "bpf": 321,
+            "userfaultfd": 323,
+            "perf_event_open": 298,
+            "add_key": 248,
+            "request_key": 249,
+            "keyctl": 250,
+            **_GENERIC,
+        },
+    },
+    "aarch64": {
+        "audit": 0xC00000B7,
+        "x32_bit": None,
+        "numbers": {
+            "clone": 220,
+            "unshare": 97,
+            "setns": 268,
+            "mount": 40,
+            "umount2": 39,
+            "pivot_root": 41,
+            "bpf": 280,
+            "userfaultfd": 282,
+            "perf_event_open": 241,
+            "add_key": 217,
+            "request_key": 218,
+            "keyctl": 219,
+            **_GENERIC,
+        },
+    },
+}
+REFUSED = (
+    "setns",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "open_tree",
+    "move_mount",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "bpf",
+    "userfaultfd",
+    "perf_event_open",
+    "add_key",
+    "request_key",
+    "keyctl",
+)
 
 
 class _Filter(ctypes.Structure):
@@ -66,8 +125,7 @@ def program(machine: str | None = None) -> list[tuple[int, int, int, int]]:
         raise OSError(f"no syscall filter for {machine or platform.machine()}")
     numbers = arch["numbers"]
     # Instructions with symbolic jump targets ("eperm", "enosys", "kill", "unshare", "clone"), resolved below.
-    code: list[tuple[Any, ...]] = [(_LD_ABS_W, 0, 0, _ARCH), (_JEQ, 0, "kill", arch["audit"]),
-                                   (_LD_ABS_W, 0, 0, _NR)]
+    code: list[tuple[Any, ...]] = [(_LD_ABS_W, 0, 0, _ARCH), (_JEQ, 0, "kill", arch["audit"]), (_LD_ABS_W, 0, 0, _NR)]
     if arch["x32_bit"] is not None:
         code.append((_JGE, "kill", 0, arch["x32_bit"]))
     code.append((_JEQ, "enosys", 0, numbers["clone3"]))

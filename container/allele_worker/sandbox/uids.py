@@ -63,8 +63,15 @@ def kill_uids(first: int, count: int = 1, rounds: int = 50) -> int:
 class UidBlock:
     """The block of uids this worker holds: ``take()`` / ``give()`` one per live run."""
 
-    def __init__(self, *, base: int, lock_dir: str, block_size: int = BLOCK_SIZE,
-                 max_blocks: int = MAX_BLOCKS, sweep_groups: Callable[[str], list[str]] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        base: int,
+        lock_dir: str,
+        block_size: int = BLOCK_SIZE,
+        max_blocks: int = MAX_BLOCKS,
+        sweep_groups: Callable[[str], list[str]] | None = None,
+    ) -> None:
         os.makedirs(lock_dir, mode=0o700, exist_ok=True)
         self.base, self.block_size = base, block_size
         self._lock = threading.Lock()
@@ -94,8 +101,12 @@ class UidBlock:
         killed = kill_uids(first, self.block_size)
         groups = sweep_groups(self.group_prefix(index)) if sweep_groups else []
         if killed or groups:
-            log.warning("sandbox: removed what a previous worker left in uid block %d: %d process(es), "
-                        "control group(s) %s", index, killed, ", ".join(groups) or "none")
+            log.warning(
+                "sandbox: removed what a previous worker left in uid block %d: %d process(es), control group(s) %s",
+                index,
+                killed,
+                ", ".join(groups) or "none",
+            )
 
     def group_prefix(self, index: int | None = None) -> str:
         return f"allele-{self.index if index is None else index}-"

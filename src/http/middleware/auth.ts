@@ -1,20 +1,21 @@
 // Who is calling, and the per-minute gate every request passes first (docs/api.md#limits): a valid bearer
 // key counts against its key's and its user's rolling windows; a request without one against its IP's,
 // before any 401. Every response carries the X-RateLimit-* headers of the window that applied.
-import { createMiddleware } from "hono/factory";
+
 import type { Context } from "hono";
-import type { AppEnv, Caller, RateCount } from "../context";
+import { createMiddleware } from "hono/factory";
+import { accountGate, ipWindow } from "../../admission/account-gate";
+import { type DeferredRate, rateHeaders, rateLimitedError } from "../../admission/rate-limit";
+import { type RateDecision, rateLimits } from "../../do/rate-window";
+import { keyPrefix, type Scope } from "../../domain/keys";
 import { ApiError } from "../../errors";
 import { constantTimeEqual, sha256Hex } from "../../lib/crypto";
 import { nowIso } from "../../lib/ids";
-import { keyPrefix, type Scope } from "../../domain/keys";
-import { rateLimits, type RateDecision } from "../../do/rate-window";
-import { accountGate, ipWindow } from "../../admission/account-gate";
-import { rateHeaders, rateLimitedError, type DeferredRate } from "../../admission/rate-limit";
+import { type Db, getDb } from "../../storage/db";
+import { findKeyWithAccount, keyNeedsTouch, touchKey } from "../../storage/keys";
+import type { AppEnv, Caller, RateCount } from "../context";
 import { onError } from "../error-handler";
 import { documented } from "../openapi/describe";
-import { getDb, type Db } from "../../storage/db";
-import { findKeyWithAccount, keyNeedsTouch, touchKey } from "../../storage/keys";
 
 /** The token of an `Authorization: Bearer <token>` header, or "" when there is none. */
 export const bearerToken = (authorization: string | undefined): string => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1] ?? "";
@@ -60,55 +61,63 @@ export const countedBy = (how: RateCount) =>
  * after its response when it was refused before getting there; over the limit, that response becomes the
  * 429. A route declared `countedBy("usage")` gets the account's usage from the same call as its count.
  */
-export const identifyAndLimit = documented(createMiddleware<AppEnv>(async (c, next) => {
-  const db = getDb(c.env.DB);
-  const caller = await authenticate(c.req.header("Authorization"), db);
-  const limits = rateLimits(c.env);
-  // The route's declaration (countedBy, app.ts) decides which call counts a keyed request.
-  const how = caller ? c.get("rateCount") : undefined;
-  const deferred: DeferredRate | null = caller && how === "admission" ? { keyPrefix: caller.keyPrefix, limits, decision: null } : null;
-  let decision: RateDecision | null = null;
-  if (!deferred) {
-    if (!caller) {
-      decision = await ipWindow(c.env, clientIp(c)).rate(limits.ip);
-    } else if (how === "usage") {
-      // The count and the usage after it in one call (a refused request gets no usage).
-      const counted = await accountGate(c.env, caller.accountId).rateWithUsage(caller.keyPrefix, limits);
-      decision = counted.rate;
-      if (counted.usage) c.set("usage", counted.usage);
-    } else {
-      decision = await accountGate(c.env, caller.accountId).rate(caller.keyPrefix, limits);
-    }
-    if (!decision.allowed) throw rateLimitedError(decision);
-    c.set("rateHeaders", rateHeaders(decision));
-  }
-  if (caller) {
-    c.set("caller", caller);
-    if (caller.touch) c.executionCtx.waitUntil(touchKey(db, caller.keyId, nowIso()).catch(() => undefined));
-  }
-  if (deferred) c.set("deferredRate", deferred);
-  try {
-    await next();
-  } finally {
-    if (deferred) {
-      if (!deferred.decision) {
-        // Refused before its admission call: counted now, and over the limit the 429 answers instead.
-        deferred.decision = await accountGate(c.env, caller!.accountId).rate(deferred.keyPrefix, limits);
-        if (!deferred.decision.allowed) c.res = await onError(rateLimitedError(deferred.decision), c);
+export const identifyAndLimit = documented(
+  createMiddleware<AppEnv>(async (c, next) => {
+    const db = getDb(c.env.DB);
+    const caller = await authenticate(c.req.header("Authorization"), db);
+    const limits = rateLimits(c.env);
+    // The route's declaration (countedBy, app.ts) decides which call counts a keyed request.
+    const how = caller ? c.get("rateCount") : undefined;
+    const deferred: DeferredRate | null = caller && how === "admission" ? { keyPrefix: caller.keyPrefix, limits, decision: null } : null;
+    let decision: RateDecision | null = null;
+    if (!deferred) {
+      if (!caller) {
+        decision = await ipWindow(c.env, clientIp(c)).rate(limits.ip);
+      } else if (how === "usage") {
+        // The count and the usage after it in one call (a refused request gets no usage).
+        const counted = await accountGate(c.env, caller.accountId).rateWithUsage(caller.keyPrefix, limits);
+        decision = counted.rate;
+        if (counted.usage) c.set("usage", counted.usage);
+      } else {
+        decision = await accountGate(c.env, caller.accountId).rate(caller.keyPrefix, limits);
       }
-      decision = deferred.decision;
+      if (!decision.allowed) throw rateLimitedError(decision);
+      c.set("rateHeaders", rateHeaders(decision));
     }
-    for (const [name, value] of Object.entries(rateHeaders(decision!))) c.res.headers.set(name, value);
-  }
-}), { "x-allele-rate-limited": true });
+    if (caller) {
+      c.set("caller", caller);
+      if (caller.touch) c.executionCtx.waitUntil(touchKey(db, caller.keyId, nowIso()).catch(() => undefined));
+    }
+    if (deferred) c.set("deferredRate", deferred);
+    try {
+      await next();
+    } finally {
+      if (deferred) {
+        if (!deferred.decision) {
+          // Refused before its admission call: counted now, and over the limit the 429 answers instead.
+          deferred.decision = await accountGate(c.env, caller!.accountId).rate(deferred.keyPrefix, limits);
+          if (!deferred.decision.allowed) c.res = await onError(rateLimitedError(deferred.decision), c);
+        }
+        decision = deferred.decision;
+      }
+      for (const [name, value] of Object.entries(rateHeaders(decision!))) c.res.headers.set(name, value);
+    }
+  }),
+  { "x-allele-rate-limited": true },
+);
 
 export const requireKey = documented(
   createMiddleware<AppEnv>(async (c, next) => {
     if (!c.get("caller")) {
-      throw new ApiError("unauthorized", "A valid API key is required: send `Authorization: Bearer <key>`.", {}, {
-        "WWW-Authenticate": 'Bearer realm="allele"',
-        ...c.get("rateHeaders"),
-      });
+      throw new ApiError(
+        "unauthorized",
+        "A valid API key is required: send `Authorization: Bearer <key>`.",
+        {},
+        {
+          "WWW-Authenticate": 'Bearer realm="allele"',
+          ...c.get("rateHeaders"),
+        },
+      );
     }
     await next();
   }),

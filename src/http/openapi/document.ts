@@ -4,14 +4,14 @@
 // route's fragments (describe.ts); this file turns them into operations: zod schemas into JSON Schema
 // (zod's own `toJSONSchema`, draft 2020-12 as OpenAPI 3.1 uses), error codes into responses grouped by
 // status, auth and scopes into security requirements, and the headers every response carries.
-import type { Hono } from "hono";
+import type { Env, Hono } from "hono";
 import { generateSpecs } from "hono-openapi";
 import { z } from "zod";
 import { SCOPES } from "../../domain/keys";
+import { type ErrorCode, statusOf } from "../../errors";
 import { EVENT_TYPES } from "../../events/payloads";
-import { statusOf, type ErrorCode } from "../../errors";
-import type { Fragment, OtherErrors, SuccessBody } from "./describe";
 import { AnyError, eventEnvelope } from "../validation/responses";
+import type { Fragment, OtherErrors, SuccessBody } from "./describe";
 
 export type DocumentKind = "public" | "admin";
 
@@ -54,15 +54,30 @@ class Schemas {
   }
 }
 
-const header = (description: string, schema: Json = { type: "integer" }, required = false) => ({ description, ...(required ? { required } : {}), schema });
+const header = (description: string, schema: Json = { type: "integer" }, required = false) => ({
+  description,
+  ...(required ? { required } : {}),
+  schema,
+});
 
 const HEADERS = {
-  "X-Request-Id": header("This request's id (also `error.request_id`); send your own (8..128 of `A-Za-z0-9._:-`) to have it echoed", { type: "string" }, true),
-  "X-RateLimit-Limit": header("Requests allowed in the rolling 60-second window that applied (key, or IP without a valid key)", { type: "integer" }, true),
+  "X-Request-Id": header(
+    "This request's id (also `error.request_id`); send your own (8..128 of `A-Za-z0-9._:-`) to have it echoed",
+    { type: "string" },
+    true,
+  ),
+  "X-RateLimit-Limit": header(
+    "Requests allowed in the rolling 60-second window that applied (key, or IP without a valid key)",
+    { type: "integer" },
+    true,
+  ),
   "X-RateLimit-Remaining": header("Requests left in that window after this one", { type: "integer" }, true),
   "X-RateLimit-Reset": header("Unix time in seconds when the window next frees a place", { type: "integer" }, true),
   "Retry-After": header("Seconds to wait before retrying (429 `rate_limited`, and `capacity_exceeded` for the daily quota)"),
-  "Idempotent-Replayed": header("`true` when this is the stored answer of an earlier request with the same Idempotency-Key", { type: "string", enum: ["true"] }),
+  "Idempotent-Replayed": header("`true` when this is the stored answer of an earlier request with the same Idempotency-Key", {
+    type: "string",
+    enum: ["true"],
+  }),
   "WWW-Authenticate": header("The authentication scheme expected", { type: "string" }),
 };
 const ref = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
@@ -84,7 +99,8 @@ function documentInfo(kind: DocumentKind) {
     : {
         title: "Allele admin API",
         version: "v1",
-        description: "The operator's API: accounts, plans, overrides, credits, keys and dashboard sign-in links. Bearer token: the deployment's `ADMIN_TOKEN` secret; without one configured every path is 404. Not rate-limited. docs/api.md#admin-api.",
+        description:
+          "The operator's API: accounts, plans, overrides, credits, keys and dashboard sign-in links. Bearer token: the deployment's `ADMIN_TOKEN` secret; without one configured every path is 404. Not rate-limited. docs/api.md#admin-api.",
       };
 }
 
@@ -116,7 +132,8 @@ function errorResponses(codes: ErrorCode[], headers: Json, other: Record<number,
     out[status] = { description, headers, content: { "application/json": { schema: schemas.convert(schema, "output") } } };
   }
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const extra = status === 429 ? { "Retry-After": ref("Retry-After") } : status === 401 ? { "WWW-Authenticate": ref("WWW-Authenticate") } : {};
+    const extra =
+      status === 429 ? { "Retry-After": ref("Retry-After") } : status === 401 ? { "WWW-Authenticate": ref("WWW-Authenticate") } : {};
     out[String(status)] = {
       description: `Error: ${list.map((c) => `\`${c}\``).join(", ")}`,
       headers: { ...headers, ...extra },
@@ -129,7 +146,8 @@ function errorResponses(codes: ErrorCode[], headers: Json, other: Record<number,
 function successResponse(status: number, body: SuccessBody, schemas: Schemas, headers: Json): Json {
   const description = status === 204 ? "Done; no body" : status === 201 ? "Created" : status === 202 ? "Accepted" : "OK";
   if (body === null) return { description, headers };
-  if ("raw" in body) return { description: body.description, headers, content: Object.fromEntries(body.raw.map((type) => [type, { schema: {} }])) };
+  if ("raw" in body)
+    return { description: body.description, headers, content: Object.fromEntries(body.raw.map((type) => [type, { schema: {} }])) };
   return { description, headers, content: { "application/json": { schema: schemas.convert(body, "output") } } };
 }
 
@@ -152,7 +170,12 @@ function buildOperation(kind: DocumentKind, raw: Operation, schemas: Schemas): J
   const errors = [...new Set<ErrorCode>([...declared, ...(rateLimited ? (["rate_limited"] as const) : []), "internal_error"])];
 
   const headers: Json = rateLimited
-    ? { "X-Request-Id": ref("X-Request-Id"), "X-RateLimit-Limit": ref("X-RateLimit-Limit"), "X-RateLimit-Remaining": ref("X-RateLimit-Remaining"), "X-RateLimit-Reset": ref("X-RateLimit-Reset") }
+    ? {
+        "X-Request-Id": ref("X-Request-Id"),
+        "X-RateLimit-Limit": ref("X-RateLimit-Limit"),
+        "X-RateLimit-Remaining": ref("X-RateLimit-Remaining"),
+        "X-RateLimit-Reset": ref("X-RateLimit-Reset"),
+      }
     : { "X-Request-Id": ref("X-Request-Id") };
   const successHeaders = idempotent ? { ...headers, "Idempotent-Replayed": ref("Idempotent-Replayed") } : headers;
 
@@ -164,7 +187,8 @@ function buildOperation(kind: DocumentKind, raw: Operation, schemas: Schemas): J
       name: "Idempotency-Key",
       in: "header",
       required: false,
-      description: "1..255 printable ASCII characters (a fresh UUID per distinct request): a retry with the same key and body answers the first response (with `Idempotent-Replayed: true`) for 24 hours; the same key with another body is 422, while the first is still running 409 (docs/api.md#idempotency)",
+      description:
+        "1..255 printable ASCII characters (a fresh UUID per distinct request): a retry with the same key and body answers the first response (with `Idempotent-Replayed: true`) for 24 hours; the same key with another body is 422, while the first is still running 409 (docs/api.md#idempotency)",
       schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]+$" },
     });
   }
@@ -179,10 +203,19 @@ function buildOperation(kind: DocumentKind, raw: Operation, schemas: Schemas): J
     tags: raw.tags,
     ...(parameters.length ? { parameters } : {}),
     ...(body
-      ? { requestBody: { required: body.required, content: Object.fromEntries((body.mediaTypes ?? ["application/json"]).map((type) => [type, { schema: schemas.convert(body.schema, "input") }])) } }
+      ? {
+          requestBody: {
+            required: body.required,
+            content: Object.fromEntries(
+              (body.mediaTypes ?? ["application/json"]).map((type) => [type, { schema: schemas.convert(body.schema, "input") }]),
+            ),
+          },
+        }
       : {}),
     responses: {
-      ...Object.fromEntries(Object.entries(success).map(([status, b]) => [status, successResponse(Number(status), b, schemas, successHeaders)])),
+      ...Object.fromEntries(
+        Object.entries(success).map(([status, b]) => [status, successResponse(Number(status), b, schemas, successHeaders)]),
+      ),
       ...errorResponses(errors, headers, raw["x-allele-other-errors"] ?? {}, schemas),
     },
     security,
@@ -193,10 +226,22 @@ function buildOperation(kind: DocumentKind, raw: Operation, schemas: Schemas): J
 /** The OpenAPI 3.1 `webhooks`: one POST per event type, with the signature headers (docs/webhooks.md). */
 function webhooks(schemas: Schemas): Json {
   const headers = [
-    ["X-Event-Id", "The event's UUID: the same on every attempt, equal to `event_id`; deduplicate by it", { type: "string", format: "uuid" }],
+    [
+      "X-Event-Id",
+      "The event's UUID: the same on every attempt, equal to `event_id`; deduplicate by it",
+      { type: "string", format: "uuid" },
+    ],
     ["X-Event-Type", "The event type", { type: "string", enum: [...EVENT_TYPES] }],
-    ["X-Signature-Timestamp", "Unix time in seconds of this attempt; reject a timestamp more than 5 minutes from your clock", { type: "string", pattern: "^\\d+$" }],
-    ["X-Signature", "`sha256=` + hex HMAC-SHA256, keyed by the webhook's secret, of `<X-Signature-Timestamp>.<raw body>`; compare in constant time", { type: "string", pattern: "^sha256=[0-9a-f]{64}$" }],
+    [
+      "X-Signature-Timestamp",
+      "Unix time in seconds of this attempt; reject a timestamp more than 5 minutes from your clock",
+      { type: "string", pattern: "^\\d+$" },
+    ],
+    [
+      "X-Signature",
+      "`sha256=` + hex HMAC-SHA256, keyed by the webhook's secret, of `<X-Signature-Timestamp>.<raw body>`; compare in constant time",
+      { type: "string", pattern: "^sha256=[0-9a-f]{64}$" },
+    ],
     ["User-Agent", "`Allele-Webhook/1.0`", { type: "string" }],
   ] as const;
   return Object.fromEntries(
@@ -206,11 +251,15 @@ function webhooks(schemas: Schemas): Json {
         post: {
           operationId: `webhook_${type.replace(/\W/g, "_")}`,
           summary: `The \`${type}\` event`,
-          description: "Sent as a signed POST to every active webhook subscribed to this type; retried with backoff for 24 hours until it gets a 2xx (docs/webhooks.md).",
+          description:
+            "Sent as a signed POST to every active webhook subscribed to this type; retried with backoff for 24 hours until it gets a 2xx (docs/webhooks.md).",
           tags: ["Webhook events"],
           parameters: headers.map(([name, description, schema]) => ({ name, in: "header", required: true, description, schema })),
           requestBody: { required: true, content: { "application/json": { schema: schemas.convert(eventEnvelope(type), "output") } } },
-          responses: { "2XX": { description: "Received: any 2xx ends the delivery" }, default: { description: "Anything else (or no answer in 10 s) is retried" } },
+          responses: {
+            "2XX": { description: "Received: any 2xx ends the delivery" },
+            default: { description: "Anything else (or no answer in 10 s) is retried" },
+          },
           security: [],
         },
       },
@@ -218,13 +267,29 @@ function webhooks(schemas: Schemas): Json {
   );
 }
 
-const TAG_ORDER = ["Submissions", "Results", "Imports", "Code uploads", "Webhooks", "Account", "Device login", "Health", "Documents", "Accounts", "Keys"];
+const TAG_ORDER = [
+  "Submissions",
+  "Results",
+  "Imports",
+  "Code uploads",
+  "Webhooks",
+  "Account",
+  "Device login",
+  "Health",
+  "Documents",
+  "Accounts",
+  "Keys",
+];
 
 const normalise = (path: string) => (path.length > 1 ? path.replace(/\/+$/, "") : path);
 
 /** The OpenAPI 3.1 document of one API, generated from `app`'s routes. */
-export async function generateDocument(app: Hono<any>, kind: DocumentKind): Promise<Json> {
-  const generated = (await generateSpecs(app, { excludeStaticFile: false, defaultValidationErrorResponse: false, excludeMethods: ["OPTIONS", "HEAD"] })) as unknown as {
+export async function generateDocument<E extends Env>(app: Hono<E>, kind: DocumentKind): Promise<Json> {
+  const generated = (await generateSpecs(app, {
+    excludeStaticFile: false,
+    defaultValidationErrorResponse: false,
+    excludeMethods: ["OPTIONS", "HEAD"],
+  })) as unknown as {
     paths: Record<string, Record<string, Operation>>;
   };
   const schemas = new Schemas();
@@ -237,7 +302,8 @@ export async function generateDocument(app: Hono<any>, kind: DocumentKind): Prom
     for (const method of METHODS) {
       const raw = item[method];
       if (!raw?.operationId || !raw["x-allele-success"]) continue;
-      (paths[relative] ??= {})[method] = buildOperation(kind, raw, schemas);
+      paths[relative] ??= {};
+      paths[relative][method] = buildOperation(kind, raw, schemas);
     }
   }
   schemas.convert(AnyError, "output"); // the ERROR component every error response refers to
@@ -263,7 +329,7 @@ export async function generateDocument(app: Hono<any>, kind: DocumentKind): Prom
 const cache = new WeakMap<object, Map<DocumentKind, Promise<Json>>>();
 
 /** The document of `app`, generated once per app instance. */
-export function documentOf(app: Hono<any>, kind: DocumentKind): Promise<Json> {
+export function documentOf<E extends Env>(app: Hono<E>, kind: DocumentKind): Promise<Json> {
   const byKind = cache.get(app) ?? new Map<DocumentKind, Promise<Json>>();
   cache.set(app, byKind);
   if (!byKind.has(kind)) byKind.set(kind, generateDocument(app, kind));

@@ -1,20 +1,28 @@
 // The writes that start a run — create, reexecute, continue — as one operation each, shared by the
 // REST API (http/routes) and the dashboard (web/): the same entry-symbol checks, the same admission
 // (every gate, in order) and the same domain calls, whoever presses the button (docs/dashboard.md).
-import type { Bindings } from "../../env";
-import { ApiError } from "../../errors";
-import type { DeferredRate } from "../../admission/rate-limit";
+
+import type { z } from "zod";
 import { withAdmission } from "../../admission/admission";
 import type { Payment } from "../../admission/limits";
+import type { DeferredRate } from "../../admission/rate-limit";
 import { resolveCodeUploads } from "../../domain/code-uploads";
 import { POPULATION_FILE } from "../../domain/result-files";
 import { addRun, assertNoLiveRun, createSubmission, enqueueRun } from "../../domain/submissions";
+import type { Bindings } from "../../env";
+import { ApiError } from "../../errors";
 import type { AccountRow } from "../../storage/accounts";
 import { getDb } from "../../storage/db";
 import { getResultFile, type ResultRow } from "../../storage/results";
 import { getSubmission, type SubmissionRow } from "../../storage/submissions";
-import { CODE_FIELDS, checkEntrySymbols, mergeParameters, refuseUnsupported, type createSubmissionSchema, type GaParameters } from "../validation/submission";
-import type { z } from "zod";
+import {
+  CODE_FIELDS,
+  checkEntrySymbols,
+  type createSubmissionSchema,
+  type GaParameters,
+  mergeParameters,
+  refuseUnsupported,
+} from "../validation/submission";
 
 /** Who starts the run and how: the account (as read at the start of the request), where it comes from and how it is paid. */
 export interface Starter {
@@ -31,7 +39,11 @@ export interface Starter {
 export type CreateBody = z.output<typeof createSubmissionSchema>;
 
 /** Creates a submission and its first run (queued). */
-export async function startSubmission(env: Bindings, who: Starter, validated: CreateBody): Promise<{ id: string; runId: string; createdAt: string }> {
+export async function startSubmission(
+  env: Bindings,
+  who: Starter,
+  validated: CreateBody,
+): Promise<{ id: string; runId: string; createdAt: string }> {
   const accountId = who.account.id;
   const body = await resolveCodeUploads(getDb(env.DB), accountId, validated, CODE_FIELDS);
   refuseUnsupported(body);
@@ -42,7 +54,14 @@ export async function startSubmission(env: Bindings, who: Starter, validated: Cr
     who.account,
     parameters,
     who.deferredRate,
-    (runId) => createSubmission(env, accountId, runId, { name, description, parameters, source: who.source, paidWithCredits: who.payment === "credits" }),
+    (runId) =>
+      createSubmission(env, accountId, runId, {
+        name,
+        description,
+        parameters,
+        source: who.source,
+        paidWithCredits: who.payment === "credits",
+      }),
     who.payment,
   );
   who.waitUntil(enqueueRun(env, { id: created.runId, accountId, parameters }));
@@ -50,7 +69,14 @@ export async function startSubmission(env: Bindings, who: Starter, validated: Cr
 }
 
 /** Admits and adds a run of `kind` to an idle submission, then puts it on the queue. */
-async function admitRun(env: Bindings, who: Starter, submission: SubmissionRow, kind: "reexecute" | "continue", parameters: GaParameters, parentResultId: string | null) {
+async function admitRun(
+  env: Bindings,
+  who: Starter,
+  submission: SubmissionRow,
+  kind: "reexecute" | "continue",
+  parameters: GaParameters,
+  parentResultId: string | null,
+) {
   const added = await withAdmission(
     env,
     who.account,

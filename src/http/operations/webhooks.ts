@@ -21,7 +21,6 @@ export async function safeUrl(env: Bindings, raw: string): Promise<string> {
   return raw;
 }
 
-
 /** Registers a webhook (its secret is in the returned row: show it once). */
 export async function registerWebhook(env: Bindings, accountId: string, body: z.output<typeof createWebhookSchema>): Promise<WebhookRow> {
   const url = await safeUrl(env, body.url);
@@ -48,7 +47,12 @@ export async function registerWebhook(env: Bindings, accountId: string, body: z.
 }
 
 /** Changes the fields given (a new URL is checked again). */
-export async function changeWebhook(env: Bindings, accountId: string, id: string, body: z.output<typeof updateWebhookSchema>): Promise<WebhookRow> {
+export async function changeWebhook(
+  env: Bindings,
+  accountId: string,
+  id: string,
+  body: z.output<typeof updateWebhookSchema>,
+): Promise<WebhookRow> {
   const db = getDb(env.DB);
   const existing = await getWebhook(db, accountId, id);
   if (!existing) throw notFound("webhook");

@@ -1,42 +1,60 @@
 // /admin/v1: the operator's surface (docs/api.md#admin-api), guarded by the ADMIN_TOKEN secret.
 // Without a configured token every admin path is 404, as if it did not exist.
-import { config } from "../../config";
+
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
-import type { AppEnv } from "../context";
-import { bearerToken } from "../middleware/auth";
+import { toMicro } from "../../billing/prices";
+import { config } from "../../config";
+import { issueKey, SCOPES, type Scope } from "../../domain/keys";
+import { createSignInLink, SIGN_IN_LINK_MAX_MS } from "../../domain/sessions";
 import { ApiError, notFound } from "../../errors";
 import { constantTimeEqual } from "../../lib/crypto";
 import { newId, nowIso } from "../../lib/ids";
-import { issueKey, SCOPES, type Scope } from "../../domain/keys";
-import { toMicro } from "../../billing/prices";
-import { getDb, type Db } from "../../storage/db";
-import { getAccount, getAccountByEmail, grantCredits, insertAccount, updateAccount, type AccountRow } from "../../storage/accounts";
+import { type AccountRow, getAccount, getAccountByEmail, grantCredits, insertAccount, updateAccount } from "../../storage/accounts";
+import { type Db, getDb } from "../../storage/db";
 import { listKeys, revokeKey } from "../../storage/keys";
 import { OVERRIDABLE_LIMITS, type OverridableLimit, type Overrides } from "../../storage/schema";
+import type { AppEnv } from "../context";
+import { bearerToken } from "../middleware/auth";
+import { describe, documented } from "../openapi/describe";
+import {
+  AdminAccountCreated,
+  AdminAccountOnly,
+  AdminAccountWithKeys,
+  AdminBalances,
+  AdminKeyIssued,
+  AdminKeyRevoked,
+  AdminSignInLink,
+} from "../validation/responses";
 import { jsonBody, optionalJsonBody, text } from "../validation/validate";
 import { accountView, origin } from "../views";
-import { createSignInLink, SIGN_IN_LINK_MAX_MS } from "../../domain/sessions";
-import { describe, documented } from "../openapi/describe";
-import { AdminAccountCreated, AdminAccountOnly, AdminAccountWithKeys, AdminBalances, AdminKeyIssued, AdminKeyRevoked, AdminSignInLink } from "../validation/responses";
 
-export const adminAuth = documented(createMiddleware<AppEnv>(async (c, next) => {
-  const token = config(c.env).adminToken;
-  if (!token) throw new ApiError("not_found", "No such endpoint.");
-  const presented = bearerToken(c.req.header("Authorization"));
-  if (!constantTimeEqual(presented, token)) {
-    throw new ApiError("unauthorized", "A valid admin token is required.", {}, { "WWW-Authenticate": 'Bearer realm="allele-admin"' });
-  }
-  await next();
-}), { "x-allele-auth": "admin", "x-allele-errors": ["unauthorized", "not_found"] });
+export const adminAuth = documented(
+  createMiddleware<AppEnv>(async (c, next) => {
+    const token = config(c.env).adminToken;
+    if (!token) throw new ApiError("not_found", "No such endpoint.");
+    const presented = bearerToken(c.req.header("Authorization"));
+    if (!constantTimeEqual(presented, token)) {
+      throw new ApiError("unauthorized", "A valid admin token is required.", {}, { "WWW-Authenticate": 'Bearer realm="allele-admin"' });
+    }
+    await next();
+  }),
+  { "x-allele-auth": "admin", "x-allele-errors": ["unauthorized", "not_found"] },
+);
 
 /** A response body as its schema (src/http/validation/responses.ts) takes it: checked by `satisfies`. */
 type Body<T extends z.ZodType> = z.input<T>;
 
 const plan = z.enum(["free", "trial", "premium"]);
-const money = z.number().finite().refine((n) => Math.abs(n) <= 1e9, "is out of range");
-const scopes = z.array(z.enum(SCOPES)).min(1).refine((s) => new Set(s).size === s.length, "must not repeat a scope");
+const money = z
+  .number()
+  .finite()
+  .refine((n) => Math.abs(n) <= 1e9, "is out of range");
+const scopes = z
+  .array(z.enum(SCOPES))
+  .min(1)
+  .refine((s) => new Set(s).size === s.length, "must not repeat a scope");
 const future = z.iso.datetime({ offset: true }).refine((s) => Date.parse(s) > Date.now(), "must be in the future");
 
 const overrideValue = { count: z.number().int().min(0).max(1_000_000_000), money: money.min(0) } as const;
@@ -55,60 +73,108 @@ async function ownAccount(db: Db, id: string): Promise<AccountRow> {
 
 export const adminRoutes = new Hono<AppEnv>()
   .use("*", adminAuth)
-  .post("/accounts", describe({ operationId: "createAccount", tag: "Accounts", summary: "Create an account and its first key (all scopes)", success: { 201: AdminAccountCreated }, errors: ["already_exists"] }), jsonBody(z.strictObject({ email: z.email().max(320), plan, credits: money.min(0).default(0) })), async (c) => {
-    const db = getDb(c.env.DB);
-    const body = c.req.valid("json");
-    const email = body.email.toLowerCase();
-    if (await getAccountByEmail(db, email)) throw new ApiError("already_exists", `An account with email ${email} exists.`);
-    const now = nowIso();
-    const id = newId();
-    await insertAccount(db, { id, email, plan: body.plan, overrides: {}, createdAt: now, updatedAt: now });
-    if (body.credits) await grantCredits(db, id, toMicro(body.credits), "paid", newId(), now);
-    const issued = await issueKey(db, id, "default", [...SCOPES], null);
-    return c.json({ account: accountView(c.env, (await getAccount(db, id))!), key: issued.key } satisfies Body<typeof AdminAccountCreated>, 201);
-  })
-  .get("/accounts/:id", describe({ operationId: "getAccount", tag: "Accounts", summary: "Get an account with its keys", success: { 200: AdminAccountWithKeys } }), async (c) => {
-    const db = getDb(c.env.DB);
-    const account = await ownAccount(db, c.req.param("id"));
-    const keys = await listKeys(db, account.id);
-    return c.json({
-      account: accountView(c.env, account),
-      keys: keys.map((k) => ({
-        prefix: k.prefix,
-        name: k.name,
-        scopes: k.scopes as Scope[],
-        expires_at: k.expiresAt,
-        revoked_at: k.revokedAt,
-        last_used_at: k.lastUsedAt,
-        created_at: k.createdAt,
-      })),
-    } satisfies Body<typeof AdminAccountWithKeys>);
-  })
-  .patch("/accounts/:id", describe({ operationId: "updateAccount", tag: "Accounts", summary: "Change an account's plan or overrides (null removes an override)", success: { 200: AdminAccountOnly } }), jsonBody(z.strictObject({ plan: plan.optional(), overrides: overridesBody.optional() })), async (c) => {
-    const db = getDb(c.env.DB);
-    const account = await ownAccount(db, c.req.param("id"));
-    const body = c.req.valid("json");
-    let overrides: Overrides | undefined;
-    if (body.overrides) {
-      overrides = { ...account.overrides };
-      for (const [key, value] of Object.entries(body.overrides) as [keyof Overrides, number | null | undefined][]) {
-        if (value === null) delete overrides[key];
-        else if (value !== undefined) overrides[key] = value;
+  .post(
+    "/accounts",
+    describe({
+      operationId: "createAccount",
+      tag: "Accounts",
+      summary: "Create an account and its first key (all scopes)",
+      success: { 201: AdminAccountCreated },
+      errors: ["already_exists"],
+    }),
+    jsonBody(z.strictObject({ email: z.email().max(320), plan, credits: money.min(0).default(0) })),
+    async (c) => {
+      const db = getDb(c.env.DB);
+      const body = c.req.valid("json");
+      const email = body.email.toLowerCase();
+      if (await getAccountByEmail(db, email)) throw new ApiError("already_exists", `An account with email ${email} exists.`);
+      const now = nowIso();
+      const id = newId();
+      await insertAccount(db, { id, email, plan: body.plan, overrides: {}, createdAt: now, updatedAt: now });
+      if (body.credits) await grantCredits(db, id, toMicro(body.credits), "paid", newId(), now);
+      const issued = await issueKey(db, id, "default", [...SCOPES], null);
+      return c.json(
+        { account: accountView(c.env, (await getAccount(db, id))!), key: issued.key } satisfies Body<typeof AdminAccountCreated>,
+        201,
+      );
+    },
+  )
+  .get(
+    "/accounts/:id",
+    describe({
+      operationId: "getAccount",
+      tag: "Accounts",
+      summary: "Get an account with its keys",
+      success: { 200: AdminAccountWithKeys },
+    }),
+    async (c) => {
+      const db = getDb(c.env.DB);
+      const account = await ownAccount(db, c.req.param("id"));
+      const keys = await listKeys(db, account.id);
+      return c.json({
+        account: accountView(c.env, account),
+        keys: keys.map((k) => ({
+          prefix: k.prefix,
+          name: k.name,
+          scopes: k.scopes as Scope[],
+          expires_at: k.expiresAt,
+          revoked_at: k.revokedAt,
+          last_used_at: k.lastUsedAt,
+          created_at: k.createdAt,
+        })),
+      } satisfies Body<typeof AdminAccountWithKeys>);
+    },
+  )
+  .patch(
+    "/accounts/:id",
+    describe({
+      operationId: "updateAccount",
+      tag: "Accounts",
+      summary: "Change an account's plan or overrides (null removes an override)",
+      success: { 200: AdminAccountOnly },
+    }),
+    jsonBody(z.strictObject({ plan: plan.optional(), overrides: overridesBody.optional() })),
+    async (c) => {
+      const db = getDb(c.env.DB);
+      const account = await ownAccount(db, c.req.param("id"));
+      const body = c.req.valid("json");
+      let overrides: Overrides | undefined;
+      if (body.overrides) {
+        overrides = { ...account.overrides };
+        for (const [key, value] of Object.entries(body.overrides) as [keyof Overrides, number | null | undefined][]) {
+          if (value === null) delete overrides[key];
+          else if (value !== undefined) overrides[key] = value;
+        }
       }
-    }
-    await updateAccount(db, account.id, { plan: body.plan, overrides }, nowIso());
-    return c.json({ account: accountView(c.env, (await getAccount(db, account.id))!) } satisfies Body<typeof AdminAccountOnly>);
-  })
-  .post("/accounts/:id/credits", describe({ operationId: "grantCredits", tag: "Accounts", summary: "Grant (or, negative, take) credits", success: { 200: AdminBalances } }), jsonBody(z.strictObject({ amount: money, kind: z.enum(["paid", "free"]).default("paid") })), async (c) => {
-    const db = getDb(c.env.DB);
-    const account = await ownAccount(db, c.req.param("id"));
-    const body = c.req.valid("json");
-    await grantCredits(db, account.id, toMicro(body.amount), body.kind, newId(), nowIso());
-    return c.json({ balances: accountView(c.env, (await getAccount(db, account.id))!).balances } satisfies Body<typeof AdminBalances>);
-  })
+      await updateAccount(db, account.id, { plan: body.plan, overrides }, nowIso());
+      return c.json({ account: accountView(c.env, (await getAccount(db, account.id))!) } satisfies Body<typeof AdminAccountOnly>);
+    },
+  )
+  .post(
+    "/accounts/:id/credits",
+    describe({
+      operationId: "grantCredits",
+      tag: "Accounts",
+      summary: "Grant (or, negative, take) credits",
+      success: { 200: AdminBalances },
+    }),
+    jsonBody(z.strictObject({ amount: money, kind: z.enum(["paid", "free"]).default("paid") })),
+    async (c) => {
+      const db = getDb(c.env.DB);
+      const account = await ownAccount(db, c.req.param("id"));
+      const body = c.req.valid("json");
+      await grantCredits(db, account.id, toMicro(body.amount), body.kind, newId(), nowIso());
+      return c.json({ balances: accountView(c.env, (await getAccount(db, account.id))!).balances } satisfies Body<typeof AdminBalances>);
+    },
+  )
   .post(
     "/accounts/:id/keys",
-    describe({ operationId: "createKey", tag: "Keys", summary: "Issue a key with scopes and an optional expiry", success: { 201: AdminKeyIssued } }),
+    describe({
+      operationId: "createKey",
+      tag: "Keys",
+      summary: "Issue a key with scopes and an optional expiry",
+      success: { 201: AdminKeyIssued },
+    }),
     jsonBody(z.strictObject({ name: text(100).pipe(z.string().min(1)), scopes, expires_at: future.nullable().optional() })),
     async (c) => {
       const db = getDb(c.env.DB);
@@ -127,17 +193,35 @@ export const adminRoutes = new Hono<AppEnv>()
       description: "The link opens a dashboard session for the account once, until it expires (docs/dashboard.md#sign-in).",
       success: { 201: AdminSignInLink },
     }),
-    optionalJsonBody(z.strictObject({ ttl_minutes: z.number().int().min(1).max(SIGN_IN_LINK_MAX_MS / 60_000).optional() })),
+    optionalJsonBody(
+      z.strictObject({
+        ttl_minutes: z
+          .number()
+          .int()
+          .min(1)
+          .max(SIGN_IN_LINK_MAX_MS / 60_000)
+          .optional(),
+      }),
+    ),
     async (c) => {
       const db = getDb(c.env.DB);
       const account = await ownAccount(db, c.req.param("id"));
       const ttl = c.req.valid("json").ttl_minutes;
       const link = await createSignInLink(db, account.id, ttl ? ttl * 60_000 : undefined);
-      return c.json({ url: `${origin(c)}/sign-in/link/${link.token}`, expires_at: link.expiresAt, account_id: account.id } satisfies Body<typeof AdminSignInLink>, 201);
+      return c.json(
+        { url: `${origin(c)}/sign-in/link/${link.token}`, expires_at: link.expiresAt, account_id: account.id } satisfies Body<
+          typeof AdminSignInLink
+        >,
+        201,
+      );
     },
   )
-  .post("/keys/:prefix/revoke", describe({ operationId: "revokeKey", tag: "Keys", summary: "Revoke a key by its prefix", success: { 200: AdminKeyRevoked } }), async (c) => {
-    const prefix = c.req.param("prefix");
-    if (!(await revokeKey(getDb(c.env.DB), prefix, nowIso()))) throw notFound("key");
-    return c.json({ prefix, revoked: true as const } satisfies Body<typeof AdminKeyRevoked>);
-  });
+  .post(
+    "/keys/:prefix/revoke",
+    describe({ operationId: "revokeKey", tag: "Keys", summary: "Revoke a key by its prefix", success: { 200: AdminKeyRevoked } }),
+    async (c) => {
+      const prefix = c.req.param("prefix");
+      if (!(await revokeKey(getDb(c.env.DB), prefix, nowIso()))) throw notFound("key");
+      return c.json({ prefix, revoked: true as const } satisfies Body<typeof AdminKeyRevoked>);
+    },
+  );

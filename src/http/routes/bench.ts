@@ -1,13 +1,14 @@
 // Routes for `npm run bench` only, enabled by BENCH_ROUTES=true (404 otherwise): a bare Hono route to
 // compare the gated API against, and a loop of admissions straight into one account's Durable Object.
-import { config } from "../../config";
+
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../context";
-import { notFound } from "../../errors";
 import { accountGate } from "../../admission/account-gate";
+import { config } from "../../config";
 import { rateLimits } from "../../do/rate-window";
+import { notFound } from "../../errors";
 import { newId } from "../../lib/ids";
+import type { AppEnv } from "../context";
 
 const enabled = createMiddleware<AppEnv>(async (c, next) => {
   if (!config(c.env).benchRoutes) throw notFound("endpoint");

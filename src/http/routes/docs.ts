@@ -9,7 +9,6 @@ import { Hono } from "hono";
 import { SAME_ORIGIN_CSP } from "../../lib/csp";
 import type { AppEnv } from "../context";
 
-
 const PAGE = `<!doctype html>
 <html lang="en">
 <head>
@@ -41,7 +40,12 @@ const INIT = `window.ui = SwaggerUIBundle({
 });
 `;
 
-const headers = (type: string) => ({ "Content-Type": type, "Cache-Control": "no-cache", "Content-Security-Policy": SAME_ORIGIN_CSP, "X-Content-Type-Options": "nosniff" });
+const headers = (type: string) => ({
+  "Content-Type": type,
+  "Cache-Control": "no-cache",
+  "Content-Security-Policy": SAME_ORIGIN_CSP,
+  "X-Content-Type-Options": "nosniff",
+});
 
 export const docsRoutes = new Hono<AppEnv>({ strict: false })
   .get("/", (c) => c.body(PAGE, 200, headers("text/html; charset=utf-8")))

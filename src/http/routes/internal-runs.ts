@@ -3,22 +3,23 @@
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
-import type { AppEnv } from "../context";
-import { bearerToken } from "../middleware/auth";
+import { isStagedFile, POPULATION_FILE, STAGED_FILES, type StagedFile, stagedKey } from "../../domain/result-files";
+import { recordProgress, runToken, startPopulationFile } from "../../domain/runs";
+import { endRun, type RunOutcome } from "../../domain/transitions";
 import { ApiError } from "../../errors";
 import { constantTimeEqual } from "../../lib/crypto";
-import { recordProgress, runToken, startPopulationFile } from "../../domain/runs";
-import { isStagedFile, POPULATION_FILE, STAGED_FILES, stagedKey, type StagedFile } from "../../domain/result-files";
 import { getDb } from "../../storage/db";
 import { getRun } from "../../storage/submissions";
-import { endRun, type RunOutcome } from "../../domain/transitions";
+import type { AppEnv } from "../context";
+import { bearerToken } from "../middleware/auth";
 
 // One objective's fitness: JSON has no infinity, so the GA worker writes an infinite one as text.
 const scalar = z.union([z.number(), z.literal("inf"), z.literal("-inf")]).nullable();
 // Several objectives: one finite number per objective (docs/runner-protocol.md).
 const vector = z.array(z.number()).min(1).max(1000);
 /** What progress shows: one finite number, else null (an old worker's list: its only value). */
-const single = (v: number | string | number[] | null) => (Array.isArray(v) ? (v.length === 1 ? v[0]! : null) : typeof v === "number" ? v : null);
+const single = (v: number | string | number[] | null) =>
+  Array.isArray(v) ? (v.length === 1 ? v[0]! : null) : typeof v === "number" ? v : null;
 
 const progressBody = z.object({
   generations_completed: z.number().int().min(0),
@@ -48,17 +49,33 @@ const completeBody = z.object({
       population: z.array(z.array(z.number())).nullable().optional(),
       stopped_reason: z.enum(["completed", "stop_criteria", "callback_stop", "time_cap", "memory_cap"]),
       num_objectives: z.number().int().min(1).max(1000).optional(),
-      pareto_front: z.object({ size: z.number().int().min(0), objectives: z.array(vector) }).nullable().optional(),
-      constraint_violations: z.array(z.object({ gene: z.number().int().min(0), value: z.number().nullable() })).nullable().optional(),
+      pareto_front: z
+        .object({ size: z.number().int().min(0), objectives: z.array(vector) })
+        .nullable()
+        .optional(),
+      constraint_violations: z
+        .array(z.object({ gene: z.number().int().min(0), value: z.number().nullable() }))
+        .nullable()
+        .optional(),
     })
     .nullable(),
   error: z.object({ code: z.string().max(64), message: z.string().max(4000) }).nullable(),
   metrics,
-  output: z.string().max(128 * 1024).nullable().optional(),
+  output: z
+    .string()
+    .max(128 * 1024)
+    .nullable()
+    .optional(),
   engine: z.string().max(64).nullable().optional(),
-  warnings: z.array(z.object({ message: z.string().max(1000), count: z.number().int().min(1) })).max(100).optional(),
+  warnings: z
+    .array(z.object({ message: z.string().max(1000), count: z.number().int().min(1) }))
+    .max(100)
+    .optional(),
   // How far a failed run got (docs/runner-protocol.md).
-  progress: z.object({ generations_completed: z.number().int().min(0), best_solution_fitness: z.number().nullable() }).nullable().optional(),
+  progress: z
+    .object({ generations_completed: z.number().int().min(0), best_solution_fitness: z.number().nullable() })
+    .nullable()
+    .optional(),
 });
 
 const runAuth = createMiddleware<AppEnv>(async (c, next) => {
@@ -81,7 +98,7 @@ const notLive = () => new ApiError("invalid_state", "The run is not live any mor
 
 async function liveRun(env: AppEnv["Bindings"], runId: string) {
   const run = await getRun(getDb(env.DB), runId);
-  if (!run || run.status !== "running") throw notLive();
+  if (run?.status !== "running") throw notLive();
   return run;
 }
 
@@ -90,7 +107,11 @@ export const internalRunsRoutes = new Hono<AppEnv>()
   .post("/:id/progress", async (c) => {
     const body = await parse(c.req.raw, progressBody);
     if (!body) throw unreadable();
-    const progress = { generations_completed: body.generations_completed, best_solution_fitness: single(body.best_solution_fitness), best_objectives: body.best_objectives ?? null };
+    const progress = {
+      generations_completed: body.generations_completed,
+      best_solution_fitness: single(body.best_solution_fitness),
+      best_objectives: body.best_objectives ?? null,
+    };
     if (!(await recordProgress(c.env, c.req.param("id"), progress))) throw notLive();
     return c.body(null, 204);
   })
@@ -137,7 +158,12 @@ function completionOutcome(body: z.output<typeof completeBody>): RunOutcome {
   const base = { metrics: body.metrics, output: body.output ?? null, engine: body.engine ?? null, warnings: body.warnings ?? [] };
   const r = body.result;
   if (body.status === "failed" || !r) {
-    return { ...base, status: "failed", error: body.error ?? { code: "internal_error", message: "The run failed." }, progress: body.progress ?? null };
+    return {
+      ...base,
+      status: "failed",
+      error: body.error ?? { code: "internal_error", message: "The run failed." },
+      progress: body.progress ?? null,
+    };
   }
   return {
     ...base,

@@ -1,9 +1,8 @@
 // /api/v1/results: list, get, patch, delete, files, continue.
 import { Hono } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../context";
-import { notFound } from "../../errors";
 import { ADMISSION_ERRORS } from "../../admission/admission";
+import { notFound } from "../../errors";
 import { nowIso } from "../../lib/ids";
 import { getDb } from "../../storage/db";
 import {
@@ -13,30 +12,31 @@ import {
   getResultFiles,
   listResults,
   RESULT_ORDERINGS,
-  updateResult,
   type ResultOrdering,
+  updateResult,
 } from "../../storage/results";
+import type { AppEnv } from "../context";
 import { requireScope } from "../middleware/auth";
 import { idempotent } from "../middleware/idempotency";
-import { bool, finiteNumber, isoDate, last, openCursor, paged, pageLinks, paging } from "../validation/list-query";
-import { continueSchema } from "../validation/submission";
+import { describe } from "../openapi/describe";
 import { continueResult } from "../operations/runs";
-import { apiStarter } from "./starter";
+import { bool, finiteNumber, isoDate, last, openCursor, paged, pageLinks, paging } from "../validation/list-query";
+import { list, Result, ResultListItem, SubmissionAccepted } from "../validation/responses";
+import { continueSchema } from "../validation/submission";
 import { jsonBody, optionalJsonBody, query, text } from "../validation/validate";
 import { fileResponse, origin, resultFull, resultListItem, submissionAccepted } from "../views";
-import { describe } from "../openapi/describe";
-import { list, Result, ResultListItem, SubmissionAccepted } from "../validation/responses";
+import { apiStarter } from "./starter";
 
 export const resultsListQuery = paged(
   z.strictObject({
-  ...paging,
-  submission_id: last(z.string().min(1).max(64)).optional(),
-  is_shared: bool,
-  min_fitness: finiteNumber,
-  max_fitness: finiteNumber,
-  created_after: isoDate,
-  created_before: isoDate,
-  ordering: last(z.enum(Object.keys(RESULT_ORDERINGS) as [ResultOrdering, ...ResultOrdering[]])).default("-created_at"),
+    ...paging,
+    submission_id: last(z.string().min(1).max(64)).optional(),
+    is_shared: bool,
+    min_fitness: finiteNumber,
+    max_fitness: finiteNumber,
+    created_after: isoDate,
+    created_before: isoDate,
+    ordering: last(z.enum(Object.keys(RESULT_ORDERINGS) as [ResultOrdering, ...ResultOrdering[]])).default("-created_at"),
   }),
 );
 
@@ -45,72 +45,122 @@ export const resultPatchBody = z
   .refine((b) => b.name !== undefined || b.is_shared !== undefined, { message: "send name and/or is_shared" });
 
 export const resultsRoutes = new Hono<AppEnv>()
-  .get("/", describe({ operationId: "listResults", tag: "Results", summary: "List results", description: "Filters and ordering: docs/api.md#filters.", success: { 200: list(ResultListItem) } }), requireScope("results:read"), query(resultsListQuery), async (c) => {
-    const q = c.req.valid("query");
-    const page = await listResults(
-      getDb(c.env.DB),
-      c.get("caller").accountId,
-      {
-        submissionId: q.submission_id,
-        isShared: q.is_shared,
-        minFitness: q.min_fitness,
-        maxFitness: q.max_fitness,
-        createdAfter: q.created_after,
-        createdBefore: q.created_before,
-      },
-      q.ordering,
-      q.page_size,
-      await openCursor(c.env, c.get("caller").accountId, q.cursor),
-    );
-    return c.json({
-      results: page.rows.map(resultListItem),
-      ...(await pageLinks(c, page)),
-    });
-  })
-  .get("/:id", describe({ operationId: "getResult", tag: "Results", summary: "Get a result: best solution, fitness history, parameters and file links", success: { 200: Result }, errors: ["not_found"] }), requireScope("results:read"), async (c) => {
-    const db = getDb(c.env.DB);
-    const result = await getResult(db, c.get("caller").accountId, c.req.param("id"));
-    if (!result) throw notFound("result");
-    return c.json(resultFull(origin(c), result, await getResultFiles(db, result.id)));
-  })
-  .patch("/:id", describe({ operationId: "updateResult", tag: "Results", summary: "Rename a result or change its shared flag", success: { 200: Result }, errors: ["not_found"] }), requireScope("results:write"), jsonBody(resultPatchBody), async (c) => {
-    const db = getDb(c.env.DB);
-    const accountId = c.get("caller").accountId;
-    const result = await getResult(db, accountId, c.req.param("id"));
-    if (!result) throw notFound("result");
-    const body = c.req.valid("json");
-    await updateResult(db, result.id, { name: body.name, isShared: body.is_shared }, nowIso());
-    const updated = (await getResult(db, accountId, result.id))!;
-    return c.json(resultFull(origin(c), updated, await getResultFiles(db, result.id)));
-  })
-  .delete("/:id", describe({ operationId: "deleteResult", tag: "Results", summary: "Delete a result and its files (the submission is untouched)", success: { 204: null }, errors: ["not_found"] }), requireScope("results:write"), async (c) => {
-    const db = getDb(c.env.DB);
-    const result = await getResult(db, c.get("caller").accountId, c.req.param("id"));
-    if (!result) throw notFound("result");
-    const keys = await deleteResult(db, result.id);
-    if (keys.length) await c.env.FILES.delete(keys);
-    return c.body(null, 204);
-  })
+  .get(
+    "/",
+    describe({
+      operationId: "listResults",
+      tag: "Results",
+      summary: "List results",
+      description: "Filters and ordering: docs/api.md#filters.",
+      success: { 200: list(ResultListItem) },
+    }),
+    requireScope("results:read"),
+    query(resultsListQuery),
+    async (c) => {
+      const q = c.req.valid("query");
+      const page = await listResults(
+        getDb(c.env.DB),
+        c.get("caller").accountId,
+        {
+          submissionId: q.submission_id,
+          isShared: q.is_shared,
+          minFitness: q.min_fitness,
+          maxFitness: q.max_fitness,
+          createdAfter: q.created_after,
+          createdBefore: q.created_before,
+        },
+        q.ordering,
+        q.page_size,
+        await openCursor(c.env, c.get("caller").accountId, q.cursor),
+      );
+      return c.json({
+        results: page.rows.map(resultListItem),
+        ...(await pageLinks(c, page)),
+      });
+    },
+  )
+  .get(
+    "/:id",
+    describe({
+      operationId: "getResult",
+      tag: "Results",
+      summary: "Get a result: best solution, fitness history, parameters and file links",
+      success: { 200: Result },
+      errors: ["not_found"],
+    }),
+    requireScope("results:read"),
+    async (c) => {
+      const db = getDb(c.env.DB);
+      const result = await getResult(db, c.get("caller").accountId, c.req.param("id"));
+      if (!result) throw notFound("result");
+      return c.json(resultFull(origin(c), result, await getResultFiles(db, result.id)));
+    },
+  )
+  .patch(
+    "/:id",
+    describe({
+      operationId: "updateResult",
+      tag: "Results",
+      summary: "Rename a result or change its shared flag",
+      success: { 200: Result },
+      errors: ["not_found"],
+    }),
+    requireScope("results:write"),
+    jsonBody(resultPatchBody),
+    async (c) => {
+      const db = getDb(c.env.DB);
+      const accountId = c.get("caller").accountId;
+      const result = await getResult(db, accountId, c.req.param("id"));
+      if (!result) throw notFound("result");
+      const body = c.req.valid("json");
+      await updateResult(db, result.id, { name: body.name, isShared: body.is_shared }, nowIso());
+      const updated = (await getResult(db, accountId, result.id))!;
+      return c.json(resultFull(origin(c), updated, await getResultFiles(db, result.id)));
+    },
+  )
+  .delete(
+    "/:id",
+    describe({
+      operationId: "deleteResult",
+      tag: "Results",
+      summary: "Delete a result and its files (the submission is untouched)",
+      success: { 204: null },
+      errors: ["not_found"],
+    }),
+    requireScope("results:write"),
+    async (c) => {
+      const db = getDb(c.env.DB);
+      const result = await getResult(db, c.get("caller").accountId, c.req.param("id"));
+      if (!result) throw notFound("result");
+      const keys = await deleteResult(db, result.id);
+      if (keys.length) await c.env.FILES.delete(keys);
+      return c.body(null, 204);
+    },
+  )
   .get(
     "/:id/files/:name",
     describe({
       operationId: "getResultFile",
       tag: "Results",
       summary: "Download a result file",
-      description: "`result.json`, `fitness_history.csv`, `best_solution.csv`, `fitness.svg`, `population.json` (when stored) and `logs.txt` (when the run printed anything): the names a result's `files` lists.",
-      success: { 200: { raw: ["application/json", "text/csv", "image/svg+xml", "text/plain"], description: "The file, streamed as an attachment" } },
+      description:
+        "`result.json`, `fitness_history.csv`, `best_solution.csv`, `fitness.svg`, `population.json` (when stored) and `logs.txt` (when the run printed anything): the names a result's `files` lists.",
+      success: {
+        200: { raw: ["application/json", "text/csv", "image/svg+xml", "text/plain"], description: "The file, streamed as an attachment" },
+      },
       errors: ["not_found"],
     }),
     requireScope("results:read"),
     async (c) => {
-    const db = getDb(c.env.DB);
-    const result = await getResult(db, c.get("caller").accountId, c.req.param("id"));
-    if (!result) throw notFound("result");
-    const file = await getResultFile(db, result.id, c.req.param("name"));
-    const object = file ? await c.env.FILES.get(file.r2Key) : null;
-    if (!file || !object) throw notFound("file");
-    return fileResponse(file, object, c.get("requestId"));
-  })
+      const db = getDb(c.env.DB);
+      const result = await getResult(db, c.get("caller").accountId, c.req.param("id"));
+      if (!result) throw notFound("result");
+      const file = await getResultFile(db, result.id, c.req.param("name"));
+      const object = file ? await c.env.FILES.get(file.r2Key) : null;
+      if (!file || !object) throw notFound("file");
+      return fileResponse(file, object, c.get("requestId"));
+    },
+  )
   .post(
     "/:id/continue",
     describe({
@@ -122,11 +172,13 @@ export const resultsRoutes = new Hono<AppEnv>()
     }),
     requireScope("submissions:write"),
     optionalJsonBody(continueSchema),
-    idempotent, async (c) => {
-    const db = getDb(c.env.DB);
-    const accountId = c.get("caller").accountId;
-    const result = await getResult(db, accountId, c.req.param("id"));
-    if (!result) throw notFound("result");
-    const { submission } = await continueResult(c.env, apiStarter(c), result, c.req.valid("json"));
-    return c.json(submissionAccepted(origin(c), submission, c.get("requestId")), 202);
-  });
+    idempotent,
+    async (c) => {
+      const db = getDb(c.env.DB);
+      const accountId = c.get("caller").accountId;
+      const result = await getResult(db, accountId, c.req.param("id"));
+      if (!result) throw notFound("result");
+      const { submission } = await continueResult(c.env, apiStarter(c), result, c.req.valid("json"));
+      return c.json(submissionAccepted(origin(c), submission, c.get("requestId")), 202);
+    },
+  );

@@ -1,97 +1,175 @@
 // /api/v1/submissions: list, create, get, delete, cancel, reexecute.
 import { Hono } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../context";
-import { notFound } from "../../errors";
 import { ADMISSION_ERRORS } from "../../admission/admission";
 import { cancelSubmission, deleteSubmission } from "../../domain/submissions";
+import { notFound } from "../../errors";
 import { getDb } from "../../storage/db";
-import { SUBMISSION_SOURCES, type RunStatus } from "../../storage/schema";
-import { getSubmission, getSubmissionWithRun, listSubmissions, SUBMISSION_ORDERINGS, type SubmissionOrdering } from "../../storage/submissions";
+import { type RunStatus, SUBMISSION_SOURCES } from "../../storage/schema";
+import {
+  getSubmission,
+  getSubmissionWithRun,
+  listSubmissions,
+  SUBMISSION_ORDERINGS,
+  type SubmissionOrdering,
+} from "../../storage/submissions";
+import type { AppEnv } from "../context";
 import { requireScope } from "../middleware/auth";
 import { idempotent } from "../middleware/idempotency";
-import { isoDate, last, openCursor, paged, pageLinks, paging } from "../validation/list-query";
-import { createSubmissionSchema, reexecuteSchema } from "../validation/submission";
-import { apiStarter } from "./starter";
+import { describe } from "../openapi/describe";
 import { reexecuteSubmission, startSubmission } from "../operations/runs";
+import { isoDate, last, openCursor, paged, pageLinks, paging } from "../validation/list-query";
+import { list, Submission, SubmissionAccepted, SubmissionListItem } from "../validation/responses";
+import { createSubmissionSchema, reexecuteSchema } from "../validation/submission";
 import { jsonBody, optionalJsonBody, query } from "../validation/validate";
 import { origin, submissionAccepted, submissionFull, submissionListItem } from "../views";
-import { describe } from "../openapi/describe";
-import { list, Submission, SubmissionAccepted, SubmissionListItem } from "../validation/responses";
+import { apiStarter } from "./starter";
 
 const STATUSES: RunStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
 
 export const submissionsListQuery = paged(
   z.strictObject({
-  ...paging,
-  status: last(
-    z
-      .string()
-      .transform((csv) => csv.split(",").map((s) => s.trim()))
-      .refine((list) => list.every((s) => (STATUSES as string[]).includes(s)), `must be a comma-separated list of: ${STATUSES.join(", ")}`)
-      .transform((list) => list as RunStatus[]),
-  ).optional(),
-  source: last(z.enum(SUBMISSION_SOURCES)).optional(),
-  created_after: isoDate,
-  created_before: isoDate,
-  name_contains: last(z.string().max(100)).optional(),
-  ordering: last(z.enum(Object.keys(SUBMISSION_ORDERINGS) as [SubmissionOrdering, ...SubmissionOrdering[]])).default("-created_at"),
+    ...paging,
+    status: last(
+      z
+        .string()
+        .transform((csv) => csv.split(",").map((s) => s.trim()))
+        .refine(
+          (list) => list.every((s) => (STATUSES as string[]).includes(s)),
+          `must be a comma-separated list of: ${STATUSES.join(", ")}`,
+        )
+        .transform((list) => list as RunStatus[]),
+    ).optional(),
+    source: last(z.enum(SUBMISSION_SOURCES)).optional(),
+    created_after: isoDate,
+    created_before: isoDate,
+    name_contains: last(z.string().max(100)).optional(),
+    ordering: last(z.enum(Object.keys(SUBMISSION_ORDERINGS) as [SubmissionOrdering, ...SubmissionOrdering[]])).default("-created_at"),
   }),
 );
 
 export const submissionsRoutes = new Hono<AppEnv>()
-  .get("/", describe({ operationId: "listSubmissions", tag: "Submissions", summary: "List submissions", description: "Newest first unless `ordering` says otherwise; filters and ordering: docs/api.md#filters.", success: { 200: list(SubmissionListItem) } }), requireScope("submissions:read"), query(submissionsListQuery), async (c) => {
-    const q = c.req.valid("query");
-    const page = await listSubmissions(
-      getDb(c.env.DB),
-      c.get("caller").accountId,
-      { status: q.status, source: q.source, createdAfter: q.created_after, createdBefore: q.created_before, nameContains: q.name_contains },
-      q.ordering,
-      q.page_size,
-      await openCursor(c.env, c.get("caller").accountId, q.cursor),
-    );
-    return c.json({
-      results: page.rows.map(submissionListItem),
-      ...(await pageLinks(c, page)),
-    });
-  })
+  .get(
+    "/",
+    describe({
+      operationId: "listSubmissions",
+      tag: "Submissions",
+      summary: "List submissions",
+      description: "Newest first unless `ordering` says otherwise; filters and ordering: docs/api.md#filters.",
+      success: { 200: list(SubmissionListItem) },
+    }),
+    requireScope("submissions:read"),
+    query(submissionsListQuery),
+    async (c) => {
+      const q = c.req.valid("query");
+      const page = await listSubmissions(
+        getDb(c.env.DB),
+        c.get("caller").accountId,
+        {
+          status: q.status,
+          source: q.source,
+          createdAfter: q.created_after,
+          createdBefore: q.created_before,
+          nameContains: q.name_contains,
+        },
+        q.ordering,
+        q.page_size,
+        await openCursor(c.env, c.get("caller").accountId, q.cursor),
+      );
+      return c.json({
+        results: page.rows.map(submissionListItem),
+        ...(await pageLinks(c, page)),
+      });
+    },
+  )
   .post(
     "/",
     describe({
       operationId: "createSubmission",
       tag: "Submissions",
       summary: "Create a submission (a GA job)",
-      description: "Answers 202 at once and queues the first run. A write: every gate applies (docs/api.md#gates). A code field may be given inline or as `<field>_id`, a code upload.",
+      description:
+        "Answers 202 at once and queues the first run. A write: every gate applies (docs/api.md#gates). A code field may be given inline or as `<field>_id`, a code upload.",
       success: { 202: SubmissionAccepted },
-      errors: ["entry_symbol_required", "entry_symbol_not_found", "unsupported_submission_type", "unsupported_field", "code_upload_not_found", "code_upload_expired", ...ADMISSION_ERRORS],
+      errors: [
+        "entry_symbol_required",
+        "entry_symbol_not_found",
+        "unsupported_submission_type",
+        "unsupported_field",
+        "code_upload_not_found",
+        "code_upload_expired",
+        ...ADMISSION_ERRORS,
+      ],
     }),
     requireScope("submissions:write"),
     jsonBody(createSubmissionSchema),
-    idempotent, async (c) => {
-    const body = c.req.valid("json");
-    const { id, createdAt } = await startSubmission(c.env, apiStarter(c), body);
-    return c.json(submissionAccepted(origin(c), { id, name: body.name, description: body.description, submissionType: "new", createdAt }, c.get("requestId")), 202);
-  })
-  .get("/:id", describe({ operationId: "getSubmission", tag: "Submissions", summary: "Get a submission: its full row with the latest run's status, progress, error and logs", success: { 200: Submission }, errors: ["not_found"] }), requireScope("submissions:read"), async (c) => {
-    const row = await getSubmissionWithRun(getDb(c.env.DB), c.get("caller").accountId, c.req.param("id"));
-    if (!row) throw notFound("submission");
-    return c.json(submissionFull(origin(c), row.submission, row.run));
-  })
-  .delete("/:id", describe({ operationId: "deleteSubmission", tag: "Submissions", summary: "Delete a submission (a live run is stopped and billed first; its results stay)", success: { 204: null }, errors: ["not_found"] }), requireScope("submissions:write"), async (c) => {
-    const submission = await getSubmission(getDb(c.env.DB), c.get("caller").accountId, c.req.param("id"));
-    if (!submission) throw notFound("submission");
-    await deleteSubmission(c.env, submission);
-    return c.body(null, 204);
-  })
-  .post("/:id/cancel", describe({ operationId: "cancelSubmission", tag: "Submissions", summary: "Cancel the live run of a submission", success: { 202: Submission }, errors: ["not_found", "invalid_state"] }), requireScope("submissions:write"), async (c) => {
-    const db = getDb(c.env.DB);
-    const accountId = c.get("caller").accountId;
-    const submission = await getSubmission(db, accountId, c.req.param("id"));
-    if (!submission) throw notFound("submission");
-    await cancelSubmission(c.env, submission);
-    const row = await getSubmissionWithRun(db, accountId, submission.id);
-    return c.json(submissionFull(origin(c), row!.submission, row!.run), 202);
-  })
+    idempotent,
+    async (c) => {
+      const body = c.req.valid("json");
+      const { id, createdAt } = await startSubmission(c.env, apiStarter(c), body);
+      return c.json(
+        submissionAccepted(
+          origin(c),
+          { id, name: body.name, description: body.description, submissionType: "new", createdAt },
+          c.get("requestId"),
+        ),
+        202,
+      );
+    },
+  )
+  .get(
+    "/:id",
+    describe({
+      operationId: "getSubmission",
+      tag: "Submissions",
+      summary: "Get a submission: its full row with the latest run's status, progress, error and logs",
+      success: { 200: Submission },
+      errors: ["not_found"],
+    }),
+    requireScope("submissions:read"),
+    async (c) => {
+      const row = await getSubmissionWithRun(getDb(c.env.DB), c.get("caller").accountId, c.req.param("id"));
+      if (!row) throw notFound("submission");
+      return c.json(submissionFull(origin(c), row.submission, row.run));
+    },
+  )
+  .delete(
+    "/:id",
+    describe({
+      operationId: "deleteSubmission",
+      tag: "Submissions",
+      summary: "Delete a submission (a live run is stopped and billed first; its results stay)",
+      success: { 204: null },
+      errors: ["not_found"],
+    }),
+    requireScope("submissions:write"),
+    async (c) => {
+      const submission = await getSubmission(getDb(c.env.DB), c.get("caller").accountId, c.req.param("id"));
+      if (!submission) throw notFound("submission");
+      await deleteSubmission(c.env, submission);
+      return c.body(null, 204);
+    },
+  )
+  .post(
+    "/:id/cancel",
+    describe({
+      operationId: "cancelSubmission",
+      tag: "Submissions",
+      summary: "Cancel the live run of a submission",
+      success: { 202: Submission },
+      errors: ["not_found", "invalid_state"],
+    }),
+    requireScope("submissions:write"),
+    async (c) => {
+      const db = getDb(c.env.DB);
+      const accountId = c.get("caller").accountId;
+      const submission = await getSubmission(db, accountId, c.req.param("id"));
+      if (!submission) throw notFound("submission");
+      await cancelSubmission(c.env, submission);
+      const row = await getSubmissionWithRun(db, accountId, submission.id);
+      return c.json(submissionFull(origin(c), row!.submission, row!.run), 202);
+    },
+  )
   .post(
     "/:id/reexecute",
     describe({
@@ -103,9 +181,11 @@ export const submissionsRoutes = new Hono<AppEnv>()
     }),
     requireScope("submissions:write"),
     optionalJsonBody(reexecuteSchema),
-    idempotent, async (c) => {
-    const submission = await getSubmission(getDb(c.env.DB), c.get("caller").accountId, c.req.param("id"));
-    if (!submission) throw notFound("submission");
-    await reexecuteSubmission(c.env, apiStarter(c), submission, c.req.valid("json"));
-    return c.json(submissionAccepted(origin(c), submission, c.get("requestId")), 202);
-  });
+    idempotent,
+    async (c) => {
+      const submission = await getSubmission(getDb(c.env.DB), c.get("caller").accountId, c.req.param("id"));
+      if (!submission) throw notFound("submission");
+      await reexecuteSubmission(c.env, apiStarter(c), submission, c.req.valid("json"));
+      return c.json(submissionAccepted(origin(c), submission, c.get("requestId")), 202);
+    },
+  );

@@ -1,10 +1,10 @@
 // The body of POST /imports: what the Vilvik SDK's `vilvik.push(ga)` / `client.imports.create` sends for a
 // pygad.GA run made elsewhere (docs/api.md#imports) — its parameters, its captured code, its outcome.
 import { z } from "zod";
-import { validationError, type FieldError } from "../../errors";
-import { fieldErrors, text } from "./validate";
-import { CODE_FIELDS, checkEntrySymbols, code, entry, gaParametersSchema, gaShape, type GaParameters } from "./submission";
 import type { ImportedOutcome } from "../../domain/imports";
+import { type FieldError, validationError } from "../../errors";
+import { CODE_FIELDS, checkEntrySymbols, code, entry, type GaParameters, gaParametersSchema, gaShape } from "./submission";
+import { fieldErrors, text } from "./validate";
 
 /** The largest import body: a population rides inside it (docs/api.md#imports). */
 export const MAX_IMPORT_BYTES = 8 * 1024 * 1024;
@@ -23,7 +23,8 @@ const DROPPED = {
   nsga3_num_divisions: z.number(),
 };
 
-const codeEntries = (fields: readonly string[]) => Object.fromEntries(fields.map((field) => [field, field.endsWith("_entry") ? entry.optional() : code.optional()]));
+const codeEntries = (fields: readonly string[]) =>
+  Object.fromEntries(fields.map((field) => [field, field.endsWith("_entry") ? entry.optional() : code.optional()]));
 const ROLE_KEYS = CODE_FIELDS.flatMap((field) => [field, `${field}_entry`]);
 const isRoleKey = (key: string) => ROLE_KEYS.includes(key);
 
@@ -39,7 +40,9 @@ const MAX_GENES = 1_000_000;
 /** A fitness of several objectives holds at most this many values, as in a run (docs/api.md#multi-objective). */
 const MAX_OBJECTIVES = 1000;
 /** A fitness as PyGAD gives it: one number, or a list of objective values (a list of one is one objective, as in a run). */
-const fitness = z.union([finite, z.array(finite).min(1).max(MAX_OBJECTIVES)]).meta({ description: "one objective: a number (or a list of one); several: a list of one value per objective" });
+const fitness = z
+  .union([finite, z.array(finite).min(1).max(MAX_OBJECTIVES)])
+  .meta({ description: "one objective: a number (or a list of one); several: a list of one value per objective" });
 
 export const importSchema = z.strictObject({
   name: text(200).optional(),
@@ -78,7 +81,14 @@ const bodyField = (name: string) => (isRoleKey(name.split(".")[0]!) ? `code.${na
  * field as the body holds it. `K_tournament`, which PyGAD sets on every GA, is kept only for the tournament selections.
  */
 export function checkImport(body: ImportBody): { parameters: GaParameters; outcome: ImportedOutcome } {
-  const { save_best_solutions: _1, save_solutions: _2, sbx_crossover_eta: _3, polynomial_mutation_eta: _4, nsga3_num_divisions: _5, ...ga } = body.ga_parameters;
+  const {
+    save_best_solutions: _1,
+    save_solutions: _2,
+    sbx_crossover_eta: _3,
+    polynomial_mutation_eta: _4,
+    nsga3_num_divisions: _5,
+    ...ga
+  } = body.ga_parameters;
   if (ga.parent_selection_type !== "tournament" && ga.parent_selection_type !== "tournament_nsga2") delete ga.K_tournament;
   const merged = { ...ga, ...body.code };
   try {
@@ -104,12 +114,16 @@ function outcomeIssues(p: GaParameters, r: ImportBody["result"]): FieldError[] {
   const add = (field: string, message: string) => issues.push({ field: `result.${field}`, message });
   if (r.best_solution.length !== p.num_genes) add("best_solution", `must hold num_genes (${p.num_genes}) values`);
   if (r.generations_completed > p.num_generations) add("generations_completed", `must be at most num_generations (${p.num_generations})`);
-  if (r.best_solutions_fitness.length > r.generations_completed + 1) add("best_solutions_fitness", `may hold at most generations_completed + 1 (${r.generations_completed + 1}) values`);
-  if (r.best_solution_generation !== undefined && r.best_solution_generation > r.generations_completed) add("best_solution_generation", "must be at most generations_completed");
-  if (r.last_generation_fitness && r.last_generation_fitness.length !== p.sol_per_pop) add("last_generation_fitness", `must hold sol_per_pop (${p.sol_per_pop}) values`);
+  if (r.best_solutions_fitness.length > r.generations_completed + 1)
+    add("best_solutions_fitness", `may hold at most generations_completed + 1 (${r.generations_completed + 1}) values`);
+  if (r.best_solution_generation !== undefined && r.best_solution_generation > r.generations_completed)
+    add("best_solution_generation", "must be at most generations_completed");
+  if (r.last_generation_fitness && r.last_generation_fitness.length !== p.sol_per_pop)
+    add("last_generation_fitness", `must hold sol_per_pop (${p.sol_per_pop}) values`);
   if (r.population) {
     if (r.population.length !== p.sol_per_pop) add("population", `must hold sol_per_pop (${p.sol_per_pop}) solutions`);
-    else if (r.population.some((row) => row.length !== p.num_genes)) add("population", `each solution must hold num_genes (${p.num_genes}) values`);
+    else if (r.population.some((row) => row.length !== p.num_genes))
+      add("population", `each solution must hold num_genes (${p.num_genes}) values`);
   }
   return issues;
 }
@@ -123,13 +137,22 @@ type Fitness = z.output<typeof fitness>;
  * `last_generation_fitness` must hold N values. Adds the first broken entry of each list to `issues`.
  */
 function readObjectives(r: ImportBody["result"], issues: FieldError[]): ImportedOutcome | null {
-  const { best_solution_generation: generation, best_solution_fitness: best, best_solutions_fitness: history, last_generation_fitness: last, ...rest } = r;
+  const {
+    best_solution_generation: generation,
+    best_solution_fitness: best,
+    best_solutions_fitness: history,
+    last_generation_fitness: last,
+    ...rest
+  } = r;
   const count = Array.isArray(best) ? best.length : 1;
   const scalar = (v: Fitness | null) => (v === null || typeof v === "number" ? v : v.length === 1 ? v[0]! : undefined);
   const vector = (v: Fitness | null) => (Array.isArray(v) && v.length === count ? v : undefined);
   /** One entry in this outcome's form, else undefined. */
   const form: (v: Fitness | null) => Fitness | null | undefined = count === 1 ? scalar : vector;
-  const what = count === 1 ? "one number, as result.best_solution_fitness is" : `a list of ${count} values (num_objectives), as result.best_solution_fitness is`;
+  const what =
+    count === 1
+      ? "one number, as result.best_solution_fitness is"
+      : `a list of ${count} values (num_objectives), as result.best_solution_fitness is`;
   /** Every entry in this outcome's form; null when one does not fit (the first such is named in `issues`). */
   const read = (field: string, values: (Fitness | null)[]) => {
     const out: (Fitness | null)[] = [];
@@ -146,8 +169,15 @@ function readObjectives(r: ImportBody["result"], issues: FieldError[]): Imported
   const h = read("best_solutions_fitness", history);
   const l = last && read("last_generation_fitness", last);
   if (!h || l === null) return null;
-  const outcome = { ...rest, best_solution_generation: generation === undefined || generation < 0 ? null : generation, best_solutions_fitness: h, ...(l && { last_generation_fitness: l }) };
-  return (count === 1
-    ? { ...outcome, num_objectives: 1, best_solution_fitness: scalar(best)!, best_solution_objectives: null }
-    : { ...outcome, num_objectives: count, best_solution_fitness: null, best_solution_objectives: best }) as ImportedOutcome;
+  const outcome = {
+    ...rest,
+    best_solution_generation: generation === undefined || generation < 0 ? null : generation,
+    best_solutions_fitness: h,
+    ...(l && { last_generation_fitness: l }),
+  };
+  return (
+    count === 1
+      ? { ...outcome, num_objectives: 1, best_solution_fitness: scalar(best)!, best_solution_objectives: null }
+      : { ...outcome, num_objectives: count, best_solution_fitness: null, best_solution_objectives: best }
+  ) as ImportedOutcome;
 }

@@ -1,12 +1,13 @@
 // Query parameters shared by every list: page_size, cursor, date ranges; repeated parameter = last wins.
-import { runTokenSecret } from "../../config";
+
 import type { Context } from "hono";
 import { z } from "zod";
+import { runTokenSecret } from "../../config";
 import type { Bindings } from "../../env";
-import type { AppEnv } from "../context";
 import { validationError } from "../../errors";
 import { constantTimeEqual, hmacSha256Hex } from "../../lib/crypto";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../storage/pagination";
+import type { AppEnv } from "../context";
 
 /** A query parameter whose last occurrence wins when it is repeated. */
 export const last = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (Array.isArray(v) ? v[v.length - 1] : v), schema);
@@ -33,7 +34,11 @@ export function paged<T extends { page_size?: number; limit?: number }>(schema: 
   return schema
     .superRefine((q, ctx) => {
       if (q.page_size !== undefined && q.limit !== undefined && q.page_size !== q.limit) {
-        ctx.addIssue({ code: "custom", path: ["limit"], message: "is an alias of page_size: send one of them, or both with the same value" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["limit"],
+          message: "is an alias of page_size: send one of them, or both with the same value",
+        });
       }
     })
     .transform(({ limit, ...q }) => ({ ...q, page_size: q.page_size ?? limit ?? DEFAULT_PAGE_SIZE }));

@@ -3,14 +3,14 @@
 // a response to its schema (a field added to a view and not here fails `tsc`; schemathesis checks the
 // values at run time).
 import { z } from "zod";
-import type { accountView, resultFull, resultListItem, submissionAccepted, submissionFull, submissionListItem } from "../views";
-import type { attemptView, deliveryView, webhookView } from "../../webhooks/views";
-import type { FiredDelivery, inspectDelivery } from "../../webhooks/tools";
+import { SCOPES } from "../../domain/keys";
+import { ERROR_CODES, type ErrorCode } from "../../errors";
 import type { cancelledData, failedData, resultCompletedData, succeededData } from "../../events/payloads";
 import { EVENT_TYPES } from "../../events/payloads";
-import { ERROR_CODES, type ErrorCode } from "../../errors";
-import { SCOPES } from "../../domain/keys";
-import { OVERRIDABLE_LIMITS, SUBMISSION_SOURCES, type OverridableLimit } from "../../storage/schema";
+import { OVERRIDABLE_LIMITS, type OverridableLimit, SUBMISSION_SOURCES } from "../../storage/schema";
+import type { FiredDelivery, inspectDelivery } from "../../webhooks/tools";
+import type { attemptView, deliveryView, webhookView } from "../../webhooks/views";
+import type { accountView, resultFull, resultListItem, submissionAccepted, submissionFull, submissionListItem } from "../views";
 
 const timestamp = z.string().meta({ description: "ISO 8601 UTC with milliseconds and Z", examples: ["2026-05-01T12:34:56.123Z"] });
 const id = z.string().meta({ description: "12 base62 characters" });
@@ -34,7 +34,9 @@ export const Health = z
   })
   .meta({ id: "Health" });
 
-export const OpenApiDocument = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }).meta({ description: "an OpenAPI 3.1 document" });
+export const OpenApiDocument = z
+  .looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) })
+  .meta({ description: "an OpenAPI 3.1 document" });
 
 /** The limits in force: every overridable limit (storage/schema.ts, their one declaration) and the run caps. */
 const limitValues = {
@@ -94,7 +96,12 @@ export const Submission = z
     generations_completed: z.number().nullable(),
     best_solution_fitness: z.number().nullable(),
     run_count: z.number(),
-    latest_run: z.strictObject({ id, kind: z.enum(["initial", "reexecute", "continue", "import"]), status: runStatus, parent_result_id: id.nullable() }),
+    latest_run: z.strictObject({
+      id,
+      kind: z.enum(["initial", "reexecute", "continue", "import"]),
+      status: runStatus,
+      parent_result_id: id.nullable(),
+    }),
     error: errorObject.nullable(),
     cpu_seconds_used: z.number().nullable(),
     peak_memory_mb: z.number().nullable(),
@@ -127,19 +134,32 @@ export const Result = z
     ...resultItemShape,
     run_id: id,
     best_solution: z.array(z.number()),
-    best_solution_objectives: z.array(z.number()).nullable().meta({ description: "several objectives: the objective values of best_solution; one objective: null" }),
-    pareto_front_size: z.number().nullable().meta({ description: "several objectives: the distinct solutions of the final Pareto front; one objective: null" }),
+    best_solution_objectives: z
+      .array(z.number())
+      .nullable()
+      .meta({ description: "several objectives: the objective values of best_solution; one objective: null" }),
+    pareto_front_size: z
+      .number()
+      .nullable()
+      .meta({ description: "several objectives: the distinct solutions of the final Pareto front; one objective: null" }),
     best_solution_generation: z.number().nullable(),
-    best_solutions_fitness: z
-      .array(z.union([z.number().nullable(), z.array(z.number())]))
-      .meta({ description: "per generation, generation 0 first: one objective, the best fitness (null when not finite); several, the best value of each objective" }),
+    best_solutions_fitness: z.array(z.union([z.number().nullable(), z.array(z.number())])).meta({
+      description:
+        "per generation, generation 0 first: one objective, the best fitness (null when not finite); several, the best value of each objective",
+    }),
     stopped_reason: z.string(),
     constraint_violations: z
       .array(z.strictObject({ gene: z.number(), value: z.number().nullable() }))
       .nullable()
-      .meta({ description: "genes of best_solution their gene_constraint refuses; [] when none; null without a gene_constraint (and for an import)" }),
+      .meta({
+        description:
+          "genes of best_solution their gene_constraint refuses; [] when none; null without a gene_constraint (and for an import)",
+      }),
     warnings,
-    engine: z.string().nullable().meta({ description: "the engine path that ran (docs/engine.md); null for imports and results made before it was kept" }),
+    engine: z
+      .string()
+      .nullable()
+      .meta({ description: "the engine path that ran (docs/engine.md); null for imports and results made before it was kept" }),
     parameters,
     files: z.array(z.strictObject({ name: z.string(), content_type: z.string(), size_bytes: z.number(), url })),
     updated_at: timestamp,
@@ -257,17 +277,34 @@ export const errorEnvelope = (codes: readonly ErrorCode[]) =>
       request_id: z.string(),
     }),
   });
-export const AnyError = errorEnvelope(ERROR_CODES).meta({ id: "Error", description: "The error envelope; `code` is one of the closed list (docs/api.md#error-codes)" });
+export const AnyError = errorEnvelope(ERROR_CODES).meta({
+  id: "Error",
+  description: "The error envelope; `code` is one of the closed list (docs/api.md#error-codes)",
+});
 
 // The admin API (docs/api.md#admin-api).
 export const AdminAccount = z
-  .strictObject({ id, email: z.string(), plan, overrides, balances, limits: z.strictObject(limitValues), created_at: timestamp, updated_at: timestamp })
+  .strictObject({
+    id,
+    email: z.string(),
+    plan,
+    overrides,
+    balances,
+    limits: z.strictObject(limitValues),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
   .meta({ id: "AdminAccount" });
 const keyFields = { prefix: z.string(), name: z.string(), scopes: z.array(z.enum(SCOPES)), expires_at: timestamp.nullable() };
-export const AdminAccountCreated = z.strictObject({ account: AdminAccount, key: z.string().meta({ description: "the account's first key, all scopes: shown once" }) });
+export const AdminAccountCreated = z.strictObject({
+  account: AdminAccount,
+  key: z.string().meta({ description: "the account's first key, all scopes: shown once" }),
+});
 export const AdminAccountWithKeys = z.strictObject({
   account: AdminAccount,
-  keys: z.array(z.strictObject({ ...keyFields, revoked_at: timestamp.nullable(), last_used_at: timestamp.nullable(), created_at: timestamp })),
+  keys: z.array(
+    z.strictObject({ ...keyFields, revoked_at: timestamp.nullable(), last_used_at: timestamp.nullable(), created_at: timestamp }),
+  ),
 });
 export const AdminAccountOnly = z.strictObject({ account: AdminAccount });
 export const AdminBalances = z.strictObject({ balances });
@@ -280,7 +317,10 @@ export const AdminSignInLink = z.strictObject({
 });
 
 // Webhook event payloads (docs/webhooks.md#events): the envelope and each type's `data`.
-const fitnessText = z.string().nullable().meta({ description: "the best fitness as a plain decimal string (never exponent notation), or null" });
+const fitnessText = z
+  .string()
+  .nullable()
+  .meta({ description: "the best fitness as a plain decimal string (never exponent notation), or null" });
 const runUsage = {
   execution_duration_ms: z.number(),
   cpu_seconds_used: z.number(),
@@ -291,13 +331,27 @@ const runUsage = {
 const objectives = {
   best_solution_fitness: fitnessText,
   num_objectives: z.number().meta({ description: "1, or the number of objectives of a multi-objective run" }),
-  best_solution_objectives: z.array(z.string()).nullable().meta({ description: "several objectives: the best solution's objective values as plain decimal strings; one objective: null" }),
-  pareto_front_size: z.number().nullable().meta({ description: "several objectives: the size of the final Pareto front; one objective: null" }),
+  best_solution_objectives: z
+    .array(z.string())
+    .nullable()
+    .meta({ description: "several objectives: the best solution's objective values as plain decimal strings; one objective: null" }),
+  pareto_front_size: z
+    .number()
+    .nullable()
+    .meta({ description: "several objectives: the size of the final Pareto front; one objective: null" }),
 };
-export const SucceededData = z.strictObject({ submission_id: id, result_id: id.nullable(), status: z.literal("succeeded"), ...runUsage, ...objectives }).meta({ id: "SucceededData" });
-export const ResultCompletedData = z.strictObject({ submission_id: id, result_id: id.nullable(), ...objectives, generations_completed: z.number() }).meta({ id: "ResultCompletedData" });
-export const FailedData = z.strictObject({ submission_id: id, status: z.literal("failed"), error: errorObject, ...runUsage }).meta({ id: "FailedData" });
-export const CancelledData = z.strictObject({ submission_id: id, status: z.literal("cancelled"), execution_duration_ms: z.number(), cpu_seconds_used: z.number() }).meta({ id: "CancelledData" });
+export const SucceededData = z
+  .strictObject({ submission_id: id, result_id: id.nullable(), status: z.literal("succeeded"), ...runUsage, ...objectives })
+  .meta({ id: "SucceededData" });
+export const ResultCompletedData = z
+  .strictObject({ submission_id: id, result_id: id.nullable(), ...objectives, generations_completed: z.number() })
+  .meta({ id: "ResultCompletedData" });
+export const FailedData = z
+  .strictObject({ submission_id: id, status: z.literal("failed"), error: errorObject, ...runUsage })
+  .meta({ id: "FailedData" });
+export const CancelledData = z
+  .strictObject({ submission_id: id, status: z.literal("cancelled"), execution_duration_ms: z.number(), cpu_seconds_used: z.number() })
+  .meta({ id: "CancelledData" });
 export const TestData = z
   .looseObject({ test: z.literal(true), sample_of: z.enum(EVENT_TYPES) })
   .meta({ id: "TestData", description: "a sample: `{test: true, sample_of}` and the fields of `sample_of`'s data, with sample ids" });
@@ -322,14 +376,23 @@ export const eventEnvelope = (type: keyof typeof EVENT_DATA) =>
 
 // ---- Every view is held to its schema at compile time. ----
 /** True when `View` is assignable to the schema's input and has no field the schema lacks. */
-type Conforms<View, Schema extends z.ZodType> = [View] extends [z.input<Schema>] ? ([NoExtra<View, z.input<Schema>>] extends [true] ? true : false) : false;
+type Conforms<View, Schema extends z.ZodType> = [View] extends [z.input<Schema>]
+  ? [NoExtra<View, z.input<Schema>>] extends [true]
+    ? true
+    : false
+  : false;
 /** No object of `V`, at any depth (arrays and nullable members included), has a field `S` lacks there. */
 type NoExtra<V, S> = V extends readonly (infer A)[]
-  ? S extends readonly (infer B)[] ? NoExtra<A, B> : true
+  ? S extends readonly (infer B)[]
+    ? NoExtra<A, B>
+    : true
   : V extends object
-    ? S extends readonly unknown[] ? true
+    ? S extends readonly unknown[]
+      ? true
       : S extends object
-        ? [Exclude<keyof V, keyof S>] extends [never] ? { [K in keyof V]-?: K extends keyof S ? NoExtra<V[K], S[K]> : false }[keyof V] : false
+        ? [Exclude<keyof V, keyof S>] extends [never]
+          ? { [K in keyof V]-?: K extends keyof S ? NoExtra<V[K], S[K]> : false }[keyof V]
+          : false
         : true
     : true;
 type Holds<T extends true> = T;

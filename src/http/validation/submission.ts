@@ -1,7 +1,7 @@
 // The creation parameters of a submission (docs/api.md#submissions-runs-results) and the overrides of reexecute/continue.
 import { z } from "zod";
 import { ApiError, validationError } from "../../errors";
-import { fieldErrors, text, TOO_LARGE } from "./validate";
+import { fieldErrors, TOO_LARGE, text } from "./validate";
 
 export const CODE_FIELDS = [
   "fitness_func",
@@ -46,7 +46,8 @@ export const entry = z.string().regex(IDENTIFIER, "must be a Python identifier")
 export function stopCriterionProblem(text: string): string | null {
   const [word, ...numbers] = text.split("_");
   if (!["reach", "saturate", "time", "evaluations"].includes(word!)) return "must start with reach_, saturate_, time_ or evaluations_";
-  if (numbers.length === 0 || (word !== "reach" && numbers.length !== 1)) return "has the form word_number; only reach takes several numbers (one per objective)";
+  if (numbers.length === 0 || (word !== "reach" && numbers.length !== 1))
+    return "has the form word_number; only reach takes several numbers (one per objective)";
   for (const number of numbers) {
     const m = /^\s*([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$/.exec(number);
     if (!m || (m[2] === "" && !m[3])) return `${JSON.stringify(number)} is not a number`;
@@ -82,7 +83,14 @@ const FLOAT_TYPES = ["float", "float16", "float32", "float64"] as const;
 const typeName = z.enum([...INT_TYPES, ...FLOAT_TYPES]);
 /** `[type, precision]`: a float type rounded to `precision` decimals (null: not rounded). */
 const typePair = z.tuple([typeName, z.number().int().min(-1000).max(1000).nullable()]);
-const geneType = z.union([typeName, typePair, z.array(z.union([typeName, typePair])).min(1).max(1_000_000)]);
+const geneType = z.union([
+  typeName,
+  typePair,
+  z
+    .array(z.union([typeName, typePair]))
+    .min(1)
+    .max(1_000_000),
+]);
 
 /**
  * save_solutions keeps every solution of every generation: at most this many gene values,
@@ -176,7 +184,10 @@ function crossFieldIssues(p: GaParameters): Issue[] {
       return;
     }
     if (Array.isArray(low) && Array.isArray(high)) {
-      for (const [field, list] of [[lowField, low], [highField, high]] as const) {
+      for (const [field, list] of [
+        [lowField, low],
+        [highField, high],
+      ] as const) {
         if (list.length !== p.num_genes) add(field, `a list needs exactly num_genes (${p.num_genes}) values`);
       }
       if (low.some((l, i) => high[i] !== undefined && !span(l, high[i]!))) add(highField, SPAN);
@@ -186,25 +197,38 @@ function crossFieldIssues(p: GaParameters): Issue[] {
   bounds("random_mutation_min_val", "random_mutation_max_val", [-1, 1]);
   // gene_type: [type, precision] rounds floats only; a per-gene list names every gene.
   const types = p.gene_type;
-  const isPair = (t: unknown): t is [string, number | null] => Array.isArray(t) && t.length === 2 && typeof t[0] === "string" && !Array.isArray(t[1]) && typeof t[1] !== "string";
+  const isPair = (t: unknown): t is [string, number | null] =>
+    Array.isArray(t) && t.length === 2 && typeof t[0] === "string" && !Array.isArray(t[1]) && typeof t[1] !== "string";
   const entries = types === undefined ? [] : isPair(types) || !Array.isArray(types) ? [types] : types;
-  if (Array.isArray(types) && !isPair(types) && types.length !== p.num_genes) add("gene_type", `a per-gene list needs exactly num_genes (${p.num_genes}) types`);
+  if (Array.isArray(types) && !isPair(types) && types.length !== p.num_genes)
+    add("gene_type", `a per-gene list needs exactly num_genes (${p.num_genes}) types`);
   if (entries.some((t) => isPair(t) && t[1] !== null && !(FLOAT_TYPES as readonly string[]).includes(t[0]))) {
-    add("gene_type", "only a float type takes a precision ([\"float\", 2]); give an integer type alone or with null");
+    add("gene_type", 'only a float type takes a precision (["float", 2]); give an integer type alone or with null');
   }
   const snapshots = p.num_generations + 1;
   if (p.save_solutions && snapshots * p.sol_per_pop * p.num_genes > SAVED_VALUES_CAP) {
-    add("save_solutions", `keeps (num_generations + 1) × sol_per_pop × num_genes = ${snapshots * p.sol_per_pop * p.num_genes} gene values; at most ${SAVED_VALUES_CAP} are kept`);
+    add(
+      "save_solutions",
+      `keeps (num_generations + 1) × sol_per_pop × num_genes = ${snapshots * p.sol_per_pop * p.num_genes} gene values; at most ${SAVED_VALUES_CAP} are kept`,
+    );
   }
   if (p.save_best_solutions && snapshots * p.num_genes > SAVED_VALUES_CAP) {
-    add("save_best_solutions", `keeps (num_generations + 1) × num_genes = ${snapshots * p.num_genes} gene values; at most ${SAVED_VALUES_CAP} are kept`);
+    add(
+      "save_best_solutions",
+      `keeps (num_generations + 1) × num_genes = ${snapshots * p.num_genes} gene values; at most ${SAVED_VALUES_CAP} are kept`,
+    );
   }
   const adaptive = p.mutation_type === "adaptive";
   for (const field of ["mutation_probability", "mutation_percent_genes", "mutation_num_genes"] as const) {
     const v = p[field];
     if (v === undefined || v === "default") continue;
     if (adaptive !== Array.isArray(v)) {
-      add(field, adaptive ? "must be a pair [low_quality, high_quality] when mutation_type is adaptive" : "must be a single value unless mutation_type is adaptive");
+      add(
+        field,
+        adaptive
+          ? "must be a pair [low_quality, high_quality] when mutation_type is adaptive"
+          : "must be a single value unless mutation_type is adaptive",
+      );
     }
   }
   const numGenes = [p.mutation_num_genes].flat().filter((v) => v !== undefined) as number[];
@@ -271,16 +295,24 @@ export const SUBMISSION_TYPES = ["new"] as const;
  */
 export function refuseUnsupported(body: { submission_type?: string; webhook_url?: unknown; notification_email?: unknown }): void {
   if (body.submission_type !== undefined && !(SUBMISSION_TYPES as readonly string[]).includes(body.submission_type)) {
-    throw new ApiError("unsupported_submission_type", `submission_type "${body.submission_type}" is not supported; the supported value is: ${SUBMISSION_TYPES.join(", ")}.`, {
-      field: "submission_type",
-      supported: [...SUBMISSION_TYPES],
-    });
+    throw new ApiError(
+      "unsupported_submission_type",
+      `submission_type "${body.submission_type}" is not supported; the supported value is: ${SUBMISSION_TYPES.join(", ")}.`,
+      {
+        field: "submission_type",
+        supported: [...SUBMISSION_TYPES],
+      },
+    );
   }
   const unsupported = (["webhook_url", "notification_email"] as const).filter((f) => body[f] !== undefined);
   if (unsupported.length) {
-    throw new ApiError("unsupported_field", `${unsupported.join(" and ")} ${unsupported.length > 1 ? "are" : "is"} not supported per submission; register account webhooks at /api/v1/webhooks instead.`, {
-      fields: unsupported,
-    });
+    throw new ApiError(
+      "unsupported_field",
+      `${unsupported.join(" and ")} ${unsupported.length > 1 ? "are" : "is"} not supported per submission; register account webhooks at /api/v1/webhooks instead.`,
+      {
+        fields: unsupported,
+      },
+    );
   }
 }
 
@@ -293,7 +325,9 @@ export const gaParametersSchema = withCrossFieldRules(gaObject);
  * schema would fill init_range_low/high and sample_size with their defaults and reset the stored values).
  */
 const overridable = z.strictObject(
-  Object.fromEntries(Object.entries(gaShape).map(([name, schema]) => [name, schema instanceof z.ZodDefault ? schema.unwrap() : schema])) as {
+  Object.fromEntries(
+    Object.entries(gaShape).map(([name, schema]) => [name, schema instanceof z.ZodDefault ? schema.unwrap() : schema]),
+  ) as {
     [K in keyof typeof gaShape]: (typeof gaShape)[K] extends z.ZodDefault<infer Inner> ? Inner : (typeof gaShape)[K];
   },
 );
@@ -303,11 +337,7 @@ export const continueSchema = overridable.omit({ num_genes: true, gene_type: tru
 /** Top-level names a Python source defines, by a line scan: `def NAME`, `class NAME`, `NAME =`, `NAME: T =`. */
 export function topLevelNames(source: string): Set<string> {
   const names = new Set<string>();
-  const patterns = [
-    /^(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(/,
-    /^class\s+([A-Za-z_]\w*)\s*[(:]/,
-    /^([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)/,
-  ];
+  const patterns = [/^(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(/, /^class\s+([A-Za-z_]\w*)\s*[(:]/, /^([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)/];
   for (const line of source.split(/\r?\n/)) {
     for (const pattern of patterns) {
       const name = pattern.exec(line)?.[1];

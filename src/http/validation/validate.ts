@@ -5,9 +5,9 @@ import { bodyLimit } from "hono/body-limit";
 import { every } from "hono/combine";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
+import { ApiError, type ErrorCode, type FieldError, validationError } from "../../errors";
 import type { AppEnv } from "../context";
 import { documented } from "../openapi/describe";
-import { ApiError, validationError, type ErrorCode, type FieldError } from "../../errors";
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -57,7 +57,9 @@ const limitBody = (maxSize: number, hint = "") =>
   bodyLimit({
     maxSize,
     onError: () => {
-      throw new ApiError("payload_too_large", `The request body is larger than ${maxSize} bytes.${hint ? ` ${hint}` : ""}`, { limit_bytes: maxSize });
+      throw new ApiError("payload_too_large", `The request body is larger than ${maxSize} bytes.${hint ? ` ${hint}` : ""}`, {
+        limit_bytes: maxSize,
+      });
     },
   });
 
@@ -65,7 +67,10 @@ const limitBody = (maxSize: number, hint = "") =>
  * A JSON body validated by `schema` (at most `maxBytes`, 256 KiB unless a route needs more); the handler
  * reads it with `c.req.valid("json")`.
  */
-export function jsonBody<T extends z.ZodType>(schema: T, { maxBytes = MAX_BODY_BYTES, tooLarge }: { maxBytes?: number; tooLarge?: string } = {}) {
+export function jsonBody<T extends z.ZodType>(
+  schema: T,
+  { maxBytes = MAX_BODY_BYTES, tooLarge }: { maxBytes?: number; tooLarge?: string } = {},
+) {
   const validate = zValidator("json", schema, (result) => {
     if (!result.success) throwFor(result.error);
   });
@@ -93,7 +98,10 @@ export function optionalJsonBody<T extends z.ZodType>(schema: T) {
     c.req.addValidatedData("json", parsed.data as object);
     await next();
   });
-  return documented(middleware, { "x-allele-body": { schema, required: false }, "x-allele-errors": BODY_ERRORS }) as unknown as typeof strict;
+  return documented(middleware, {
+    "x-allele-body": { schema, required: false },
+    "x-allele-errors": BODY_ERRORS,
+  }) as unknown as typeof strict;
 }
 
 /** Query parameters validated by `schema` (repeated parameters: the last one wins). */

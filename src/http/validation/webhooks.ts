@@ -40,7 +40,10 @@ export const deliveriesQuery = paged(
       z
         .string()
         .transform((csv) => csv.split(",").map((s) => s.trim()))
-        .refine((list) => list.every((s) => (DELIVERY_STATUSES as readonly string[]).includes(s)), `must be a comma-separated list of: ${DELIVERY_STATUSES.join(", ")}`)
+        .refine(
+          (list) => list.every((s) => (DELIVERY_STATUSES as readonly string[]).includes(s)),
+          `must be a comma-separated list of: ${DELIVERY_STATUSES.join(", ")}`,
+        )
         .transform((list) => list as (typeof DELIVERY_STATUSES)[number][]),
     ).optional(),
   }),
@@ -48,4 +51,3 @@ export const deliveriesQuery = paged(
 
 /** The body of Test: which type the synthetic event imitates (webhook.test by default). */
 export const testBody = z.strictObject({ event_type: z.string().max(100).default("webhook.test") });
-
