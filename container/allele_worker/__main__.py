@@ -20,9 +20,9 @@ from collections.abc import Callable
 
 import uvicorn
 
-from .app import create_app
-from .runs import RunManager
 from .sandbox import Host, IsolationMissing, set_dumpable
+from .worker.app import create_app
+from .worker.runs import RunManager
 
 log = logging.getLogger("allele")
 CLEANUP: list[Callable[[], object]] = []  # run at graceful shutdown (uvicorn re-raises SIGTERM afterwards: no atexit)

@@ -14,9 +14,9 @@ import pytest
 from conftest import params
 from starlette.testclient import TestClient
 
-from allele_worker import runs
-from allele_worker.app import create_app
-from allele_worker.runs import RunManager
+from allele_worker.worker import runs
+from allele_worker.worker.app import create_app
+from allele_worker.worker.runs import RunManager
 
 TOKEN = "ab" * 32
 

@@ -17,7 +17,7 @@ import pygad
 import pytest
 from conftest import CONTAINER, live_children, params
 
-from allele_worker import jobs
+from allele_worker.child import jobs
 from allele_worker.engine import (
     MULTI_OBJECTIVE_SELECTIONS,
     build_ga,

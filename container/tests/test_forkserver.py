@@ -1,4 +1,4 @@
-"""The warm fork server (allele_worker/forkserver.py): runs are forks of one parent that imported numpy,
+"""The warm fork server (allele_worker/child/forkserver.py): runs are forks of one parent that imported numpy,
 PyGAD and the engine; that parent holds nothing of the worker's, and no run leaves anything behind for
 the next. (Every sandbox and hostile-code test also runs against these forked children.)"""
 
@@ -101,7 +101,7 @@ def test_each_run_draws_its_own_unseeded_random_numbers(host):
 def test_the_fork_server_warmed_up_with_its_own_jobs_only():
     """The warm-up runs the service's own code (no job's): every code field is a constant of the
     package, and the jobs warm() runs succeed."""
-    from allele_worker import forkserver, jobs
+    from allele_worker.child import forkserver, jobs
 
     own_code = {forkserver._FITNESS, forkserver._BATCH, forkserver._CONSTRAINT}
     assert forkserver.WARM_UP_PARAMS

@@ -508,7 +508,7 @@ def test_processes_and_groups_do_not_outlive_a_worker_crash(isolation, fake_work
         urllib.request.urlopen(request, timeout=10).close()
         first_uid = _block_first(worker)  # the worker logs its block; its runs' uids are the block's
         assert _wait_for(lambda: len(pids_of_uids(first_uid, BLOCK_SIZE)) >= 2)
-        fork_servers = [pid for pid in live_children(worker.pid) if b"allele_worker.forkserver" in _cmdline(pid)]
+        fork_servers = [pid for pid in live_children(worker.pid) if b"allele_worker.child.forkserver" in _cmdline(pid)]
         assert len(fork_servers) == 1
     finally:
         worker.kill()

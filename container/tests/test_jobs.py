@@ -9,7 +9,7 @@ import pygad
 import pytest
 from conftest import params
 
-from allele_worker import jobs
+from allele_worker.child import jobs
 from allele_worker.errors import UserCodeError
 
 

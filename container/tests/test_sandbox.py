@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import CONTAINER, IS_ROOT, params, run_child
 
-from allele_worker import jobs, sandbox
+from allele_worker import sandbox
+from allele_worker.child import jobs
 from allele_worker.sandbox import process
 
 

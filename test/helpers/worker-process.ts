@@ -21,7 +21,7 @@ function workerParameters(): string {
     VENV_PYTHON,
     [
       "-c",
-      "import json; from allele_worker.jobs import CODE_FIELDS, PLAIN_PARAMS; print(json.dumps({'plain': PLAIN_PARAMS, 'code': CODE_FIELDS}))",
+      "import json; from allele_worker.child.jobs import CODE_FIELDS, PLAIN_PARAMS; print(json.dumps({'plain': PLAIN_PARAMS, 'code': CODE_FIELDS}))",
     ],
     { cwd: join(ROOT, "container"), encoding: "utf8" },
   );

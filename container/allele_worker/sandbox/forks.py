@@ -29,7 +29,7 @@ class ForkServer:
         self._control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         home = "/tmp"
         self._process = subprocess.Popen(
-            [sys.executable, "-I", "-u", "-m", "allele_worker.forkserver", str(theirs.fileno())],
+            [sys.executable, "-I", "-u", "-m", "allele_worker.child.forkserver", str(theirs.fileno())],
             pass_fds=(theirs.fileno(),),
             env=child_environment(home),
             cwd="/",

@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from .errors import AtCapacity, InvalidRequest, UnknownRun
+from ..errors import AtCapacity, InvalidRequest, UnknownRun
 from .runs import RunManager, RunRequest, check_population
 
 __all__ = ["VERSION", "create_app", "parse_run_request"]

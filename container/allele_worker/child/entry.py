@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .sandbox.confine import CLONE_NEWUSER, confine, load_libc
+from ..sandbox.confine import CLONE_NEWUSER, confine, load_libc
 
 INTERNAL_EXIT = 70
 
@@ -115,13 +115,3 @@ def main(argv: list[str]) -> int:
         return run(argv[2], int(argv[4]))
     print("allele_worker.child is started by the worker, not by hand", file=sys.stderr)
     return 2
-
-
-if __name__ == "__main__":
-    # os._exit skips interpreter teardown, where user objects' __del__ could still run.
-    code = main(sys.argv)
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    finally:
-        os._exit(code)

@@ -32,14 +32,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import (
+from ..errors import (
     InternalError,
     MemoryLimitExceeded,
     ResourceLimitExceeded,
     RunFailure,
     UserCodeError,
 )
-from .run_result import jsonable
+from .ga_result import jsonable
 from .warning_tally import WarningTally
 
 __all__ = [
@@ -538,8 +538,8 @@ def _execute(
     tally: WarningTally,
     built: list[Any],
 ) -> dict[str, Any]:
-    from . import engine  # imports numpy/pygad: here, so the sandbox is in place before numpy loads
-    from .run_result import collect
+    from .. import engine  # imports numpy/pygad: here, so the sandbox is in place before numpy loads
+    from .ga_result import collect
 
     code = compile_all(spec.params)
     guard = GenerationGuard(user_callback=code.get("on_generation"), spec=spec, emit=emit, rss_mb=rss_mb)

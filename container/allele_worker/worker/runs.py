@@ -21,10 +21,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import results, staged_files
-from .errors import AtCapacity, InvalidRequest, UnknownRun
-from .reports import Reporter, population_json, tls_context
-from .sandbox import Host, Limits, SandboxedProcess
+from ..errors import AtCapacity, InvalidRequest, UnknownRun
+from ..sandbox import Host, Limits, SandboxedProcess
+from . import completion, staged_files
+from .reporter import Reporter, population_json, tls_context
 
 __all__ = ["POPULATION_NOT_LOADED", "RunManager", "RunRequest", "check_population"]
 
@@ -177,20 +177,20 @@ class _Run:
             if self._cancel.is_set():
                 self.process.kill("cancel")
             report = self.process.wait()
-            self.final_metrics = results.metrics(report)
+            self.final_metrics = completion.metrics(report)
             if not self._cancel.is_set():
-                body = results.fold(report, self.limits)
+                body = completion.fold(report, self.limits)
                 if body["status"] == "failed" and body.get("progress") is None and self._progress:
                     body["progress"] = dict(self._progress)  # killed: how far its last report got
                 self.final_metrics = body["metrics"]
         except _Cancelled:
             pass
         except _PopulationNotLoaded:
-            body = results.failure("internal_error", POPULATION_NOT_LOADED)
+            body = completion.failure("internal_error", POPULATION_NOT_LOADED)
             self.final_metrics = body["metrics"]
         except Exception as exc:
             log.exception("run %s: worker failure", self.request.run_id)
-            body = results.failure("internal_error", f"the worker could not run the job ({type(exc).__name__})")
+            body = completion.failure("internal_error", f"the worker could not run the job ({type(exc).__name__})")
             self.final_metrics = body["metrics"]
         finally:
             self.process_done.set()
@@ -267,7 +267,7 @@ class _Run:
     def cancel(self, timeout: float = 15.0) -> dict[str, Any]:
         self._stop()
         self.process_done.wait(timeout)
-        return self.final_metrics or results.metrics(None)
+        return self.final_metrics or completion.metrics(None)
 
 
 class RunManager:

@@ -20,7 +20,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from .errors import UserCodeError
+from ..errors import UserCodeError
 
 __all__ = ["collect", "constraint_violations", "fitness_value", "jsonable"]
 

@@ -10,7 +10,7 @@ import time
 import httpx
 import pytest
 
-from allele_worker.reports import Reporter, tls_context
+from allele_worker.worker.reporter import Reporter, tls_context
 
 
 def test_complete_retries_5xx_then_succeeds(fake_worker):

@@ -20,9 +20,9 @@ import math
 import signal
 from typing import Any
 
-from .jobs import MAX_OBJECTIVES
-from .sandbox import Limits, ProcessReport
-from .warning_tally import MAX_DISTINCT, MESSAGE_LIMIT
+from ..child.jobs import MAX_OBJECTIVES
+from ..child.warning_tally import MAX_DISTINCT, MESSAGE_LIMIT
+from ..sandbox import Limits, ProcessReport
 
 __all__ = ["ERROR_CODES", "STOPPED_REASONS", "fold", "metrics", "validate_outcome"]
 

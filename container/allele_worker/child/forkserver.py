@@ -23,7 +23,7 @@ import signal
 import socket
 import sys
 
-from .sandbox.confine import PR_SET_PDEATHSIG, load_libc
+from ..sandbox.confine import PR_SET_PDEATHSIG, load_libc
 
 _FITNESS = "import numpy\ndef fitness(ga, solution, index):\n    return -float(numpy.sum(solution ** 2))\n"
 _BATCH = "import numpy\ndef fitness(ga, rows, indices):\n    return -numpy.sum(rows ** 2, axis=1)\n"
@@ -61,8 +61,8 @@ def warm() -> None:
     import numpy  # noqa: F401
     import pygad  # noqa: F401
 
-    from . import child, jobs  # noqa: F401
-    from .engine import accelerated  # noqa: F401
+    from ..engine import accelerated  # noqa: F401
+    from . import entry, jobs  # noqa: F401
 
     for params in WARM_UP_PARAMS:
         jobs.execute(jobs.JobSpec(params=dict(params)), lambda message: None)
@@ -95,9 +95,9 @@ def _child(control: socket.socket, spec: str, fds: list[int], exits: dict[int, i
     code = 70
     try:
         _fresh_randomness()
-        from . import child
+        from . import entry
 
-        code = child.run(spec, messages)
+        code = entry.run(spec, messages)
         sys.stdout.flush()
         sys.stderr.flush()
     finally:
