@@ -87,7 +87,7 @@ def run_child(
     progress: list[dict[str, Any]] = []
     uid = host.take_uid()
     process = sandbox.SandboxedProcess(
-        spec=spec,
+        job=spec,
         limits=limits,
         isolation=host.isolation,
         workdir=workdir,
