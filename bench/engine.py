@@ -1,4 +1,4 @@
-"""Stock PyGAD vs the accelerated engine, side by side in one run (issues 6, 14 and 15).
+"""Stock PyGAD vs the accelerated engine, side by side in one run.
 
     container/.venv/bin/python bench/engine.py            # ≈ 10 minutes
     container/.venv/bin/python bench/engine.py --full     # stock "big" job in full (≈ 6 min more)

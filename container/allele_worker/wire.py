@@ -65,6 +65,7 @@ __all__ = [
     "ProgressMessage",
     "ReportTarget",
     "ResultBody",
+    "ResultFacts",
     "RunError",
     "RunRequestBody",
     "RunState",
@@ -321,21 +322,27 @@ class SavedBest(TypedDict):
     fitness: Fitness
 
 
-class ResultBody(TypedDict):
+class ResultFacts(TypedDict):
+    """The keys a run's result has alike in the child's outcome (``OutcomeResult``) and, validated, in
+    the completion report (``ResultBody``)."""
+
+    best_solution_fitness: Fitness  # one objective; null for several
+    best_solution_objectives: Fitness  # several objectives; null for one
+    best_solutions_fitness: list[Fitness]  # per generation (several objectives: each one's best)
+    generations_completed: int
+    stopped_reason: StoppedReason
+    num_objectives: int
+    constraint_violations: list[Violation] | None
+
+
+class ResultBody(ResultFacts):
     """A succeeded run's ``result``, as the worker validated it from the child's outcome.  The bulky
     parts leave it before the completion report (``worker.staged_files``): ``solutions`` and
     ``best_solutions`` always, ``population`` when too large to ride inline."""
 
     best_solution: Genes
-    best_solution_fitness: Fitness  # one objective; null for several
-    best_solution_objectives: Fitness  # several objectives; null for one
     best_solution_generation: int
-    best_solutions_fitness: list[Fitness]
-    generations_completed: int
     population: NotRequired[list[Genes]]
-    stopped_reason: StoppedReason
-    num_objectives: int
-    constraint_violations: list[Violation] | None
     pareto_front: NotRequired[ParetoFront]
     solutions: NotRequired[list[SavedGeneration]]
     best_solutions: NotRequired[list[SavedBest]]
@@ -409,20 +416,13 @@ class ProgressMessage(Progress):
     type: Literal["progress"]
 
 
-class OutcomeResult(TypedDict):
-    """The ``result`` the child collected from its finished GA (``child.ga_result.collect``).  Genes
-    and populations are as ``jsonable`` made them: the worker checks every value."""
+class OutcomeResult(ResultFacts):
+    """The ``result`` the child collected from its finished GA (``child.ga_result.collect``).  Genes,
+    populations and saved data are as ``jsonable`` made them: the worker checks every value."""
 
     best_solution: JSON
-    best_solution_fitness: Fitness
-    best_solution_objectives: Fitness
     best_solution_generation: JSON
-    best_solutions_fitness: list[Fitness]
-    generations_completed: int
     population: JSON
-    stopped_reason: StoppedReason
-    num_objectives: int
-    constraint_violations: list[Violation] | None
     pareto_front: NotRequired[JSONObject]
     solutions: NotRequired[list[JSONObject]]
     best_solutions: NotRequired[list[JSONObject]]

@@ -1,4 +1,4 @@
-"""results.py: the child's outcome is validated, and process facts win by fixed precedence."""
+"""worker/completion.py: the child's outcome is validated, and process facts win by fixed precedence."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
-"""PyGAD fidelity (issue 14), in this process: every creation parameter and accepted form is honoured
+"""PyGAD fidelity, in this process: every creation parameter and accepted form is honoured
 by the run (checked on its result), the stock path equals stock PyGAD exactly for the same seed, and
 what a run reports besides: multi-objective results, warnings, constraint violations, how far a failed
 run got, the engine path, the files uploaded before the report.
 
 "Equals stock" compares ``jobs.execute`` (what the sandboxed child runs) with ``pygad.GA`` built here
-from the same job independently of ``jobs.py`` (``stock_ga``).  "Honoured" adds, for every parameter,
+from the same job independently of ``child/jobs.py`` (``stock_ga``).  "Honoured" adds, for every parameter,
 that leaving it out changes the stock result for that seed, so the comparison could fail.
 """
 
@@ -54,7 +54,7 @@ def _types(value: Any) -> Any:
 
 
 def stock_ga(job: dict[str, Any], initial_population: list[list[float]] | None = None) -> pygad.GA:
-    """``pygad.GA`` run on the job's parameters, built without ``jobs.py``."""
+    """``pygad.GA`` run on the job's parameters, built without ``child/jobs.py``."""
     kwargs: dict[str, Any] = {"init_range_low": -4, "init_range_high": 4}
     for name, value in job.items():
         if name in jobs.CODE_FIELDS or name.endswith("_entry"):
@@ -450,6 +450,7 @@ def test_multi_objective_continue_starts_from_the_population():
     assert second["best_solutions_fitness"][0] == first["best_solutions_fitness"][-1]
 
 
+@pytest.mark.slow
 def test_multi_objective_fronts_come_close_to_the_true_ones(monkeypatch):
     """One seed of the full quality run (bench/quality_mo.py, 30 seeds, in docs/performance.md): ZDT1's
     front within IGD 0.05 of the true front, DTLZ2's within a mean distance of 0.05 to the unit

@@ -1,4 +1,4 @@
-"""jobs.py in this process: parameter mapping into pygad.GA, user-code compilation and messages."""
+"""child/jobs.py in this process: parameter mapping into pygad.GA, user-code compilation and messages."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""reports.py against a fake Worker: bearer token, retries on 5xx, stop on 4xx; the population upload
+"""worker/reporter.py against a fake Worker: bearer token, retries on 5xx, stop on 4xx; the population upload
 and the start-population fetch."""
 
 from __future__ import annotations

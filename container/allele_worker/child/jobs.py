@@ -1,4 +1,5 @@
-"""Typed job spec → one ``pygad.GA`` call.  Runs inside the sandboxed child; no process code here.
+"""One job: its spec (``JobSpec``) → one ``pygad.GA`` run → the outcome message (``wire.OutcomeMessage``).
+Runs inside the sandboxed child; no process code here.
 
 Everything the user sent reaches ``pygad.GA`` unchanged except:
 
@@ -11,7 +12,7 @@ Everything the user sent reaches ``pygad.GA`` unchanged except:
 - each ``gene_constraint`` function is wrapped to remember its last answer (``ConstraintTrace``), so an
   answer PyGAD refuses is reported naming the gene and the user's line;
 - Python warnings are counted and deduplicated (``WarningTally``) and reported with the outcome; the
-  result is collected by ``run_result.collect`` (multi-objective results, saved solutions,
+  result is collected by ``ga_result.collect`` (multi-objective results, saved solutions,
   constraint violations of the best solution);
 - the GA is built by ``engine.build_ga``: the accelerated ``pygad.GA`` subclass when the configuration
   is covered, stock ``pygad.GA`` otherwise (docs/engine.md); the outcome names the path that ran.
