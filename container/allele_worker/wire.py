@@ -6,7 +6,7 @@ modules that own them (``worker.run_request.RunRequest``, ``child.jobs.JobSpec``
 The boundaries, and the types that cross them::
 
     Worker ─ POST /runs: RunRequestBody ───────────────────────▶ worker side (worker/app.py)
-           ◀ RunState · Cancelled · Health · HttpError ─────────┘
+           ◀ RunStateBody · Cancelled · Health · HttpError ─────┘
     worker side ─ job.json: ChildSpec (its sandbox: SandboxPlan) ─▶ child side (child/entry.py)
                 ─ --probe: SandboxPlan ─▶ child; ◀ stdout: ProbeAnswer
                 ◀ message channel: ChildMessage (ProgressMessage, OutcomeMessage) ─ child side
@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from typing import Literal, NotRequired, TypeAlias, TypedDict, TypeGuard, final
+from typing import Literal, NotRequired, TypeAlias, TypedDict, TypeGuard, final, get_args
 
 __all__ = [
     "CALLBACK_FIELDS",
@@ -94,15 +94,9 @@ JSONObject: TypeAlias = dict[str, JSON]
 ErrorCode = Literal[
     "code_error", "time_limit_exceeded", "memory_limit_exceeded", "resource_limit_exceeded", "internal_error"
 ]
-ERROR_CODES: tuple[ErrorCode, ...] = (
-    "code_error",
-    "time_limit_exceeded",
-    "memory_limit_exceeded",
-    "resource_limit_exceeded",
-    "internal_error",
-)
+ERROR_CODES: tuple[ErrorCode, ...] = get_args(ErrorCode)
 StoppedReason = Literal["completed", "stop_criteria", "callback_stop", "time_cap", "memory_cap"]
-STOPPED_REASONS: tuple[StoppedReason, ...] = ("completed", "stop_criteria", "callback_stop", "time_cap", "memory_cap")
+STOPPED_REASONS: tuple[StoppedReason, ...] = get_args(StoppedReason)
 RunStatus = Literal["succeeded", "failed"]
 MAX_OBJECTIVES = 1000  # values one solution's fitness may have (a progress message's best_objectives too)
 WARNING_TEMPLATES = 50  # distinct warnings a run reports; later new ones are counted in one more entry
