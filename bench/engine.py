@@ -1,4 +1,4 @@
-"""Stock PyGAD vs the accelerated engine, side by side in one run (issues 6, 14 and 15).
+"""Stock PyGAD vs the accelerated engine, side by side in one run.
 
     container/.venv/bin/python bench/engine.py            # ≈ 10 minutes
     container/.venv/bin/python bench/engine.py --full     # stock "big" job in full (≈ 6 min more)
@@ -20,7 +20,7 @@ solution or per batch; they take milliseconds, so they run at least 31 rounds.
 ``*-first`` jobs time the first run of a process, what one run of the service pays: stock PyGAD in a
 fresh interpreter (numpy and PyGAD imported, nothing run), the accelerated engine as the service runs
 it — in a child forked from a parent that did what the warm fork server does
-(``allele_worker.forkserver.warm``) — and, for reference, the accelerated engine in a fresh
+(``allele_worker.child.forkserver.warm``) — and, for reference, the accelerated engine in a fresh
 interpreter.  Each round is a new process.
 
 ``parallel`` jobs time ``parallel_processing`` with N = the machine's CPUs against one evaluation at a
@@ -307,7 +307,7 @@ def measure_first(name: str, repeat: int, generations: int) -> tuple[dict, dict]
     """Stock's first run in a fresh interpreter vs the accelerated engine's in a child forked from a
     parent warmed as the fork server warms itself (and, for reference, its first run in a fresh
     interpreter)."""
-    from allele_worker import forkserver
+    from allele_worker.child import forkserver
 
     job = name.removesuffix("-first")
     forkserver.warm()

@@ -30,8 +30,8 @@ from pygad.benchmarks.dtlz import DTLZ2
 from pygad.benchmarks.zdt import ZDT1
 from pygad.utils.quality_indicators import hypervolume, inverted_generational_distance
 
+from allele_worker.child.objectives import pareto_front
 from allele_worker.engine import build_ga, engine_label
-from allele_worker.objectives import pareto_front
 
 PROBLEMS = {"zdt1": ZDT1(30), "dtlz2": DTLZ2(3)}
 REFERENCE = 1.1  # minimisation form; every objective of both problems is in [0, 1] on the front

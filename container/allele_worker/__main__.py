@@ -3,9 +3,11 @@
 Environment: ``HOST`` (default 127.0.0.1), ``PORT`` (default 8788), ``SANDBOX_UID_BASE`` (first uid
 of the per-run users when running as root, default 1000000; each worker claims a block of 1000),
 ``ALLELE_LOCK_DIR`` (where the uid block locks live, default /run/allele), ``WORKER_CONCURRENCY``
-(runs at once, default the number of CPUs; more starts are refused with 503 at_capacity), ``ALLELE_REQUIRE_ISOLATION``
-(``all``: refuse to start unless every sandbox measure holds), ``ALLELE_RUN_DIR`` (parent directory of
-the runs' temporary directories, default a fresh one under the system temp dir), ``LOG_LEVEL``.
+(runs at once, default the number of CPUs; more starts are refused with 503 at_capacity),
+``ALLELE_REQUIRE_ISOLATION`` (``all``: refuse to start unless every sandbox measure holds),
+``ALLELE_FORK_SERVER`` (``0``: start each run's child as a fresh interpreter instead of a fork of the
+warm fork server), ``ALLELE_RUN_DIR`` (parent directory of the runs' temporary directories, default a
+fresh one under the system temp dir), ``LOG_LEVEL``.
 Logs go to stderr; at start, one line per sandbox measure this machine cannot enforce.
 """
 
@@ -20,9 +22,9 @@ from collections.abc import Callable
 
 import uvicorn
 
-from .app import create_app
-from .runs import RunManager
 from .sandbox import Host, IsolationMissing, set_dumpable
+from .worker.app import create_app
+from .worker.runs import RunManager
 
 log = logging.getLogger("allele")
 CLEANUP: list[Callable[[], object]] = []  # run at graceful shutdown (uvicorn re-raises SIGTERM afterwards: no atexit)

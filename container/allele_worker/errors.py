@@ -13,12 +13,14 @@ The tree, so callers catch at the level they need::
         │   └── ResourceLimitExceeded   resource_limit_exceeded (processes, file size, open files, flood)
         └── InternalError           internal_error
 
-``RunFailure`` subclasses are raised inside the child process (``jobs.py``) and turned into the
+``RunFailure`` subclasses are raised inside the child process (``child/jobs.py``) and turned into the
 outcome message it sends to the parent; the parent folds process facts into the same codes in
-``results.py``.  Messages must never contain worker-internal paths or frames.
+``worker/completion.py``.  Messages must never contain worker-internal paths or frames.
 """
 
 from __future__ import annotations
+
+from .wire import ErrorCode, RunError
 
 __all__ = [
     "AtCapacity",
@@ -53,14 +55,14 @@ class AtCapacity(WorkerError):
 class RunFailure(WorkerError):
     """A run ends ``failed``; ``code`` is the protocol's ``error.code``."""
 
-    code = "internal_error"
+    code: ErrorCode = "internal_error"
     engine: str | None = None  # the engine path that was running, when known
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
 
-    def as_error(self) -> dict[str, str]:
+    def as_error(self) -> RunError:
         return {"code": self.code, "message": self.message}
 
     def with_engine(self, engine: str) -> RunFailure:
@@ -69,20 +71,20 @@ class RunFailure(WorkerError):
 
 
 class UserCodeError(RunFailure):
-    code = "code_error"
+    code: ErrorCode = "code_error"
 
 
 class LimitExceeded(RunFailure):
-    code = "resource_limit_exceeded"
+    code: ErrorCode = "resource_limit_exceeded"
 
 
 class MemoryLimitExceeded(LimitExceeded):
-    code = "memory_limit_exceeded"
+    code: ErrorCode = "memory_limit_exceeded"
 
 
 class ResourceLimitExceeded(LimitExceeded):
-    code = "resource_limit_exceeded"
+    code: ErrorCode = "resource_limit_exceeded"
 
 
 class InternalError(RunFailure):
-    code = "internal_error"
+    code: ErrorCode = "internal_error"

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from allele_worker import results, sandbox
+from allele_worker import sandbox
+from allele_worker.worker import completion
 
 CONTAINER = Path(__file__).resolve().parent.parent
 
@@ -86,7 +87,7 @@ def run_child(
     progress: list[dict[str, Any]] = []
     uid = host.take_uid()
     process = sandbox.SandboxedProcess(
-        spec=spec,
+        job=spec,
         limits=limits,
         isolation=host.isolation,
         workdir=workdir,
@@ -104,7 +105,7 @@ def run_child(
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
         host.give_uid(uid)
-    body = results.fold(report, limits)
+    body = completion.fold(report, limits)
     body["_progress"] = progress
     return body, report
 

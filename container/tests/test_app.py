@@ -14,9 +14,9 @@ import pytest
 from conftest import params
 from starlette.testclient import TestClient
 
-from allele_worker import runs
-from allele_worker.app import create_app
-from allele_worker.runs import RunManager
+from allele_worker.worker import runs
+from allele_worker.worker.app import create_app
+from allele_worker.worker.runs import RunManager
 
 TOKEN = "ab" * 32
 
@@ -43,6 +43,7 @@ def body(run_id: str, worker_url: str, **changes) -> dict:
     return data
 
 
+@pytest.mark.slow
 def test_health(client):
     answer = client.get("/health")
     assert answer.status_code == 200
@@ -52,6 +53,7 @@ def test_health(client):
     assert data["capacity"] >= 1 and data["in_use"] == 0
 
 
+@pytest.mark.slow
 def test_a_start_past_the_worker_places_is_refused_and_a_place_frees_with_the_child(host, tmp_path, fake_worker):
     """WORKER_CONCURRENCY places: one more start is 503 at_capacity and starts nothing; once a run's
     child is gone its place is free again (the completion report may still be on its way)."""
@@ -75,6 +77,7 @@ def test_a_start_past_the_worker_places_is_refused_and_a_place_frees_with_the_ch
     manager.wait_idle(10)
 
 
+@pytest.mark.slow
 def test_a_run_with_parallel_workers_takes_a_place_per_worker(host, tmp_path, fake_worker):
     """``parallel_processing`` N: the run takes N places (at most all of them), so a run that would
     need more than are left is refused; one asking for more than the worker has takes them all."""
@@ -99,6 +102,7 @@ def test_a_run_with_parallel_workers_takes_a_place_per_worker(host, tmp_path, fa
     manager.wait_idle(10)
 
 
+@pytest.mark.slow
 def test_run_reports_progress_and_complete(client, fake_worker):
     job = body(
         "runAAA000001",
@@ -130,6 +134,7 @@ def test_run_reports_progress_and_complete(client, fake_worker):
     assert sum(p.endswith("/complete") for p in fake_worker.paths()) == 1
 
 
+@pytest.mark.slow
 def test_the_first_progress_report_waits_one_interval(host, tmp_path, fake_worker):
     """The heartbeat's first report goes one interval after the start (the Worker's claim stamped the
     heartbeat when it started the run): a run that ends sooner reports its completion only."""
@@ -141,6 +146,7 @@ def test_the_first_progress_report_waits_one_interval(host, tmp_path, fake_worke
     assert not any(path.endswith("/progress") for path in fake_worker.paths()), fake_worker.paths()
 
 
+@pytest.mark.slow
 def test_a_run_the_worker_no_longer_has_live_is_stopped_at_its_next_progress(host, tmp_path, fake_worker):
     """A run the Worker ended while its start was on the way (a delete between the claim and POST /runs:
     the cancel found no such run here) answers 409 to its first progress report: it is stopped as by a
@@ -167,6 +173,7 @@ def test_a_run_the_worker_no_longer_has_live_is_stopped_at_its_next_progress(hos
         assert manager.wait_idle(15)
 
 
+@pytest.mark.slow
 def test_duplicate_post_starts_nothing(client, fake_worker):
     job = body("runBBB000002", fake_worker.url)
     assert client.post("/runs", json=job).status_code == 202
@@ -180,6 +187,7 @@ def test_duplicate_post_starts_nothing(client, fake_worker):
     assert sum(p.endswith("/complete") for p in fake_worker.paths()) == 1
 
 
+@pytest.mark.slow
 def test_cancel(client, fake_worker):
     job = body(
         "runCCC000003",
@@ -206,12 +214,14 @@ def test_cancel(client, fake_worker):
     assert client.get("/runs/runCCC000003").json() == {"run_id": "runCCC000003", "state": "finished"}
 
 
+@pytest.mark.slow
 def test_cancel_unknown(client):
     answer = client.post("/runs/nosuchrun123/cancel")
     assert answer.status_code == 404 and answer.json()["error"]["code"] == "unknown_run"
     assert client.get("/runs/nosuchrun123").status_code == 404
 
 
+@pytest.mark.slow
 def test_invalid_bodies(client, fake_worker):
     assert client.post("/runs", content=b"{nope").status_code == 400
     bad = body("runDDD000004", fake_worker.url)
@@ -222,6 +232,7 @@ def test_invalid_bodies(client, fake_worker):
     assert client.post("/runs", json=bad).status_code == 400
 
 
+@pytest.mark.slow
 def test_failed_run_reports_code_error(client, fake_worker):
     job = body(
         "runEEE000005",
@@ -237,9 +248,10 @@ def test_failed_run_reports_code_error(client, fake_worker):
     }
 
 
+@pytest.mark.slow
 def test_a_killed_run_reports_how_far_its_last_progress_got(client, fake_worker):
     """Killed past its wall time with no generation boundary in time: the report keeps the progress
-    of the last generation the child told of (issue 14: not 0 and no fitness)."""
+    of the last generation the child told of, not generation 0 and no fitness."""
     job = body(
         "runEEE000006",
         fake_worker.url,
@@ -261,6 +273,7 @@ def test_a_killed_run_reports_how_far_its_last_progress_got(client, fake_worker)
     assert isinstance(report["progress"]["best_solution_fitness"], float)
 
 
+@pytest.mark.slow
 def test_worker_starts_from_any_cwd(tmp_path):
     import socket
 
@@ -286,6 +299,7 @@ def test_worker_starts_from_any_cwd(tmp_path):
     assert b"isolation:" in stderr
 
 
+@pytest.mark.slow
 def test_run_starts_from_the_population_at_its_url(client, fake_worker):
     run_url = f"{fake_worker.url}/internal/v1/runs/runFFF000006"
     served = [[0.0, 0.0, 0.0]] + [[3.0, -3.0, 3.0]] * 7  # random init never gives an exact 0 row
@@ -306,6 +320,7 @@ def test_run_starts_from_the_population_at_its_url(client, fake_worker):
     assert report["result"]["best_solution"] == [0.0, 0.0, 0.0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("served", [404, {"not": "a population"}, [[1.0, 2.0], [3.0]]], ids=["404", "object", "ragged"])
 def test_start_population_not_loaded_fails_the_run(client, fake_worker, served):
     run_id = "runGGG000007"
@@ -325,6 +340,7 @@ def test_start_population_not_loaded_fails_the_run(client, fake_worker, served):
     assert not any(p.endswith("/population") for p in fake_worker.paths())
 
 
+@pytest.mark.slow
 def test_cancel_while_fetching_the_start_population(client, fake_worker):
     run_id = "runKKK000011"
     fake_worker.served[f"/internal/v1/runs/{run_id}/initial-population"] = 503  # retried
@@ -342,6 +358,7 @@ def test_cancel_while_fetching_the_start_population(client, fake_worker):
     assert not any(p.endswith(("/complete", "/population")) for p in fake_worker.paths())
 
 
+@pytest.mark.slow
 def test_a_population_too_large_for_the_report_is_put_before_it(client, fake_worker, monkeypatch):
     monkeypatch.setattr(runs, "INLINE_POPULATION_BYTES", 64)  # the 8 x 3 population is ≈ 500 bytes
     client.post("/runs", json=body("runPUT000001", fake_worker.url))
@@ -376,6 +393,7 @@ def test_a_population_with_a_non_finite_value_is_put_not_inlined():
     assert finite["result"]["population"] == [[1.0, 0.5], [2.0, 3.0]] and len(uploads) == 1
 
 
+@pytest.mark.slow
 def test_refused_population_upload_still_completes(client, fake_worker, monkeypatch):
     monkeypatch.setattr(runs, "INLINE_POPULATION_BYTES", 0)
     fake_worker.status_for["/population"] = 409
@@ -385,6 +403,7 @@ def test_refused_population_upload_still_completes(client, fake_worker, monkeypa
     assert sum(p.endswith("/population") for p in fake_worker.paths()) == 1
 
 
+@pytest.mark.slow
 def test_inline_initial_population_still_works(client, fake_worker):
     job = body(
         "runIII000009",
@@ -398,6 +417,7 @@ def test_inline_initial_population_still_works(client, fake_worker):
     assert not any(r["method"] == "GET" for r in fake_worker.requests)
 
 
+@pytest.mark.slow
 def test_initial_population_url_must_be_a_url(client, fake_worker):
     for bad in (12, "file:///etc/passwd", ["http://x"]):
         answer = client.post("/runs", json=body("runJJJ000010", fake_worker.url, initial_population_url=bad))

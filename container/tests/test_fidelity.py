@@ -1,10 +1,10 @@
-"""PyGAD fidelity (issue 14), in this process: every creation parameter and accepted form is honoured
+"""PyGAD fidelity, in this process: every creation parameter and accepted form is honoured
 by the run (checked on its result), the stock path equals stock PyGAD exactly for the same seed, and
 what a run reports besides: multi-objective results, warnings, constraint violations, how far a failed
 run got, the engine path, the files uploaded before the report.
 
 "Equals stock" compares ``jobs.execute`` (what the sandboxed child runs) with ``pygad.GA`` built here
-from the same job independently of ``jobs.py`` (``stock_ga``).  "Honoured" adds, for every parameter,
+from the same job independently of ``child/jobs.py`` (``stock_ga``).  "Honoured" adds, for every parameter,
 that leaving it out changes the stock result for that seed, so the comparison could fail.
 """
 
@@ -22,8 +22,9 @@ import pygad
 import pytest
 from conftest import CONTAINER, params
 
-from allele_worker import jobs, objectives, results, run_result, staged_files
-from allele_worker.warning_tally import MAX_DISTINCT, WarningTally
+from allele_worker.child import ga_result, jobs, objectives
+from allele_worker.child.warning_tally import MAX_DISTINCT, WarningTally
+from allele_worker.worker import completion, staged_files
 
 TYPES: dict[str, Any] = {"int": int, "float": float, **{name: getattr(np, name) for name in jobs.NUMPY_GENE_TYPES}}
 # A batch fitness whose values depend on the batch's size: batches of another size change the run.
@@ -53,7 +54,7 @@ def _types(value: Any) -> Any:
 
 
 def stock_ga(job: dict[str, Any], initial_population: list[list[float]] | None = None) -> pygad.GA:
-    """``pygad.GA`` run on the job's parameters, built without ``jobs.py``."""
+    """``pygad.GA`` run on the job's parameters, built without ``child/jobs.py``."""
     kwargs: dict[str, Any] = {"init_range_low": -4, "init_range_high": 4}
     for name, value in job.items():
         if name in jobs.CODE_FIELDS or name.endswith("_entry"):
@@ -77,10 +78,10 @@ def stock_result(ga: pygad.GA) -> dict[str, Any]:
     """What the report holds, from a stock GA."""
     best, _, _ = ga.best_solution(pop_fitness=ga.last_generation_fitness)
     return {
-        "best_solution": run_result.jsonable(best),
-        "population": run_result.jsonable(ga.population),
+        "best_solution": ga_result.jsonable(best),
+        "population": ga_result.jsonable(ga.population),
         "generations_completed": int(ga.generations_completed),
-        "best_solutions_fitness": [run_result.fitness_value(f) for f in ga.best_solutions_fitness],
+        "best_solutions_fitness": [ga_result.fitness_value(f) for f in ga.best_solutions_fitness],
     }
 
 
@@ -349,7 +350,7 @@ def test_engine_path_is_named_with_null_crossover_or_mutation():
     ):
         outcome = succeeded({**ACCELERATED, **overrides})
         assert outcome["engine"] == label
-        assert results.validate_outcome(outcome)["engine"] == label
+        assert completion.validate_outcome(outcome)["engine"] == label
 
 
 # --------------------------------------------------------------------------- several objectives
@@ -444,11 +445,12 @@ def test_multi_objective_continue_starts_from_the_population():
     population = first["population"]
     second = succeeded(job, initial_population=population)["result"]
     ga = stock_ga(job, initial_population=population)
-    assert second["population"] == run_result.jsonable(ga.population)
+    assert second["population"] == ga_result.jsonable(ga.population)
     # generation 0 of the continued run is the stored population: its best values are the first's last
     assert second["best_solutions_fitness"][0] == first["best_solutions_fitness"][-1]
 
 
+@pytest.mark.slow
 def test_multi_objective_fronts_come_close_to_the_true_ones(monkeypatch):
     """One seed of the full quality run (bench/quality_mo.py, 30 seeds, in docs/performance.md): ZDT1's
     front within IGD 0.05 of the true front, DTLZ2's within a mean distance of 0.05 to the unit
@@ -475,7 +477,7 @@ def test_report_and_staged_files_of_a_multi_objective_run():
         save_best_solutions=True,
     )
     outcome = succeeded(job)
-    checked = results.validate_outcome(outcome)
+    checked = completion.validate_outcome(outcome)
     assert checked is not None, "the report must pass the parent's validation"
     result = checked["result"]
     files = staged_files.take_files(result)
@@ -495,10 +497,10 @@ def test_report_and_staged_files_of_a_multi_objective_run():
 def test_hostile_front_and_saved_data_are_refused():
     outcome = succeeded(params(random_seed=1, fitness_func=TWO, num_generations=2))
     outcome["result"]["pareto_front"]["objectives"][0] = ["x", 1]
-    assert results.validate_outcome(outcome) is None
+    assert completion.validate_outcome(outcome) is None
     outcome = succeeded(params(random_seed=1, num_generations=2, save_solutions=True))
     outcome["result"]["solutions"][0]["fitness"] = [1.0]
-    assert results.validate_outcome(outcome) is None
+    assert completion.validate_outcome(outcome) is None
 
 
 # --------------------------------------------------------------------------- warnings and constraints
@@ -597,7 +599,7 @@ def test_a_failed_run_keeps_the_progress_it_made():
     assert outcome["progress"]["generations_completed"] == 5
     best = outcome["progress"]["best_solution_fitness"]
     assert isinstance(best, float) and best > -48  # the best of the generations it evaluated
-    assert results.validate_outcome(outcome)["progress"] == outcome["progress"]
+    assert completion.validate_outcome(outcome)["progress"] == outcome["progress"]
 
 
 def test_an_infinite_fitness_is_kept_as_text():
@@ -610,6 +612,6 @@ def test_an_infinite_fitness_is_kept_as_text():
     )
     outcome = succeeded(job)
     assert outcome["result"]["best_solution_fitness"] == "inf"
-    assert results.validate_outcome(outcome)["result"]["best_solution_fitness"] == "inf"
+    assert completion.validate_outcome(outcome)["result"]["best_solution_fitness"] == "inf"
     assert outcome["engine"].startswith("accelerated:")  # same_as_stock below: the same values
     same_as_stock(succeeded({**job, **STOCK_PATH}), stock_ga({**job, **STOCK_PATH}))

@@ -1,5 +1,5 @@
-"""The warm fork server (allele_worker/forkserver.py): runs are forks of one parent that imported numpy,
-PyGAD and the engine; that parent holds nothing of the worker's, and no run leaves anything behind for
+"""The warm fork server (allele_worker/child/forkserver.py): runs are forks of one parent that imported
+numpy, PyGAD and the engine; that parent holds nothing of the worker's, and no run leaves anything behind for
 the next. (Every sandbox and hostile-code test also runs against these forked children.)"""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ def _parent_of(pid: int) -> int:
     return int(stat[stat.rindex(")") + 2 :].split()[1])
 
 
+@pytest.mark.slow
 def test_runs_are_forked_from_the_warm_parent(host):
     assert host.forks is not None
     parents: list[int] = []
@@ -27,6 +28,7 @@ def test_runs_are_forked_from_the_warm_parent(host):
     assert parents == [host.forks.pid]
 
 
+@pytest.mark.slow
 def test_the_fork_server_holds_nothing_of_the_workers(host, monkeypatch):
     monkeypatch.setenv("ADMIN_TOKEN", "worker-secret")  # whatever the worker holds, started after it
     pid = host.forks.pid
@@ -37,6 +39,7 @@ def test_the_fork_server_holds_nothing_of_the_workers(host, monkeypatch):
     assert len(fds) <= 5, fds  # stdin, stdout, stderr, its control socket (and select's epoll at most)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not IS_ROOT, reason="runs need their own uid to be told apart")
 def test_no_run_leaves_anything_behind_for_the_next(host):
     first, _ = run_child(
@@ -69,6 +72,7 @@ def _pidfds(pid: int) -> int:
     return sum(os.readlink(f"/proc/{pid}/fd/{fd}") == "anon_inode:[pidfd]" for fd in os.listdir(f"/proc/{pid}/fd"))
 
 
+@pytest.mark.slow
 def test_a_childs_exit_is_watched_by_its_pidfd_and_nothing_is_left_after_it(host):
     """The fork server learns of a child's exit from a pidfd of that child (the exit wakes it; no
     poll), held while the child lives and closed once it is reaped."""
@@ -79,6 +83,7 @@ def test_a_childs_exit_is_watched_by_its_pidfd_and_nothing_is_left_after_it(host
     assert _pidfds(host.forks.pid) == 0
 
 
+@pytest.mark.slow
 def test_each_run_draws_its_own_unseeded_random_numbers(host):
     """Forks of one parent share its generators' states (Python's ``random`` reseeds itself after a
     fork, numpy's global generator does not): each run starts both afresh."""
@@ -101,7 +106,7 @@ def test_each_run_draws_its_own_unseeded_random_numbers(host):
 def test_the_fork_server_warmed_up_with_its_own_jobs_only():
     """The warm-up runs the service's own code (no job's): every code field is a constant of the
     package, and the jobs warm() runs succeed."""
-    from allele_worker import forkserver, jobs
+    from allele_worker.child import forkserver, jobs
 
     own_code = {forkserver._FITNESS, forkserver._BATCH, forkserver._CONSTRAINT}
     assert forkserver.WARM_UP_PARAMS

@@ -3,9 +3,11 @@ user-code errors."""
 
 from __future__ import annotations
 
+import pytest
 from conftest import params, run_child
 
 
+@pytest.mark.slow
 def test_completed_run_shape(host):
     body, _ = run_child(host, params(random_seed=3))
     assert body["status"] == "succeeded" and body["error"] is None
@@ -19,6 +21,7 @@ def test_completed_run_shape(host):
     assert body["metrics"]["peak_memory_mb"] > 0 and body["metrics"]["execution_duration_ms"] > 0
 
 
+@pytest.mark.slow
 def test_gene_constraint_and_sample_size(host):
     job = params(
         num_genes=3,
@@ -46,6 +49,7 @@ def test_gene_constraint_and_sample_size(host):
     assert all(row[0] > 1 and row[2] < -1 for row in population)
 
 
+@pytest.mark.slow
 def test_callbacks_fire_and_on_generation_stop(host):
     log = "def {name}(*args):\n    print('{name}')\n"
     job = params(num_generations=50, random_seed=1)
@@ -67,6 +71,7 @@ def test_callbacks_fire_and_on_generation_stop(host):
         assert name in lines
 
 
+@pytest.mark.slow
 def test_stop_criteria(host):
     job = params(num_generations=200, stop_criteria="saturate_3", random_seed=2, gene_space=[0, 1], gene_type="int")
     body, _ = run_child(host, job)
@@ -74,6 +79,7 @@ def test_stop_criteria(host):
     assert body["result"]["generations_completed"] < 200
 
 
+@pytest.mark.slow
 def test_random_seed_reproducible(host):
     job = params(num_generations=15, random_seed=1234)
     first, _ = run_child(host, job)
@@ -82,6 +88,7 @@ def test_random_seed_reproducible(host):
         assert first["result"][key] == second["result"][key], key
 
 
+@pytest.mark.slow
 def test_continue_from_initial_population(host):
     first, _ = run_child(host, params(random_seed=9))
     population = first["result"]["population"]
@@ -98,6 +105,7 @@ def test_continue_from_initial_population(host):
     assert second["result"]["best_solutions_fitness"][0] == first["result"]["best_solution_fitness"]
 
 
+@pytest.mark.slow
 def test_runtime_error_names_line(host):
     job = params(fitness_func="def f(ga, s, i):\n    x = 1\n    return x / 0\n", fitness_func_entry="f")
     body, _ = run_child(host, job)
@@ -109,6 +117,7 @@ def test_runtime_error_names_line(host):
     assert "site-packages" not in body["output"] and "jobs.py" not in body["output"]
 
 
+@pytest.mark.slow
 def test_syntax_error_names_line(host):
     job = params(on_stop="def s(ga, f):\n    pass\n  oops\n", on_stop_entry="s")
     body, _ = run_child(host, job)
@@ -116,11 +125,13 @@ def test_syntax_error_names_line(host):
     assert body["error"]["message"].startswith("on_stop line 3: ")
 
 
+@pytest.mark.slow
 def test_missing_entry(host):
     body, _ = run_child(host, params(fitness_func_entry="nope"))
     assert body["error"] == {"code": "code_error", "message": "fitness_func: entry 'nope' is not defined by the code"}
 
 
+@pytest.mark.slow
 def test_soft_time_cap_stops_at_generation_boundary(host):
     job = params(
         num_generations=100000,
@@ -134,6 +145,7 @@ def test_soft_time_cap_stops_at_generation_boundary(host):
     assert 1000 <= body["metrics"]["execution_duration_ms"] < 3000
 
 
+@pytest.mark.slow
 def test_soft_memory_cap(host):
     job = params(
         num_generations=100000,

@@ -50,6 +50,7 @@ def requires(isolation: sandbox.Isolation, *measures: str) -> None:
 # --------------------------------------------------------------------------- secrets and other runs
 
 
+@pytest.mark.slow
 @needs_root
 def test_proc_shows_no_other_process(host, isolation):
     """A process of the host with a secret on its command line and in its environment (as wrangler
@@ -83,6 +84,7 @@ def test_proc_shows_no_other_process(host, isolation):
     assert set(pids) <= {1, 2}, pids  # the namespace's init and the job itself
 
 
+@pytest.mark.slow
 @needs_root
 def test_no_other_run_is_discoverable(host, isolation):
     """While another run is live, nothing a run can read names it (no run id in /proc, no directory)."""
@@ -134,6 +136,7 @@ def test_no_other_run_is_discoverable(host, isolation):
     assert other["report"].killed == "cancel"  # it was alive during the whole scan
 
 
+@pytest.mark.slow
 @needs_root
 def test_service_files_are_not_readable(host, isolation, tmp_path_factory):
     """A checkout outside /tmp with world-readable state files (the worst case), the service user's
@@ -191,6 +194,7 @@ def test_service_files_are_not_readable(host, isolation, tmp_path_factory):
             assert set(listed) <= on_the_way, line
 
 
+@pytest.mark.slow
 @needs_root
 def test_home_and_tmpdir_are_private_and_writable(host, isolation):
     requires(isolation, "minimal_root")
@@ -215,6 +219,7 @@ def test_home_and_tmpdir_are_private_and_writable(host, isolation):
     assert "WROTE /tmp /tmp" in body["output"] and "ESCAPED" not in body["output"]
 
 
+@pytest.mark.slow
 @needs_root
 def test_no_namespaces_or_kernel_interfaces_beyond_the_sandbox(host, isolation):
     """Unprivileged user namespaces (on by default in most kernels) would give the run every capability
@@ -263,6 +268,7 @@ def test_no_namespaces_or_kernel_interfaces_beyond_the_sandbox(host, isolation):
     assert "SPAWNED 0" in body["output"], body["output"]
 
 
+@pytest.mark.slow
 @needs_root
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="the x32 ABI exists on x86-64 only")
 def test_a_syscall_of_another_abi_kills_the_process(host, isolation):
@@ -287,6 +293,7 @@ def test_a_syscall_of_another_abi_kills_the_process(host, isolation):
 # --------------------------------------------------------------------------- the whole process tree
 
 
+@pytest.mark.slow
 @needs_root
 def test_fork_tree_memory_is_capped_as_a_whole(host, isolation):
     """3 forked children of 200 MB each against a 256 MB cap: the run ends at the cap."""
@@ -312,6 +319,7 @@ def test_fork_tree_memory_is_capped_as_a_whole(host, isolation):
     assert body["metrics"]["execution_duration_ms"] < 20000  # stopped at the cap, not at the time cap
 
 
+@pytest.mark.slow
 @needs_root
 def test_every_process_of_a_run_is_in_its_group_in_every_hierarchy(host, isolation):
     """The relay joins the run's group before it forks anything (through v1's ``tasks`` as a
@@ -373,6 +381,7 @@ def test_a_single_threaded_process_joins_through_tasks_else_through_cgroup_procs
     assert (v1 / "tasks").read_text() == "" and (v1 / "cgroup.procs").read_text() == str(os.getpid())
 
 
+@pytest.mark.slow
 @needs_root
 def test_cpu_of_double_forked_processes_is_billed(host, isolation):
     """4 double-forked busy loops (each re-parented away from the job) are billed their CPU."""
@@ -420,6 +429,7 @@ def _wait_for(predicate, timeout: float = 10.0) -> bool:
     return predicate()
 
 
+@pytest.mark.slow
 @needs_root
 def test_double_forked_process_dies_with_the_run(host, isolation):
     requires(isolation, "user")
@@ -431,6 +441,7 @@ def test_double_forked_process_dies_with_the_run(host, isolation):
     assert pids_of_uids(uids[0], 1) == []
 
 
+@pytest.mark.slow
 @needs_root
 def test_double_forked_process_dies_with_a_cancel(host, isolation):
     requires(isolation, "user")
@@ -480,6 +491,7 @@ def _free_port() -> int:
         return port
 
 
+@pytest.mark.slow
 @needs_root
 def test_processes_and_groups_do_not_outlive_a_worker_crash(isolation, fake_worker, tmp_path):
     """SIGKILL the worker mid-run: the run's whole tree dies with it (death signals through the
@@ -508,7 +520,7 @@ def test_processes_and_groups_do_not_outlive_a_worker_crash(isolation, fake_work
         urllib.request.urlopen(request, timeout=10).close()
         first_uid = _block_first(worker)  # the worker logs its block; its runs' uids are the block's
         assert _wait_for(lambda: len(pids_of_uids(first_uid, BLOCK_SIZE)) >= 2)
-        fork_servers = [pid for pid in live_children(worker.pid) if b"allele_worker.forkserver" in _cmdline(pid)]
+        fork_servers = [pid for pid in live_children(worker.pid) if b"allele_worker.child.forkserver" in _cmdline(pid)]
         assert len(fork_servers) == 1
     finally:
         worker.kill()
@@ -554,6 +566,7 @@ def _groups_named(prefix: str) -> set[str]:
     return found
 
 
+@pytest.mark.slow
 @needs_root
 def test_two_workers_never_touch_each_others_runs(host, isolation, tmp_path):
     """A second worker on the host gets another uid block; its start-up sweep and its runs' cleanup
@@ -581,6 +594,7 @@ def test_two_workers_never_touch_each_others_runs(host, isolation, tmp_path):
     assert result["body"]["status"] == "succeeded", result["body"]
 
 
+@pytest.mark.slow
 def test_a_flood_of_messages_stops_the_run(host):
     """The child's message channel (progress and the outcome; the real child sends at most 4 a second)
     is open to user code. Flooding it with small progress lines cost the run's parent — the worker,
@@ -609,27 +623,31 @@ def test_a_flood_of_messages_stops_the_run(host):
 # --------------------------------------------------------------------------- numbers a report cannot carry
 
 
+@pytest.mark.slow
 def test_fitness_too_large_for_a_float_is_a_code_error(host):
     body, _ = run_child(host, hostile("pass", returns="10**400"))
     assert body["status"] == "failed" and body["error"]["code"] == "code_error", body["error"]
     assert "64-bit float" in body["error"]["message"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value,shown", [("float('inf')", "inf"), ("-float('inf')", "-inf")])
 def test_infinite_fitness_is_reported_as_text(host, value, shown):
-    """PyGAD allows an infinite scalar fitness (issue 14); JSON has none, so the report says it in text."""
+    """PyGAD allows an infinite scalar fitness; JSON has none, so the report says it in text."""
     body, _ = run_child(host, hostile("pass", returns=value))
     assert body["status"] == "succeeded", body["error"]
     assert body["result"]["best_solution_fitness"] == shown
     assert set(body["result"]["best_solutions_fitness"]) == {shown}
 
 
+@pytest.mark.slow
 def test_infinite_objective_is_a_code_error(host):
     """Objective vectors must be finite (PyGAD refuses them: Pareto distances need finite ranges)."""
     body, _ = run_child(host, hostile("pass", returns="[1.0, float('inf')]"))
     assert body["status"] == "failed" and body["error"]["code"] == "code_error", body["error"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", ["numpy.nan", "numpy.inf"])
 def test_population_of_nan_or_inf_is_a_code_error(host, value):
     job = params(
@@ -641,6 +659,7 @@ def test_population_of_nan_or_inf_is_a_code_error(host, value):
     assert body["status"] == "failed" and body["error"]["code"] == "code_error", body["error"]
 
 
+@pytest.mark.slow
 def test_a_million_objectives_fail_at_the_first_call(host):
     body, _ = run_child(host, hostile("pass", returns="[1.0] * 1_000_000"))
     assert body["status"] == "failed" and body["error"]["code"] == "code_error", body["error"]
@@ -648,6 +667,7 @@ def test_a_million_objectives_fail_at_the_first_call(host):
     assert body["metrics"]["cpu_seconds_used"] < 5  # one call, not a whole run of them
 
 
+@pytest.mark.slow
 def test_startup_refuses_when_isolation_is_required_and_missing(monkeypatch):
     """ALLELE_REQUIRE_ISOLATION=all (the image's setting) makes a worker that cannot enforce every
     measure refuse to start instead of running less confined."""
@@ -669,6 +689,7 @@ def test_startup_refuses_when_isolation_is_required_and_missing(monkeypatch):
     assert weak.missing() == ["minimal_root"]
 
 
+@pytest.mark.slow
 def test_health_reports_every_measure(host):
     health = host.isolation.health()
     if IS_ROOT:

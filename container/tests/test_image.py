@@ -97,6 +97,7 @@ def assemble(image_root: Path) -> dict[str, str]:
     return {"workdir": workdir, "cmd": cmd, "env": json.dumps(env)}
 
 
+@pytest.mark.slow
 def test_the_build_context_holds_the_worker_and_nothing_else():
     files = _context_files()
     assert "requirements.txt" in files and "pyproject.toml" in files
@@ -106,6 +107,7 @@ def test_the_build_context_holds_the_worker_and_nothing_else():
         assert "__pycache__" not in f and not f.startswith(("tests/", "bench")) and "quality" not in f, f
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="the image runs as root with every sandbox measure required")
 def test_the_image_runs_a_job(tmp_path: Path, fake_worker: Any) -> None:
     image = tmp_path / "image"

@@ -1,4 +1,4 @@
-"""jobs.py in this process: parameter mapping into pygad.GA, user-code compilation and messages."""
+"""child/jobs.py in this process: parameter mapping into pygad.GA, user-code compilation and messages."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pygad
 import pytest
 from conftest import params
 
-from allele_worker import jobs
+from allele_worker.child import jobs
 from allele_worker.errors import UserCodeError
 
 

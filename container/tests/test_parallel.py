@@ -1,6 +1,6 @@
 """Parallel fitness evaluation (``parallel_processing``) in the real sandbox: the worker processes are
 the run's — confined like it, billed with it, killed with it — and the results equal a serial run's.
-Engine-level equivalence (every form, batches, errors) is in test_engine.py."""
+Engine-level equivalence (every form, batches, errors) is in engine/test_parallel.py."""
 
 from __future__ import annotations
 
@@ -48,6 +48,7 @@ def facts(output: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("parallel", FORMS)
 def test_results_equal_a_serial_run(host, parallel):
     """The same seed gives the same result in every form as one evaluation at a time: best genes and
@@ -71,6 +72,7 @@ def evaluators(output: str) -> set[tuple[int, int]]:
     return {(fact["pid"], fact["thread"]) for fact in facts(output)}
 
 
+@pytest.mark.slow
 @needs_root
 def test_worker_processes_are_confined_like_the_run(host, isolation):
     """Each process that evaluates fitness runs as the run's user, in its PID namespace (it sees the
@@ -105,6 +107,7 @@ def test_worker_processes_are_confined_like_the_run(host, isolation):
         assert set(fact["procs"]) <= pids | {1}, fact
 
 
+@pytest.mark.slow
 @needs_root
 @pytest.mark.parametrize("parallel", [["process", 3], ["thread", 3]])
 def test_cpu_of_workers_is_billed(host, isolation, parallel):
@@ -136,6 +139,7 @@ def test_cpu_of_workers_is_billed(host, isolation, parallel):
     assert body["metrics"]["cpu_seconds_used"] >= 0.05 * calls * 0.95, (calls, body["metrics"])
 
 
+@pytest.mark.slow
 @needs_root
 @pytest.mark.parametrize("parallel", [["thread", 16], ["process", 16]])
 def test_memory_of_the_widest_run_is_capped_as_a_whole(host, isolation, parallel):
@@ -171,6 +175,7 @@ def test_memory_of_the_widest_run_is_capped_as_a_whole(host, isolation, parallel
         assert body["error"]["code"] in ("memory_limit_exceeded", "code_error"), body["error"]
 
 
+@pytest.mark.slow
 @needs_root
 def test_a_fork_bomb_in_a_worker_process_stops_at_the_runs_process_limit(host, isolation):
     """Each worker process of a 16-wide run forks as much as it can: together they stop at the run's
@@ -205,6 +210,7 @@ def test_a_fork_bomb_in_a_worker_process_stops_at_the_runs_process_limit(host, i
     assert pids_of_uids(uids[0], 1) == []
 
 
+@pytest.mark.slow
 @needs_root
 def test_worker_processes_die_with_a_cancel(host, isolation):
     """A cancel while the workers are busy ends them all: nothing of the run's user is left."""
@@ -228,6 +234,7 @@ def test_worker_processes_die_with_a_cancel(host, isolation):
     assert pids_of_uids(uids[0], 1) == []
 
 
+@pytest.mark.slow
 @needs_root
 def test_worker_processes_die_with_the_run_at_its_time_cap(host, isolation):
     """A worker stuck in the fitness when the run reaches its hard time cap is killed with it."""
@@ -250,6 +257,7 @@ def test_worker_processes_die_with_the_run_at_its_time_cap(host, isolation):
     assert pids_of_uids(uids[0], 1) == []
 
 
+@pytest.mark.slow
 @needs_root
 @pytest.mark.parametrize("parallel", [["thread", 16], ["process", 16], 16])
 def test_the_widest_run_the_api_accepts_fits_its_sandbox(host, isolation, parallel):
@@ -261,6 +269,7 @@ def test_the_widest_run_the_api_accepts_fits_its_sandbox(host, isolation, parall
     assert result["status"] == "succeeded", result
 
 
+@pytest.mark.slow
 def test_an_exception_in_a_worker_names_the_users_line(host):
     body, _ = run_child(
         host,
@@ -277,6 +286,7 @@ def test_an_exception_in_a_worker_names_the_users_line(host):
     assert body["error"]["message"] == "fitness_func line 8: ValueError: no solution 11"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("selection", ["nsga2", "sss"])
 @pytest.mark.parametrize("parallel", FORMS)
 def test_multi_objective_runs_in_parallel(host, selection, parallel):

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import CONTAINER, IS_ROOT, params, run_child
 
-from allele_worker import jobs, sandbox
+from allele_worker import sandbox
+from allele_worker.child import jobs
 from allele_worker.sandbox import process
 
 
@@ -55,6 +56,7 @@ def test_limits_from_caps():
     assert sandbox.Limits.from_caps(time_seconds=2, memory_mb=512).hard_time_seconds == 4
 
 
+@pytest.mark.slow
 def test_infinite_loop_killed_at_hard_cap(host):
     started = time.monotonic()
     body, report = run_child(host, fitness("while True:\n    pass"), time_seconds=1)
@@ -65,12 +67,14 @@ def test_infinite_loop_killed_at_hard_cap(host):
     assert body["metrics"]["cpu_seconds_used"] > 1
 
 
+@pytest.mark.slow
 def test_memory_bomb(host):
     body, _ = run_child(host, fitness("x = bytearray(4 * 2**30)"), memory_mb=128)
     assert body["status"] == "failed" and body["error"]["code"] == "memory_limit_exceeded"
     assert body["metrics"]["hit_memory_cap"] is True
 
 
+@pytest.mark.slow
 def test_gradual_memory_growth(host):
     body, _ = run_child(host, fitness("keep = []\nwhile True:\n    keep.append(b'x' * 2**20)"), memory_mb=128)
     assert body["error"]["code"] == "memory_limit_exceeded"
@@ -78,6 +82,7 @@ def test_gradual_memory_growth(host):
     assert body["metrics"]["peak_memory_mb"] >= 128
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not IS_ROOT, reason="the process limit needs a user of the run's own (root)")
 def test_fork_bomb_contained(host):
     uids: list[int] = []
@@ -90,6 +95,7 @@ def test_fork_bomb_contained(host):
     assert sandbox.uids.pids_of_uids(uids[0], 1) == []
 
 
+@pytest.mark.slow
 def test_huge_print_truncated(host):
     body, report = run_child(host, fitness("print('x' * 10_000_000)"))
     assert body["status"] == "succeeded"
@@ -97,12 +103,14 @@ def test_huge_print_truncated(host):
     assert body["output"].endswith("[output truncated]\n")
 
 
+@pytest.mark.slow
 def test_output_flood_killed(host):
     body, _ = run_child(host, fitness("while True:\n    sys.stdout.write('y' * 65536)"), output_flood_bytes=4 * 2**20)
     assert body["error"]["code"] == "resource_limit_exceeded"
     assert len(body["output"]) <= 64 * 1024
 
 
+@pytest.mark.slow
 def test_child_cannot_see_worker_environment(host, monkeypatch):
     monkeypatch.setenv("ALLELE_FAKE_SECRET", "s3cr3t-value")
     body, _ = run_child(
@@ -121,6 +129,7 @@ def test_child_cannot_see_worker_environment(host, monkeypatch):
         assert "environ: PermissionError" in body["output"]
 
 
+@pytest.mark.slow
 def test_no_network(host, isolation):
     if not isolation.network:
         pytest.skip("network namespaces are not available on this machine")
@@ -147,6 +156,7 @@ def test_no_network(host, isolation):
     assert "connected" not in body["output"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not IS_ROOT, reason="writing elsewhere is only prevented for a different user")
 def test_cannot_write_outside_its_directory(host, isolation, tmp_path):
     target = Path("/tmp") / f"allele-escape-{os.getpid()}"
@@ -169,6 +179,7 @@ def test_cannot_write_outside_its_directory(host, isolation, tmp_path):
         assert body["output"].count("denied") == len(outside) - 1 or "denied" in body["output"]
 
 
+@pytest.mark.slow
 def test_file_size_limit(host):
     body, _ = run_child(
         host, fitness("with open('big', 'wb') as out:\n    out.write(b'0' * (9 * 2**20))"), file_size_mb=8
@@ -177,6 +188,7 @@ def test_file_size_limit(host):
     assert body["error"]["code"] == "resource_limit_exceeded"
 
 
+@pytest.mark.slow
 def test_probe_reports_this_machine(host, isolation):
     health = isolation.health()
     assert set(health) == {
@@ -195,6 +207,7 @@ def test_probe_reports_this_machine(host, isolation):
     assert {"cpu", "as", "fsize", "nofile", "core"} <= set(health["rlimits"])
 
 
+@pytest.mark.slow
 def test_a_kill_as_the_run_starts_stops_it(host):
     """A cancel that lands just after the start (the child forked but not yet in its own session,
     cgroup or uid: the fork server answers with its pid first) still stops the run: the job never gets

@@ -11,7 +11,7 @@ import { freePort, ROOT, startWorkerProcess, VENV_PYTHON, waitFor } from "../../
 declare module "vitest" {
   export interface ProvidedContext {
     runnerUrl: string;
-    /** The GA worker's parameter names, as JSON: {"plain": [...], "code": [...]} (allele_worker/jobs.py). */
+    /** The GA worker's parameter names, as JSON: {"plain": [...], "code": [...]} (allele_worker/wire.py). */
     workerParameters: string;
   }
 }
@@ -21,7 +21,7 @@ function workerParameters(): string {
     VENV_PYTHON,
     [
       "-c",
-      "import json; from allele_worker.jobs import CODE_FIELDS, PLAIN_PARAMS; print(json.dumps({'plain': PLAIN_PARAMS, 'code': CODE_FIELDS}))",
+      "import json; from allele_worker.wire import CODE_FIELDS, PLAIN_PARAMS; print(json.dumps({'plain': PLAIN_PARAMS, 'code': CODE_FIELDS}))",
     ],
     { cwd: join(ROOT, "container"), encoding: "utf8" },
   );

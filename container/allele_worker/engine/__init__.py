@@ -7,7 +7,11 @@ Design, coverage and fall-back rules: docs/engine.md.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pygad import GA  # untyped: the GA is PyGAD's (or its AcceleratedGA subclass)
 
 __all__ = ["build_ga", "coverage", "engine_label"]
 
@@ -16,7 +20,7 @@ MULTI_OBJECTIVE_SELECTIONS = ("nsga2", "tournament_nsga2", "nsga3", "tournament_
 _INT_FLOAT = ("int", "float")
 
 
-def coverage(kwargs: dict[str, Any]) -> tuple[bool, str]:
+def coverage(kwargs: Mapping[str, object]) -> tuple[bool, str]:
     """Whether ``AcceleratedGA`` may run this configuration at all, and if not, why.
 
     Operators it does not vectorise (e.g. adaptive mutation, nsga2 selection, sbx crossover) are
@@ -37,7 +41,7 @@ def coverage(kwargs: dict[str, Any]) -> tuple[bool, str]:
     return True, "covered"
 
 
-def build_ga(kwargs: dict[str, Any]):
+def build_ga(kwargs: Mapping[str, object]) -> GA:
     """``AcceleratedGA(**kwargs)`` when covered, else ``pygad.GA(**kwargs)``."""
     import pygad
 
@@ -49,7 +53,7 @@ def build_ga(kwargs: dict[str, Any]):
     return pygad.GA(**kwargs)
 
 
-def engine_label(ga: Any) -> str:
+def engine_label(ga: GA) -> str:
     """``"pygad"`` for stock PyGAD, else the accelerated GA's own label (≤ 64 characters)."""
     label = getattr(ga, "engine_label", None)
     return label()[:64] if callable(label) else STOCK

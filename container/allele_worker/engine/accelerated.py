@@ -45,10 +45,20 @@ from .selection import SELECTIONS, Selection
 __all__ = ["AcceleratedGA"]
 
 
-class AcceleratedGA(LeanLoop, Fitness, ParallelFitness, Selection, Crossover, Mutation, Constraints, pygad.GA):
+# pygad.GA is untyped (Any to the type checker), so a subclass of it cannot be checked as one: the ignore.
+class AcceleratedGA(
+    LeanLoop,
+    Fitness,
+    ParallelFitness,
+    Selection,
+    Crossover,
+    Mutation,
+    Constraints,
+    pygad.GA,  # type: ignore[misc]
+):
     """Drop-in ``pygad.GA``; see the module docstring for what is accelerated."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: object, **kwargs: object) -> None:
         self._accel_active = True  # turned off for good by a multi-objective fitness
         self._accel_used: dict[str, str] = {}  # step → "accelerated" | "pygad", as they ran
         self._rng = None
@@ -67,7 +77,7 @@ class AcceleratedGA(LeanLoop, Fitness, ParallelFitness, Selection, Crossover, Mu
 
         covered = {"selection": SELECTIONS, "crossover": CROSSOVERS + ("none",), "mutation": ("random", "none")}
 
-        def part(step: str, name) -> str:
+        def part(step: str, name: object) -> str:
             name = "none" if name is None else str(name)  # lowercase: the label's alphabet
             state = used.get(step)
             if name not in covered[step]:

@@ -4,40 +4,71 @@ the storage dtype, whether the fast paths may run at all)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, cast
 
 import numpy as np
 import pygad
+from numpy.typing import NDArray
 
 if TYPE_CHECKING:  # the mixins are only ever mixed into pygad.GA: type them as its subclasses
     from pygad import GA as _GA
 else:
     _GA = object
 
-__all__ = ["PLAIN_NUMBERS", "SCALAR_TYPES", "EngineBase", "has_nan", "row_range", "row_starts"]
+__all__ = [
+    "PLAIN_NUMBERS",
+    "SCALAR_TYPES",
+    "EngineBase",
+    "FitnessValue",
+    "FitnessValues",
+    "Floats",
+    "Genes",
+    "Indices",
+    "Mask",
+    "StorageType",
+    "has_nan",
+    "row_range",
+    "row_starts",
+]
+
+# The arrays of the engine.  The population and what is made of it (parents, offspring, rows) hold the
+# job's gene type: int64 or float64 on the fast paths, what PyGAD chose elsewhere (per-gene types make
+# an object array); a fitness array is 1-D and numeric on the fast paths, PyGAD's 2-D (several
+# objectives) or object one elsewhere.  Their dtypes are known per job, not to the type checker.
+Genes: TypeAlias = NDArray[Any]
+FitnessValues: TypeAlias = NDArray[Any]
+# One solution's fitness as the user's function returned it (a number, a list, an array …): PyGAD
+# checks it (``_validate_fitness_value``), the engine only moves it.
+FitnessValue: TypeAlias = Any
+Floats: TypeAlias = NDArray[np.float64]
+Indices: TypeAlias = NDArray[np.intp]
+Mask: TypeAlias = NDArray[np.bool_]
+StorageType: TypeAlias = type[np.int64] | type[np.float64]
 
 SCALAR_TYPES = frozenset(t for t in pygad.GA.supported_int_float_types if t is not object)
 PLAIN_NUMBERS = frozenset((float, np.float64, np.int64))
-_STORAGE = {int: np.int64, float: np.float64, np.int64: np.int64, np.float64: np.float64}
+_STORAGE: dict[object, StorageType] = {int: np.int64, float: np.float64, np.int64: np.int64, np.float64: np.float64}
+_Cached = TypeVar("_Cached", bound="NDArray[Any] | tuple[NDArray[Any], ...]")
 
 
-def has_nan(values: np.ndarray) -> bool:
+def has_nan(values: NDArray[np.floating[Any]] | NDArray[np.integer[Any]]) -> bool:
     """Whether a float array holds a NaN (one reduction; an inf makes it look at each value)."""
     smallest = np.minimum.reduce(values)  # NaN propagates, no warning
     return bool(smallest != smallest)
 
 
-def row_range(n: int) -> np.ndarray:
+def row_range(n: int) -> Indices:
     """``np.arange(n)``, cached read-only."""
     return frozen(("rows", n), np.arange, n)
 
 
-def row_starts(n: int, width: int) -> np.ndarray:
+def row_starts(n: int, width: int) -> Indices:
     """``np.arange(n) * width``: the flat position of each row's first cell, cached read-only."""
     return frozen(("starts", n, width), np.arange, 0, n * width, width)
 
 
-def frozen(key: tuple, build, *args):
+def frozen(key: tuple[object, ...], build: Callable[..., _Cached], *args: object) -> _Cached:
     """``build(*args)`` (an array or a tuple of arrays) made read-only and cached under ``key``;
     the cache is emptied when it grows past 192 entries."""
     value = _FROZEN.get(key)
@@ -48,21 +79,23 @@ def frozen(key: tuple, build, *args):
         if len(_FROZEN) > 192:
             _FROZEN.clear()
         _FROZEN[key] = value
-    return value
+    return cast(_Cached, value)  # what ``build`` made for this key: every key names its builder
 
 
-_FROZEN: dict[tuple, np.ndarray | tuple[np.ndarray, ...]] = {}
+_FROZEN: dict[tuple[object, ...], NDArray[Any] | tuple[NDArray[Any], ...]] = {}
 
 
-class EngineBase(_GA):
-    """Bookkeeping shared by the operator mixins (``AcceleratedGA`` sets the attributes)."""
+class EngineBase(_GA):  # type: ignore[misc]  # pygad.GA is untyped (Any): the mixins subclass it
+    """Bookkeeping shared by the operator mixins (``AcceleratedGA`` sets the attributes).  The state
+    of ``pygad.GA`` the engine reads and writes is PyGAD's, untyped."""
 
     _accel_active: bool  # turned off for good by a multi-objective fitness
     _accel_used: dict[str, str]  # step → "accelerated" | "pygad" | "mixed", as they ran
     _rng: np.random.Generator | None
-    _handover: tuple | None  # (first fitness, its evaluations) for stock run() after the lean one
-    _fitness_value_shape: tuple | None  # stock's: the shape of one fitness value, once known
-    # pygad.GA's own state that the engine writes (untyped in PyGAD)
+    # (first fitness, its evaluations) for stock run() after the lean one; (None, 0) once handed back
+    _handover: tuple[FitnessValues | None, int] | None
+    _fitness_value_shape: tuple[int, ...] | None  # stock's: the shape of one fitness value, once known
+    # pygad.GA's own state that the engine writes: PyGAD keeps lists or arrays in them as it goes
     population: Any
     generations_completed: Any
     best_solutions: Any
@@ -70,6 +103,7 @@ class EngineBase(_GA):
     solutions: Any
     solutions_fitness: Any
     on_start: Any
+    _saved_fitness_indexes: dict[str, object]  # PyGAD's index of saved solutions' fitness, by list
 
     def _note(self, step: str, accelerated: bool) -> None:
         used = self._accel_used
@@ -82,7 +116,7 @@ class EngineBase(_GA):
             self._rng = np.random.default_rng(self.random_seed)
         return self._rng
 
-    def _single_type(self):
+    def _single_type(self) -> StorageType | None:
         """The storage dtype when every gene has one plain int/float type, else None."""
         if not self.gene_type_single:
             return None
@@ -93,7 +127,7 @@ class EngineBase(_GA):
 
     def _base_ok(self) -> bool:
         categorical = getattr(self, "gene_categorical", None)
-        return (
+        return bool(
             self._accel_active
             and self.allow_duplicate_genes
             and (categorical in (None, False) or not any(categorical))
@@ -101,5 +135,5 @@ class EngineBase(_GA):
         )
 
     @staticmethod
-    def _single_objective(fitness) -> bool:
+    def _single_objective(fitness: object) -> bool:
         return isinstance(fitness, np.ndarray) and fitness.ndim == 1 and fitness.dtype.kind in "fiu"

@@ -9,16 +9,22 @@ import math
 import threading
 import warnings
 from collections.abc import Iterable, Iterator
+from typing import TypeAlias
 
 import numpy as np
+from numpy.typing import NDArray
 
-from .base import EngineBase
+from .base import EngineBase, Floats, Genes, Indices, Mask
 from .mutation import finite_offsets
 
-__all__ = ["Constraints", "is_subset", "is_subset_of_sorted", "rotated_uniform", "sorted_uniform"]
+__all__ = ["Answer", "Constraints", "is_subset", "is_subset_of_sorted", "rotated_uniform", "sorted_uniform"]
+
+# What a gene constraint returned, once it is known to be a list or an array (the only answers PyGAD
+# accepts): its items are whatever the user's code put there.
+Answer: TypeAlias = "list[object] | Genes"
 
 
-def sorted_uniform(rows: int, size: int, rng: np.random.Generator) -> np.ndarray:
+def sorted_uniform(rows: int, size: int, rng: np.random.Generator) -> Floats:
     """``rows`` samples of ``size`` i.i.d. uniform draws on ``[0, 1)``, each row sorted, in one draw
     for all rows: below 400 values per row ``np.sort(rng.random((rows, size)), axis=1)`` (numpy's sort
     of a few hundred values beats the alternative), from 400 on in O(rows × size) without a sort, as
@@ -29,10 +35,11 @@ def sorted_uniform(rows: int, size: int, rng: np.random.Generator) -> np.ndarray
         values.sort(axis=1)
         return values
     sums = np.cumsum(rng.standard_exponential((rows, size + 1)), axis=1)  # (in place: 5x slower)
-    return sums[:, :size] / sums[:, size:]
+    spacings: Floats = sums[:, :size] / sums[:, size:]
+    return spacings
 
 
-def rotated_uniform(scaled: np.ndarray, shift: float, low: float, width: float) -> np.ndarray:
+def rotated_uniform(scaled: Floats, shift: float, low: float, width: float) -> Floats:
     """The sorted values ``low + width * frac(base + shift)`` for ``scaled = width * base``, ``base``
     sorted in ``[0, 1)``, and a ``shift`` in ``[0, 1)``: the base's points turned round the unit
     circle by ``shift``, in two slice additions instead of a draw and a sort.  With a uniform
@@ -47,7 +54,7 @@ def rotated_uniform(scaled: np.ndarray, shift: float, low: float, width: float) 
     return out
 
 
-def _floats(selected) -> np.ndarray | None:
+def _floats(selected: list[object] | Genes) -> Floats | None:
     """A list of values returned by user code as float64, or None when it is not all numbers."""
     try:
         return np.fromiter(selected, dtype=np.float64, count=len(selected))
@@ -55,7 +62,7 @@ def _floats(selected) -> np.ndarray | None:
         return None
 
 
-def _chosen(selected) -> np.ndarray | None:
+def _chosen(selected: Answer) -> Genes | None:
     """What a constraint returned as a 1-D numeric array (an array as it is, a list's items as
     float64), or None when it is neither."""
     if isinstance(selected, np.ndarray):
@@ -63,11 +70,11 @@ def _chosen(selected) -> np.ndarray | None:
     return _floats(selected)
 
 
-def is_subset_of_sorted(selected, pool: np.ndarray) -> bool | None:
+def is_subset_of_sorted(selected: Answer, pool: Floats) -> bool | None:
     """``is_subset(selected, pool)`` for a ``pool`` the caller knows is strictly increasing float64
     without NaN (the engine's own constraint candidates): the pool checks are skipped and, for the
     usual answer of an order-keeping filter (strictly increasing values), one linear merge."""
-    chosen: np.ndarray | None
+    chosen: Genes | None
     if type(selected) is list:
         try:
             chosen = np.fromiter(selected, dtype=np.float64, count=len(selected))
@@ -99,7 +106,7 @@ def is_subset_of_sorted(selected, pool: np.ndarray) -> bool | None:
         return False
     merged = np.concatenate((pool, chosen))
     merged.sort(kind="stable")  # two ascending runs: one merge
-    return int(np.count_nonzero(merged[1:] == merged[:-1])) == m
+    return int(np.count_nonzero(merged[1:] == merged[:-1])) == int(m)
 
 
 _HASH_MIN_POOL = 256
@@ -107,7 +114,7 @@ _HASH_TABLES = threading.local()
 _HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 
 
-def _hash_slots(values: np.ndarray, shift: np.uint64) -> np.ndarray:
+def _hash_slots(values: Floats, shift: np.uint64) -> NDArray[np.int64]:
     """Multiplicative hash of float64 bit patterns (``-0.0`` folded onto ``0.0``) → int64 slots."""
     bits = np.ascontiguousarray(values + 0.0).view(np.uint64)  # a fresh array: changed in place
     bits *= _HASH_MULTIPLIER
@@ -115,7 +122,7 @@ def _hash_slots(values: np.ndarray, shift: np.uint64) -> np.ndarray:
     return bits.view(np.int64)
 
 
-def _is_interval_filter(chosen: np.ndarray, pool: np.ndarray) -> bool:
+def _is_interval_filter(chosen: Genes, pool: Genes) -> bool:
     """Whether ``chosen`` is exactly the pool's values between its smallest and largest, in pool
     order — what a threshold filter (``v > 0``, ``lo <= v < hi``) returns.  True proves every chosen
     value is in the pool; False proves nothing (the caller checks another way)."""
@@ -125,7 +132,7 @@ def _is_interval_filter(chosen: np.ndarray, pool: np.ndarray) -> bool:
     return kept.shape[0] == chosen.shape[0] and bool((kept == chosen).all())
 
 
-def _all_in_hashed(chosen: np.ndarray, pool: np.ndarray) -> bool:
+def _all_in_hashed(chosen: Floats, pool: Floats) -> bool:
     """Whether every float64 of ``chosen`` equals one of ``pool`` (unsorted), in O(n) with a
     vectorised hash table instead of sorting the pool: last write wins on a collision, and the
     pool values a collision left out are written again in the next round, until every chosen
@@ -135,7 +142,7 @@ def _all_in_hashed(chosen: np.ndarray, pool: np.ndarray) -> bool:
     never matches."""
     n = pool.shape[0]
     bits = max(8, int(n * 2 - 1).bit_length())
-    tables = getattr(_HASH_TABLES, "tables", None)
+    tables: dict[int, NDArray[np.int64]] | None = getattr(_HASH_TABLES, "tables", None)
     if tables is None:
         tables = _HASH_TABLES.tables = {}
     table = tables.get(bits)
@@ -161,7 +168,7 @@ def _all_in_hashed(chosen: np.ndarray, pool: np.ndarray) -> bool:
         members = members[~kept]
 
 
-def is_subset(selected, values) -> bool | None:
+def is_subset(selected: Answer, values: object) -> bool | None:
     """Whether every item of ``selected`` equals an item of ``values`` — what PyGAD checks with
     ``set(selected).issubset(values)`` — for numeric data; ``None`` when this fast check does not
     apply (the caller then uses PyGAD's own check).  Numbers compare by value as in a set
@@ -216,7 +223,7 @@ def is_subset(selected, values) -> bool | None:
     # that is in the pool becomes exactly one adjacent equal pair.
     merged = np.concatenate((pool, chosen))
     merged.sort(kind="stable")
-    return int(np.count_nonzero(merged[1:] == merged[:-1])) == chosen.shape[0]
+    return int(np.count_nonzero(merged[1:] == merged[:-1])) == int(chosen.shape[0])
 
 
 class Constraints(EngineBase):
@@ -224,7 +231,7 @@ class Constraints(EngineBase):
     the fast output check."""
 
     def _mutate_in_order(
-        self, offspring: np.ndarray, rows: np.ndarray, cols: np.ndarray, values: np.ndarray, constrained: np.ndarray
+        self, offspring: Genes, rows: Indices, cols: Indices, values: Genes, constrained: Mask
     ) -> None:
         """Write the mutation of the rows holding a constrained gene, gene by gene in ascending
         order (``rows``/``cols`` row-major), so each constraint sees the solution as already
@@ -240,7 +247,7 @@ class Constraints(EngineBase):
         genes = cols[where]
         current = offspring[rows[where], genes]  # a constrained gene is changed by its own call only
         picks = self._generator().random(where.shape[0]).tolist()
-        candidates: Iterator[np.ndarray]
+        candidates: Iterator[Genes]
         if self._single_type() is np.float64:
             candidates = iter(self._float_candidates(genes, current))
         else:
@@ -258,7 +265,10 @@ class Constraints(EngineBase):
             accepted = constraint[gene](solution.copy(), pool.copy())
             if pool.dtype.kind == "f" and isfinite(pool[-1]) and isfinite(pool[0]):
                 # sorted, unique, no NaN: the cheaper check
-                valid = type(accepted) in (list, np.ndarray) and is_subset_of_sorted(accepted, pool)
+                answer = (type(accepted) is list or type(accepted) is np.ndarray) and is_subset_of_sorted(
+                    accepted, pool
+                )
+                valid = answer
             else:
                 valid = None
             if valid is None:
@@ -280,7 +290,7 @@ class Constraints(EngineBase):
                 )
             call += 1
 
-    def _float_candidates(self, genes: np.ndarray, current: np.ndarray) -> Iterable[np.ndarray]:
+    def _float_candidates(self, genes: Indices, current: Genes) -> Iterable[Floats]:
         """The candidates of each constrained call of one generation (float genes), in call order:
         what PyGAD passes to a gene constraint during random mutation without a gene space —
         ``sample_size`` uniform values of the gene's mutation range (added to the gene unless by
@@ -319,8 +329,8 @@ class Constraints(EngineBase):
 
     @staticmethod
     def _candidate_rows(
-        base: np.ndarray, uses: int, starts: np.ndarray, widths: np.ndarray, distinct: list[bool], shifts: list[float]
-    ) -> Iterator[np.ndarray]:
+        base: Floats, uses: int, starts: Floats, widths: Floats, distinct: list[bool], shifts: list[float]
+    ) -> Iterator[Floats]:
         """``_float_candidates`` call by call: turned samples (``uses`` > 1), merged values dropped
         where rounding made two candidates equal, a single one for an empty range."""
         calls = starts.shape[0]
@@ -342,7 +352,7 @@ class Constraints(EngineBase):
                     values = values[np.concatenate(([True], ~same))]
             yield values
 
-    def _int_candidates(self, gene: int, value) -> np.ndarray:
+    def _int_candidates(self, gene: int, value: float) -> NDArray[np.int64]:
         """What PyGAD passes to the constraint of an int gene during random mutation without a gene
         space: the offsets of the gene's mutation range (``sample_size`` of them, distinct, when
         there are more), added to the gene unless by replacement, sorted and unique."""
@@ -357,7 +367,7 @@ class Constraints(EngineBase):
         values = offsets if self.mutation_by_replacement else int(value) + offsets
         return np.unique(np.asarray(values).astype(np.int64))
 
-    def apply_initial_population_gene_constraints(self, population, warn=True):
+    def apply_initial_population_gene_constraints(self, population: Genes, warn: bool = True) -> Genes:
         """Stock's constraint pass over the initial population (the same calls in the same order,
         the same candidates and picks from PyGAD's own generators, so the same population), with
         PyGAD's ``filter_gene_values_by_constraint`` done inline and the fast output check."""
@@ -365,7 +375,8 @@ class Constraints(EngineBase):
         if constraints is None or not (
             isinstance(population, np.ndarray) and population.ndim == 2 and population.dtype.kind in "fiu"
         ):
-            return super().apply_initial_population_gene_constraints(population, warn=warn)
+            stock: Genes = super().apply_initial_population_gene_constraints(population, warn=warn)
+            return stock
         subset = self.validate_gene_constraint_callable_output
         for solution in population:
             for gene, constraint in enumerate(constraints):
@@ -408,13 +419,14 @@ class Constraints(EngineBase):
                     solution[gene] = self.python_random_generator.choice(accepted)
         return population
 
-    def _initial_candidates(self, gene: int) -> np.ndarray:
+    def _initial_candidates(self, gene: int) -> Genes:
         """``get_initial_population_gene_candidates(gene, sample_size, all_integer_values=False)``:
         for a float64 gene without gene space or precision, stock's draw and conversion without
         its per-call dispatch (the same values: PyGAD's own generator, the same bounds); else
         stock's."""
         if self.gene_space is not None or self.gene_type[1] is not None or self._single_type() is not np.float64:
-            return self.get_initial_population_gene_candidates(gene, self.sample_size, all_integer_values=False)
+            stock: Genes = self.get_initial_population_gene_candidates(gene, self.sample_size, all_integer_values=False)
+            return stock
         lower, upper = sorted(self.get_initial_population_range(gene))
         values = self.numpy_random_generator.uniform(lower, upper, size=self.sample_size)
         # PyGAD's _convert_initial_population_range_values for float64 without precision: the
@@ -427,14 +439,15 @@ class Constraints(EngineBase):
                 first = np.nextafter(first, np.inf)
             if last >= upper:
                 last = np.nextafter(last, -np.inf)
-        return np.clip(values, first, last)
+        clipped: Genes = np.clip(values, first, last)
+        return clipped
 
-    def validate_gene_constraint_callable_output(self, selected_values, values):
-        if type(selected_values) not in (list, np.ndarray):
+    def validate_gene_constraint_callable_output(self, selected_values: object, values: object) -> bool:
+        if type(selected_values) is not list and type(selected_values) is not np.ndarray:
             return False
         answer = is_subset(selected_values, values)
         if answer is None:
-            return super().validate_gene_constraint_callable_output(selected_values, values)
+            return bool(super().validate_gene_constraint_callable_output(selected_values, values))
         return answer
 
 

@@ -4,16 +4,20 @@ the parents are not covered."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-from .base import EngineBase, frozen, row_range
+from .base import EngineBase, Genes, Indices, Mask, frozen, row_range
 
 __all__ = ["CROSSOVERS", "Crossover", "crossover_offspring", "mates", "uniform_index"]
 
 CROSSOVERS = ("single_point", "two_points", "uniform", "scattered")
+# A crossover method of stock PyGAD's: (parents, offspring size) → offspring.
+Crossing = Callable[[Genes, tuple[int, int]], Genes]
 
 
-def uniform_index(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
+def uniform_index(n: int, size: int, rng: np.random.Generator) -> Indices:
     """``size`` uniform integers in ``range(n)`` as ``floor(U * n)`` with ``U = rng.random()``
     (53-bit uniforms: each value's probability is ``1/n`` within ``n / 2**53``); several times
     cheaper than ``Generator.integers`` for the small arrays of a small population.  ``U * n`` is
@@ -27,17 +31,19 @@ def uniform_index(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
 _POINT_TABLE_MAX = 128  # genes: the single-point masks are cached as a table up to 128 x 128
 
 
-def _point_table(num_genes: int) -> np.ndarray:
+def _point_table(num_genes: int) -> Mask:
     genes = np.arange(num_genes)
     return genes[None, :] >= genes[:, None]
 
 
-def _fixed_mates(num_offspring: int, num_parents: int) -> tuple[np.ndarray, np.ndarray]:
+def _fixed_mates(num_offspring: int, num_parents: int) -> tuple[Indices, Indices]:
     k = np.arange(num_offspring)
     return k % num_parents, (k + 1) % num_parents
 
 
-def mates(num_offspring: int, num_parents: int, probability, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def mates(
+    num_offspring: int, num_parents: int, probability: float | None, rng: np.random.Generator
+) -> tuple[Indices, Indices]:
     """The two parents of each offspring.  Without ``crossover_probability``: parents ``k % P`` and
     ``(k + 1) % P`` (cached).  With it (PyGAD's rule): the parents whose draw is below the
     probability qualify; none → offspring ``k`` copies parent ``k % P``; one → it mates with itself;
@@ -57,8 +63,8 @@ def mates(num_offspring: int, num_parents: int, probability, rng: np.random.Gene
 
 
 def crossover_offspring(
-    kind: str, parents: np.ndarray, num_offspring: int, probability, rng: np.random.Generator
-) -> np.ndarray:
+    kind: str, parents: Genes, num_offspring: int, probability: float | None, rng: np.random.Generator
+) -> Genes:
     """Offspring of ``single_point``, ``two_points``, ``uniform`` or ``scattered`` crossover: a
     fresh C-contiguous array (rows gathered with ``ndarray.take``, which is fancy indexing's
     result at a fraction of its cost on small arrays)."""
@@ -87,7 +93,7 @@ def crossover_offspring(
 class Crossover(EngineBase):
     """Stock's crossover methods, vectorised for one gene type with duplicates allowed."""
 
-    def _crossover(self, kind: str, parents, offspring_size, stock):
+    def _crossover(self, kind: str, parents: Genes, offspring_size: tuple[int, int], stock: Crossing) -> Genes:
         if not (
             self._base_ok()
             and isinstance(parents, np.ndarray)
@@ -98,20 +104,20 @@ class Crossover(EngineBase):
             self._note("crossover", False)
             return stock(parents, offspring_size)
         self._note("crossover", True)
-        offspring = self.initialize_parents_array(offspring_size)
+        offspring: Genes = self.initialize_parents_array(offspring_size)
         offspring[:, :] = crossover_offspring(
             kind, parents, int(offspring_size[0]), self.crossover_probability, self._generator()
         )
         return offspring
 
-    def single_point_crossover(self, parents, offspring_size):
+    def single_point_crossover(self, parents: Genes, offspring_size: tuple[int, int]) -> Genes:
         return self._crossover("single_point", parents, offspring_size, super().single_point_crossover)
 
-    def two_points_crossover(self, parents, offspring_size):
+    def two_points_crossover(self, parents: Genes, offspring_size: tuple[int, int]) -> Genes:
         return self._crossover("two_points", parents, offspring_size, super().two_points_crossover)
 
-    def uniform_crossover(self, parents, offspring_size):
+    def uniform_crossover(self, parents: Genes, offspring_size: tuple[int, int]) -> Genes:
         return self._crossover("uniform", parents, offspring_size, super().uniform_crossover)
 
-    def scattered_crossover(self, parents, offspring_size):
+    def scattered_crossover(self, parents: Genes, offspring_size: tuple[int, int]) -> Genes:
         return self._crossover("scattered", parents, offspring_size, super().scattered_crossover)

@@ -5,16 +5,36 @@ lean loop (``_lean_fitness``, whose cache sources are the arrays it just selecte
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypeAlias
+
 import numpy as np
 
-from .base import PLAIN_NUMBERS, SCALAR_TYPES, EngineBase, has_nan
+from .base import (
+    PLAIN_NUMBERS,
+    SCALAR_TYPES,
+    EngineBase,
+    FitnessValue,
+    FitnessValues,
+    Floats,
+    Genes,
+    Indices,
+    has_nan,
+)
+
+if TYPE_CHECKING:
+    from .parallel import FitnessPool
 
 __all__ = ["Fitness", "cache_hits"]
 
-_WEIGHTS: dict[int, np.ndarray] = {}
+# Stock's fitness cache sources: (rows, their indices in the previous population), elites then parents.
+Sources: TypeAlias = list[tuple[Genes, Indices]]
+# Cache hits: population index → the previous generation's fitness value of its equal row.
+Hits: TypeAlias = dict[int, FitnessValue]
+
+_WEIGHTS: dict[int, Floats] = {}
 
 
-def _weights(width: int) -> np.ndarray:
+def _weights(width: int) -> Floats:
     """Fixed float weights of the row sums used to find candidate equal rows."""
     weights = _WEIGHTS.get(width)
     if weights is None:
@@ -22,7 +42,7 @@ def _weights(width: int) -> np.ndarray:
     return weights
 
 
-def cache_hits(population: np.ndarray, sources: list, previous) -> dict | None:
+def cache_hits(population: Genes, sources: Sources, previous: FitnessValues) -> Hits | None:
     """Stock's fitness cache: ``{population index: previous[index of the first equal source row]}``
     over ``sources`` — ``(rows, their indices in the previous population)`` in stock's order (elites,
     then parents) — with ``==`` per gene over all genes (tuple equality: ``-0.0`` equals ``0.0``,
@@ -43,7 +63,7 @@ def cache_hits(population: np.ndarray, sources: list, previous) -> dict | None:
         finite = total - total == 0  # False for NaN or inf anywhere
     if not finite:
         return None
-    found: dict = {}
+    found: Hits = {}
     first, second = (sums[:, None] == all_sums).nonzero()  # row-major: source order within a row
     for index, position in zip(first.tolist(), second.tolist()):
         if index not in found and (population[index] == rows[position]).all():
@@ -54,14 +74,14 @@ def cache_hits(population: np.ndarray, sources: list, previous) -> dict | None:
 class Fitness(EngineBase):
     """Stock's ``cal_pop_fitness`` and ``best_solution`` for a numeric population."""
 
-    def cal_pop_fitness(self):
-        handover = getattr(self, "_handover", None)
+    def cal_pop_fitness(self) -> FitnessValues:
+        handover: tuple[FitnessValues | None, int] | None = getattr(self, "_handover", None)
         if handover is not None and handover[0] is not None:
             # super().run() after the lean run() found a multi-objective first evaluation.
-            fitness, evaluations = handover
+            stored, evaluations = handover[0], handover[1]
             self._handover = (None, 0)
             self.num_fitness_evaluations += evaluations
-            return fitness
+            return stored
         population = self.population
         if (
             not self._accel_active
@@ -73,7 +93,7 @@ class Fitness(EngineBase):
             or population.dtype.kind not in "fiu"
         ):
             self._note("fitness", False)
-            fitness = super().cal_pop_fitness()
+            fitness: FitnessValues = super().cal_pop_fitness()
         else:
             self._note("fitness", True)
             try:
@@ -86,7 +106,7 @@ class Fitness(EngineBase):
                 self._accel_active = False  # multi-objective: stock PyGAD from now on
         return fitness
 
-    def _cache_sources(self, population: np.ndarray) -> list | None:
+    def _cache_sources(self, population: Genes) -> Sources | None:
         """Stock's cache sources, elites before parents; None when one cannot be compared with the
         population row by row (stock PyGAD then evaluates)."""
         sources = []
@@ -94,7 +114,7 @@ class Fitness(EngineBase):
             sources.append((self.last_generation_elitism, self.last_generation_elitism_indices))
         if self.keep_parents != 0 and self.last_generation_parents is not None:
             sources.append((self.last_generation_parents, self.last_generation_parents_indices))
-        checked = []
+        checked: Sources = []
         for rows, indices in sources:
             rows = np.asarray(rows)
             if rows.dtype != population.dtype or rows.ndim != 2 or rows.shape[1] != population.shape[1]:
@@ -102,14 +122,14 @@ class Fitness(EngineBase):
             checked.append((rows, indices))
         return checked
 
-    def _cache_lookup(self, population: np.ndarray) -> dict | None:
+    def _cache_lookup(self, population: Genes) -> Hits | None:
         """The cache hits of stock's rule (``cache_hits``), or None: stock evaluates."""
         sources = self._cache_sources(population)
         if not sources:
             return None if sources is None else {}
         return cache_hits(population, sources, self.previous_generation_fitness)
 
-    def _lean_fitness(self, population: np.ndarray, elites_in_parents: bool) -> np.ndarray:
+    def _lean_fitness(self, population: Genes, elites_in_parents: bool) -> FitnessValues:
         """``cal_pop_fitness`` in the lean loop.  ``elites_in_parents``: sss selection with
         ``0 < keep_elitism <= num_parents_mating`` and ``keep_parents != 0``, so the elites are the
         first parents (same indices, same rows, copied from the same population): matching the
@@ -119,7 +139,7 @@ class Fitness(EngineBase):
             return self.cal_pop_fitness()
         self._note("fitness", True)
         if elites_in_parents:  # the loop's own arrays: no checks needed
-            sources = [(self.last_generation_parents, self.last_generation_parents_indices)]
+            sources: Sources = [(self.last_generation_parents, self.last_generation_parents_indices)]
             found = cache_hits(population, sources, self.previous_generation_fitness)
         else:
             found = self._cache_lookup(population)
@@ -131,7 +151,7 @@ class Fitness(EngineBase):
             self.logger.exception(ex)
             raise
 
-    def _cached_values(self, found: dict, pop_fitness: list, n: int) -> list[int]:
+    def _cached_values(self, found: Hits, pop_fitness: list[FitnessValue], n: int) -> list[int]:
         """Validate and store the reused fitness values; the indices still to evaluate."""
         validate = self._validate_fitness_value
         for index in sorted(found):  # population order, as stock
@@ -146,7 +166,7 @@ class Fitness(EngineBase):
             del missing[index]
         return missing
 
-    def _fast_pop_fitness(self, population: np.ndarray, found: dict | None = None) -> np.ndarray:
+    def _fast_pop_fitness(self, population: Genes, found: Hits | None = None) -> FitnessValues:
         """Stock's ``cal_pop_fitness`` for a numeric population; ``found``: the cache hits
         (population index → previous fitness) when the caller has them, else ``_cache_lookup``'s."""
         if type(self.best_solutions) is np.ndarray:
@@ -156,9 +176,10 @@ class Fitness(EngineBase):
         if found is None:
             found = self._cache_lookup(population)
             if found is None:
-                return super().cal_pop_fitness()
+                stock: FitnessValues = super().cal_pop_fitness()
+                return stock
         n = population.shape[0]
-        pop_fitness = [None] * n
+        pop_fitness: list[FitnessValue] = [None] * n
         missing = self._cached_values(found, pop_fitness, n)
         pool = self._pool() if missing and self.parallel_processing is not None else None
         if pool is not None:
@@ -177,7 +198,7 @@ class Fitness(EngineBase):
                         self._fitness_value_shape = ()
                     pop_fitness[index] = value
             else:
-                arrays = []  # (group, float64 result) taken without per-value work
+                arrays: list[tuple[list[int], Floats]] = []  # (group, float64 result) taken without per-value work
                 for start in range(0, len(missing), batch_size):
                     group = missing[start : start + batch_size]
                     if group[-1] - group[0] == len(group) - 1:  # a run of rows: a slice copy
@@ -206,7 +227,7 @@ class Fitness(EngineBase):
                             pop_fitness[index] = value
         return np.array(pop_fitness)
 
-    def _parallel_values(self, pool, missing: list[int], pop_fitness: list) -> None:
+    def _parallel_values(self, pool: FitnessPool, missing: list[int], pop_fitness: list[FitnessValue]) -> None:
         """The values of ``missing`` from the run's pool (``parallel.FitnessPool``), in population
         order, through stock's validation; the first exception in that order is raised after the
         values before it are counted, as a serial evaluation does."""
@@ -228,10 +249,10 @@ class Fitness(EngineBase):
         if error is not None:
             raise error
 
-    def _take_batch(self, group: list[int], result, pop_fitness: list) -> bool:
+    def _take_batch(self, group: list[int], result: object, pop_fitness: list[FitnessValue]) -> bool:
         """PyGAD's checks of one batch result, vectorised for a plain numeric array.  True: a
         checked float64 array the caller places itself; False: values stored in ``pop_fitness``."""
-        if type(result) not in (list, tuple, np.ndarray):
+        if type(result) is not list and type(result) is not tuple and type(result) is not np.ndarray:
             raise TypeError(
                 "Expected to receive a list, tuple, or numpy.ndarray from the fitness "
                 f"function but the value ({result}) of type {type(result)}."
@@ -262,7 +283,7 @@ class Fitness(EngineBase):
             pop_fitness[index] = validate(value, f"fitness_func for solution {index}")
         return False
 
-    def best_solution(self, pop_fitness=None):
+    def best_solution(self, pop_fitness: FitnessValues | None = None) -> tuple[Genes, FitnessValue, int]:
         if (
             self._accel_active
             and isinstance(pop_fitness, np.ndarray)
@@ -274,4 +295,5 @@ class Fitness(EngineBase):
         ):
             index = int(np.argmax(pop_fitness))
             return self.population[index, :].copy(), pop_fitness[index], index
-        return super().best_solution(pop_fitness=pop_fitness)
+        stock: tuple[Genes, FitnessValue, int] = super().best_solution(pop_fitness=pop_fitness)
+        return stock

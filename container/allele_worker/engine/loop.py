@@ -11,14 +11,17 @@ evaluating twice."""
 from __future__ import annotations
 
 import time
+from typing import Any, TypeAlias
 
 import numpy as np
 
-from .base import SCALAR_TYPES, EngineBase, has_nan
+from .base import SCALAR_TYPES, EngineBase, FitnessValues, StorageType, has_nan
 from .crossover import CROSSOVERS, crossover_offspring
 from .selection import SELECTIONS, sss_order
 
 __all__ = ["LeanLoop"]
+
+StopCriteria: TypeAlias = list[list[Any]]  # PyGAD's normalised stop_criteria: [kind, value] pairs
 
 
 class LeanLoop(EngineBase):
@@ -27,6 +30,8 @@ class LeanLoop(EngineBase):
     lean_run = True  # False: every run() is stock PyGAD's loop (with the accelerated operators)
     _LEAN_CALLBACKS = ("on_fitness", "on_parents", "on_crossover", "on_mutation")
     _LEAN_STOPS = ("reach", "saturate", "time", "evaluations")
+    _dtype: StorageType | None  # the population's storage dtype for the lean loop's run
+    _shape: tuple[int, ...]  # the population's shape for the lean loop's run
 
     def lean_run_covered(self) -> bool:
         """Whether ``run()`` takes the lean loop (else stock PyGAD's ``run()``)."""
@@ -55,9 +60,10 @@ class LeanLoop(EngineBase):
             and (stops is None or all(c[0] in self._LEAN_STOPS for c in stops))
         )
 
-    def run(self):
+    def run(self) -> None:
         if not self.lean_run_covered():
-            return super().run()
+            super().run()
+            return
         self._fitness_run_active = True
         self._saved_fitness_indexes = {}
         self._fitness_value_shape = None
@@ -93,13 +99,13 @@ class LeanLoop(EngineBase):
         if getattr(self, "_handover", None) is not None:
             on_start, self.on_start = self.on_start, None
             try:
-                return super().run()  # cal_pop_fitness hands back the stored first evaluation
+                super().run()  # cal_pop_fitness hands back the stored first evaluation
             finally:
                 self.on_start = on_start
                 self._handover = None
 
     @staticmethod
-    def _numeric_fitness(fitness) -> bool:
+    def _numeric_fitness(fitness: object) -> bool:
         return (
             isinstance(fitness, np.ndarray)
             and fitness.ndim == 1
@@ -111,7 +117,7 @@ class LeanLoop(EngineBase):
     def _lean_fast_state(self) -> bool:
         population = self.population
         fitness = self.last_generation_fitness
-        return (
+        return bool(
             self._accel_active
             and isinstance(population, np.ndarray)
             and population.dtype == self._dtype
@@ -124,7 +130,7 @@ class LeanLoop(EngineBase):
             and not (self.on_generation is not None and fitness.dtype.kind == "f" and has_nan(fitness))
         )
 
-    def _lean_loop(self, fitness) -> None:
+    def _lean_loop(self, fitness: FitnessValues) -> None:
         """Stock ``run()`` from the first evaluation on (single objective): the same operators, without
         stock's per-step checks of the arrays this loop built itself."""
         self._dtype = self._single_type()
@@ -244,7 +250,7 @@ class LeanLoop(EngineBase):
         self.best_solutions = np.array(self.best_solutions, dtype=self.population.dtype)
         self.previous_generation_fitness = self.last_generation_fitness.copy()
 
-    def _lean_stop(self, stops, unchanged: int) -> bool:
+    def _lean_stop(self, stops: StopCriteria, unchanged: int) -> bool:
         """Stock's stop rules for a single-objective fitness (the lean loop's only case)."""
         fitness = self.last_generation_fitness
         for criterion in stops:

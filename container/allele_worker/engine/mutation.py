@@ -5,16 +5,22 @@ space are not covered.  Genes under a ``gene_constraint`` take their values from
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Literal, TypeAlias
 
 import numpy as np
 
-from .base import SCALAR_TYPES, EngineBase, row_range, row_starts
+from .base import SCALAR_TYPES, EngineBase, Genes, Indices, Mask, row_range, row_starts
 
-__all__ = ["Mutation", "choose_gene_positions", "choose_genes", "finite_offsets", "pick_other"]
+__all__ = ["Mutation", "MutationSpace", "choose_gene_positions", "choose_genes", "finite_offsets", "pick_other"]
+
+Number: TypeAlias = float | np.integer | np.floating  # a bound of PyGAD's: a Python or numpy number
+# The gene space as the fast mutation sees it: none, one sorted list of numbers, or one {low, high}.
+MutationSpace: TypeAlias = (
+    tuple[Literal["none"], None] | tuple[Literal["list"], Genes] | tuple[Literal["dict"], tuple[Number, Number]]
+)
 
 
-def choose_genes(num_rows: int, num_genes: int, count: int, rng: np.random.Generator) -> np.ndarray:
+def choose_genes(num_rows: int, num_genes: int, count: int, rng: np.random.Generator) -> Mask:
     """A boolean mask with exactly ``count`` distinct genes per row, each subset equally likely
     (PyGAD draws the same with ``random.sample``).  Floyd's algorithm, vectorised over rows:
     ``min(count, num_genes - count)`` steps of O(rows)."""
@@ -36,7 +42,7 @@ def choose_genes(num_rows: int, num_genes: int, count: int, rng: np.random.Gener
 
 def choose_gene_positions(
     num_rows: int, num_genes: int, count: int, rng: np.random.Generator
-) -> tuple[np.ndarray | None, np.ndarray]:
+) -> tuple[Indices | None, Indices]:
     """``np.nonzero(choose_genes(...))`` (same draws): rows and genes to mutate, row-major.  One
     gene per row (the default 10 % of 10 genes) skips the mask; the rows are then None (every row
     once, in order)."""
@@ -49,7 +55,7 @@ def choose_gene_positions(
     return rows, genes
 
 
-def finite_offsets(low, high) -> tuple[int, float | int, float | int]:
+def finite_offsets(low: Number, high: Number) -> tuple[int, Number, Number]:
     """``(count, first, step)`` of the values PyGAD's integer random mutation adds
     (``_sample_finite_gene_space({'low': low, 'high': high, 'step': 1})``): ``first + i * step`` for
     ``i`` in ``range(count)``.  With the float defaults (-1.0, 1.0) that is {-1.0, 0.0}."""
@@ -62,7 +68,7 @@ def finite_offsets(low, high) -> tuple[int, float | int, float | int]:
     return count, first, (first + 1.0) - first
 
 
-def pick_other(space: np.ndarray, current: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def pick_other(space: Genes, current: Genes, rng: np.random.Generator) -> Genes:
     """For each current value, a value of the sorted unique ``space`` other than it, uniformly
     (PyGAD's gene-space mutation with duplicates allowed); the current value itself when the
     space holds nothing else."""
@@ -74,7 +80,7 @@ def pick_other(space: np.ndarray, current: np.ndarray, rng: np.random.Generator)
     draw = np.floor(rng.random(current.shape[0]) * bound).astype(np.intp)
     draw = np.minimum(draw, np.maximum(bound - 1, 0))
     draw += present & (draw >= position)
-    result = space[np.minimum(draw, m - 1)]
+    result: Genes = space[np.minimum(draw, m - 1)]
     keep = bound == 0
     if keep.any():
         result = result.copy()
@@ -87,9 +93,9 @@ class Mutation(EngineBase):
     ``gene_space`` None / one list of numbers / one ``{low, high}`` dict; per-gene ``gene_constraint``
     with ``gene_space`` None."""
 
-    _space_cache: tuple | None
+    _space_cache: tuple[object, MutationSpace | None] | None  # (gene_space, its MutationSpace)
 
-    def _mutation_space(self):
+    def _mutation_space(self) -> MutationSpace | None:
         """``("none", None)``, ``("list", sorted converted values)``, ``("dict", (low, high))``,
         or None when the gene space is not one the fast mutation covers."""
         space = self.gene_space
@@ -98,7 +104,7 @@ class Mutation(EngineBase):
         cache = self._space_cache
         if cache is not None and cache[0] is space:
             return cache[1]
-        result: tuple[str, Any] | None = None
+        result: MutationSpace | None = None
         if not self.gene_space_nested:
             if type(space) is dict and "step" not in space:
                 result = ("dict", (space["low"], space["high"]))
@@ -111,7 +117,7 @@ class Mutation(EngineBase):
         self._space_cache = (space, result)
         return result
 
-    def _mutation_covered(self, offspring) -> tuple | None:
+    def _mutation_covered(self, offspring: object) -> MutationSpace | None:
         """The space for ``_random_mutation`` when it covers this state, else None."""
         if not (
             self._base_ok()
@@ -130,21 +136,22 @@ class Mutation(EngineBase):
             return None
         return space
 
-    def random_mutation(self, offspring):
+    def random_mutation(self, offspring: Genes) -> Genes:
         space = self._mutation_covered(offspring)
         if space is None:
             self._note("mutation", False)
-            return super().random_mutation(offspring)
+            stock: Genes = super().random_mutation(offspring)
+            return stock
         self._note("mutation", True)
         return self._random_mutation(offspring, space)
 
-    def _random_mutation(self, offspring, space):
+    def _random_mutation(self, offspring: Genes, space: MutationSpace) -> Genes:
         """The accelerated random mutation, in place (``space`` from ``_mutation_covered``)."""
         rng = self._generator()
         rows_n, genes_n = offspring.shape
         if rows_n == 0 or genes_n == 0:
             return offspring
-        rows: np.ndarray | None
+        rows: Indices | None
         if self.mutation_probability is None:
             rows, cols = choose_gene_positions(rows_n, genes_n, self.mutation_num_genes, rng)
         else:
@@ -179,26 +186,26 @@ class Mutation(EngineBase):
         self._mutate_in_order(offspring, rows[slow], cols[slow], values[slow], constrained)
         return offspring
 
-    def _mutated_values(self, space, current: np.ndarray, cols: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        kind, data = space
+    def _mutated_values(self, space: MutationSpace, current: Genes, cols: Indices, rng: np.random.Generator) -> Genes:
         floats = self._single_type() is np.float64  # else np.int64
-        k = current.shape[0]
-        if kind == "none" and floats:  # PyGAD's random mutation of float genes
-            low: Any = self.random_mutation_min_val
-            high: Any = self.random_mutation_max_val
+        k: int = current.shape[0]
+        values: Genes
+        if space[0] == "none" and floats:  # PyGAD's random mutation of float genes
+            low = self.random_mutation_min_val  # a number, or one per gene
+            high = self.random_mutation_max_val
             if type(low) not in SCALAR_TYPES:  # one range per gene
                 bounds = np.array([sorted([lo, hi]) for lo, hi in zip(low, high)], dtype=np.float64)
                 low, high = bounds[cols, 0], bounds[cols, 1]
             elif high < low:  # sorted([low, high])
                 low, high = high, low
-            values: np.ndarray = rng.uniform(low, high, size=k)  # = low + (high - low) * rng.random(k)
+            values = rng.uniform(low, high, size=k)  # = low + (high - low) * rng.random(k)
             if not self.mutation_by_replacement:
                 values += current
             return values
-        if kind == "list":
-            return pick_other(data, current, rng)
-        if kind == "dict":
-            low, high = data
+        if space[0] == "list":
+            return pick_other(space[1], current, rng)
+        if space[0] == "dict":
+            low, high = space[1]
             if floats:
                 if low == high:
                     return np.full(k, low, dtype=np.float64)
@@ -208,7 +215,8 @@ class Mutation(EngineBase):
             first, last = self._continuous_gene_space_integer_bounds({"low": low, "high": high})
             if last < first:
                 return current.copy()
-            return rng.integers(first, last + 1, size=k, dtype=np.int64)
+            values = rng.integers(first, last + 1, size=k, dtype=np.int64)
+            return values
         # Integer genes without a gene space: offsets first + i*step, i uniform in range(count),
         # per gene range.
         low, high = self.random_mutation_min_val, self.random_mutation_max_val

@@ -36,11 +36,14 @@ import struct
 import sys
 import threading
 import traceback
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
-from .base import EngineBase
+from .base import EngineBase, FitnessValue
+
+if TYPE_CHECKING:
+    from pygad import GA  # untyped: what a fitness function may read of it is PyGAD's
 
 __all__ = ["FitnessError", "FitnessPool", "ParallelFitness", "WorkerLost", "pool_shape"]
 
@@ -58,6 +61,10 @@ _LOCAL = frozenset(
     )
 )
 _DATA = (type(None), bool, int, float, complex, str, bytes, np.ndarray, np.generic, list, tuple, dict, set, frozenset)
+# One evaluation: a solution's index (``batched`` False) or a batch's indices (True), as stock calls
+# the fitness function with them.
+Task: TypeAlias = tuple[int | list[int], bool]
+References: TypeAlias = dict[int, object]  # the GA's objects that are not data, by id
 
 
 class WorkerLost(RuntimeError):
@@ -74,10 +81,13 @@ class FitnessError(Exception):
         self.kind, self.message = kind, message
 
     def named(self) -> FitnessError:
-        return type(self.kind, (FitnessError,), {"__str__": lambda error: error.message})(self.kind, self.message)
+        named: FitnessError = type(self.kind, (FitnessError,), {"__str__": lambda error: error.message})(
+            self.kind, self.message
+        )
+        return named
 
 
-def pool_shape(parallel_processing: Any) -> tuple[str, int] | None:
+def pool_shape(parallel_processing: Any) -> tuple[str, int] | None:  # PyGAD's attribute, untyped
     """``(mode, workers)`` for PyGAD's normalised ``parallel_processing`` (``None`` or
     ``[mode, count]``), or None when it means one evaluation at a time."""
     if parallel_processing is None:
@@ -88,12 +98,12 @@ def pool_shape(parallel_processing: Any) -> tuple[str, int] | None:
     return (mode, int(workers)) if int(workers) > 1 else None
 
 
-def _evaluate(ga: Any, tasks: list[tuple[Any, bool]]) -> tuple[list[Any], BaseException | None]:
+def _evaluate(ga: GA, tasks: list[Task]) -> tuple[list[FitnessValue], BaseException | None]:
     """Call the fitness function for ``tasks`` — ``(index or group, batched)`` — in order; stop at the
     first exception (as a serial run does) and return it with the values before it."""
     fitness_func = ga.fitness_func
     population = ga.population
-    values: list[Any] = []
+    values: list[FitnessValue] = []
     for key, batched in tasks:
         try:
             rows = population[key, :] if batched else population[key]
@@ -108,25 +118,25 @@ class _Share:
 
     __slots__ = ("error", "tasks", "values")
 
-    def __init__(self, tasks: list[tuple[Any, bool]]) -> None:
+    def __init__(self, tasks: list[Task]) -> None:
         self.tasks = tasks
-        self.values: list[Any] = []
+        self.values: list[FitnessValue] = []
         self.error: BaseException | None = None
 
 
 class FitnessPool:
     """``workers`` evaluators besides the calling process, threads or forked processes."""
 
-    def __init__(self, ga: Any, mode: str, workers: int) -> None:
+    def __init__(self, ga: GA, mode: str, workers: int) -> None:
         self.mode = mode
         self.size = workers
-        self._threads: list[tuple[threading.Thread, queue.SimpleQueue[Any]]] = []
+        self._threads: list[tuple[threading.Thread, queue.SimpleQueue[_Share | None]]] = []
         self._done: queue.SimpleQueue[_Share] = queue.SimpleQueue()
         self._processes: list[tuple[int, int, int]] = []  # (pid, task fd, result fd)
-        self._references: dict[int, Any] = {}
+        self._references: References = {}
         if mode == "thread":
             for number in range(workers):
-                inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+                inbox: queue.SimpleQueue[_Share | None] = queue.SimpleQueue()
                 thread = threading.Thread(
                     target=self._thread_main, args=(ga, inbox), daemon=True, name=f"fitness-{number + 1}"
                 )
@@ -141,7 +151,7 @@ class FitnessPool:
 
     # -- one generation
 
-    def evaluate(self, ga: Any, tasks: list[tuple[Any, bool]]) -> tuple[list[Any], BaseException | None]:
+    def evaluate(self, ga: GA, tasks: list[Task]) -> tuple[list[FitnessValue], BaseException | None]:
         """Values of ``tasks`` in order, up to the first exception (returned, not raised)."""
         shares = _split(tasks, self.size + 1)
         if self.mode == "thread":
@@ -156,7 +166,7 @@ class FitnessPool:
                 self._done.get()
         else:
             self._receive(shares[1:])
-        values: list[Any] = []
+        values: list[FitnessValue] = []
         for share in (own, *shares[1:]):
             values.extend(share.values)
             if share.error is not None:
@@ -165,14 +175,14 @@ class FitnessPool:
 
     # -- threads
 
-    def _thread_main(self, ga: Any, inbox: queue.SimpleQueue[Any]) -> None:
+    def _thread_main(self, ga: GA, inbox: queue.SimpleQueue[_Share | None]) -> None:
         while (share := inbox.get()) is not None:
             share.values, share.error = _evaluate(ga, share.tasks)
             self._done.put(share)
 
     # -- processes
 
-    def _fork(self, ga: Any) -> tuple[int, int, int]:
+    def _fork(self, ga: GA) -> tuple[int, int, int]:
         task_r, task_w = os.pipe()
         result_r, result_w = os.pipe()
         pid = os.fork()
@@ -194,7 +204,7 @@ class FitnessPool:
         os.close(result_w)
         return pid, task_w, result_r
 
-    def _process_main(self, ga: Any, task_r: int, result_w: int) -> None:
+    def _process_main(self, ga: GA, task_r: int, result_w: int) -> None:
         references = self._references
         with os.fdopen(task_r, "rb") as tasks, os.fdopen(result_w, "wb") as results:
             while (state := _read(tasks)) is not None and (message := _read(tasks)) is not None:
@@ -202,7 +212,7 @@ class FitnessPool:
                 values, error = _evaluate(ga, pickle.loads(message))
                 _write(results, _reply(values, error))
 
-    def _send(self, ga: Any, shares: list[_Share]) -> None:
+    def _send(self, ga: GA, shares: list[_Share]) -> None:
         state = _state_pickle(ga, self._references)
         for (_, task_w, _), share in zip(self._processes, shares):
             body = pickle.dumps(share.tasks, protocol=5)
@@ -279,7 +289,7 @@ class ParallelFitness(EngineBase):
 # --------------------------------------------------------------------------- helpers
 
 
-def _split(tasks: list[Any], parts: int) -> list[_Share]:
+def _split(tasks: list[Task], parts: int) -> list[_Share]:
     """``parts`` contiguous shares of ``tasks`` in order, sizes differing by one at most."""
     size, extra = divmod(len(tasks), parts)
     shares, start = [], 0
@@ -290,10 +300,10 @@ def _split(tasks: list[Any], parts: int) -> list[_Share]:
     return shares
 
 
-def _references(ga: Any) -> dict[int, Any]:
+def _references(ga: GA) -> References:
     """The GA's objects that are not data (functions, callbacks, the logger, …) by ``id``: sent to a
     forked worker as references to its own copies, which it has since the fork."""
-    found: dict[int, Any] = {}
+    found: References = {}
     for value in ga.__dict__.values():
         items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else (value,)
         for item in items:
@@ -303,24 +313,24 @@ def _references(ga: Any) -> dict[int, Any]:
 
 
 class _Pickler(pickle.Pickler):
-    def __init__(self, file: io.BytesIO, references: dict[int, Any]) -> None:
+    def __init__(self, file: io.BytesIO, references: References) -> None:
         super().__init__(file, protocol=5)
         self.references = references
 
-    def persistent_id(self, obj: Any) -> int | None:
+    def persistent_id(self, obj: object) -> int | None:
         return id(obj) if id(obj) in self.references else None
 
 
 class _Unpickler(pickle.Unpickler):
-    def __init__(self, file: io.BytesIO, references: dict[int, Any]) -> None:
+    def __init__(self, file: io.BytesIO, references: References) -> None:
         super().__init__(file)
         self.references = references
 
-    def persistent_load(self, pid: Any) -> Any:
+    def persistent_load(self, pid: int) -> object:
         return self.references[pid]
 
 
-def _state_pickle(ga: Any, references: dict[int, Any]) -> bytes:
+def _state_pickle(ga: GA, references: References) -> bytes:
     """The GA's data attributes as one pickle (what a fitness function may read of ``ga``); an
     attribute that cannot be pickled (e.g. a generator a callback stored) stays as the worker has
     it."""
@@ -341,7 +351,7 @@ def _state_pickle(ga: Any, references: dict[int, Any]) -> bytes:
     return buffer.getvalue()
 
 
-def _reply(values: list[Any], error: BaseException | None) -> bytes:
+def _reply(values: list[FitnessValue], error: BaseException | None) -> bytes:
     frames = traceback.extract_tb(error.__traceback__) if error is not None else None
     if error is not None:
         error.__traceback__ = None

@@ -1,23 +1,35 @@
-"""The sandboxed child process of one run.
+"""The sandbox of a run's child process: both of its ends, below the worker side and the child side.
 
-``plan`` says what a run may use (``Limits``) and what this machine enforces (``Isolation``);
-``process`` is the parent side (startup probe, spawn, watchdog, group kill, ``wait4`` usage);
-``confine`` is the child side, applied before any user code runs.
+The worker's end: ``plan`` (what a run may use, ``Limits``; what this machine enforces, ``Isolation``;
+the confinement plan the child gets, ``wire.SandboxPlan``; the child's environment), ``host`` (once per
+worker: the uid block, the cgroup interface, the startup probe, the warm fork server, the fail-closed
+check), ``uids`` and ``cgroups`` (a run's own user and control group), ``process`` (the startup probe,
+the spawn, the watchdog, the tree kill, the usage) and ``forks`` (the worker's side of the fork
+server).  The child's end: ``confine``, applied before any user code runs, and ``syscalls`` (its
+seccomp filter).
 
-Measures, in the order the child applies them (each one that cannot be enforced is reported):
+Measures, in the order the child applies them (the startup probe reports each one this machine cannot
+enforce; a run then fails rather than go ahead less confined than the probe found):
 
-1. new network namespace (``unshare(CLONE_NEWNET)``: no interface but a down loopback);
-2. new mount namespace with a size-limited tmpfs on the run directory, bound over ``/tmp``,
-   ``/var/tmp`` and ``/dev/shm`` (files written there vanish with the run);
-3. rlimits: CPU time, address space, file size, open files, processes, core dumps;
-4. an unprivileged user of its own (uid ``SANDBOX_UID_BASE + slot``, no groups), ``no_new_privs``,
-   death signal when the worker dies;
-5. the syscall filter (``syscalls.py``): no namespaces of its own, none of the kernel interfaces a GA
-   never needs.
+1. control group: the child joins the run's own group before it forks anything, so memory, processes
+   and CPU are capped and counted over its whole process tree;
+2. network namespace (``unshare(CLONE_NEWNET)``): no interface but a down loopback;
+3. PID namespace (with IPC and UTS): a reaping init (PID 1) runs the job and ends the namespace with
+   it, and ``/proc`` shows the run's own processes only;
+4. minimal root: a mount namespace and ``pivot_root`` into a read-only tmpfs holding only ``/usr``,
+   the Python installation(s) and this package, a few ``/dev`` nodes, a fresh ``/proc``, a private
+   size-capped writable ``/tmp`` (also ``HOME``, ``/dev/shm``, ``/var/tmp``) and an ``/etc`` naming the
+   run's user;
+5. rlimits: CPU time, address space, file size, open files, processes, core dumps;
+6. an unprivileged user of its own (a uid of the worker's block, no groups), ``no_new_privs``, death
+   signal when its parent dies;
+7. the syscall filter (``syscalls.py``), installed last: no namespaces of its own, none of the kernel
+   interfaces a GA never needs;
+8. an empty environment, given by the parent (``PATH``, ``HOME``, ``TMPDIR``, ``LANG``, thread counts:
+   ``child_environment``): the report token never reaches the child.
 
-The environment is emptied by the parent (``PATH``, thread counts, ``HOME``); the report token never
-reaches the child.  The child gets its own session, so its whole process group is killed at once;
-processes of the run's uid that escaped the group are killed too.
+The child gets its own session; the end of a run kills its process group, every process left in its
+control group and every process of its uid.
 """
 
 from .cgroups import CgroupSupport

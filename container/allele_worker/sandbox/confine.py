@@ -1,6 +1,6 @@
 """Child side of the sandbox: ``confine(plan)`` puts the calling process into the run's sandbox.
 
-It needs nothing from the parent but the plan (plain JSON) and no ``exec``, so it works in a fresh
+It needs nothing from the parent but the plan (``wire.SandboxPlan``, plain JSON) and no ``exec``, so it works in a fresh
 interpreter and in a child forked from a warm parent alike.  It must be called while the process has
 one thread.  Three processes come out of it; only the last one returns:
 
@@ -32,9 +32,11 @@ import resource
 import signal
 import struct
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
+from ..wire import SandboxPlan
 from . import syscalls
 from .plan import RLIMITS
 
@@ -54,7 +56,7 @@ class ConfineError(OSError):
     """A measure the plan requires could not be applied."""
 
 
-def load_libc() -> Any:
+def load_libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
 
@@ -64,14 +66,14 @@ def _check(result: int, what: str) -> None:
         raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
-def _die_with_parent(libc: Any, parent: int) -> None:
+def _die_with_parent(libc: ctypes.CDLL, parent: int) -> None:
     """SIGKILL this process when its parent dies (and if the parent is already gone, now)."""
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:
         os._exit(1)
 
 
-def confine(plan: dict[str, Any]) -> dict[str, str]:
+def confine(plan: SandboxPlan) -> dict[str, str]:
     """Apply ``plan`` (see plan.make_plan); return, in the job process, the measures that failed.
 
     With ``plan["require"]`` any failure raises ``ConfineError`` (in the relay) or ends the run with
@@ -79,7 +81,7 @@ def confine(plan: dict[str, Any]) -> dict[str, str]:
     """
     libc = load_libc()
     failed: dict[str, str] = {}
-    require = bool(plan.get("require"))
+    require = plan["require"]
 
     def fail(name: str, exc: BaseException) -> None:
         if require:
@@ -89,18 +91,18 @@ def confine(plan: dict[str, Any]) -> dict[str, str]:
     os.umask(0o077)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     _die_with_parent(libc, os.getppid())
-    for procs in plan.get("cgroup_procs") or []:
+    for procs in plan["cgroup_procs"]:
         try:
             join_cgroup(procs)
         except OSError as exc:
             fail("cgroup", exc)
     flags = 0
-    for name, flag in (
-        ("network", CLONE_NEWNET),
-        ("pid_namespace", CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS),
-        ("minimal_root", CLONE_NEWNS),
+    for name, wanted, flag in (
+        ("network", plan["network"], CLONE_NEWNET),
+        ("pid_namespace", plan["pid_namespace"], CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS),
+        ("minimal_root", plan["minimal_root"], CLONE_NEWNS),
     ):
-        if plan.get(name):
+        if wanted:
             try:
                 _check(libc.unshare(flag), f"unshare {name}")
                 flags |= flag
@@ -144,7 +146,7 @@ def join_cgroup(procs: str) -> None:
 # --------------------------------------------------------------------------- relay and init
 
 
-def _relay(libc: Any) -> None:
+def _relay(libc: ctypes.CDLL) -> None:
     """Fork the namespace's init; in this process, wait for it and exit as the job did."""
     status_r, status_w = os.pipe()
     pid = os.fork()
@@ -181,7 +183,7 @@ def _exit_as(status: int) -> NoReturn:
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 70)
 
 
-def _init(libc: Any) -> None:
+def _init(libc: ctypes.CDLL) -> None:
     """PID 1 of the run: fork the job, reap everything, end the namespace when the job ends."""
     job = os.fork()
     if job == 0:
@@ -216,7 +218,9 @@ def _init(libc: Any) -> None:
 # --------------------------------------------------------------------------- the minimal root
 
 
-def _mount(libc: Any, source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+def _mount(
+    libc: ctypes.CDLL, source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None
+) -> None:
     _check(
         libc.mount(
             source.encode() if source else None,
@@ -229,7 +233,7 @@ def _mount(libc: Any, source: str | None, target: str, fstype: str | None, flags
     )
 
 
-def _bind(libc: Any, source: str, target: str, *, read_only: bool = True, devices: bool = False) -> None:
+def _bind(libc: ctypes.CDLL, source: str, target: str, *, read_only: bool = True, devices: bool = False) -> None:
     if os.path.isdir(source):
         os.makedirs(target, mode=0o755, exist_ok=True)
     else:
@@ -252,7 +256,7 @@ def _needed_paths() -> list[str]:
     return kept
 
 
-def _minimal_root(libc: Any, plan: dict[str, Any], *, pid_namespace: bool) -> None:
+def _minimal_root(libc: ctypes.CDLL, plan: SandboxPlan, *, pid_namespace: bool) -> None:
     if SYS_PIVOT_ROOT is None:
         raise OSError(f"pivot_root: unknown syscall number on {platform.machine()}")
     previous = os.umask(0o022)  # the skeleton must be traversable by the run's user
@@ -263,8 +267,8 @@ def _minimal_root(libc: Any, plan: dict[str, Any], *, pid_namespace: bool) -> No
     os.chdir("/tmp")
 
 
-def _build_root(libc: Any, plan: dict[str, Any], *, pid_namespace: bool) -> None:
-    uid = plan.get("uid")
+def _build_root(libc: ctypes.CDLL, plan: SandboxPlan, *, pid_namespace: bool) -> None:
+    uid = plan["uid"]
     owner = f",uid={uid},gid={uid}" if uid is not None else ""
     workdir = plan["workdir"]
     _mount(libc, None, "/", None, MS_REC | MS_PRIVATE)
@@ -313,8 +317,8 @@ def _build_root(libc: Any, plan: dict[str, Any], *, pid_namespace: bool) -> None
 # --------------------------------------------------------------------------- the job's own limits
 
 
-def _drop(libc: Any, plan: dict[str, Any], fail: Any) -> None:
-    uid = plan.get("uid")
+def _drop(libc: ctypes.CDLL, plan: SandboxPlan, fail: Callable[[str, BaseException], None]) -> None:
+    uid = plan["uid"]
     try:
         with open("/proc/self/oom_score_adj", "w") as adj:
             adj.write("1000")
@@ -344,7 +348,7 @@ def _drop(libc: Any, plan: dict[str, Any], fail: Any) -> None:
             fail("user", exc)
     libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # a uid change clears it: set it again
-    if plan.get("syscall_filter"):
+    if plan["syscall_filter"]:
         try:
             syscalls.install(libc)  # last: it refuses mount and unshare, which the steps above use
         except OSError as exc:

@@ -1,5 +1,9 @@
-"""The worker's side of the warm fork server (allele_worker/forkserver.py): start it, ask it for a run's
-child, learn when that child exits and what it used. Thread-safe: runs start from many threads."""
+"""The worker's side of the warm fork server (allele_worker/child/forkserver.py): start it, ask it for a
+run's child, learn when that child exits and what it used. Thread-safe: runs start from many threads.
+
+It lives in the sandbox, below both sides: ``SandboxedProcess`` spawns through it as it would through a
+fresh interpreter, and ``Host`` starts it once per worker.  Its messages are ``wire.ForkRequest`` and
+``ForkReady`` / ``ForkStarted`` / ``ForkExited``."""
 
 from __future__ import annotations
 
@@ -8,8 +12,10 @@ import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..wire import ForkExited, ForkReady, ForkRequest, ForkStarted, to_json
 from .plan import child_environment
 
 
@@ -29,7 +35,7 @@ class ForkServer:
         self._control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         home = "/tmp"
         self._process = subprocess.Popen(
-            [sys.executable, "-I", "-u", "-m", "allele_worker.forkserver", str(theirs.fileno())],
+            [sys.executable, "-I", "-u", "-m", "allele_worker.child.forkserver", str(theirs.fileno())],
             pass_fds=(theirs.fileno(),),
             env=child_environment(home),
             cwd="/",
@@ -38,7 +44,7 @@ class ForkServer:
         )
         theirs.close()
         self._control.settimeout(timeout)
-        ready = json.loads(self._control.recv(1 << 16) or b"{}")
+        ready: ForkReady = json.loads(self._control.recv(1 << 16) or b"{}")
         self._control.settimeout(None)
         if not ready.get("ready"):
             raise ForkServerGone("the fork server did not start")
@@ -61,7 +67,7 @@ class ForkServer:
                     self._gone = True
                     self._cond.notify_all()
                     return
-                message = json.loads(data)
+                message: ForkStarted | ForkExited = json.loads(data)
                 if "started" in message:
                     self._started[message["started"]] = message["pid"]
                 else:
@@ -73,24 +79,24 @@ class ForkServer:
         with self._lock:
             self._next_id += 1
             request = self._next_id
-            socket.send_fds(
-                self._control, [json.dumps({"id": request, "spec": spec_path}).encode()], [output_fd, message_fd]
-            )
+            fork: ForkRequest = {"id": request, "spec": spec_path}
+            socket.send_fds(self._control, [to_json(fork)], [output_fd, message_fd])
         with self._cond:
-            while request not in self._started:
-                if self._gone:
-                    raise ForkServerGone("the fork server died")
-                self._cond.wait()
+            self._await(lambda: request in self._started)
             return self._started.pop(request)
 
     def wait(self, pid: int) -> Exit:
         """Blocks until the child ``pid`` has exited and was reaped by the fork server."""
         with self._cond:
-            while pid not in self._exits:
-                if self._gone:
-                    raise ForkServerGone("the fork server died")
-                self._cond.wait()
+            self._await(lambda: pid in self._exits)
             return self._exits.pop(pid)
+
+    def _await(self, arrived: Callable[[], bool]) -> None:
+        """Wait (holding ``_cond``) until ``arrived()``; ``ForkServerGone`` if the server died first."""
+        while not arrived():
+            if self._gone:
+                raise ForkServerGone("the fork server died")
+            self._cond.wait()
 
     @property
     def pid(self) -> int:

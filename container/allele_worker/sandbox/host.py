@@ -1,8 +1,11 @@
-"""What one worker process sets up once: its uid block, the control groups, the isolation probe.
+"""What one worker process sets up once: its uid block, the control groups, the isolation probe, the
+warm fork server.
 
 ``Host.setup()`` is called at worker start: it claims a uid block (sweeping what crashed workers
-left), finds the cgroup interface, and runs the startup probe; ``ALLELE_REQUIRE_ISOLATION=all`` (set in
-the image) makes it refuse to start when any measure is missing, so production fails closed.
+left), finds the cgroup interface, runs the startup probe and starts the fork server (unless
+``ALLELE_FORK_SERVER=0``, or when it cannot start: then each run starts a fresh interpreter);
+``ALLELE_REQUIRE_ISOLATION=all`` (set in the image) makes it refuse to start when any measure is
+missing, so production fails closed.
 """
 
 from __future__ import annotations

@@ -1,12 +1,14 @@
 """What one run may use and what the machine enforces: ``Limits``, ``Isolation``, the confinement plan
-the parent hands to the child (plain JSON, so it crosses a process boundary), the child's environment."""
+the parent hands to the child (``wire.SandboxPlan``: plain JSON, so it crosses a process boundary), the
+child's environment."""
 
 from __future__ import annotations
 
 import math
 import resource
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+
+from ..wire import IsolationHealth, SandboxPlan
 
 MIB = 1024 * 1024
 
@@ -33,10 +35,11 @@ class Limits:
     message_burst: int = 200  # … plus these, over the whole run
 
     @classmethod
-    def from_caps(cls, *, time_seconds: float, memory_mb: int, population_size: int = 0, **overrides: Any) -> Limits:
+    def from_caps(cls, *, time_seconds: float, memory_mb: int, population_size: int = 0, **overrides: int) -> Limits:
+        """The limits of a run with these caps; ``overrides`` replace any of them (tests, benchmarks)."""
         grace = max(2.0, 0.1 * time_seconds)
         hard_memory = memory_mb + max(128, memory_mb // 8)
-        values: dict[str, Any] = dict(
+        limits = cls(
             time_seconds=float(time_seconds),
             memory_mb=int(memory_mb),
             hard_time_seconds=float(time_seconds) + grace,
@@ -45,8 +48,7 @@ class Limits:
             address_space_mb=hard_memory + 384,
             message_bytes=max(16 * MIB, 64 * population_size + MIB),
         )
-        values.update(overrides)
-        return cls(**values)
+        return replace(limits, **overrides)
 
 
 # --------------------------------------------------------------------------- isolation report
@@ -78,7 +80,7 @@ class Isolation:
         gaps = [name for name in MEASURES if not getattr(self, name)]
         return gaps + [f"rlimit:{name}" for name in RLIMITS if name not in self.rlimits]
 
-    def health(self) -> dict[str, Any]:
+    def health(self) -> IsolationHealth:
         return {
             "user": self.user,
             "network": self.network,
@@ -126,7 +128,7 @@ def make_plan(
     uid: int | None,
     require: bool,
     cgroup_procs: list[str] | None = None,
-) -> dict[str, Any]:
+) -> SandboxPlan:
     """What confine() applies in the child (JSON: it crosses a process boundary)."""
     return {
         "workdir": workdir,

@@ -1,10 +1,13 @@
 """Parent side of the sandbox: the startup probe, spawning one run's child, reading its output and
-messages with bounds, the watchdog, the group kill and the ``wait4`` usage."""
+messages with bounds, the watchdog, the group kill and the ``wait4`` usage.
+
+The child gets its ``wire.ChildSpec`` (``job.json``: the job, when it started, its ``SandboxPlan``) and
+answers on its message channel (``wire.ChildMessage``): progress, checked here before it goes on, and
+its outcome, kept unvalidated for ``worker.completion``."""
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 import signal
@@ -15,8 +18,18 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
+from ..wire import (
+    MAX_OBJECTIVES,
+    ChildJob,
+    ChildSpec,
+    JSONObject,
+    ProbeAnswer,
+    Progress,
+    is_count,
+    is_finite_number,
+    is_number,
+)
 from .cgroups import CgroupSupport, RunCgroup
 from .confine import PACKAGE, PR_SET_DUMPABLE, load_libc
 from .forks import ForkServer
@@ -24,9 +37,7 @@ from .plan import MIB, RLIMITS, Isolation, Limits, child_environment, make_plan
 from .uids import kill_uids, pids_of_uids
 
 CHILD = [sys.executable, "-I", "-u", "-m", "allele_worker.child"]
-# The most objective values a progress message may carry (jobs.MAX_OBJECTIVES: the sandbox imports
-# nothing of the job's; test_sandbox checks they agree).
-MAX_PROGRESS_OBJECTIVES = 1000
+MAX_PROGRESS_OBJECTIVES = MAX_OBJECTIVES  # the most objective values a progress message may carry
 
 
 def probe_isolation(
@@ -80,7 +91,8 @@ def probe_isolation(
             start_new_session=True,
             check=False,
         )
-        failed = json.loads(completed.stdout.decode() or "{}").get("failed", {"probe": "no answer"})
+        answer: ProbeAnswer = json.loads(completed.stdout.decode() or "{}")
+        failed = answer.get("failed", {"probe": "no answer"})
         if group is not None and group.cpu_seconds() is None:
             failed["cgroup"] = "the run's group reports no CPU usage"
     except (OSError, ValueError, subprocess.SubprocessError) as exc:
@@ -133,7 +145,7 @@ class ProcessReport:
     exit_code: int | None  # exit status, or None when a signal ended it
     signal: int | None  # the signal that ended it
     killed: str | None  # why the parent killed it: time, memory, output, message(s), cancel
-    outcome: dict[str, Any] | None  # the child's last ``outcome`` message (unvalidated)
+    outcome: JSONObject | None  # the child's last ``outcome`` message (unvalidated)
     output: str  # stdout+stderr, truncated
     output_truncated: bool
     cpu_seconds: float
@@ -169,14 +181,14 @@ class _MessageReader(threading.Thread):
     to the channel too, and every message costs this process — the worker — CPU the run is not billed)."""
 
     def __init__(
-        self, fd: int, limit: int, on_message: Callable[[dict[str, Any]], None], *, per_second: float, burst: int
+        self, fd: int, limit: int, on_message: Callable[[JSONObject], None], *, per_second: float, burst: int
     ) -> None:
         super().__init__(daemon=True)
         self.fd, self.limit, self.on_message = fd, limit, on_message
         self.per_second, self.burst = per_second, burst
         self.overflow = False
         self.flooded = False
-        self.outcome: dict[str, Any] | None = None
+        self.outcome: JSONObject | None = None
 
     def run(self) -> None:
         buffer = bytearray()
@@ -243,7 +255,7 @@ class SandboxedProcess:
     def __init__(
         self,
         *,
-        spec: dict[str, Any],
+        job: ChildJob,
         limits: Limits,
         isolation: Isolation,
         workdir: str,
@@ -251,10 +263,10 @@ class SandboxedProcess:
         cgroups: CgroupSupport | None = None,
         group_name: str | None = None,
         forks: ForkServer | None = None,
-        on_progress: Callable[[dict[str, Any]], None] | None = None,
+        on_progress: Callable[[Progress], None] | None = None,
         poll_seconds: float = 0.05,
     ) -> None:
-        self.spec, self.limits, self.isolation = spec, limits, isolation
+        self.job, self.limits, self.isolation = job, limits, isolation
         self.workdir, self.uid = workdir, uid
         self.group: RunCgroup | None = None
         if cgroups is not None and isolation.cgroup is not None:
@@ -287,7 +299,7 @@ class SandboxedProcess:
             cgroup_procs=self.group.procs_files() if self.group else None,
         )
         self.started_at = time.monotonic()
-        spec = dict(self.spec, started_at=self.started_at, sandbox=plan)
+        spec: ChildSpec = {**self.job, "started_at": self.started_at, "sandbox": plan}
         spec_path = os.path.join(self.workdir, "job.json")
         fd = os.open(spec_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as handle:
@@ -333,25 +345,18 @@ class SandboxedProcess:
         self._watchdog = threading.Thread(target=self._watch, daemon=True)
         self._watchdog.start()
 
-    def _progress(self, message: dict[str, Any]) -> None:
+    def _progress(self, message: JSONObject) -> None:
+        """A progress message (``wire.ProgressMessage``) as the progress report it becomes, if it has
+        that shape (user code can write to the channel too)."""
         generations = message.get("generations_completed")
         fitness = message.get("best_solution_fitness")
-        if (
-            isinstance(generations, int)
-            and not isinstance(generations, bool)
-            and generations >= 0
-            and (fitness is None or (isinstance(fitness, (int, float)) and not isinstance(fitness, bool)))
-        ):
-            progress: dict[str, Any] = {"generations_completed": generations, "best_solution_fitness": fitness}
+        if is_count(generations) and (fitness is None or is_number(fitness)):
+            progress: Progress = {"generations_completed": generations, "best_solution_fitness": fitness}
             objectives = message.get("best_objectives")
-            if (
-                isinstance(objectives, list)
-                and 0 < len(objectives) <= MAX_PROGRESS_OBJECTIVES
-                and all(
-                    isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in objectives
-                )
-            ):
-                progress["best_objectives"] = objectives
+            if isinstance(objectives, list) and 0 < len(objectives) <= MAX_PROGRESS_OBJECTIVES:
+                finite = [v for v in objectives if is_finite_number(v)]
+                if len(finite) == len(objectives):
+                    progress["best_objectives"] = finite
             self.on_progress(progress)
 
     def memory_mb(self) -> float | None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import platform
-from typing import Any
+from dataclasses import dataclass
 
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 _RET_ALLOW, _RET_ERRNO, _RET_KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
@@ -46,11 +46,20 @@ _GENERIC = {
     "mount_setattr": 442,
     "clone3": 435,
 }
-ARCHES: dict[str, dict[str, Any]] = {
-    "x86_64": {
-        "audit": 0xC000003E,
-        "x32_bit": 0x40000000,
-        "numbers": {
+
+
+@dataclass(frozen=True)
+class Arch:
+    audit: int  # AUDIT_ARCH_* of the native ABI
+    x32_bit: int | None  # the syscall-number bit of x86-64's x32 ABI (None: no such ABI)
+    numbers: dict[str, int]  # syscall name → number
+
+
+ARCHES: dict[str, Arch] = {
+    "x86_64": Arch(
+        audit=0xC000003E,
+        x32_bit=0x40000000,
+        numbers={
             "clone": 56,
             "unshare": 272,
             "setns": 308,
@@ -65,11 +74,11 @@ ARCHES: dict[str, dict[str, Any]] = {
             "keyctl": 250,
             **_GENERIC,
         },
-    },
-    "aarch64": {
-        "audit": 0xC00000B7,
-        "x32_bit": None,
-        "numbers": {
+    ),
+    "aarch64": Arch(
+        audit=0xC00000B7,
+        x32_bit=None,
+        numbers={
             "clone": 220,
             "unshare": 97,
             "setns": 268,
@@ -84,7 +93,7 @@ ARCHES: dict[str, dict[str, Any]] = {
             "keyctl": 219,
             **_GENERIC,
         },
-    },
+    ),
 }
 REFUSED = (
     "setns",
@@ -123,11 +132,15 @@ def program(machine: str | None = None) -> list[tuple[int, int, int, int]]:
     arch = ARCHES.get(machine or platform.machine())
     if arch is None:
         raise OSError(f"no syscall filter for {machine or platform.machine()}")
-    numbers = arch["numbers"]
+    numbers = arch.numbers
     # Instructions with symbolic jump targets ("eperm", "enosys", "kill", "unshare", "clone"), resolved below.
-    code: list[tuple[Any, ...]] = [(_LD_ABS_W, 0, 0, _ARCH), (_JEQ, 0, "kill", arch["audit"]), (_LD_ABS_W, 0, 0, _NR)]
-    if arch["x32_bit"] is not None:
-        code.append((_JGE, "kill", 0, arch["x32_bit"]))
+    code: list[tuple[int, int | str, int | str, int]] = [
+        (_LD_ABS_W, 0, 0, _ARCH),
+        (_JEQ, 0, "kill", arch.audit),
+        (_LD_ABS_W, 0, 0, _NR),
+    ]
+    if arch.x32_bit is not None:
+        code.append((_JGE, "kill", 0, arch.x32_bit))
     code.append((_JEQ, "enosys", 0, numbers["clone3"]))
     code.append((_JEQ, "unshare", 0, numbers["unshare"]))
     code.append((_JEQ, "clone", 0, numbers["clone"]))
@@ -150,7 +163,7 @@ def program(machine: str | None = None) -> list[tuple[int, int, int, int]]:
     return [(op, target(i, jt), target(i, jf), k) for i, (op, jt, jf, k) in enumerate(code)]
 
 
-def install(libc: Any) -> None:
+def install(libc: ctypes.CDLL) -> None:
     """Install the filter on this process (and so on everything it starts). Needs ``no_new_privs``
     set and, to cover every thread, a process with one thread."""
     instructions = program()

@@ -1,4 +1,5 @@
-"""Typed job spec → one ``pygad.GA`` call.  Runs inside the sandboxed child; no process code here.
+"""One job: its spec (``JobSpec``) → one ``pygad.GA`` run → the outcome message (``wire.OutcomeMessage``).
+Runs inside the sandboxed child; no process code here.
 
 Everything the user sent reaches ``pygad.GA`` unchanged except:
 
@@ -11,7 +12,7 @@ Everything the user sent reaches ``pygad.GA`` unchanged except:
 - each ``gene_constraint`` function is wrapped to remember its last answer (``ConstraintTrace``), so an
   answer PyGAD refuses is reported naming the gene and the user's line;
 - Python warnings are counted and deduplicated (``WarningTally``) and reported with the outcome; the
-  result is collected by ``run_result.collect`` (multi-objective results, saved solutions,
+  result is collected by ``ga_result.collect`` (multi-objective results, saved solutions,
   constraint violations of the best solution);
 - the GA is built by ``engine.build_ga``: the accelerated ``pygad.GA`` subclass when the configuration
   is covered, stock ``pygad.GA`` otherwise (docs/engine.md); the outcome names the path that ran.
@@ -28,23 +29,45 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from .errors import (
+from ..errors import (
     InternalError,
     MemoryLimitExceeded,
     ResourceLimitExceeded,
     RunFailure,
     UserCodeError,
 )
-from .run_result import jsonable
+from ..wire import (
+    CALLBACK_FIELDS,
+    CODE_FIELDS,
+    JSON,
+    MAX_OBJECTIVES,
+    PLAIN_PARAMS,
+    ChildMessage,
+    ChildSpec,
+    FailedOutcome,
+    GaParams,
+    OutcomeMessage,
+    Population,
+    Progress,
+    ProgressMessage,
+    StoppedReason,
+    SucceededOutcome,
+    size_param,
+)
+from .ga_result import jsonable
 from .warning_tally import WarningTally
+
+if TYPE_CHECKING:
+    from pygad import GA  # untyped: the GA's attributes are PyGAD's, and Any to the type checker
 
 __all__ = [
     "CALLBACK_FIELDS",
     "CODE_FIELDS",
+    "MAX_OBJECTIVES",
     "PLAIN_PARAMS",
     "JobSpec",
     "build_ga_kwargs",
@@ -54,43 +77,9 @@ __all__ = [
     "jsonable",
 ]
 
-CALLBACK_FIELDS = ("on_start", "on_fitness", "on_parents", "on_crossover", "on_mutation", "on_generation", "on_stop")
-CODE_FIELDS = ("fitness_func", "gene_constraint", *CALLBACK_FIELDS)
-
-# Parameters passed through to pygad.GA as they are (after gene_type conversion).
-PLAIN_PARAMS = (
-    "num_generations",
-    "num_parents_mating",
-    "sol_per_pop",
-    "num_genes",
-    "init_range_low",
-    "init_range_high",
-    "mutation_type",
-    "mutation_probability",
-    "mutation_percent_genes",
-    "mutation_num_genes",
-    "mutation_by_replacement",
-    "random_mutation_min_val",
-    "random_mutation_max_val",
-    "crossover_type",
-    "crossover_probability",
-    "parent_selection_type",
-    "K_tournament",
-    "keep_parents",
-    "keep_elitism",
-    "gene_type",
-    "gene_space",
-    "allow_duplicate_genes",
-    "stop_criteria",
-    "random_seed",
-    "fitness_batch_size",
-    "sample_size",
-    "parallel_processing",
-    "save_solutions",
-    "save_best_solutions",
-)
+# The parameter names (CODE_FIELDS, PLAIN_PARAMS) are the wire's: wire.py.
 # Allele's own defaults where they are not PyGAD's (PyGAD 3.9 has the same ones today; kept explicit).
-DEFAULTS = {"init_range_low": -4, "init_range_high": 4}
+DEFAULTS: dict[str, object] = {"init_range_low": -4, "init_range_high": 4}
 GENE_TYPES = {"int": int, "float": float}
 # numpy's fixed-size types by name (PyGAD's supported_int_float_types)
 NUMPY_GENE_TYPES = (
@@ -108,27 +97,35 @@ NUMPY_GENE_TYPES = (
 )
 MESSAGE_LIMIT = 2000
 
+# What the job's code fields compile to: a function, or for gene_constraint a list of them (None: no
+# constraint for that gene).  User code: anything may come back from a call.
+UserFunction: TypeAlias = Callable[..., object]
+Constraints: TypeAlias = list[UserFunction | None]
+UserCode: TypeAlias = dict[str, UserFunction | Constraints]  # field name → compiled entry
+Emit: TypeAlias = Callable[[ChildMessage], None]
+
 
 @dataclass(frozen=True)
 class JobSpec:
     """What the child needs to run one GA: the parameters, an optional start population, the caps."""
 
-    params: dict[str, Any]
-    initial_population: list[list[float]] | None = None
+    params: GaParams
+    initial_population: Population | None = None
     time_seconds: float = 3600.0
     memory_mb: int = 2048
     # CLOCK_MONOTONIC value (system-wide) at which the parent started the run.
     started_at: float = field(default_factory=time.monotonic)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> JobSpec:
-        caps = data.get("caps") or {}
+    def from_dict(cls, data: ChildSpec) -> JobSpec:
+        """The job of the child's ``job.json``."""
+        caps = data["caps"]
         return cls(
             params=dict(data["params"]),
-            initial_population=data.get("initial_population"),
-            time_seconds=float(caps.get("time_seconds", 3600)),
-            memory_mb=int(caps.get("memory_mb", 2048)),
-            started_at=float(data.get("started_at", time.monotonic())),
+            initial_population=data["initial_population"],
+            time_seconds=float(caps["time_seconds"]),
+            memory_mb=int(caps["memory_mb"]),
+            started_at=float(data["started_at"]),
         )
 
 
@@ -150,7 +147,9 @@ def describe_user_exception(exc: BaseException) -> str:
         name = exc.filename.strip("<>")
         return _clip(f"{name} line {exc.lineno}: SyntaxError: {exc.msg}")
     # An exception from a parallel fitness worker process carries its frames (engine/parallel.py).
-    frames = getattr(exc, "remote_frames", None) or traceback.extract_tb(exc.__traceback__)
+    frames: list[traceback.FrameSummary] = getattr(exc, "remote_frames", None) or traceback.extract_tb(
+        exc.__traceback__
+    )
     user_frames = [f for f in frames if f.filename.startswith("<") and f.filename.strip("<>") in CODE_FIELDS]
     if user_frames:
         frame = user_frames[-1]
@@ -158,7 +157,7 @@ def describe_user_exception(exc: BaseException) -> str:
     return _clip(label)
 
 
-def compile_user_code(field_name: str, source: str, entry: str) -> Any:
+def compile_user_code(field_name: str, source: str, entry: str) -> UserFunction | Constraints:
     """Compile ``source`` as ``<field>``, run it in a fresh namespace, return the object named ``entry``."""
     try:
         code = compile(source, _filename(field_name), "exec", dont_inherit=True)
@@ -166,7 +165,7 @@ def compile_user_code(field_name: str, source: str, entry: str) -> Any:
         raise UserCodeError(describe_user_exception(exc)) from None
     except ValueError as exc:  # e.g. null bytes in the source
         raise UserCodeError(f"{field_name}: {exc}") from None
-    namespace: dict[str, Any] = {"__name__": f"allele_{field_name}", "__builtins__": builtins}
+    namespace: dict[str, object] = {"__name__": f"allele_{field_name}", "__builtins__": builtins}
     try:
         exec(code, namespace)
     except MemoryError:
@@ -182,12 +181,14 @@ def compile_user_code(field_name: str, source: str, entry: str) -> Any:
                 f"gene_constraint: entry '{entry}' must be a list with one item per "
                 f"gene (None or a function), not {type(obj).__name__}"
             )
+        constraints: Constraints = []
         for index, item in enumerate(obj):
             if item is not None and not callable(item):
                 raise UserCodeError(
                     f"gene_constraint: item {index} of '{entry}' must be None or a function, not {type(item).__name__}"
                 )
-        return list(obj)
+            constraints.append(item)
+        return constraints
     if not callable(obj):
         raise UserCodeError(f"{field_name}: entry '{entry}' is not callable (it is {type(obj).__name__})")
     return obj
@@ -212,7 +213,7 @@ def _user_failure(exc: BaseException) -> RunFailure:
 # --------------------------------------------------------------------------- GA construction
 
 
-def scalar_fitness(value: Any) -> float | None:
+def scalar_fitness(value: Any) -> float | None:  # what the fitness function returned: anything
     """A fitness as progress shows it: one finite number (a one-value vector unwrapped), else None."""
     if getattr(value, "ndim", 0) > 0 or isinstance(value, (list, tuple)):
         values = list(value.tolist() if hasattr(value, "tolist") else value)
@@ -239,9 +240,9 @@ class GenerationGuard:
     def __init__(
         self,
         *,
-        user_callback: Callable[[Any], Any] | None,
+        user_callback: UserFunction | None,
         spec: JobSpec,
-        emit: Callable[[dict[str, Any]], None],
+        emit: Emit,
         rss_mb: Callable[[], float],
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -250,13 +251,13 @@ class GenerationGuard:
         self.emit = emit
         self.rss_mb = rss_mb
         self.clock = clock
-        self.stop_reason: str | None = None
+        self.stop_reason: StoppedReason | None = None
         self.pid = os.getpid()
         self._last_emit = -math.inf
         self._last_memory = -math.inf
-        self.objective_history: list[list[Any]] | None = None
+        self.objective_history: list[list[float]] | None = None
 
-    def _record_objectives(self, ga: Any) -> None:
+    def _record_objectives(self, ga: GA) -> None:
         fitness = ga.last_generation_fitness
         if getattr(fitness, "ndim", 0) != 2 or fitness.shape[1] < 2:
             return
@@ -267,7 +268,7 @@ class GenerationGuard:
             )
         self.objective_history.append(fitness.max(axis=0).tolist())
 
-    def __call__(self, ga: Any) -> str | None:
+    def __call__(self, ga: GA) -> str | None:
         if os.getpid() != self.pid:  # a process forked by user code must not carry on as the run
             os._exit(0)
         self._record_objectives(ga)
@@ -279,7 +280,7 @@ class GenerationGuard:
         if now - self._last_emit >= 0.25:
             self._last_emit = now
             _, fitness, _ = ga.best_solution(pop_fitness=ga.last_generation_fitness)
-            message = {
+            message: ProgressMessage = {
                 "type": "progress",
                 "generations_completed": int(ga.generations_completed),
                 "best_solution_fitness": scalar_fitness(fitness),
@@ -297,7 +298,7 @@ class GenerationGuard:
         return "stop" if self.stop_reason is not None else None
 
 
-def progress_of(ga: Any) -> dict[str, Any]:
+def progress_of(ga: GA) -> Progress:
     """How far a run got (for a run that failed): generations completed and the best fitness it
     reached (None for several objectives or no finite value)."""
     reached = [f for f in (scalar_fitness(v) for v in getattr(ga, "best_solutions_fitness", []) or []) if f is not None]
@@ -307,7 +308,7 @@ def progress_of(ga: Any) -> dict[str, Any]:
     }
 
 
-def _gene_type(value: Any) -> Any:
+def _gene_type(value: JSON) -> object:
     """``gene_type`` as sent (names, ``[name, precision]`` pairs, per-gene lists) → PyGAD's types."""
     if isinstance(value, str):
         if value in GENE_TYPES:
@@ -320,10 +321,7 @@ def _gene_type(value: Any) -> Any:
     return value
 
 
-MAX_OBJECTIVES = 1000  # values one solution's fitness may have (a larger answer is a mistake, caught at once)
-
-
-def _values(value: Any) -> int:
+def _values(value: object) -> int:
     """How many values a fitness answer holds (1 for a scalar)."""
     if isinstance(value, (list, tuple)):
         return len(value)
@@ -331,18 +329,19 @@ def _values(value: Any) -> int:
     return int(size) if isinstance(size, int) and getattr(value, "ndim", 0) > 0 else 1
 
 
-def bounded_fitness(fitness: Any, batch_size: Any) -> Callable[[Any, Any, Any], Any]:
+def bounded_fitness(fitness: UserFunction, batch_size: object) -> UserFunction:
     """``fitness`` with a bound on the size of each answer, checked on every call (a length check),
     so a fitness returning a million values fails at its first call, not after the whole run."""
     batched = isinstance(batch_size, int) and not isinstance(batch_size, bool) and batch_size > 1
 
     @functools.wraps(fitness)
-    def fitness_func(ga: Any, solution: Any, index: Any) -> Any:
+    def fitness_func(ga: GA, solution: object, index: object) -> object:
         value = fitness(ga, solution, index)
         if type(value) is float or type(value) is int:  # one value: nothing to count
             return value
+        counts: Iterable[int]
         if not batched:
-            counts: Any = (_values(value),)
+            counts = (_values(value),)
         elif isinstance(value, (list, tuple)):
             counts = map(_values, value)
         else:  # an array: one row per solution of the batch
@@ -361,14 +360,14 @@ def bounded_fitness(fitness: Any, batch_size: Any) -> Callable[[Any, Any, Any], 
 
 def build_ga_kwargs(
     spec: JobSpec,
-    code: dict[str, Any],
-    on_generation: Callable[[Any], Any],
+    code: UserCode,
+    on_generation: UserFunction,
     logger: logging.Logger | None = None,
     trace: ConstraintTrace | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The keyword arguments of ``pygad.GA`` for this job (``code`` holds the compiled code fields)."""
     params = spec.params
-    kwargs: dict[str, Any] = dict(DEFAULTS)
+    kwargs: dict[str, object] = dict(DEFAULTS)
     for name in PLAIN_PARAMS:
         if name in params and params[name] is not None:
             kwargs[name] = params[name]
@@ -385,11 +384,14 @@ def build_ga_kwargs(
             "stop_criteria",
         ):
             kwargs[name] = None  # an explicit null is meaningful to PyGAD for these
-    if "gene_type" in kwargs:
-        kwargs["gene_type"] = _gene_type(kwargs["gene_type"])
-    kwargs["fitness_func"] = bounded_fitness(code["fitness_func"], kwargs.get("fitness_batch_size"))
-    if "gene_constraint" in code:
-        constraints = code["gene_constraint"]
+    if "gene_type" in params and params["gene_type"] is not None:
+        kwargs["gene_type"] = _gene_type(params["gene_type"])
+    fitness = function_of(code, "fitness_func")
+    if fitness is None:
+        raise UserCodeError("fitness_func: no fitness function was given")
+    kwargs["fitness_func"] = bounded_fitness(fitness, kwargs.get("fitness_batch_size"))
+    constraints = constraints_of(code)
+    if constraints is not None:
         kwargs["gene_constraint"] = trace.wrap(constraints) if trace is not None else constraints
     for name in CALLBACK_FIELDS:
         if name in code and name != "on_generation":
@@ -402,8 +404,9 @@ def build_ga_kwargs(
     return kwargs
 
 
-def compile_all(params: dict[str, Any]) -> dict[str, Any]:
-    code: dict[str, Any] = {}
+def compile_all(params: GaParams) -> UserCode:
+    """Every code field of the job compiled (``compile_user_code``), by field name."""
+    code: UserCode = {}
     for name in CODE_FIELDS:
         source = params.get(name)
         if source is None:
@@ -415,6 +418,18 @@ def compile_all(params: dict[str, Any]) -> dict[str, Any]:
     if "fitness_func" not in code:
         raise UserCodeError("fitness_func: no fitness function was given")
     return code
+
+
+def function_of(code: UserCode, name: str) -> UserFunction | None:
+    """The compiled function of the code field ``name`` (any but ``gene_constraint``), if given."""
+    value = code.get(name)
+    return value if callable(value) else None
+
+
+def constraints_of(code: UserCode) -> Constraints | None:
+    """The compiled ``gene_constraint`` (one function or None per gene), if given."""
+    value = code.get("gene_constraint")
+    return value if isinstance(value, list) else None
 
 
 class _UserFacingFilter(logging.Filter):
@@ -445,15 +460,14 @@ def _rss_mb() -> float:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def execute(
-    spec: JobSpec, emit: Callable[[dict[str, Any]], None], rss_mb: Callable[[], float] = _rss_mb
-) -> dict[str, Any]:
+def execute(spec: JobSpec, emit: Emit, rss_mb: Callable[[], float] = _rss_mb) -> OutcomeMessage:
     """Run the job; return the outcome message (``type: outcome``) for the parent: with the run's
     warnings (``WarningTally.entries()``), and for a failed run how far it got (``progress``)."""
     import warnings
 
     tally = WarningTally(CODE_FIELDS)
-    built: list[Any] = []  # the GA, once it is built
+    built: list[GA] = []  # the GA, once it is built
+    outcome: OutcomeMessage
     with warnings.catch_warnings():
         tally.install()
         try:
@@ -462,7 +476,7 @@ def execute(
             except MemoryError as exc:
                 raise _user_failure(exc) from None
         except RunFailure as failure:
-            outcome = {
+            failed: FailedOutcome = {
                 "type": "outcome",
                 "status": "failed",
                 "error": failure.as_error(),
@@ -470,12 +484,13 @@ def execute(
                 "hit_time_cap": False,
             }
             if failure.engine is not None:
-                outcome["engine"] = failure.engine
+                failed["engine"] = failure.engine
             if built:
                 try:
-                    outcome["progress"] = progress_of(built[0])
+                    failed["progress"] = progress_of(built[0])
                 except Exception:  # noqa: BLE001 - a GA left in a broken state: no progress then
                     pass
+            outcome = failed
     outcome["warnings"] = tally.entries()
     return outcome
 
@@ -484,14 +499,14 @@ class ConstraintTrace:
     """The gene constraint called last and its answer, to name it when PyGAD refuses the answer."""
 
     gene: int | None = None
-    function: Any = None
-    output: Any = None
+    function: UserFunction | None = None
+    output: object = None
 
-    def wrap(self, constraints: list[Any]) -> list[Any]:
+    def wrap(self, constraints: Constraints) -> Constraints:
         """Each function of ``constraints`` recording its calls here (same signature, same answer)."""
         import inspect
 
-        def traced(gene: int, function: Any) -> Any:
+        def traced(gene: int, function: UserFunction | None) -> UserFunction | None:
             if (
                 function is None
                 or inspect.isclass(function)
@@ -501,7 +516,7 @@ class ConstraintTrace:
                 return function  # PyGAD refuses these itself
 
             @functools.wraps(function)
-            def constraint(solution: Any, values: Any) -> Any:
+            def constraint(solution: object, values: object) -> object:
                 self.gene, self.function = gene, function
                 self.output = answer = function(solution, values)
                 return answer
@@ -533,16 +548,16 @@ class ConstraintTrace:
 
 def _execute(
     spec: JobSpec,
-    emit: Callable[[dict[str, Any]], None],
+    emit: Emit,
     rss_mb: Callable[[], float],
     tally: WarningTally,
-    built: list[Any],
-) -> dict[str, Any]:
-    from . import engine  # imports numpy/pygad: here, so the sandbox is in place before numpy loads
-    from .run_result import collect
+    built: list[GA],
+) -> SucceededOutcome:
+    from .. import engine  # imports numpy/pygad: here, so the sandbox is in place before numpy loads
+    from .ga_result import collect
 
     code = compile_all(spec.params)
-    guard = GenerationGuard(user_callback=code.get("on_generation"), spec=spec, emit=emit, rss_mb=rss_mb)
+    guard = GenerationGuard(user_callback=function_of(code, "on_generation"), spec=spec, emit=emit, rss_mb=rss_mb)
     trace = ConstraintTrace()
     kwargs = build_ga_kwargs(spec, code, guard, logger=pygad_logger(), trace=trace)
     try:
@@ -566,14 +581,14 @@ def _execute(
         os._exit(0)
     stop_reason = guard.stop_reason
     if stop_reason is None:
-        planned = int(spec.params.get("num_generations", 0))
+        planned = size_param(spec.params, "num_generations")
         stop_reason = "stop_criteria" if ga.generations_completed < planned else "completed"
     try:
         result = collect(
             ga,
             stopped_reason=stop_reason,
             objective_history=guard.objective_history,
-            constraints=code.get("gene_constraint"),
+            constraints=constraints_of(code),
             note=tally.add,
         )
     except UserCodeError as exc:  # numbers a report cannot carry

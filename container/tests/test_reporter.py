@@ -1,4 +1,4 @@
-"""reports.py against a fake Worker: bearer token, retries on 5xx, stop on 4xx; the population upload
+"""worker/reporter.py against a fake Worker: bearer token, retries on 5xx, stop on 4xx; the population upload
 and the start-population fetch."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import time
 import httpx
 import pytest
 
-from allele_worker.reports import Reporter, tls_context
+from allele_worker.worker.reporter import Reporter, tls_context
 
 
 def test_complete_retries_5xx_then_succeeds(fake_worker):

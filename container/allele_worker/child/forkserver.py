@@ -1,6 +1,10 @@
 """The warm fork server: one process that has imported numpy, PyGAD and the engine, and forks one child
 per run on the worker's request; the child then confines itself exactly as a freshly started one does
-(``child.run``: namespaces, minimal root, cgroup, its own uid, rlimits) before any user code runs.
+(``entry.run``: namespaces, minimal root, cgroup, its own uid, rlimits) before any user code runs.
+``python -I -u -m allele_worker.child.forkserver FD``, started by ``sandbox.forks.ForkServer``.
+
+It is child-side by nature: it imports the job's code path and the engine (what its children run)
+and nothing of the worker's, and it runs with the children's environment.
 
 It is started by the worker with the children's empty environment and holds no secret, no report
 token and no socket but its control socket to the worker, which every child closes first (with the
@@ -8,10 +12,11 @@ pidfds by which it learns at once that a live child exited: one per child, close
 runs user code itself, so no run can leave anything behind for the next: each child is a fresh fork of
 the same clean parent. It dies with the worker (death signal), and its children with it (theirs).
 
-Protocol on the control socket (``SOCK_SEQPACKET``, one JSON message per packet):
-worker → server ``{"id": n, "spec": path}`` with two file descriptors (output, messages); server →
-worker ``{"started": n, "pid": pid}``, and later ``{"exited": pid, "status": s, "cpu": seconds,
-"maxrss_kb": k}`` as soon as the child has exited and is reaped.
+Protocol on the control socket (``SOCK_SEQPACKET``, one JSON message per packet): server → worker
+``{"ready": true}`` once warm (``wire.ForkReady``); worker → server ``{"id": n, "spec": path}`` with two
+file descriptors, output and messages (``ForkRequest``); server → worker ``{"started": n, "pid": pid}``
+(``ForkStarted``), and later ``{"exited": pid, "status": s, "cpu": seconds, "maxrss_kb": k}``
+(``ForkExited``) as soon as the child has exited and is reaped.
 """
 
 from __future__ import annotations
@@ -23,14 +28,15 @@ import signal
 import socket
 import sys
 
-from .sandbox.confine import PR_SET_PDEATHSIG, load_libc
+from ..sandbox.confine import PR_SET_PDEATHSIG, load_libc
+from ..wire import ForkExited, ForkReady, ForkRequest, ForkStarted, GaParams, to_json
 
 _FITNESS = "import numpy\ndef fitness(ga, solution, index):\n    return -float(numpy.sum(solution ** 2))\n"
 _BATCH = "import numpy\ndef fitness(ga, rows, indices):\n    return -numpy.sum(rows ** 2, axis=1)\n"
 _CONSTRAINT = (
     "def positive(solution, values):\n    return [v for v in values if v > 0]\nCONSTRAINTS = [positive] * 10\n"
 )
-_WARM_UP_RUN = {
+_WARM_UP_RUN: GaParams = {
     "num_generations": 4,
     "sol_per_pop": 20,
     "num_parents_mating": 4,
@@ -42,14 +48,12 @@ _WARM_UP_RUN = {
 # and batch fitness in the lean loop, a gene constraint), so a forked child finds the interpreter's
 # specialised bytecode and the engine's caches ready instead of paying their first use.  Never a
 # job's code.
-WARM_UP_PARAMS = tuple(
-    {**_WARM_UP_RUN, **extra}
-    for extra in (
-        {"fitness_func": _FITNESS},
-        {"fitness_func": _BATCH, "fitness_batch_size": 20},
-        {"fitness_func": _FITNESS, "gene_constraint": _CONSTRAINT, "gene_constraint_entry": "CONSTRAINTS"},
-    )
+_WARM_UP_EXTRAS: tuple[GaParams, ...] = (
+    {"fitness_func": _FITNESS},
+    {"fitness_func": _BATCH, "fitness_batch_size": 20},
+    {"fitness_func": _FITNESS, "gene_constraint": _CONSTRAINT, "gene_constraint_entry": "CONSTRAINTS"},
 )
+WARM_UP_PARAMS: tuple[GaParams, ...] = tuple({**_WARM_UP_RUN, **extra} for extra in _WARM_UP_EXTRAS)
 
 
 def warm() -> None:
@@ -61,8 +65,8 @@ def warm() -> None:
     import numpy  # noqa: F401
     import pygad  # noqa: F401
 
-    from . import child, jobs  # noqa: F401
-    from .engine import accelerated  # noqa: F401
+    from ..engine import accelerated  # noqa: F401
+    from . import entry, jobs  # noqa: F401
 
     for params in WARM_UP_PARAMS:
         jobs.execute(jobs.JobSpec(params=dict(params)), lambda message: None)
@@ -83,7 +87,8 @@ def _fresh_randomness() -> None:
 
 
 def _child(control: socket.socket, spec: str, fds: list[int], exits: dict[int, int]) -> None:
-    """In the forked child: become the run's process, then run it as `python -m allele_worker.child` would."""
+    """In the forked child: become the run's process, then run it as ``python -m allele_worker.child``
+    would (``entry.run``)."""
     control.close()
     for exit_fd in exits:  # the other runs' exit notices: nothing of theirs stays in this one
         os.close(exit_fd)
@@ -95,9 +100,9 @@ def _child(control: socket.socket, spec: str, fds: list[int], exits: dict[int, i
     code = 70
     try:
         _fresh_randomness()
-        from . import child
+        from . import entry
 
-        code = child.run(spec, messages)
+        code = entry.run(spec, messages)
         sys.stdout.flush()
         sys.stderr.flush()
     finally:
@@ -108,7 +113,8 @@ def serve(control: socket.socket) -> None:
     libc = load_libc()
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     warm()
-    control.send(json.dumps({"ready": True}).encode())
+    ready: ForkReady = {"ready": True}
+    control.send(to_json(ready))
     children: set[int] = set()
     exits: dict[int, int] = {}  # a pidfd per child (readable once it exited) → its pid
     while True:
@@ -120,7 +126,7 @@ def serve(control: socket.socket) -> None:
             message, fds, _, _ = socket.recv_fds(control, 1 << 16, 2)
             if not message:
                 os._exit(0)  # the worker is gone
-            request = json.loads(message)
+            request: ForkRequest = json.loads(message)
             pid = os.fork()
             if pid == 0:
                 _child(control, request["spec"], fds, exits)
@@ -130,7 +136,8 @@ def serve(control: socket.socket) -> None:
             exit_fd = _exit_notice(pid)
             if exit_fd is not None:
                 exits[exit_fd] = pid
-            control.send(json.dumps({"started": request["id"], "pid": pid}).encode())
+            started: ForkStarted = {"started": request["id"], "pid": pid}
+            control.send(to_json(started))
         while children:
             try:
                 pid, status, usage = os.wait4(-1, os.WNOHANG)
@@ -142,16 +149,13 @@ def serve(control: socket.socket) -> None:
             for exit_fd in [fd for fd, child in exits.items() if child == pid]:
                 os.close(exit_fd)
                 del exits[exit_fd]
-            control.send(
-                json.dumps(
-                    {
-                        "exited": pid,
-                        "status": status,
-                        "cpu": usage.ru_utime + usage.ru_stime,
-                        "maxrss_kb": usage.ru_maxrss,
-                    }
-                ).encode()
-            )
+            exited: ForkExited = {
+                "exited": pid,
+                "status": status,
+                "cpu": usage.ru_utime + usage.ru_stime,
+                "maxrss_kb": usage.ru_maxrss,
+            }
+            control.send(to_json(exited))
 
 
 def _exit_notice(pid: int) -> int | None:

@@ -1,7 +1,9 @@
-"""Fold what the parent knows about a finished child into the protocol's complete-report body.
+"""The completion report's body (``wire.CompleteReport``): what the worker knows about a finished child —
+its process facts and its outcome message — folded by fixed precedence.
 
-The child's outcome message is hostile output: it is validated here, and it only counts when the
-child ended by itself.  Precedence, first match wins:
+The child's outcome message is hostile output (user code shares its message channel): it is
+validated here (``validate_outcome``), every value of it, and it only counts when the child ended by
+itself.  Precedence, first match wins:
 
 1. killed by the parent for wall time          → failed, time_limit_exceeded, hit_time_cap
 2. killed by the parent for memory             → failed, memory_limit_exceeded, hit_memory_cap
@@ -11,35 +13,59 @@ child ended by itself.  Precedence, first match wins:
 6. a valid outcome message                     → as the child said (succeeded with its stopped_reason,
                                                  or failed with its error)
 7. ended by SIGKILL that the parent did not send (the kernel's OOM killer) → memory_limit_exceeded
-8. ended by another signal, or exited without an outcome → failed, code_error
+8. ended by another signal                     → failed, code_error
+9. an outcome message that is not valid        → failed, internal_error
+10. exited without an outcome                  → failed, code_error
 """
 
 from __future__ import annotations
 
 import math
 import signal
-from typing import Any
+from typing import TypedDict, TypeVar, cast
 
-from .jobs import MAX_OBJECTIVES
-from .sandbox import Limits, ProcessReport
-from .warning_tally import MAX_DISTINCT, MESSAGE_LIMIT
-
-__all__ = ["ERROR_CODES", "STOPPED_REASONS", "fold", "metrics", "validate_outcome"]
-
-ERROR_CODES = (
-    "code_error",
-    "time_limit_exceeded",
-    "memory_limit_exceeded",
-    "resource_limit_exceeded",
-    "internal_error",
+from ..sandbox import Limits, ProcessReport
+from ..wire import (
+    ERROR_CODES,
+    MAX_OBJECTIVES,
+    STOPPED_REASONS,
+    WARNING_MESSAGE_LIMIT,
+    WARNING_TEMPLATES,
+    CompleteReport,
+    ErrorCode,
+    Metrics,
+    Progress,
+    ResultBody,
+    RunError,
+    RunStatus,
+    WarningEntry,
+    is_count,
+    is_number,
 )
-STOPPED_REASONS = ("completed", "stop_criteria", "callback_stop", "time_cap", "memory_cap")
+
+__all__ = ["ValidOutcome", "failure", "fold", "metrics", "validate_outcome"]
+
 ENGINE = "pygad"  # when the child did not say (killed, or failed before its GA was built)
 _ENGINE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_:+=-.")
-MAX_WARNINGS = MAX_DISTINCT + 1  # the templates kept and one entry for the others
+MAX_WARNINGS = WARNING_TEMPLATES + 1  # the templates kept and one entry for the others
+ERROR_MESSAGE_LIMIT = 2000  # characters of the child's error message kept
+_T = TypeVar("_T")
 
 
-def _engine(message: dict[str, Any]) -> str:
+class ValidOutcome(TypedDict):
+    """The child's outcome message once ``validate_outcome`` has checked it."""
+
+    status: RunStatus
+    result: ResultBody | None
+    error: RunError | None
+    hit_time_cap: bool
+    hit_memory_cap: bool
+    engine: str
+    warnings: list[WarningEntry]
+    progress: Progress | None
+
+
+def _engine(message: dict[object, object]) -> str:
     """The engine path the child reports (``engine.engine_label``), if it looks like one."""
     value = message.get("engine")
     if isinstance(value, str) and 0 < len(value) <= 64 and set(value) <= _ENGINE_CHARS:
@@ -47,26 +73,28 @@ def _engine(message: dict[str, Any]) -> str:
     return ENGINE
 
 
-def _number(value: Any) -> bool:
-    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
+def _number(value: object) -> bool:
+    """A number as the child reports one: null for one that was not finite."""
+    return value is None or is_number(value)
 
 
-def _finite(value: Any) -> Any:
+def _finite(value: object) -> object:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
 
 
-def _finite_all(value: Any) -> Any:
-    """``value`` with every non-finite float (nested in lists and objects) as None: JSON has no inf/nan."""
+def _finite_all(value: _T) -> _T:
+    """``value`` with every non-finite float (nested in lists and objects) as None: JSON has no inf/nan.
+    Its type stays: every number the wire carries may be null (``wire.Genes``, ``wire.Fitness``)."""
     if isinstance(value, list):
-        return [_finite_all(v) for v in value]
+        return cast(_T, [_finite_all(v) for v in value])
     if isinstance(value, dict):
-        return {k: _finite_all(v) for k, v in value.items()}
-    return _finite(value)
+        return cast(_T, {k: _finite_all(v) for k, v in value.items()})
+    return cast(_T, _finite(value))
 
 
-def _numbers(value: Any, *, depth: int = 1) -> bool:
+def _numbers(value: object, *, depth: int = 1) -> bool:
     if not isinstance(value, list):
         return False
     if depth == 1:
@@ -74,30 +102,26 @@ def _numbers(value: Any, *, depth: int = 1) -> bool:
     return all(_numbers(v, depth=depth - 1) for v in value)
 
 
-def _int(value: Any, low: int = 0) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= low
-
-
-def _scalar(value: Any) -> bool:
+def _scalar(value: object) -> bool:
     """One objective's fitness: a number, ``"inf"``/``"-inf"``, or None (not finite)."""
     return _number(value) or value in ("inf", "-inf")
 
 
-def _fitness(value: Any, objectives: int) -> bool:
+def _fitness(value: object, objectives: int) -> bool:
     """A solution's fitness: one number (one objective), or one number per objective."""
     if objectives == 1:
         return _scalar(value)
-    return _numbers(value) and len(value) == objectives
+    return isinstance(value, list) and _numbers(value) and len(value) == objectives
 
 
-def _saved_ok(value: Any, objectives: int, *, many: bool) -> bool:
+def _saved_ok(value: object, objectives: int, *, many: bool) -> bool:
     """``save_solutions`` (``many``) / ``save_best_solutions`` data."""
     if value is None:
         return True
     if not isinstance(value, list):
         return False
     for entry in value:
-        if not isinstance(entry, dict) or not (entry.get("generation") is None or _int(entry.get("generation"))):
+        if not isinstance(entry, dict) or not (entry.get("generation") is None or is_count(entry.get("generation"))):
             return False
         if many:
             if not (
@@ -112,7 +136,7 @@ def _saved_ok(value: Any, objectives: int, *, many: bool) -> bool:
     return True
 
 
-def _front_ok(value: Any, objectives: int) -> bool:
+def _front_ok(value: object, objectives: int) -> bool:
     if objectives == 1:
         return value is None
     return (
@@ -124,54 +148,41 @@ def _front_ok(value: Any, objectives: int) -> bool:
     )
 
 
-def _violations_ok(value: Any) -> bool:
+def _violations_ok(value: object) -> bool:
     return value is None or (
         isinstance(value, list)
-        and all(isinstance(v, dict) and _int(v.get("gene")) and _number(v.get("value")) for v in value)
+        and all(isinstance(v, dict) and is_count(v.get("gene")) and _number(v.get("value")) for v in value)
     )
 
 
-def _warnings(message: dict[str, Any]) -> list[dict[str, Any]]:
+def _warnings(message: dict[object, object]) -> list[WarningEntry]:
     """The child's deduplicated warnings, if they have the expected shape (else none)."""
     value = message.get("warnings")
     if not isinstance(value, list) or len(value) > MAX_WARNINGS:
         return []
-    if not all(isinstance(w, dict) and isinstance(w.get("message"), str) and _int(w.get("count"), 1) for w in value):
+    if not all(
+        isinstance(w, dict) and isinstance(w.get("message"), str) and is_count(w.get("count"), 1) for w in value
+    ):
         return []
-    return [{"message": w["message"][:MESSAGE_LIMIT], "count": w["count"]} for w in value]
+    return [{"message": w["message"][:WARNING_MESSAGE_LIMIT], "count": w["count"]} for w in value]
 
 
-def _progress(message: dict[str, Any]) -> dict[str, Any] | None:
+def _progress(message: dict[object, object]) -> Progress | None:
     """How far a failed run got, if the child said so."""
     value = message.get("progress")
     if (
         not isinstance(value, dict)
-        or not _int(value.get("generations_completed"))
+        or not is_count(value.get("generations_completed"))
         or not _number(value.get("best_solution_fitness"))
     ):
         return None
     return {
         "generations_completed": value["generations_completed"],
-        "best_solution_fitness": _finite(value["best_solution_fitness"]),
+        "best_solution_fitness": _finite_all(value["best_solution_fitness"]),
     }
 
 
-RESULT_KEYS = (
-    "best_solution",
-    "best_solution_fitness",
-    "best_solution_objectives",
-    "best_solution_generation",
-    "best_solutions_fitness",
-    "generations_completed",
-    "population",
-    "stopped_reason",
-    "num_objectives",
-    "constraint_violations",
-)
-OPTIONAL_KEYS = ("pareto_front", "solutions", "best_solutions")
-
-
-def validate_outcome(message: Any) -> dict[str, Any] | None:
+def validate_outcome(message: object) -> ValidOutcome | None:
     """The outcome if it has exactly the expected shape, else None."""
     if not isinstance(message, dict) or message.get("type") != "outcome":
         return None
@@ -187,7 +198,7 @@ def validate_outcome(message: Any) -> dict[str, Any] | None:
         return {
             "status": "failed",
             "result": None,
-            "error": {"code": error["code"], "message": error["message"][:2000]},
+            "error": {"code": error["code"], "message": error["message"][:ERROR_MESSAGE_LIMIT]},
             "hit_time_cap": False,
             "hit_memory_cap": error["code"] == "memory_limit_exceeded",
             "engine": _engine(message),
@@ -200,7 +211,7 @@ def validate_outcome(message: Any) -> dict[str, Any] | None:
     if not isinstance(result, dict):
         return None
     objectives = result.get("num_objectives", 1)
-    if not _int(objectives, 1) or objectives > MAX_OBJECTIVES:
+    if not is_count(objectives, 1) or objectives > MAX_OBJECTIVES:
         return None
     history = result.get("best_solutions_fitness")
     checks = (
@@ -213,7 +224,7 @@ def validate_outcome(message: Any) -> dict[str, Any] | None:
         else _fitness(result.get("best_solution_objectives"), objectives),
         isinstance(result.get("best_solution_generation"), int),
         isinstance(history, list) and all(_fitness(v, objectives) for v in history),
-        _int(result.get("generations_completed")),
+        is_count(result.get("generations_completed")),
         _numbers(result.get("population"), depth=2),
         result.get("stopped_reason") in STOPPED_REASONS,
         _violations_ok(result.get("constraint_violations")),
@@ -224,9 +235,24 @@ def validate_outcome(message: Any) -> dict[str, Any] | None:
     if not all(checks):
         return None
     # Whatever the child wrote (hostile code can put inf/nan anywhere), the report must stay JSON.
-    clean = {key: _finite_all(result.get(key)) for key in RESULT_KEYS}
-    clean["num_objectives"] = objectives
-    clean.update({key: _finite_all(result[key]) for key in OPTIONAL_KEYS if result.get(key) is not None})
+    clean: ResultBody = {
+        "best_solution": _finite_all(result["best_solution"]),
+        "best_solution_fitness": _finite_all(result.get("best_solution_fitness")),
+        "best_solution_objectives": _finite_all(result.get("best_solution_objectives")),
+        "best_solution_generation": result["best_solution_generation"],
+        "best_solutions_fitness": _finite_all(result["best_solutions_fitness"]),
+        "generations_completed": result["generations_completed"],
+        "population": _finite_all(result["population"]),
+        "stopped_reason": result["stopped_reason"],
+        "num_objectives": objectives,
+        "constraint_violations": _finite_all(result.get("constraint_violations")),
+    }
+    if result.get("pareto_front") is not None:
+        clean["pareto_front"] = _finite_all(result["pareto_front"])
+    if result.get("solutions") is not None:
+        clean["solutions"] = _finite_all(result["solutions"])
+    if result.get("best_solutions") is not None:
+        clean["best_solutions"] = _finite_all(result["best_solutions"])
     reason = clean["stopped_reason"]
     return {
         "status": "succeeded",
@@ -248,7 +274,7 @@ def metrics(
     cpu_seconds: float = 0.0,
     peak_memory_mb: float = 0.0,
     wall_ms: int = 0,
-) -> dict[str, Any]:
+) -> Metrics:
     if report is not None:
         cpu_seconds, peak_memory_mb, wall_ms = report.cpu_seconds, report.peak_memory_mb, report.wall_ms
     return {
@@ -261,8 +287,13 @@ def metrics(
 
 
 def failure(
-    code: str, message: str, *, report: ProcessReport | None = None, time_cap: bool = False, memory_cap: bool = False
-) -> dict[str, Any]:
+    code: ErrorCode,
+    message: str,
+    *,
+    report: ProcessReport | None = None,
+    time_cap: bool = False,
+    memory_cap: bool = False,
+) -> CompleteReport:
     """A failed run's complete-report body: ``report``'s metrics and output, or none (the run's
     process never ran)."""
     return {
@@ -277,7 +308,7 @@ def failure(
     }
 
 
-def fold(report: ProcessReport, limits: Limits) -> dict[str, Any]:
+def fold(report: ProcessReport, limits: Limits) -> CompleteReport:
     """The body of ``POST {report.url}/complete`` for this run."""
     if report.killed == "time":
         return failure(

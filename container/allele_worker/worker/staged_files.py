@@ -12,44 +12,42 @@ objectives}``), which the Worker plots; the solutions travel only in the files.
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from ..wire import Fitness, Genes, ResultBody, to_json
 
 __all__ = ["STAGED_FILES", "take_files"]
 
 STAGED_FILES = ("pareto_front.json", "pareto_front.csv", "solutions.json", "best_solutions.json")
 
 
-def _json(value: Any) -> bytes:
-    return json.dumps(value, allow_nan=False, separators=(",", ":")).encode()
-
-
-def _cell(value: Any) -> str:
+def _cell(value: object) -> str:
     return "" if value is None else repr(value) if isinstance(value, float) else str(value)
 
 
-def _front_csv(objectives: list[list[Any]], solutions: list[list[Any]]) -> bytes:
-    count = len(objectives[0]) if objectives else 0
+def _front_csv(objectives: list[Fitness], solutions: list[Genes]) -> bytes:
+    count = len(objectives[0]) if objectives and isinstance(objectives[0], list) else 0
     genes = len(solutions[0]) if solutions else 0
     lines = [",".join(["index", *(f"objective_{i}" for i in range(count)), *(f"gene_{i}" for i in range(genes))])]
     for index, (values, solution) in enumerate(zip(objectives, solutions)):
-        lines.append(",".join([str(index), *map(_cell, values), *map(_cell, solution)]))
+        cells = values if isinstance(values, list) else [values]
+        lines.append(",".join([str(index), *map(_cell, cells), *map(_cell, solution)]))
     return ("\n".join(lines) + "\n").encode()
 
 
-def take_files(result: dict[str, Any]) -> dict[str, bytes]:
+def take_files(result: ResultBody) -> dict[str, bytes]:
     """Take the bulky parts out of a validated ``result`` (in place) and return them as files."""
     files: dict[str, bytes] = {}
     front = result.pop("pareto_front", None)
     if front is not None:
         objectives, solutions = front["objectives"], front["solutions"]
-        files["pareto_front.json"] = _json(
+        files["pareto_front.json"] = to_json(
             {"num_objectives": result["num_objectives"], "objectives": objectives, "solutions": solutions}
         )
         files["pareto_front.csv"] = _front_csv(objectives, solutions)
         result["pareto_front"] = {"size": len(objectives), "objectives": objectives}
-    for key in ("solutions", "best_solutions"):
-        saved = result.pop(key, None)
-        if saved is not None:
-            files[f"{key}.json"] = _json(saved)
+    solutions_saved = result.pop("solutions", None)
+    if solutions_saved is not None:
+        files["solutions.json"] = to_json(solutions_saved)
+    best_saved = result.pop("best_solutions", None)
+    if best_saved is not None:
+        files["best_solutions.json"] = to_json(best_saved)
     return files

@@ -6,16 +6,15 @@ is at least as good on every objective and better on one.  Runs inside the sandb
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+from numpy.typing import NDArray
 
 __all__ = ["distinct_rows", "pareto_front"]
 
 _CHUNK_CELLS = 1 << 22  # rows x population x objectives compared at once (bounds the memory used)
 
 
-def pareto_front(fitness: np.ndarray) -> np.ndarray:
+def pareto_front(fitness: NDArray[np.generic]) -> NDArray[np.intp]:
     """Indices (ascending) of the non-dominated rows of ``fitness`` (n × m, maximised)."""
     values = np.asarray(fitness, dtype=np.float64)
     n, m = values.shape
@@ -29,10 +28,10 @@ def pareto_front(fitness: np.ndarray) -> np.ndarray:
     return np.flatnonzero(~dominated)
 
 
-def distinct_rows(rows: np.ndarray, indices: np.ndarray) -> np.ndarray:
+def distinct_rows(rows: NDArray[np.generic], indices: NDArray[np.intp]) -> NDArray[np.int64]:
     """``indices`` without those whose row repeats an earlier one (first occurrence kept, in order)."""
-    seen: set[Any] = set()
-    kept = []
+    seen: set[bytes] = set()
+    kept: list[int] = []
     for index in indices.tolist():
         key = rows[index].tobytes()
         if key not in seen:

@@ -1,11 +1,11 @@
-"""results.py: the child's outcome is validated, and process facts win by fixed precedence."""
+"""worker/completion.py: the child's outcome is validated, and process facts win by fixed precedence."""
 
 from __future__ import annotations
 
 import signal
 
-from allele_worker import results
 from allele_worker.sandbox import Limits, ProcessReport
+from allele_worker.worker import completion
 
 LIMITS = Limits.from_caps(time_seconds=10, memory_mb=256)
 GOOD = {
@@ -42,7 +42,7 @@ def report(**changes) -> ProcessReport:
 
 
 def test_success():
-    body = results.fold(report(), LIMITS)
+    body = completion.fold(report(), LIMITS)
     assert body["status"] == "succeeded" and body["result"]["generations_completed"] == 5
     assert body["metrics"] == {
         "cpu_seconds_used": 1.235,
@@ -55,33 +55,33 @@ def test_success():
 
 
 def test_kill_beats_outcome():
-    body = results.fold(report(killed="time", signal=signal.SIGKILL, exit_code=None), LIMITS)
+    body = completion.fold(report(killed="time", signal=signal.SIGKILL, exit_code=None), LIMITS)
     assert body["error"]["code"] == "time_limit_exceeded" and body["metrics"]["hit_time_cap"]
-    body = results.fold(report(killed="memory", signal=signal.SIGKILL, exit_code=None), LIMITS)
+    body = completion.fold(report(killed="memory", signal=signal.SIGKILL, exit_code=None), LIMITS)
     assert body["error"]["code"] == "memory_limit_exceeded" and body["metrics"]["hit_memory_cap"]
-    body = results.fold(report(killed="output", signal=signal.SIGKILL, exit_code=None), LIMITS)
+    body = completion.fold(report(killed="output", signal=signal.SIGKILL, exit_code=None), LIMITS)
     assert body["error"]["code"] == "resource_limit_exceeded"
 
 
 def test_signals():
     assert (
-        results.fold(report(signal=signal.SIGXCPU, exit_code=None, outcome=None), LIMITS)["error"]["code"]
+        completion.fold(report(signal=signal.SIGXCPU, exit_code=None, outcome=None), LIMITS)["error"]["code"]
         == "time_limit_exceeded"
     )
     assert (
-        results.fold(report(signal=signal.SIGXFSZ, exit_code=None, outcome=None), LIMITS)["error"]["code"]
+        completion.fold(report(signal=signal.SIGXFSZ, exit_code=None, outcome=None), LIMITS)["error"]["code"]
         == "resource_limit_exceeded"
     )
     assert (
-        results.fold(report(signal=signal.SIGKILL, exit_code=None, outcome=None), LIMITS)["error"]["code"]
+        completion.fold(report(signal=signal.SIGKILL, exit_code=None, outcome=None), LIMITS)["error"]["code"]
         == "memory_limit_exceeded"
     )
-    body = results.fold(report(signal=signal.SIGSEGV, exit_code=None, outcome=None), LIMITS)
+    body = completion.fold(report(signal=signal.SIGSEGV, exit_code=None, outcome=None), LIMITS)
     assert body["error"] == {"code": "code_error", "message": "the run's process died from signal SIGSEGV"}
 
 
 def test_exit_without_outcome():
-    body = results.fold(report(exit_code=3, outcome=None), LIMITS)
+    body = completion.fold(report(exit_code=3, outcome=None), LIMITS)
     assert body["error"]["code"] == "code_error" and "status 3" in body["error"]["message"]
 
 
@@ -95,8 +95,8 @@ def test_hostile_outcomes_rejected():
         ["not", "a", "dict"],
     ]
     for message in bad:
-        assert results.validate_outcome(message) is None, message
-        assert results.fold(report(outcome=message), LIMITS)["error"]["code"] == "internal_error"
+        assert completion.validate_outcome(message) is None, message
+        assert completion.fold(report(outcome=message), LIMITS)["error"]["code"] == "internal_error"
 
 
 def test_failed_outcome_passes_through():
@@ -105,7 +105,7 @@ def test_failed_outcome_passes_through():
         "status": "failed",
         "error": {"code": "code_error", "message": "fitness_func line 2: KeyError: 'a'"},
     }
-    body = results.fold(report(outcome=message), LIMITS)
+    body = completion.fold(report(outcome=message), LIMITS)
     assert body["status"] == "failed" and body["result"] is None
     assert body["error"] == message["error"]
 
@@ -125,7 +125,7 @@ def test_non_finite_numbers_anywhere_become_null():
             "population": [[nan, 1.0]],
         },
     }
-    body = results.fold(report(outcome=hostile), LIMITS)
+    body = completion.fold(report(outcome=hostile), LIMITS)
     result = body["result"]
     assert result["best_solution"] == [None, 1.0] and result["best_solution_fitness"] is None
     assert result["best_solutions_fitness"] == [None, 2.0] and result["population"] == [[None, 1.0]]
@@ -140,7 +140,7 @@ def test_warnings_and_progress_pass_through_checked():
         "warnings": [{"message": "UserWarning: x" * 100, "count": 3}],
         "progress": {"generations_completed": 5, "best_solution_fitness": -0.5},
     }
-    body = results.fold(report(outcome=message), LIMITS)
+    body = completion.fold(report(outcome=message), LIMITS)
     assert body["warnings"] == [{"message": ("UserWarning: x" * 100)[:500], "count": 3}]
     assert body["progress"] == {"generations_completed": 5, "best_solution_fitness": -0.5}
     for warnings in (
@@ -149,13 +149,13 @@ def test_warnings_and_progress_pass_through_checked():
         [{"message": "m", "count": 0}],
         [{"message": "m", "count": 1}] * 52,
     ):
-        assert results.fold(report(outcome={**message, "warnings": warnings}), LIMITS)["warnings"] == []
+        assert completion.fold(report(outcome={**message, "warnings": warnings}), LIMITS)["warnings"] == []
     for progress in (
         "far",
         {"generations_completed": -1, "best_solution_fitness": 1.0},
         {"generations_completed": 2, "best_solution_fitness": "inf"},
     ):
-        assert results.fold(report(outcome={**message, "progress": progress}), LIMITS)["progress"] is None
+        assert completion.fold(report(outcome={**message, "progress": progress}), LIMITS)["progress"] is None
 
 
 def test_an_infinite_fitness_in_text_and_several_objectives_pass():
@@ -163,7 +163,7 @@ def test_an_infinite_fitness_in_text_and_several_objectives_pass():
         **GOOD,
         "result": {**GOOD["result"], "best_solution_fitness": "inf", "best_solutions_fitness": [1.0, "-inf", "inf"]},
     }
-    assert results.fold(report(outcome=infinite), LIMITS)["result"]["best_solution_fitness"] == "inf"
+    assert completion.fold(report(outcome=infinite), LIMITS)["result"]["best_solution_fitness"] == "inf"
     several = {
         **GOOD,
         "result": {
@@ -175,7 +175,7 @@ def test_an_infinite_fitness_in_text_and_several_objectives_pass():
             "pareto_front": {"solutions": [[1.0, 2.0]], "objectives": [[1.0, 2.0]]},
         },
     }
-    assert results.fold(report(outcome=several), LIMITS)["result"]["num_objectives"] == 2
+    assert completion.fold(report(outcome=several), LIMITS)["result"]["num_objectives"] == 2
     for wrong in (
         {"best_solution_fitness": "inf"},
         {"best_solutions_fitness": [[1.0]]},
@@ -184,4 +184,4 @@ def test_an_infinite_fitness_in_text_and_several_objectives_pass():
         {"pareto_front": None},
     ):
         bad = {**several, "result": {**several["result"], **wrong}}
-        assert results.fold(report(outcome=bad), LIMITS)["error"]["code"] == "internal_error", wrong
+        assert completion.fold(report(outcome=bad), LIMITS)["error"]["code"] == "internal_error", wrong

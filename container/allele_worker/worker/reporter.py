@@ -18,30 +18,33 @@ import math
 import ssl
 import threading
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
 
 import httpx
+
+from ..wire import JSON, CompleteReport, Progress, to_json
 
 __all__ = ["Reporter", "population_json", "tls_context"]
 
 log = logging.getLogger("allele.reports")
 
 
-def _finite_rows(population: list[Any]) -> list[Any]:
+Rows = Sequence[Sequence[float | None]]
+
+
+def _finite_rows(population: Rows) -> list[Sequence[float | None]]:
     return [
         [v if not isinstance(v, float) or math.isfinite(v) else None for v in row] if isinstance(row, list) else row
         for row in population
     ]
 
 
-def population_json(population: list[Any]) -> bytes:
+def population_json(population: Rows) -> bytes:
     """Compact JSON of a population; non-finite numbers become ``null`` (as in every report)."""
     try:
-        text = json.dumps(population, allow_nan=False, separators=(",", ":"))
+        return to_json(population)
     except ValueError:
-        text = json.dumps(_finite_rows(population), allow_nan=False, separators=(",", ":"))
-    return text.encode()
+        return to_json(_finite_rows(population))
 
 
 @functools.cache
@@ -76,9 +79,10 @@ class Reporter:
         )
         self.stopped = threading.Event()  # set by a cancel: no more reports
 
-    def _post(self, kind: str, body: dict[str, Any]) -> httpx.Response:
-        data = json.dumps(body, allow_nan=False, separators=(",", ":")).encode()
-        return self._client.post(f"{self.url}/{kind}", content=data, headers={"Content-Type": "application/json"})
+    def _post(self, kind: str, body: Progress | CompleteReport) -> httpx.Response:
+        return self._client.post(
+            f"{self.url}/{kind}", content=to_json(body), headers={"Content-Type": "application/json"}
+        )
 
     def _retry(self, what: str, send: Callable[[], httpx.Response], retry_for_seconds: float) -> httpx.Response | None:
         """``send`` until it answers below 500; None when it gave up or a cancel stopped it."""
@@ -102,7 +106,7 @@ class Reporter:
             delay = min(delay * 2, self.max_delay)
         return None
 
-    def progress(self, body: dict[str, Any]) -> int | None:
+    def progress(self, body: Progress) -> int | None:
         """Send one progress report (not retried); its HTTP status, None when it was not answered."""
         if self.stopped.is_set():
             return None
@@ -112,12 +116,12 @@ class Reporter:
             log.debug("progress report failed: %s", exc)
             return None
 
-    def complete(self, body: dict[str, Any]) -> int | None:
+    def complete(self, body: CompleteReport) -> int | None:
         """Send the completion report; return the final HTTP status (None: gave up or cancelled)."""
         answer = self._retry("complete report", lambda: self._post("complete", body), self.retry_for_seconds)
         return None if answer is None else answer.status_code
 
-    def upload_population(self, population: list[Any] | bytes) -> int | None:
+    def upload_population(self, population: Rows | bytes) -> int | None:
         """``PUT {url}/population`` (a population, or its ``population_json``); return the final HTTP
         status (None: gave up or cancelled)."""
         data = population if isinstance(population, bytes) else population_json(population)
@@ -140,7 +144,7 @@ class Reporter:
         )
         return None if answer is None else answer.status_code
 
-    def fetch_population(self, url: str) -> Any:
+    def fetch_population(self, url: str) -> JSON:
         """``GET url`` (the continue's start population) as parsed JSON.
 
         Raises ``LookupError`` when it is refused (4xx), could not be had within
@@ -153,7 +157,8 @@ class Reporter:
         if not 200 <= answer.status_code < 300:
             raise LookupError(f"answered {answer.status_code}")
         try:
-            return json.loads(answer.content)
+            value: JSON = json.loads(answer.content)
+            return value
         except (ValueError, RecursionError) as exc:
             raise LookupError(f"not JSON ({type(exc).__name__})") from None
 

@@ -17,10 +17,14 @@ and the data of ``save_solutions`` / ``save_best_solutions``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from .errors import UserCodeError
+from ..errors import UserCodeError
+from ..wire import JSON, Fitness, JSONObject, OutcomeResult, StoppedReason, Violation
+
+if TYPE_CHECKING:
+    from pygad import GA  # untyped: the GA's attributes are PyGAD's, and Any to the type checker
 
 __all__ = ["collect", "constraint_violations", "fitness_value", "jsonable"]
 
@@ -30,7 +34,7 @@ _GENES_MESSAGE = (
 )
 
 
-def jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> JSON:  # any value of the GA's: PyGAD's, numpy's or the user's
     """Plain JSON data: numpy scalars/arrays → Python, non-finite floats → None."""
     if value is None or isinstance(value, (bool, str)):
         return value
@@ -51,7 +55,7 @@ def jsonable(value: Any) -> Any:
     return number if math.isfinite(number) else None
 
 
-def _unreportable(value: Any) -> UserCodeError:
+def _unreportable(value: object) -> UserCodeError:
     shown = (
         f"an integer of {len(str(abs(value)))} digits"
         if isinstance(value, int)
@@ -65,41 +69,56 @@ def _unreportable(value: Any) -> UserCodeError:
     )
 
 
-def _number(value: Any, *, infinite: bool) -> float | int | str:
-    """One fitness number as reported: finite, or ``"inf"``/``"-inf"`` where ``infinite``."""
+def _number(value: object) -> float:
+    """A fitness number as given (a numpy scalar unwrapped), if a 64-bit float can hold it."""
     if hasattr(value, "item") and not isinstance(value, (list, tuple)):
         value = value.item()
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise _unreportable(value)
     try:
-        number = float(value)
+        float(value)
     except OverflowError:
         raise _unreportable(value) from None
+    return value
+
+
+def _objective(value: object) -> float:
+    """One objective value as reported: finite."""
+    number = _number(value)
+    if not math.isfinite(number):
+        raise _unreportable(None)
+    return number
+
+
+def _scalar(value: object) -> float | str:
+    """A one-objective fitness as reported: finite, or ``"inf"``/``"-inf"``."""
+    number = _number(value)
     if math.isfinite(number):
-        return value
-    if infinite and math.isinf(number):
+        return number
+    if math.isinf(number):
         return "inf" if number > 0 else "-inf"
     raise _unreportable(None)
 
 
-def fitness_value(value: Any) -> float | int | str | list[Any]:
+def fitness_value(value: Any) -> Fitness:  # a fitness as the GA holds it: a number or an array
     """A solution's fitness as reported: one number (a one-value vector unwrapped), or a vector of
     finite numbers."""
     if hasattr(value, "tolist") and getattr(value, "ndim", 0) > 0:
         value = value.tolist()
     if isinstance(value, (list, tuple)):
         if len(value) == 1:
-            return _number(value[0], infinite=True)
-        return [_number(v, infinite=False) for v in value]
-    return _number(value, infinite=True)
+            return _scalar(value[0])
+        objectives: list[float | None] = [_objective(v) for v in value]
+        return objectives
+    return _scalar(value)
 
 
-def _objectives(fitness: Any) -> int:
+def _objectives(fitness: object) -> int:
     shape: tuple[int, ...] = tuple(getattr(fitness, "shape", ()))
     return int(shape[1]) if len(shape) == 2 else 1
 
 
-def _check_genes(rows: Any) -> None:
+def _check_genes(rows: object) -> None:
     import numpy as np
 
     try:  # per-gene types make an object array: each gene must still be a 64-bit number
@@ -111,8 +130,11 @@ def _check_genes(rows: Any) -> None:
 
 
 def constraint_violations(
-    ga: Any, best: Any, constraints: list[Any] | None, note: Callable[[str], object]
-) -> list[dict[str, Any]] | None:
+    ga: GA,
+    best: Any,  # the best solution: a numpy row of the GA's population
+    constraints: Sequence[Callable[..., object] | None] | None,
+    note: Callable[[str], object],
+) -> list[Violation] | None:
     """Genes of ``best`` whose constraint does not keep their own value: each constraint is asked as
     in PyGAD (a copy of the solution, an array holding the one value) and the value must be in what
     it returns.  None when the job gave no ``gene_constraint``."""
@@ -120,7 +142,7 @@ def constraint_violations(
 
     if not constraints:
         return None
-    found = []
+    found: list[Violation] = []
     for gene, constraint in enumerate(constraints):
         if constraint is None:
             continue
@@ -147,9 +169,11 @@ def constraint_violations(
     return found
 
 
-def _saved(generations: list[Any], sizes: list[int], rows: list[Any], fitness: list[Any]) -> list[dict[str, Any]]:
-    """``save_solutions`` data grouped by generation: ``[{generation, solutions, fitness}]``."""
-    grouped, start = [], 0
+def _saved(generations: list[int], sizes: list[int], rows: Any, fitness: Any) -> list[JSONObject]:
+    """``save_solutions`` data grouped by generation: ``[{generation, solutions, fitness}]`` (``rows``
+    and ``fitness``: PyGAD's ``solutions`` and ``solutions_fitness``, one entry per solution)."""
+    grouped: list[JSONObject] = []
+    start = 0
     for generation, size in zip(generations, sizes):
         grouped.append(
             {
@@ -163,13 +187,13 @@ def _saved(generations: list[Any], sizes: list[int], rows: list[Any], fitness: l
 
 
 def collect(
-    ga: Any,
+    ga: GA,
     *,
-    stopped_reason: str,
-    objective_history: list[list[Any]] | None,
-    constraints: list[Any] | None,
+    stopped_reason: StoppedReason,
+    objective_history: list[list[float]] | None,
+    constraints: Sequence[Callable[..., object] | None] | None,
     note: Callable[[str], object],
-) -> dict[str, Any]:
+) -> OutcomeResult:
     """The ``result`` of a succeeded outcome (raises ``UserCodeError`` for numbers JSON cannot carry)."""
     from . import objectives
 
@@ -177,31 +201,42 @@ def collect(
     best, best_fitness, _ = ga.best_solution(pop_fitness=fitness)
     count = _objectives(fitness)
     _check_genes(ga.population)
-    result: dict[str, Any] = {
-        "best_solution": jsonable(best),
-        "best_solution_generation": jsonable(ga.best_solution_generation),
-        "generations_completed": int(ga.generations_completed),
-        "population": jsonable(ga.population),
+    best_solution = jsonable(best)
+    best_generation = jsonable(ga.best_solution_generation)
+    generations = int(ga.generations_completed)
+    population = jsonable(ga.population)
+    violations = constraint_violations(ga, best, constraints, note)
+    front: JSONObject | None = None
+    best_objectives: Fitness = None
+    if count == 1:
+        best_value: Fitness = fitness_value(best_fitness)
+        history: list[Fitness] = [fitness_value(f) for f in ga.best_solutions_fitness]
+    else:
+        bests = objective_history
+        if bests is None or len(bests) != len(ga.best_solutions_fitness):
+            bests = [list(f) for f in ga.best_solutions_fitness]  # PyGAD's own, if ours is off
+        indices = objectives.distinct_rows(ga.population, objectives.pareto_front(fitness))
+        best_value = None
+        best_objectives = fitness_value(best_fitness)
+        history = [[_objective(v) for v in row] for row in bests]
+        front = {
+            "solutions": jsonable(ga.population[indices]),
+            "objectives": [fitness_value(fitness[i]) for i in indices.tolist()],
+        }
+    result: OutcomeResult = {
+        "best_solution": best_solution,
+        "best_solution_generation": best_generation,
+        "generations_completed": generations,
+        "population": population,
         "stopped_reason": stopped_reason,
         "num_objectives": count,
-        "constraint_violations": constraint_violations(ga, best, constraints, note),
+        "constraint_violations": violations,
+        "best_solution_fitness": best_value,
+        "best_solution_objectives": best_objectives,
+        "best_solutions_fitness": history,
     }
-    if count == 1:
-        result["best_solution_fitness"] = fitness_value(best_fitness)
-        result["best_solution_objectives"] = None
-        result["best_solutions_fitness"] = [fitness_value(f) for f in ga.best_solutions_fitness]
-    else:
-        history = objective_history
-        if history is None or len(history) != len(ga.best_solutions_fitness):
-            history = [list(f) for f in ga.best_solutions_fitness]  # PyGAD's own, if ours is off
-        front = objectives.distinct_rows(ga.population, objectives.pareto_front(fitness))
-        result["best_solution_fitness"] = None
-        result["best_solution_objectives"] = fitness_value(best_fitness)
-        result["best_solutions_fitness"] = [[_number(v, infinite=False) for v in row] for row in history]
-        result["pareto_front"] = {
-            "solutions": jsonable(ga.population[front]),
-            "objectives": [fitness_value(fitness[i]) for i in front.tolist()],
-        }
+    if front is not None:
+        result["pareto_front"] = front
     if ga.save_solutions:
         result["solutions"] = _saved(
             list(ga.solutions_generations), list(ga._saved_population_sizes), ga.solutions, ga.solutions_fitness

@@ -10,23 +10,22 @@ starts nothing new.
 from __future__ import annotations
 
 import logging
-import math
 import os
 import shutil
 import tempfile
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Mapping
 
-from . import results, staged_files
-from .errors import AtCapacity, InvalidRequest, UnknownRun
-from .reports import Reporter, population_json, tls_context
-from .sandbox import Host, Limits, SandboxedProcess
+from ..errors import AtCapacity, InvalidRequest, UnknownRun
+from ..sandbox import Host, Limits, SandboxedProcess
+from ..wire import CompleteReport, Metrics, Population, Progress, RunState, size_param
+from . import completion, staged_files
+from .reporter import Reporter, population_json, tls_context
+from .run_request import RunRequest, check_population
 
-__all__ = ["POPULATION_NOT_LOADED", "RunManager", "RunRequest", "check_population"]
+__all__ = ["POPULATION_NOT_LOADED", "RunManager"]
 
 log = logging.getLogger("allele.runs")
 
@@ -35,54 +34,6 @@ POPULATION_NOT_LOADED = "the start population could not be loaded"
 # request fewer for most runs; a larger one is PUT before the report (it may be hundreds of MB, more
 # than the Worker may hold: docs/runner-protocol.md).
 INLINE_POPULATION_BYTES = 256 * 1024
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def check_population(population: Any, name: str = "initial_population") -> None:
-    """A start population is a non-empty list of equally long, non-empty lists of finite numbers."""
-    if (
-        not isinstance(population, list)
-        or not population
-        or not all(isinstance(row, list) and row and all(_number(v) for v in row) for row in population)
-    ):
-        raise InvalidRequest(f"{name} must be null or a non-empty list of number lists")
-    if len({len(row) for row in population}) != 1:
-        raise InvalidRequest(f"{name} rows must all have the same length")
-
-
-@dataclass(frozen=True)
-class RunRequest:
-    """A validated ``POST /runs`` body."""
-
-    run_id: str
-    submission_id: str
-    params: dict[str, Any]
-    initial_population: list[list[float]] | None
-    time_seconds: float
-    memory_mb: int
-    report_url: str
-    report_token: str
-    initial_population_url: str | None = None  # fetched by the parent when no inline population
-
-    @property
-    def workers(self) -> int:
-        """Fitness evaluations at once (``parallel_processing``: ``N``, ``[mode, N]``; else 1): the
-        places (CPUs) the run takes, docs/runner-protocol.md#places."""
-        value = self.params.get("parallel_processing")
-        count = value[1] if isinstance(value, list) and len(value) == 2 else value
-        return count if isinstance(count, int) and not isinstance(count, bool) and count > 1 else 1
-
-    def child_spec(self, initial_population: list[list[float]] | None = None) -> dict[str, Any]:
-        """What the child receives: no report URL, no token (the population is fetched already)."""
-        return {
-            "run_id": self.run_id,
-            "params": self.params,
-            "initial_population": initial_population if initial_population is not None else self.initial_population,
-            "caps": {"time_seconds": self.time_seconds, "memory_mb": self.memory_mb},
-        }
 
 
 class _Cancelled(Exception):
@@ -101,20 +52,20 @@ class _Run:
         self._cancel = threading.Event()  # set by a cancel, read from the supervisor thread
         self._disowned = False  # stopped because the Worker no longer had it live (a 409 to its progress)
         self.process: SandboxedProcess | None = None
-        self.final_metrics: dict[str, Any] | None = None
+        self.final_metrics: Metrics | None = None
         self.process_done = threading.Event()
-        self._progress: dict[str, Any] | None = None
+        self._progress: Progress | None = None
         self.thread = threading.Thread(target=self._supervise, name=f"run-{request.run_id}", daemon=True)
 
-    def _limits(self, population: list[list[float]] | None) -> Limits:
+    def _limits(self, population: Population | None) -> Limits:
         request = self.request
         size = len(population or []) * max(1, len((population or [[0]])[0]))
         params = request.params
-        genes = int(params.get("num_genes", 0) or 0)
-        size = max(size, int(params.get("sol_per_pop", 0) or 0) * genes)
+        genes = size_param(params, "num_genes")
+        size = max(size, size_param(params, "sol_per_pop") * genes)
         # The outcome may also carry a Pareto front (at most the population again) and the saved
         # solutions of every generation (bounded at creation, docs/api.md#creation-parameters).
-        snapshots = int(params.get("num_generations", 0) or 0) + 1
+        snapshots = size_param(params, "num_generations") + 1
         reported = (
             2 * size
             + (snapshots * size if params.get("save_solutions") else 0)
@@ -129,31 +80,30 @@ class _Run:
 
     # -- supervisor thread
 
-    def _start_population(self) -> list[list[float]] | None:
+    def _start_population(self) -> Population | None:
         """The inline population, else the one at ``initial_population_url`` (fetched here, in the
         parent, with the run's token: the child never sees the token nor has a network)."""
         request = self.request
         if request.initial_population is not None or request.initial_population_url is None:
             return None
         try:
-            population: list[list[float]] | None = self.reporter.fetch_population(request.initial_population_url)
+            fetched = self.reporter.fetch_population(request.initial_population_url)
         except LookupError as exc:
             log.warning("run %s: start population not loaded: %s", request.run_id, exc)
             raise _PopulationNotLoaded from None
-        if population is None:  # a cancel stopped the fetch
+        if fetched is None:  # a cancel stopped the fetch
             raise _Cancelled
         try:
-            check_population(population)
+            return check_population(fetched)
         except InvalidRequest as exc:
             log.warning("run %s: start population rejected: %s", request.run_id, exc)
             raise _PopulationNotLoaded from None
-        return population
 
     def _supervise(self) -> None:
         host = self.manager.host
         uid = host.take_uid()
         workdir = tempfile.mkdtemp(prefix=f"run-{self.request.run_id}-", dir=self.manager.run_root)
-        body: dict[str, Any] | None = None
+        body: CompleteReport | None = None
         try:
             # the heartbeat runs from the start, a long population fetch included
             threading.Thread(target=self._send_progress, args=(self.manager.progress_seconds,), daemon=True).start()
@@ -161,7 +111,7 @@ class _Run:
             if population is not None:
                 self.limits = self._limits(population)
             self.process = SandboxedProcess(
-                spec=self.request.child_spec(population),
+                job=self.request.child_job(population),
                 limits=self.limits,
                 isolation=host.isolation,
                 workdir=workdir,
@@ -177,20 +127,20 @@ class _Run:
             if self._cancel.is_set():
                 self.process.kill("cancel")
             report = self.process.wait()
-            self.final_metrics = results.metrics(report)
+            self.final_metrics = completion.metrics(report)
             if not self._cancel.is_set():
-                body = results.fold(report, self.limits)
+                body = completion.fold(report, self.limits)
                 if body["status"] == "failed" and body.get("progress") is None and self._progress:
-                    body["progress"] = dict(self._progress)  # killed: how far its last report got
+                    body["progress"] = self._progress.copy()  # killed: how far its last report got
                 self.final_metrics = body["metrics"]
         except _Cancelled:
             pass
         except _PopulationNotLoaded:
-            body = results.failure("internal_error", POPULATION_NOT_LOADED)
+            body = completion.failure("internal_error", POPULATION_NOT_LOADED)
             self.final_metrics = body["metrics"]
         except Exception as exc:
             log.exception("run %s: worker failure", self.request.run_id)
-            body = results.failure("internal_error", f"the worker could not run the job ({type(exc).__name__})")
+            body = completion.failure("internal_error", f"the worker could not run the job ({type(exc).__name__})")
             self.final_metrics = body["metrics"]
         finally:
             self.process_done.set()
@@ -210,13 +160,13 @@ class _Run:
             self.reporter.close()
             self.manager.finish(self.request.run_id, remember=not self._disowned)
 
-    def _upload_files(self, body: dict[str, Any]) -> None:
+    def _upload_files(self, body: CompleteReport) -> None:
         """Take the bulky data (``staged_files``) and a final population too large to ride inline
         (``INLINE_POPULATION_BYTES``) out of the completion report and ``PUT`` them first; the report
         goes without them whatever the uploads' fate (no population: the result cannot be continued;
         another file missing: the result lacks it)."""
         result = body.get("result")
-        if not isinstance(result, dict):
+        if result is None:
             return
         files = staged_files.take_files(result)
         population = result.pop("population", None)
@@ -238,7 +188,7 @@ class _Run:
                 "cancelled" if self.reporter.stopped.is_set() else status or "gave up",
             )
 
-    def _on_progress(self, message: dict[str, Any]) -> None:
+    def _on_progress(self, message: Progress) -> None:
         self._progress = message
 
     def _send_progress(self, interval: float) -> None:
@@ -247,7 +197,7 @@ class _Run:
         first goes one interval after the start: the Worker's claim stamped the heartbeat as it started
         the run, and a run that ends sooner sends none (no request racing its start for the CPU)."""
         while not self.process_done.wait(interval) and not self._cancel.is_set():
-            progress = self._progress or {"generations_completed": 0, "best_solution_fitness": None}
+            progress: Progress = self._progress or {"generations_completed": 0, "best_solution_fitness": None}
             if self.reporter.progress(progress) == 409:
                 # The Worker ended the run (cancelled or deleted while its start was on the way, or its
                 # cancel never reached this worker), or put it back in line (a start it saw fail): stopped
@@ -264,10 +214,10 @@ class _Run:
         if self.process is not None:
             self.process.kill("cancel")
 
-    def cancel(self, timeout: float = 15.0) -> dict[str, Any]:
+    def cancel(self, timeout: float = 15.0) -> Metrics:
         self._stop()
         self.process_done.wait(timeout)
-        return self.final_metrics or results.metrics(None)
+        return self.final_metrics or completion.metrics(None)
 
 
 class RunManager:
@@ -279,7 +229,7 @@ class RunManager:
         reporter_factory: Callable[[str, str], Reporter] = Reporter,
         remember_finished: int = 10000,
         remember_seconds: float = 24 * 3600,
-        limit_overrides: dict[str, Any] | None = None,
+        limit_overrides: Mapping[str, int] | None = None,
         concurrency: int | None = None,
         progress_seconds: float = 1.5,
     ) -> None:
@@ -301,7 +251,7 @@ class RunManager:
 
     # -- runs
 
-    def start(self, request: RunRequest) -> tuple[bool, str]:
+    def start(self, request: RunRequest) -> tuple[bool, RunState]:
         """(started, state): started is False when the run id was already known."""
         with self._lock:
             self._forget_old()
@@ -320,14 +270,14 @@ class RunManager:
         run.thread.start()
         return True, "running"
 
-    def state(self, run_id: str) -> str | None:
+    def state(self, run_id: str) -> RunState | None:
         """ "running", "finished" (recently), or None for an unknown run id."""
         with self._lock:
             if run_id in self._live:
                 return "running"
             return "finished" if run_id in self._finished else None
 
-    def cancel(self, run_id: str) -> dict[str, Any]:
+    def cancel(self, run_id: str) -> Metrics:
         with self._lock:
             run = self._live.get(run_id)
         if run is None:

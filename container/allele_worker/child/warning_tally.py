@@ -14,12 +14,14 @@ from __future__ import annotations
 import re
 import sys
 import warnings
-from typing import Any
+from typing import TextIO
+
+from ..wire import WARNING_MESSAGE_LIMIT, WARNING_TEMPLATES, WarningEntry
 
 __all__ = ["MAX_DISTINCT", "MESSAGE_LIMIT", "WarningTally", "template"]
 
-MAX_DISTINCT = 50  # templates kept; later new ones are counted together (see entries())
-MESSAGE_LIMIT = 500  # characters of a message kept
+MAX_DISTINCT = WARNING_TEMPLATES  # templates kept; later new ones are counted together (see entries())
+MESSAGE_LIMIT = WARNING_MESSAGE_LIMIT  # characters of a message kept
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|\b(?:nan|inf)\b", re.IGNORECASE)
 
 
@@ -35,10 +37,10 @@ def _clip(text: str) -> str:
 class WarningTally:
     """Counts warnings by template; installed as ``warnings.showwarning`` by ``install()``."""
 
-    def __init__(self, code_fields: tuple[str, ...], stream: Any = None) -> None:
+    def __init__(self, code_fields: tuple[str, ...], stream: TextIO | None = None) -> None:
         self.code_fields = code_fields
         self.stream = stream
-        self._counts: dict[str, list[Any]] = {}  # template -> [first message, count]
+        self._counts: dict[str, tuple[str, int]] = {}  # template -> (first message, count)
         self._overflow = 0
 
     def install(self) -> None:
@@ -52,16 +54,22 @@ class WarningTally:
         key = template(message)
         entry = self._counts.get(key)
         if entry is not None:
-            entry[1] += 1
+            self._counts[key] = (entry[0], entry[1] + 1)
         elif len(self._counts) < MAX_DISTINCT:
-            self._counts[key] = [message, 1]
+            self._counts[key] = (message, 1)
             return True
         else:
             self._overflow += 1
         return False
 
     def show(
-        self, message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None
+        self,
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
     ) -> None:
         name = filename.strip("<>")
         where = f"{name} line {lineno}: " if name in self.code_fields else ""
@@ -69,10 +77,10 @@ class WarningTally:
         if self.add(text):
             print(text, file=self.stream or sys.stderr)
 
-    def entries(self) -> list[dict[str, Any]]:
+    def entries(self) -> list[WarningEntry]:
         """``[{"message", "count"}]`` in order of first appearance; warnings of templates past
         ``MAX_DISTINCT`` are counted in one last entry."""
-        found = [{"message": message, "count": count} for message, count in self._counts.values()]
+        found: list[WarningEntry] = [{"message": message, "count": count} for message, count in self._counts.values()]
         if self._overflow:
             found.append(
                 {"message": f"other warnings (more than {MAX_DISTINCT} different ones)", "count": self._overflow}

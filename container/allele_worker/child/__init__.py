@@ -1,0 +1,10 @@
+"""The child side: what runs in a run's sandboxed child process, and the warm fork server it is
+forked from.
+
+``entry`` (read the job, confine the process, run it, send the outcome; ``python -I -m
+allele_worker.child`` for a fresh interpreter) → ``jobs`` (the job's parameters and code → one GA run
+→ the outcome) → ``ga_result`` (the finished GA → the outcome's result), ``objectives`` (the Pareto
+front) and ``warning_tally`` (the run's warnings).  ``forkserver`` imports all of it once and forks
+one child per run.  It holds no secret and never imports the worker side: the two meet in ``wire``
+(the payloads) and ``errors``.
+"""

@@ -1,0 +1,474 @@
+"""The wire: every payload that crosses a process or HTTP boundary of the GA worker, typed once here and
+imported by both sides, with the facts of the contract (codes, reasons, bounds, parameter names).
+
+JSON-shaped payloads are ``TypedDict``s; what a process keeps for itself are frozen dataclasses in the
+modules that own them (``worker.run_request.RunRequest``, ``child.jobs.JobSpec``, ``sandbox.Limits``).
+The boundaries, and the types that cross them::
+
+    Worker ─ POST /runs: RunRequestBody ───────────────────────▶ worker side (worker/app.py)
+           ◀ RunStateBody · Cancelled · Health · HttpError ─────┘
+    worker side ─ job.json: ChildSpec (its sandbox: SandboxPlan) ─▶ child side (child/entry.py)
+                ─ --probe: SandboxPlan ─▶ child; ◀ stdout: ProbeAnswer
+                ◀ message channel: ChildMessage (ProgressMessage, OutcomeMessage) ─ child side
+                ⇄ fork server (child/forkserver.py): ForkRequest ▶, ◀ ForkReady | ForkStarted | ForkExited
+    Worker ◀ POST {report.url}/progress: Progress, /complete: CompleteReport ─ worker side
+
+The HTTP ones are docs/runner-protocol.md.  What a child sends is hostile (user code shares its
+message channel): the worker reads it as ``JSONObject`` and trusts only what ``worker.completion``
+validated into a ``ResultBody``; the child's own ``OutcomeResult`` types what it means to send.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import Literal, NotRequired, TypeAlias, TypedDict, TypeGuard, final, get_args
+
+__all__ = [
+    "CALLBACK_FIELDS",
+    "CODE_FIELDS",
+    "ERROR_CODES",
+    "JSON",
+    "MAX_OBJECTIVES",
+    "PLAIN_PARAMS",
+    "STOPPED_REASONS",
+    "WARNING_MESSAGE_LIMIT",
+    "WARNING_TEMPLATES",
+    "Cancelled",
+    "Caps",
+    "ChildCaps",
+    "ChildJob",
+    "ChildMessage",
+    "ChildSpec",
+    "CompleteReport",
+    "ErrorCode",
+    "FailedOutcome",
+    "Fitness",
+    "ForkExited",
+    "ForkReady",
+    "ForkRequest",
+    "ForkStarted",
+    "GaParams",
+    "Genes",
+    "Health",
+    "HttpError",
+    "IsolationHealth",
+    "JSONObject",
+    "Metrics",
+    "OutcomeMessage",
+    "OutcomeResult",
+    "ParetoFront",
+    "Population",
+    "ProbeAnswer",
+    "Progress",
+    "ProgressMessage",
+    "ReportTarget",
+    "ResultBody",
+    "ResultFacts",
+    "RunError",
+    "RunRequestBody",
+    "RunState",
+    "RunStateBody",
+    "RunStatus",
+    "SandboxPlan",
+    "SavedBest",
+    "SavedGeneration",
+    "StoppedReason",
+    "SucceededOutcome",
+    "Violation",
+    "WarningEntry",
+    "is_count",
+    "is_finite_number",
+    "is_number",
+    "size_param",
+    "to_json",
+]
+
+# JSON as read (a list or an object, narrowed by isinstance) and as written (any sequence or mapping).
+JSON: TypeAlias = "bool | int | float | str | Sequence[JSON] | Mapping[str, JSON] | None"
+JSONObject: TypeAlias = dict[str, JSON]
+
+# --------------------------------------------------------------------------- facts of the contract
+
+ErrorCode = Literal[
+    "code_error", "time_limit_exceeded", "memory_limit_exceeded", "resource_limit_exceeded", "internal_error"
+]
+ERROR_CODES: tuple[ErrorCode, ...] = get_args(ErrorCode)
+StoppedReason = Literal["completed", "stop_criteria", "callback_stop", "time_cap", "memory_cap"]
+STOPPED_REASONS: tuple[StoppedReason, ...] = get_args(StoppedReason)
+RunStatus = Literal["succeeded", "failed"]
+MAX_OBJECTIVES = 1000  # values one solution's fitness may have (a progress message's best_objectives too)
+WARNING_TEMPLATES = 50  # distinct warnings a run reports; later new ones are counted in one more entry
+WARNING_MESSAGE_LIMIT = 500  # characters of a warning's message
+
+# The GA parameter names of ``params`` (docs/api.md#creation-parameters; the Worker's own list,
+# src/http/validation/submission.ts, is held to these by test/workers/parameters.test.ts).
+CALLBACK_FIELDS = ("on_start", "on_fitness", "on_parents", "on_crossover", "on_mutation", "on_generation", "on_stop")
+# Code fields: Python source, each with ``<field>_entry`` naming the object to use.
+CODE_FIELDS = ("fitness_func", "gene_constraint", *CALLBACK_FIELDS)
+# Parameters passed through to pygad.GA as they are (after gene_type conversion).
+PLAIN_PARAMS = (
+    "num_generations",
+    "num_parents_mating",
+    "sol_per_pop",
+    "num_genes",
+    "init_range_low",
+    "init_range_high",
+    "mutation_type",
+    "mutation_probability",
+    "mutation_percent_genes",
+    "mutation_num_genes",
+    "mutation_by_replacement",
+    "random_mutation_min_val",
+    "random_mutation_max_val",
+    "crossover_type",
+    "crossover_probability",
+    "parent_selection_type",
+    "K_tournament",
+    "keep_parents",
+    "keep_elitism",
+    "gene_type",
+    "gene_space",
+    "allow_duplicate_genes",
+    "stop_criteria",
+    "random_seed",
+    "fitness_batch_size",
+    "sample_size",
+    "parallel_processing",
+    "save_solutions",
+    "save_best_solutions",
+)
+
+# --------------------------------------------------------------------------- values on the wire
+
+GaParams: TypeAlias = JSONObject  # PLAIN_PARAMS, CODE_FIELDS and their ``<field>_entry``, as JSON
+Population: TypeAlias = list[list[float]]  # a start population: rows of finite numbers
+Genes: TypeAlias = list[float | None]  # a solution as reported: a non-finite gene is null
+# A solution's fitness as reported: one objective a number, "inf"/"-inf", or null (not finite); several
+# objectives one number per objective.
+Fitness: TypeAlias = "float | str | list[float | None] | None"
+
+
+def is_number(value: object) -> TypeGuard[int | float]:
+    """A JSON number: an int or a float, not a bool."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def is_finite_number(value: object) -> TypeGuard[int | float]:
+    """A JSON number that is finite (JSON itself has no infinity; Python's parser accepts one)."""
+    return is_number(value) and math.isfinite(value)
+
+
+def is_count(value: object, low: int = 0) -> TypeGuard[int]:
+    """An int (not a bool) of at least ``low``."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def size_param(params: GaParams, name: str) -> int:
+    """A size parameter of the job (``num_generations``, ``sol_per_pop``, ``num_genes``: positive
+    integers, ``worker.run_request`` checks), 0 when it is not given."""
+    value = params.get(name)
+    return int(value) if isinstance(value, (int, float)) and value else 0
+
+
+def to_json(value: object) -> bytes:
+    """The compact JSON every payload of this worker travels as; ``ValueError`` for a non-finite float
+    (JSON has no infinity or NaN: the senders replace them first)."""
+    return json.dumps(value, allow_nan=False, separators=(",", ":")).encode()
+
+
+# --------------------------------------------------------------------------- Worker ⇄ worker (HTTP)
+
+
+class Caps(TypedDict):
+    time_seconds: float
+    memory_mb: float
+
+
+class ReportTarget(TypedDict):
+    url: str  # {report.url}: /progress, /complete, /population, /files/{name} below it
+    token: str  # the run's bearer token (never reaches the child)
+
+
+class RunRequestBody(TypedDict):
+    """``POST /runs``."""
+
+    run_id: str
+    submission_id: str
+    params: GaParams
+    initial_population: NotRequired[Population | None]
+    initial_population_url: NotRequired[str | None]
+    caps: Caps
+    report: ReportTarget
+
+
+RunState = Literal["running", "finished"]
+
+
+class RunStateBody(TypedDict):
+    """``POST /runs`` (202, or 200 for a run id already known) and ``GET /runs/{run_id}``."""
+
+    run_id: str
+    state: RunState
+
+
+class Metrics(TypedDict):
+    cpu_seconds_used: float
+    peak_memory_mb: int
+    execution_duration_ms: int
+    hit_time_cap: bool
+    hit_memory_cap: bool
+
+
+class Cancelled(TypedDict):
+    """``POST /runs/{run_id}/cancel``."""
+
+    run_id: str
+    metrics: Metrics
+
+
+class IsolationHealth(TypedDict):
+    user: bool
+    network: bool
+    pid_namespace: bool
+    minimal_root: bool
+    syscall_filter: bool
+    cgroup: str | None
+    memory_tree: bool
+    cpu_tree: bool
+    pids: bool
+    rlimits: list[str]
+    notes: list[str]
+
+
+class Health(TypedDict):
+    """``GET /health``."""
+
+    status: Literal["ok"]
+    version: str
+    isolation: IsolationHealth
+    capacity: int
+    in_use: int
+    active_runs: int
+
+
+class HttpErrorDetail(TypedDict):
+    code: str  # invalid_request, at_capacity, unknown_run, not_found, internal_error
+    message: str
+
+
+class HttpError(TypedDict):
+    """Every 4xx/5xx answer of the worker."""
+
+    error: HttpErrorDetail
+
+
+# --------------------------------------------------------------------------- worker → Worker (reports)
+
+
+class Progress(TypedDict):
+    """``POST {report.url}/progress``, and how far a failed run got (the completion report's
+    ``progress``)."""
+
+    generations_completed: int
+    best_solution_fitness: float | None
+    best_objectives: NotRequired[list[float]]  # several objectives: each one's best (≤ MAX_OBJECTIVES)
+
+
+class RunError(TypedDict):
+    code: ErrorCode
+    message: str
+
+
+class WarningEntry(TypedDict):
+    message: str  # the first text of its template, ≤ WARNING_MESSAGE_LIMIT characters
+    count: int
+
+
+class Violation(TypedDict):
+    gene: int
+    value: JSON  # the gene's value in the best solution (a number; null if not finite)
+
+
+class ParetoFront(TypedDict):
+    """The final population's front: its objective vectors; its ``solutions`` in the child's outcome
+    (the worker moves them to ``pareto_front.json``), its ``size`` in the report."""
+
+    objectives: list[Fitness]
+    solutions: NotRequired[list[Genes]]
+    size: NotRequired[int]
+
+
+class SavedGeneration(TypedDict):
+    """One generation of ``save_solutions`` (``solutions.json``)."""
+
+    generation: int | None
+    solutions: list[Genes]
+    fitness: list[Fitness]
+
+
+class SavedBest(TypedDict):
+    """One generation of ``save_best_solutions`` (``best_solutions.json``)."""
+
+    generation: int | None
+    solution: Genes
+    fitness: Fitness
+
+
+class ResultFacts(TypedDict):
+    """The keys a run's result has alike in the child's outcome (``OutcomeResult``) and, validated, in
+    the completion report (``ResultBody``)."""
+
+    best_solution_fitness: Fitness  # one objective; null for several
+    best_solution_objectives: Fitness  # several objectives; null for one
+    best_solutions_fitness: list[Fitness]  # per generation (several objectives: each one's best)
+    generations_completed: int
+    stopped_reason: StoppedReason
+    num_objectives: int
+    constraint_violations: list[Violation] | None
+
+
+class ResultBody(ResultFacts):
+    """A succeeded run's ``result``, as the worker validated it from the child's outcome.  The bulky
+    parts leave it before the completion report (``worker.staged_files``): ``solutions`` and
+    ``best_solutions`` always, ``population`` when too large to ride inline."""
+
+    best_solution: Genes
+    best_solution_generation: int
+    population: NotRequired[list[Genes]]
+    pareto_front: NotRequired[ParetoFront]
+    solutions: NotRequired[list[SavedGeneration]]
+    best_solutions: NotRequired[list[SavedBest]]
+
+
+class CompleteReport(TypedDict):
+    """``POST {report.url}/complete``."""
+
+    status: RunStatus
+    result: ResultBody | None
+    error: RunError | None
+    metrics: Metrics
+    output: str  # stdout + stderr, truncated
+    engine: str  # the engine path that ran (docs/engine.md)
+    warnings: list[WarningEntry]
+    progress: Progress | None  # a failed run: how far it got
+
+
+# --------------------------------------------------------------------------- worker → child
+
+
+class SandboxPlan(TypedDict):
+    """What ``sandbox.confine`` applies in the child (``sandbox.make_plan``)."""
+
+    workdir: str
+    uid: int | None  # the run's own uid; None: the worker is not root, the run keeps its user
+    network: bool
+    pid_namespace: bool
+    minimal_root: bool
+    syscall_filter: bool
+    cgroup_procs: list[str]  # the run's cgroup.procs file(s) to join
+    require: bool  # a measure that fails ends the run (False only for the startup probe)
+    rlimits: dict[str, list[int]]  # name (sandbox.plan.RLIMITS) → [soft, hard]
+    tmpfs_mb: int  # the size of the run's writable /tmp
+    probe_hidden: NotRequired[list[str]]  # the probe only: host paths the run must not see
+
+
+class ProbeAnswer(TypedDict):
+    """What ``python -m allele_worker.child --probe PLAN`` prints: measure → why it failed."""
+
+    failed: dict[str, str]
+
+
+class ChildCaps(TypedDict):
+    time_seconds: float
+    memory_mb: int
+
+
+class ChildJob(TypedDict):
+    """What the worker runs in a child: no report URL, no token (the start population is fetched)."""
+
+    run_id: NotRequired[str]
+    params: GaParams
+    initial_population: Population | None
+    caps: ChildCaps
+
+
+class ChildSpec(ChildJob):
+    """``job.json`` in the run's directory, read (and removed) by the child before it confines itself."""
+
+    started_at: float  # CLOCK_MONOTONIC (system-wide) when the worker started the child
+    sandbox: SandboxPlan
+
+
+# --------------------------------------------------------------------------- child → worker (messages)
+
+
+class ProgressMessage(Progress):
+    """Sent at a generation boundary, at most 4 a second."""
+
+    type: Literal["progress"]
+
+
+class OutcomeResult(ResultFacts):
+    """The ``result`` the child collected from its finished GA (``child.ga_result.collect``).  Genes,
+    populations and saved data are as ``jsonable`` made them: the worker checks every value."""
+
+    best_solution: JSON
+    best_solution_generation: JSON
+    population: JSON
+    pareto_front: NotRequired[JSONObject]
+    solutions: NotRequired[list[JSONObject]]
+    best_solutions: NotRequired[list[JSONObject]]
+
+
+class SucceededOutcome(TypedDict):
+    type: Literal["outcome"]
+    status: Literal["succeeded"]
+    result: OutcomeResult
+    engine: str
+    hit_time_cap: bool
+    hit_memory_cap: bool
+    warnings: NotRequired[list[WarningEntry]]
+
+
+class FailedOutcome(TypedDict):
+    type: Literal["outcome"]
+    status: Literal["failed"]
+    error: RunError
+    hit_time_cap: NotRequired[bool]
+    hit_memory_cap: NotRequired[bool]
+    engine: NotRequired[str]  # the engine path that was running, when the GA was built
+    progress: NotRequired[Progress]  # how far the GA got, when it was built
+    warnings: NotRequired[list[WarningEntry]]
+
+
+OutcomeMessage: TypeAlias = SucceededOutcome | FailedOutcome  # the child's last message
+ChildMessage: TypeAlias = ProgressMessage | OutcomeMessage
+
+# --------------------------------------------------------------------------- worker ⇄ fork server
+
+
+class ForkRequest(TypedDict):
+    """Worker → fork server, with two file descriptors (the run's output and message pipes)."""
+
+    id: int
+    spec: str  # the path of the run's ChildSpec
+
+
+class ForkReady(TypedDict):
+    ready: Literal[True]
+
+
+@final  # final: a message of ForkStarted | ForkExited is told apart by its keys
+class ForkStarted(TypedDict):
+    started: int  # the request's id
+    pid: int
+
+
+@final
+class ForkExited(TypedDict):
+    exited: int  # the child's pid
+    status: int  # its wait status
+    cpu: float  # seconds of CPU it and every process it reaped used
+    maxrss_kb: int

@@ -1,0 +1,133 @@
+"""A ``POST /runs`` body (``wire.RunRequestBody``, docs/runner-protocol.md) checked into the worker's
+``RunRequest``, and the check of a start population (inline, or fetched for a continue)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import InvalidRequest
+from ..wire import ChildJob, GaParams, Population, RunRequestBody, is_count, is_finite_number
+
+__all__ = ["RunRequest", "check_population", "check_run_request", "parse_run_request"]
+
+ID = re.compile(r"^[A-Za-z0-9]{1,64}$")
+
+
+def check_population(population: object, name: str = "initial_population") -> Population:
+    """A start population is a non-empty list of equally long, non-empty lists of finite numbers."""
+    if (
+        not isinstance(population, list)
+        or not population
+        or not all(isinstance(row, list) and row and all(is_finite_number(v) for v in row) for row in population)
+    ):
+        raise InvalidRequest(f"{name} must be null or a non-empty list of number lists")
+    if len({len(row) for row in population}) != 1:
+        raise InvalidRequest(f"{name} rows must all have the same length")
+    return population
+
+
+def _http_url(value: object) -> bool:
+    return isinstance(value, str) and value.startswith(("http://", "https://"))
+
+
+def check_run_request(body: object) -> RunRequestBody:
+    """``body`` as a ``RunRequestBody`` once it has the protocol's shape; ``InvalidRequest`` names the
+    first problem.  ``params`` are checked only as far as the worker reads them (the Worker validated
+    them; the child compiles and PyGAD checks the rest)."""
+    if not isinstance(body, dict):
+        raise InvalidRequest("the body must be a JSON object")
+    for key in ("run_id", "submission_id"):
+        if not isinstance(body.get(key), str) or not ID.match(body[key]):
+            raise InvalidRequest(f"{key} must be an id of letters and digits")
+    params = body.get("params")
+    if not isinstance(params, dict):
+        raise InvalidRequest("params must be an object")
+    for key in ("num_generations", "sol_per_pop", "num_genes", "num_parents_mating"):
+        if not is_count(params.get(key), 1):
+            raise InvalidRequest(f"params.{key} must be a positive integer")
+    if not isinstance(params.get("fitness_func"), str) or not isinstance(params.get("fitness_func_entry"), str):
+        raise InvalidRequest("params.fitness_func and params.fitness_func_entry must be strings")
+    population = body.get("initial_population")
+    if population is not None:
+        check_population(population)
+    population_url = body.get("initial_population_url")
+    if population_url is not None and not _http_url(population_url):
+        raise InvalidRequest("initial_population_url must be null or an http(s) url")
+    caps = body.get("caps")
+    if (
+        not isinstance(caps, dict)
+        or not is_finite_number(caps.get("time_seconds"))
+        or caps["time_seconds"] <= 0
+        or not is_finite_number(caps.get("memory_mb"))
+        or caps["memory_mb"] <= 0
+    ):
+        raise InvalidRequest("caps must hold positive time_seconds and memory_mb")
+    report = body.get("report")
+    if (
+        not isinstance(report, dict)
+        or not _http_url(report.get("url"))
+        or not isinstance(report.get("token"), str)
+        or not report["token"]
+    ):
+        raise InvalidRequest("report must hold an http(s) url and a token")
+    return {
+        "run_id": body["run_id"],
+        "submission_id": body["submission_id"],
+        "params": params,
+        "initial_population": population,
+        "initial_population_url": population_url,
+        "caps": {"time_seconds": caps["time_seconds"], "memory_mb": caps["memory_mb"]},
+        "report": {"url": report["url"], "token": report["token"]},
+    }
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """A checked ``POST /runs`` body, as the worker keeps it."""
+
+    run_id: str
+    submission_id: str
+    params: GaParams
+    initial_population: Population | None
+    time_seconds: float
+    memory_mb: int
+    report_url: str
+    report_token: str
+    initial_population_url: str | None = None  # fetched by the parent when no inline population
+
+    @classmethod
+    def from_body(cls, body: RunRequestBody) -> RunRequest:
+        return cls(
+            run_id=body["run_id"],
+            submission_id=body["submission_id"],
+            params=body["params"],
+            initial_population=body.get("initial_population"),
+            time_seconds=float(body["caps"]["time_seconds"]),
+            memory_mb=int(body["caps"]["memory_mb"]),
+            report_url=body["report"]["url"],
+            report_token=body["report"]["token"],
+            initial_population_url=body.get("initial_population_url"),
+        )
+
+    @property
+    def workers(self) -> int:
+        """Fitness evaluations at once (``parallel_processing``: ``N``, ``[mode, N]``; else 1): the
+        places (CPUs) the run takes, docs/runner-protocol.md#places."""
+        value = self.params.get("parallel_processing")
+        count = value[1] if isinstance(value, list) and len(value) == 2 else value
+        return count if is_count(count, 2) else 1
+
+    def child_job(self, initial_population: Population | None = None) -> ChildJob:
+        """What the child receives: no report URL, no token (the population is fetched already)."""
+        return {
+            "run_id": self.run_id,
+            "params": self.params,
+            "initial_population": initial_population if initial_population is not None else self.initial_population,
+            "caps": {"time_seconds": self.time_seconds, "memory_mb": self.memory_mb},
+        }
+
+
+def parse_run_request(body: object) -> RunRequest:
+    """A ``POST /runs`` body → ``RunRequest``; ``InvalidRequest`` names the first problem."""
+    return RunRequest.from_body(check_run_request(body))
