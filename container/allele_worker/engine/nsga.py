@@ -97,7 +97,7 @@ def crowding_rank(
     one-solution front, which has none).  None when a value or a sum is NaN, or a float type other
     than float64 or an integer range that could overflow makes stock's arithmetic differ: the caller
     asks stock."""
-    n, m = values.shape
+    n = values.shape[0]
     if values.dtype == np.float64:
         if np.isnan(values).any():
             return None
@@ -156,7 +156,7 @@ def _crowding_sums(values: NDArray[Any], big: Indices, group: NDArray[np.int64])
         out[inner] = (ordered[inner + 1] - ordered[inner - 1]) / denominator
         out[edge] = np.inf
         distances[k, order] = out
-    total = distances[0].copy()
+    total: NDArray[np.float64] = distances[0].copy()
     for k in range(1, m):
         total += distances[k]
     return total

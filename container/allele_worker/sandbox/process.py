@@ -352,11 +352,12 @@ class SandboxedProcess:
         fitness = message.get("best_solution_fitness")
         if is_count(generations) and (fitness is None or is_number(fitness)):
             progress: Progress = {"generations_completed": generations, "best_solution_fitness": fitness}
-            objectives = message.get("best_objectives")
-            if isinstance(objectives, list) and 0 < len(objectives) <= MAX_PROGRESS_OBJECTIVES:
-                finite = [v for v in objectives if is_finite_number(v)]
-                if len(finite) == len(objectives):
-                    progress["best_objectives"] = finite
+            for key in ("best_solution_objectives", "best_objectives"):
+                objectives = message.get(key)
+                if isinstance(objectives, list) and 0 < len(objectives) <= MAX_PROGRESS_OBJECTIVES:
+                    finite = [v for v in objectives if is_finite_number(v)]
+                    if len(finite) == len(objectives):
+                        progress[key] = finite
             self.on_progress(progress)
 
     def memory_mb(self) -> float | None:
