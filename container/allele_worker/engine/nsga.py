@@ -30,6 +30,7 @@ is read.  Design and tests: docs/engine.md#multi-objective-selection.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +42,10 @@ from .base import EngineBase, FitnessValues, Genes, Indices, Mask
 __all__ = ["NSGA", "NSGA_SELECTIONS", "NsgaSort", "crowding_rank", "dominators", "fronts_of", "nsga_sort"]
 
 NSGA_SELECTIONS = ("nsga2", "tournament_nsga2", "nsga3", "tournament_nsga3")
+# NSGA-III grows a smaller population to its number of reference points, C(M + p - 1, p) for M objectives
+# and p divisions, known only after the first evaluation: at most the largest population a submission
+# may ask for (docs/api.md#creation-parameters), else the run fails with this engine's error.
+MAX_REFERENCE_POINTS = 5000
 _CHUNK_CELLS = 1 << 22  # rows × population compared at once (bounds the temporaries' memory)
 _TINY = 0.0000001  # stock's denominator for an objective whose range over the population is zero
 
@@ -265,6 +270,18 @@ class NSGA(EngineBase):
         return ordered
 
     # --------------------------------------------------------------- stock's methods
+
+    def _bootstrap_nsga3_reference_points(self) -> None:
+        objectives = len(self.last_generation_fitness[0])
+        divisions = self.nsga3_num_divisions
+        count = math.comb(objectives + divisions - 1, divisions)
+        if count > MAX_REFERENCE_POINTS:
+            raise ValueError(
+                f"nsga3_num_divisions {divisions} with {objectives} objectives makes {count} NSGA-III reference "
+                f"points, and PyGAD grows the population to that many; at most {MAX_REFERENCE_POINTS} (the "
+                f"largest sol_per_pop): choose fewer divisions"
+            )
+        super()._bootstrap_nsga3_reference_points()
 
     def non_dominated_sorting(self, fitness: FitnessValues) -> tuple[list[NDArray[Any]], NDArray[np.int64]]:
         sort = self._sorted(fitness) if type(fitness[0]) is np.ndarray else None

@@ -234,3 +234,16 @@ def test_pareto_fronts_is_built_when_read_and_can_be_set():
     assert fronts is ga.pareto_fronts  # built once, then the same list as stock's attribute
     ga.pareto_fronts = ["mine"]
     assert ga.pareto_fronts == ["mine"]
+
+
+def test_nsga3_refuses_to_grow_the_population_past_the_largest_one():
+    """PyGAD grows the population to C(M + p - 1, p) reference points (M known after the first
+    evaluation): 10 objectives and 12 divisions would make 293,930 solutions."""
+
+    def ten(ga, solution, index):
+        return [float(solution[i % len(solution)]) * i for i in range(10)]
+
+    ga = build_ga(base(fitness_func=ten, parent_selection_type="nsga3", nsga3_num_divisions=12))
+    with pytest.raises(ValueError, match="makes 293930 NSGA-III reference points"):
+        ga.run()
+    assert ga.generations_completed == 0
