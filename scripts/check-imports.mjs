@@ -21,6 +21,7 @@ export const LAYERS = [
   ["leaves: Durable Objects and the runner", ["do/", "runner/"]],
   ["billing", ["billing/"]],
   ["storage", ["storage/"]],
+  ["model: the GA parameters and the words every layer shares", ["model/"]],
   ["ground: configuration, environment, errors, ids and crypto", ["config.ts", "env.ts", "errors.ts", "lib/"]],
 ];
 

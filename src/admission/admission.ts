@@ -8,7 +8,7 @@ import type { Admission, GateError } from "../do/account-gate";
 import type { Bindings } from "../env";
 import { ApiError, type ErrorCode } from "../errors";
 import { newId } from "../lib/ids";
-import { parallelWorkers } from "../runner/protocol";
+import { type GaParameters, parallelWorkers } from "../model/parameters";
 import type { AccountRow } from "../storage/accounts";
 import { isPlatformAtCapacity } from "../storage/platform-queue";
 import { accountGate } from "./account-gate";
@@ -23,11 +23,8 @@ export function limitsFor(env: Bindings, account: AccountRow, payment: Payment =
 /** PLATFORM_QUEUE_CAP: queued runs on the whole platform before writes are refused. */
 export const platformQueueCap = (env: Bindings) => config(env).platformQueueCap;
 
-/** What the parameter caps look at. */
-export type CappedParameters = { num_generations: number; num_genes: number; parallel_processing?: unknown };
-
 /** 403 tier_limit_exceeded when num_generations, num_genes or the parallel workers are over the caps in force. */
-export function parameterCapFailure(limits: Limits, params: CappedParameters): GateError | null {
+export function parameterCapFailure(limits: Limits, params: GaParameters): GateError | null {
   const caps = [
     ["num_generations", params.num_generations, limits.max_num_generations],
     ["num_genes", params.num_genes, limits.max_num_genes],
@@ -82,7 +79,7 @@ function retryAfterHeader(details: Record<string, unknown>): Record<string, stri
 export async function withAdmission<T>(
   env: Bindings,
   account: AccountRow,
-  params: CappedParameters,
+  params: GaParameters,
   deferred: DeferredRate | null,
   create: (runId: string) => Promise<T>,
   payment: Payment = "credits",

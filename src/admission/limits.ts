@@ -1,8 +1,8 @@
 // Plan limits, per-user overrides, and the limits that apply to a credit-paid API run (docs/api.md#limits).
-import type { OverridableLimit, Overrides, Plan } from "../storage/schema";
+import type { OverridableLimit, Overrides, Plan } from "../model/accounts";
 
 /**
- * Every limit of a plan: the overridable ones (storage/schema.ts OVERRIDABLE_LIMITS; there,
+ * Every limit of a plan: the overridable ones (model/accounts.ts OVERRIDABLE_LIMITS; there,
  * `negative_balance_cap` is the currency units below zero that the free + paid balance may reach before
  * credit runs are refused) and the run caps.
  */

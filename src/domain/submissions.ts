@@ -4,11 +4,12 @@ import { platformQueueCap } from "../admission/admission";
 import type { Bindings, RunMessage } from "../env";
 import { ApiError } from "../errors";
 import { newId, nowIso } from "../lib/ids";
-import { parallelWorkers } from "../runner/protocol";
+import { type GaParameters, parallelWorkers } from "../model/parameters";
+import { isLive, LIVE_STATUSES, type RunKind, type SubmissionSource } from "../model/runs";
 import { getRunner, type RunMetrics } from "../runner/runner";
 import { getDb } from "../storage/db";
 import { platformCapStatement } from "../storage/platform-queue";
-import { isLive, LIVE_STATUSES, type RunKind, type SubmissionSource, submissions } from "../storage/schema";
+import { submissions } from "../storage/schema";
 import { deleteSubmissionRow, getRun, insertSubmissionStatements, type RunRow, type SubmissionRow } from "../storage/submissions";
 import { type EndedRun, endRun } from "./transitions";
 
@@ -45,7 +46,7 @@ export async function enqueueRun(env: Bindings, run: QueuedRun): Promise<void> {
 export interface CreateInput {
   name: string;
   description?: string;
-  parameters: Record<string, unknown>;
+  parameters: GaParameters;
   source?: SubmissionSource;
   /** Website runs may be paid by the plan (docs/api.md#payment); API runs are always paid with credits. */
   paidWithCredits?: boolean;
@@ -104,7 +105,7 @@ export async function addRun(
   env: Bindings,
   submission: SubmissionRow,
   kind: Exclude<RunKind, "initial">,
-  parameters: Record<string, unknown>,
+  parameters: GaParameters,
   parentResultId: string | null,
   runId: string,
   paidWithCredits = true,

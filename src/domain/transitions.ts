@@ -13,6 +13,7 @@ import { chargeMicro, prices } from "../billing/prices";
 import type { Bindings } from "../env";
 import { enqueueRunDeliveries, type RunEndEventFacts, runEndOutboxStatements } from "../events/outbox";
 import { newId, nowIso } from "../lib/ids";
+import { type EndedStatus, isLive, type RunWarning, type SubmissionSource } from "../model/runs";
 import { releasePlace } from "../runner/dispatch";
 import type { RunMetrics } from "../runner/runner";
 import { getDb } from "../storage/db";
@@ -24,7 +25,6 @@ import {
   insertResultStatement,
   wonBy,
 } from "../storage/run-end";
-import { isLive, type RunWarning, type SubmissionSource } from "../storage/schema";
 import type { RunRow } from "../storage/submissions";
 import {
   type GaResult,
@@ -39,7 +39,8 @@ import {
   summaryFile,
 } from "./result-files";
 
-export type TerminalStatus = "succeeded" | "failed" | "cancelled" | "deleted";
+/** How a run ended: one of the ended statuses, or deleted with its submission (stored as cancelled). */
+export type TerminalStatus = EndedStatus | "deleted";
 
 export interface RunOutcome {
   status: TerminalStatus;

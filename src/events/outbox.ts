@@ -7,6 +7,7 @@ import { and, eq, inArray, isNull, lt, lte, or, type SQL, sql } from "drizzle-or
 import type { Bindings } from "../env";
 import { toHex } from "../lib/crypto";
 import { nowIso } from "../lib/ids";
+import type { EventData, EventOrigin } from "../model/events";
 import { type Db, getDb } from "../storage/db";
 import { deliveries } from "../storage/schema";
 import { envelope, occurredAt, type RunEndFacts, runEndEvents } from "./payloads";
@@ -30,11 +31,11 @@ export interface OutboxEvent {
   id: string;
   accountId: string;
   type: string;
-  data: Record<string, unknown>;
+  data: EventData;
   occurredAt: string;
   submissionId: string | null;
   runId: string | null;
-  origin: "run" | "test" | "replay";
+  origin: EventOrigin;
   createdAt: string;
 }
 

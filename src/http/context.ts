@@ -2,13 +2,14 @@
 import type { DeferredRate } from "../admission/rate-limit";
 import type { Usage } from "../do/account-gate";
 import type { Bindings } from "../env";
+import type { Scope } from "../model/accounts";
 import type { AccountRow } from "../storage/accounts";
 
 export interface Caller {
   accountId: string;
   keyId: string;
   keyPrefix: string;
-  scopes: string[];
+  scopes: Scope[];
   /** The account row as read with the key (plan, overrides, balances) at the start of the request. */
   account: AccountRow;
   /** Whether `last_used_at` is due an update (it is written at most once a minute). */

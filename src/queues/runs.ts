@@ -7,11 +7,11 @@ import type { Offer } from "../do/dispatcher";
 import { claimRun, MissingPopulation, startRun, unclaimRun } from "../domain/runs";
 import { endRun } from "../domain/transitions";
 import type { Bindings, RunMessage } from "../env";
+import { parallelWorkers } from "../model/parameters";
+import { isLive } from "../model/runs";
 import { givePlaceBack, offerPlace, releasePlace } from "../runner/dispatch";
-import { parallelWorkers } from "../runner/protocol";
 import { getRunner, WorkerFull } from "../runner/runner";
 import { getDb } from "../storage/db";
-import { isLive } from "../storage/schema";
 import { getRun } from "../storage/submissions";
 
 /** Start attempts before a run fails with worker_unavailable (the queue's max_retries is higher). */

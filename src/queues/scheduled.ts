@@ -6,6 +6,7 @@ import { runMessage } from "../domain/submissions";
 import { endRun } from "../domain/transitions";
 import type { Bindings } from "../env";
 import { nowIso } from "../lib/ids";
+import { ENDED_STATUSES } from "../model/runs";
 import { getDb } from "../storage/db";
 import { runs } from "../storage/schema";
 
@@ -81,9 +82,7 @@ export async function releaseEndedRuns(env: Bindings, now = Date.now()): Promise
   const ended = await getDb(env.DB)
     .select({ id: runs.id, accountId: runs.accountId })
     .from(runs)
-    .where(
-      and(inArray(runs.status, ["succeeded", "failed", "cancelled"]), gt(runs.finishedAt, new Date(now - RECENTLY_ENDED_MS).toISOString())),
-    )
+    .where(and(inArray(runs.status, [...ENDED_STATUSES]), gt(runs.finishedAt, new Date(now - RECENTLY_ENDED_MS).toISOString())))
     .limit(500)
     .all();
   const released = await Promise.all(ended.map((run) => accountGate(env, run.accountId).release(run.id)));

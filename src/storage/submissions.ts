@@ -1,8 +1,9 @@
 // Submission and run rows: the queries of the submissions API and of the run lifecycle.
 import { and, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
+import type { RunStatus, SubmissionSource } from "../model/runs";
 import type { Db } from "./db";
 import { finishPage, type Ordering, type Page, planPage } from "./pagination";
-import { type RunStatus, results, runs, type SubmissionSource, submissions } from "./schema";
+import { results, runs, submissions } from "./schema";
 
 export type SubmissionRow = typeof submissions.$inferSelect;
 export type RunRow = typeof runs.$inferSelect;

@@ -4,11 +4,11 @@
 import { type Context, Hono } from "hono";
 import { ipWindow } from "../admission/account-gate";
 import { decideAuthorization, formatUserCode, normalizeUserCode, pendingAuthorization } from "../domain/device-auth";
-import { SCOPES } from "../domain/keys";
 import type { Session } from "../domain/sessions";
-import { endSession, hasEveryScope, signInWithLink, startSession } from "../domain/sessions";
+import { endSession, signInWithLink, startSession } from "../domain/sessions";
 import { authenticate, clientIp } from "../http/middleware/auth";
 import { sha256Hex } from "../lib/crypto";
+import { hasEveryScope, isScope, SCOPES } from "../model/accounts";
 import { getDb } from "../storage/db";
 import { findKeyByPrefix } from "../storage/keys";
 import { findSignInLink } from "../storage/sessions";
@@ -256,7 +256,8 @@ export const authRoutes = new Hono<WebEnv>()
     const body = await c.req.parseBody({ all: true });
     const id = typeof body.id === "string" ? body.id : "";
     const approve = body.decision === "approve";
-    const scopes = [body.scopes ?? []].flat().filter((s): s is string => typeof s === "string");
+    const asked = [body.scopes ?? []].flat().filter((s): s is string => typeof s === "string");
+    const scopes = asked.filter(isScope);
     const keyName = typeof body.key_name === "string" ? body.key_name.trim().slice(0, 100) : "";
     const userCode = typeof body.user_code === "string" ? body.user_code : "";
     const pending = await pendingAuthorization(getDb(c.env.DB), normalizeUserCode(userCode) ?? "");
@@ -273,8 +274,8 @@ export const authRoutes = new Hono<WebEnv>()
       return c.html(<DevicePage session={session} error="This request is no longer pending (expired or decided)." />, 409);
     if (approve) {
       if (!keyName) return retry("Give the new key a name.");
-      if (!scopes.length) return retry("Choose at least one scope.");
-      if (scopes.some((s) => !session.row.scopes.includes(s))) return retry("Your session cannot grant one of those scopes.");
+      if (!asked.length) return retry("Choose at least one scope.");
+      if (asked.some((s) => !isScope(s) || !session.row.scopes.includes(s))) return retry("Your session cannot grant one of those scopes.");
       // The device's key never expires; a session of an expiring key must not outlive it through one.
       if (session.keyExpiresAt)
         return retry(

@@ -4,13 +4,12 @@
 // (docs/dashboard.md#results). A run's progress trail is drawn the same way while it runs.
 import { MAX_PANELS } from "../domain/plots";
 import { IMPORTED } from "../domain/result-files";
+import type { TrailPoint } from "../model/runs";
 import type { ResultRow } from "../storage/results";
 import type { RunRow } from "../storage/submissions";
 
 /** A point: [generation, value or null]; null where the value is not finite (or not known yet). */
 export type Point = [number, number | null];
-/** A progress report of a run: [generations completed, best fitness or null, the best value of each objective (several)]. */
-export type TrailPoint = [number, number | null, number[]?];
 
 export interface Series {
   label: string;

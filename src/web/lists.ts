@@ -2,7 +2,7 @@
 // filters, ordering and bounds), with empty form fields left out, and the same signed cursors.
 import type { Context } from "hono";
 import type { z } from "zod";
-import { fieldErrors } from "../http/validation/validate";
+import { fieldErrors } from "../model/fields";
 import type { WebEnv } from "./context";
 
 export function listQueryOf<T extends z.ZodType>(

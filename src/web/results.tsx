@@ -12,10 +12,10 @@ import { requireScope } from "../http/middleware/auth";
 import { continueResult } from "../http/operations/runs";
 import { resultPatchBody, resultsListQuery } from "../http/routes/results";
 import { openCursor, pageLinks } from "../http/validation/list-query";
-import { CODE_FIELDS } from "../http/validation/submission";
-import { fieldErrors } from "../http/validation/validate";
 import { fileResponse } from "../http/views";
 import { nowIso } from "../lib/ids";
+import { fieldErrors } from "../model/fields";
+import { CODE_FIELDS } from "../model/parameters";
 import { getDb } from "../storage/db";
 import {
   deleteResult,

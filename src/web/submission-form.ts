@@ -1,11 +1,11 @@
 // The new-submission form (docs/dashboard.md#new-submission): every creation parameter the API accepts,
 // grouped, with PyGAD's defaults shown. The form's values become the API's JSON body and pass the same
-// schema (http/validation/submission.ts), so a field error names the same field as the API would; the
+// schema (model/parameters.ts), so a field error names the same field as the API would; the
 // choices of a select are read from that schema too. A GA parameter this table does not list yet (added
 // to the schema later) still appears, under "Other".
 import { z } from "zod";
 import type { FieldError } from "../errors";
-import { CODE_FIELDS, GA_PARAMETER_NAMES, GA_PARAMETER_SCHEMAS } from "../http/validation/submission";
+import { CODE_FIELDS, GA_PARAMETER_NAMES, GA_PARAMETER_SCHEMAS } from "../model/parameters";
 
 /**
  * How a field's text becomes a value: `numbers` is a number or a list of them (one per gene: `1, 2, 3`

@@ -14,11 +14,12 @@ import { requireScope } from "../http/middleware/auth";
 import { reexecuteSubmission, startSubmission } from "../http/operations/runs";
 import { submissionsListQuery } from "../http/routes/submissions";
 import { openCursor, pageLinks } from "../http/validation/list-query";
-import { CODE_FIELDS, createSubmissionSchema } from "../http/validation/submission";
-import { fieldErrors } from "../http/validation/validate";
+import { createSubmissionSchema } from "../http/validation/submission";
+import { fieldErrors } from "../model/fields";
+import { CODE_FIELDS } from "../model/parameters";
+import { isLive, RUN_STATUSES, SUBMISSION_SOURCES, type TrailPoint } from "../model/runs";
 import { getDb } from "../storage/db";
 import { type ResultRow, resultsOfSubmission } from "../storage/results";
-import { SUBMISSION_SOURCES } from "../storage/schema";
 import {
   getSubmission,
   getSubmissionWithRun,
@@ -31,15 +32,13 @@ import {
   type SubmissionRow,
 } from "../storage/submissions";
 import { act, formOf, paymentOf, refusalText, webStarter } from "./actions";
-import { type ChartData, historyChart, type TrailPoint, trailChart } from "./charts";
+import { type ChartData, historyChart, trailChart } from "./charts";
 import type { WebEnv } from "./context";
 import { ActionButton, Csrf, Facts, FilterInput, FilterSelect, fmtNumber, Layout, money, Pager, plain, Status, Time } from "./layout";
 import { listQueryOf } from "./lists";
 import { bestFitnessText, Chart, Warnings, warningTotal } from "./result-parts";
 import { protectChange, requireSession } from "./session";
 import { bodyToForm, FORM_FIELDS, type FormField, type FormValues, formErrors, formToBody, GROUPS, initialValues } from "./submission-form";
-
-const STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"];
 
 /** Code shown read-only, highlighted by the client's editor bundle. */
 export const CodeBlock = (p: { code: string; label: string }) => (
@@ -290,7 +289,7 @@ function ListPage(p: {
       </div>
       <form method="get" action="/submissions" class="filters" aria-label="Filter submissions">
         <FilterInput name="name_contains" label="Name contains" value={f.name_contains} />
-        <FilterSelect name="status" label="Status" value={f.status} options={STATUSES} any />
+        <FilterSelect name="status" label="Status" value={f.status} options={RUN_STATUSES} any />
         <FilterSelect name="source" label="Source" value={f.source} options={SUBMISSION_SOURCES} any />
         <FilterInput name="created_after" label="Created after" type="date" value={f.created_after} />
         <FilterInput name="created_before" label="Created before" type="date" value={f.created_before} />
@@ -358,8 +357,6 @@ function ListPage(p: {
   );
 }
 
-const liveStatus = (s: string) => s === "queued" || s === "running";
-
 /** The run's best value of each objective at its latest progress report (several objectives), else null. */
 const bestObjectives = (run: RunRow) => run.progressTrail?.at(-1)?.[2] ?? null;
 
@@ -369,7 +366,7 @@ const bestObjectives = (run: RunRow) => run.progressTrail?.at(-1)?.[2] ?? null;
  */
 function liveView(s: SubmissionRow, run: RunRow) {
   const trail: TrailPoint[] = run.progressTrail ?? [];
-  const live = liveStatus(s.status);
+  const live = isLive(s.status);
   return {
     status: s.status,
     run_id: run.id,
@@ -406,7 +403,7 @@ interface Detail {
 
 function DetailPage(p: { env: Bindings; session: Session; d: Detail }) {
   const { s, run, runs, results } = p.d;
-  const live = liveStatus(s.status);
+  const live = isLive(s.status);
   const params = s.parameters;
   const code = CODE_FIELDS.filter((f) => typeof params[f] === "string");
   const plainParams = Object.entries(params).filter(([k]) => !code.includes(k as never) && !k.endsWith("_entry"));

@@ -6,18 +6,12 @@
 import { type Context, Hono } from "hono";
 import type { Session } from "../domain/sessions";
 import { ApiError, notFound } from "../errors";
-import { EVENT_TYPES } from "../events/payloads";
 import { requireScope } from "../http/middleware/auth";
 import { changeWebhook, registerWebhook, rotateWebhookSecret } from "../http/operations/webhooks";
 import { openCursor, pageLinks } from "../http/validation/list-query";
-import { fieldErrors } from "../http/validation/validate";
-import {
-  createWebhookSchema,
-  DELIVERY_STATUSES,
-  deliveriesQuery,
-  updateWebhookSchema,
-  webhooksListQuery,
-} from "../http/validation/webhooks";
+import { createWebhookSchema, deliveriesQuery, updateWebhookSchema, webhooksListQuery } from "../http/validation/webhooks";
+import { DELIVERY_STATUSES, EVENT_TYPES } from "../model/events";
+import { fieldErrors } from "../model/fields";
 import { getDb } from "../storage/db";
 import { deleteWebhook, getWebhook, listWebhooks, type WebhookRow } from "../storage/webhooks";
 import { deliveryLog, fireTest, inspectDelivery, replayDelivery, resendDelivery } from "../webhooks/tools";

@@ -6,8 +6,9 @@ import { and, eq, gt, sql } from "drizzle-orm";
 import type { Bindings } from "../env";
 import { ApiError, notFound, validationError } from "../errors";
 import { enqueueDeliveries, newDeliveryId, outboxStatements } from "../events/outbox";
-import { EVENT_TYPES, type EventType, TEST_OCCURRED_AT, testData } from "../events/payloads";
+import { TEST_OCCURRED_AT, testData } from "../events/payloads";
 import { isoMicros, nowIso } from "../lib/ids";
+import { type EventData, isEventType } from "../model/events";
 import { type Db, getDb } from "../storage/db";
 import { events } from "../storage/schema";
 import {
@@ -36,7 +37,7 @@ interface NewEvent {
   origin: "test" | "replay";
   webhook: WebhookRow;
   type: string;
-  data: Record<string, unknown>;
+  data: EventData;
   occurredAt: string;
   submissionId: string | null;
   runId: string | null;
@@ -111,7 +112,7 @@ export async function fireTest(
   sampleOf: string = "webhook.test",
 ): Promise<FiredDelivery> {
   const webhook = activeWebhook(await getWebhook(getDb(env.DB), accountId, webhookId));
-  if (!(EVENT_TYPES as readonly string[]).includes(sampleOf) || (sampleOf !== "webhook.test" && !webhook.events.includes(sampleOf))) {
+  if (!isEventType(sampleOf) || (sampleOf !== "webhook.test" && !webhook.events.includes(sampleOf))) {
     throw validationError([
       { field: "event_type", message: `must be webhook.test or one of the webhook's events: ${webhook.events.join(", ")}` },
     ]);
@@ -120,7 +121,7 @@ export async function fireTest(
     origin: "test",
     webhook,
     type: "webhook.test",
-    data: testData(sampleOf as EventType),
+    data: testData(sampleOf),
     occurredAt: TEST_OCCURRED_AT,
     submissionId: null,
     runId: null,

@@ -10,19 +10,15 @@ import { resolveCodeUploads } from "../../domain/code-uploads";
 import { POPULATION_FILE } from "../../domain/result-files";
 import { addRun, assertNoLiveRun, createSubmission, enqueueRun } from "../../domain/submissions";
 import type { Bindings } from "../../env";
-import { ApiError } from "../../errors";
+import { ApiError, validationError } from "../../errors";
+import { checkEntrySymbols } from "../../model/entry-symbols";
+import { mergeParameters } from "../../model/parameter-rules";
+import { CODE_FIELDS, type GaParameters } from "../../model/parameters";
 import type { AccountRow } from "../../storage/accounts";
 import { getDb } from "../../storage/db";
 import { getResultFile, type ResultRow } from "../../storage/results";
 import { getSubmission, type SubmissionRow } from "../../storage/submissions";
-import {
-  CODE_FIELDS,
-  checkEntrySymbols,
-  type createSubmissionSchema,
-  type GaParameters,
-  mergeParameters,
-  refuseUnsupported,
-} from "../validation/submission";
+import { type createSubmissionSchema, refuseUnsupported } from "../validation/submission";
 
 /** Who starts the run and how: the account (as read at the start of the request), where it comes from and how it is paid. */
 export interface Starter {
@@ -47,7 +43,11 @@ export async function startSubmission(
   const accountId = who.account.id;
   const body = await resolveCodeUploads(getDb(env.DB), accountId, validated, CODE_FIELDS);
   refuseUnsupported(body);
-  const { name, description, submission_type: _type, webhook_url: _hook, notification_email: _mail, ...parameters } = body;
+  const { name, description, submission_type: _type, webhook_url: _hook, notification_email: _mail, fitness_func, ...rest } = body;
+  // The schema asks for fitness_func or its upload, which resolveCodeUploads has read in its place.
+  if (fitness_func === undefined)
+    throw validationError([{ field: "fitness_func", message: "is required (or fitness_func_id, a code upload)" }]);
+  const parameters: GaParameters = { ...rest, fitness_func };
   checkEntrySymbols(parameters);
   const created = await withAdmission(
     env,
@@ -90,13 +90,13 @@ async function admitRun(
 }
 
 /** Runs a submission again with its creation parameters and `overrides`. */
-export async function reexecuteSubmission(env: Bindings, who: Starter, submission: SubmissionRow, overrides: Record<string, unknown>) {
+export async function reexecuteSubmission(env: Bindings, who: Starter, submission: SubmissionRow, overrides: Partial<GaParameters>) {
   assertNoLiveRun(submission);
   return admitRun(env, who, submission, "reexecute", mergeParameters(submission.parameters, overrides), null);
 }
 
 /** Continues a result from its final population with `overrides` (its submission must exist and be idle). */
-export async function continueResult(env: Bindings, who: Starter, result: ResultRow, overrides: Record<string, unknown>) {
+export async function continueResult(env: Bindings, who: Starter, result: ResultRow, overrides: Partial<GaParameters>) {
   const db = getDb(env.DB);
   const submission = await getSubmission(db, who.account.id, result.submissionId);
   if (!submission) throw new ApiError("invalid_state", "The submission of this result was deleted; it cannot be continued.");

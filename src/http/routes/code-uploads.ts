@@ -5,6 +5,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { createCodeUpload, isExpired } from "../../domain/code-uploads";
 import { notFound } from "../../errors";
+import { code } from "../../model/parameters";
 import { type CodeUploadRow, getCodeUpload, listCodeUploads } from "../../storage/code-uploads";
 import { getDb } from "../../storage/db";
 import type { AppEnv } from "../context";
@@ -13,7 +14,6 @@ import { idempotent } from "../middleware/idempotency";
 import { describe } from "../openapi/describe";
 import { openCursor, paged, pageLinks, paging } from "../validation/list-query";
 import { CodeUpload, CodeUploadWithContent, list } from "../validation/responses";
-import { code } from "../validation/submission";
 import { jsonBody, query } from "../validation/validate";
 
 export const createCodeUploadSchema = z.strictObject({ content: code });

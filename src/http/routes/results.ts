@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ADMISSION_ERRORS } from "../../admission/admission";
 import { notFound } from "../../errors";
 import { nowIso } from "../../lib/ids";
+import { text } from "../../model/fields";
 import { getDb } from "../../storage/db";
 import {
   deleteResult,
@@ -23,7 +24,7 @@ import { continueResult } from "../operations/runs";
 import { bool, finiteNumber, isoDate, last, openCursor, paged, pageLinks, paging } from "../validation/list-query";
 import { list, Result, ResultListItem, SubmissionAccepted } from "../validation/responses";
 import { continueSchema } from "../validation/submission";
-import { jsonBody, optionalJsonBody, query, text } from "../validation/validate";
+import { jsonBody, optionalJsonBody, query } from "../validation/validate";
 import { fileResponse, origin, resultFull, resultListItem, submissionAccepted } from "../views";
 import { apiStarter } from "./starter";
 

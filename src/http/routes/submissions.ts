@@ -4,8 +4,8 @@ import { z } from "zod";
 import { ADMISSION_ERRORS } from "../../admission/admission";
 import { cancelSubmission, deleteSubmission } from "../../domain/submissions";
 import { notFound } from "../../errors";
+import { isRunStatus, RUN_STATUSES, type RunStatus, SUBMISSION_SOURCES } from "../../model/runs";
 import { getDb } from "../../storage/db";
-import { type RunStatus, SUBMISSION_SOURCES } from "../../storage/schema";
 import {
   getSubmission,
   getSubmissionWithRun,
@@ -25,8 +25,6 @@ import { jsonBody, optionalJsonBody, query } from "../validation/validate";
 import { origin, submissionAccepted, submissionFull, submissionListItem } from "../views";
 import { apiStarter } from "./starter";
 
-const STATUSES: RunStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
-
 export const submissionsListQuery = paged(
   z.strictObject({
     ...paging,
@@ -34,11 +32,7 @@ export const submissionsListQuery = paged(
       z
         .string()
         .transform((csv) => csv.split(",").map((s) => s.trim()))
-        .refine(
-          (list) => list.every((s) => (STATUSES as string[]).includes(s)),
-          `must be a comma-separated list of: ${STATUSES.join(", ")}`,
-        )
-        .transform((list) => list as RunStatus[]),
+        .refine((list): list is RunStatus[] => list.every(isRunStatus), `must be a comma-separated list of: ${RUN_STATUSES.join(", ")}`),
     ).optional(),
     source: last(z.enum(SUBMISSION_SOURCES)).optional(),
     created_after: isoDate,

@@ -1,9 +1,9 @@
 // The bodies and queries of /api/v1/webhooks (docs/webhooks.md#registering, #dashboard-tools), shared
 // with the dashboard's webhook forms.
 import { z } from "zod";
-import { EVENT_TYPES } from "../../events/payloads";
+import { DELIVERY_STATUSES, EVENT_TYPES } from "../../model/events";
+import { text } from "../../model/fields";
 import { last, paged, paging } from "./list-query";
-import { text } from "./validate";
 
 export const webhookFields = {
   url: z.string().min(1).max(2048),
@@ -31,7 +31,6 @@ export const updateWebhookSchema = z.strictObject({
 
 export const webhooksListQuery = paged(z.strictObject({ ...paging }));
 
-export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
 /** The delivery log's query: paging and `status` (comma-separated delivery statuses). */
 export const deliveriesQuery = paged(
   z.strictObject({
