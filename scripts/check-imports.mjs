@@ -1,19 +1,23 @@
 // `npm test` step (and `node scripts/check-imports.mjs`): the import graph of src/ runs one way.
 // Every import counts — `import type`, `export … from` and dynamic `import()` included. Fails on any
-// cycle and on any import from a lower layer to a higher one (the order is docs/architecture.md's).
+// cycle, on any import from a lower layer to a higher one (the order is docs/architecture.md's), and on
+// any import between the adapters (the API, the dashboard, the consumers), which stand side by side.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { ROOT } from "./lib.mjs";
 
 /**
  * Layers from the top down; a file belongs to the first pattern that matches its path under src/.
- * A file may import files of its own layer (no cycle) or of any layer below it, never above.
+ * A file may import files of its own layer (no cycle) or of any layer below it, never above. In a layer
+ * marked `apart`, each pattern is a wing of its own: its files import nothing of the layer's other wings
+ * (the adapters stand side by side on what is below them).
  */
 export const LAYERS = [
   ["entry", ["index.ts"]],
   ["composition", ["app.ts"]],
-  ["web dashboard", ["web/"]],
-  ["http and consumers", ["http/", "queues/"]],
+  ["adapters: the HTTP API, the dashboard, the queue consumers and the cron", ["http/", "web/", "queues/"], { apart: true }],
+  ["surface: what every request carries, who calls, the scope check", ["surface/"]],
+  ["operations both adapters call, and their lists", ["operations/"]],
   ["webhook delivery and tools", ["webhooks/"]],
   ["domain", ["domain/"]],
   ["event outbox", ["events/"]],
@@ -50,11 +54,19 @@ function resolveImport(from, spec) {
   throw new Error(`${relative(ROOT, from)}: cannot resolve import "${spec}"`);
 }
 
+const matches = (rel, p) => (p.endsWith("/") ? rel.startsWith(p) : rel === p);
+
 export function layerOf(path) {
   const rel = relative(SRC, path);
-  const index = LAYERS.findIndex(([, patterns]) => patterns.some((p) => (p.endsWith("/") ? rel.startsWith(p) : rel === p)));
+  const index = LAYERS.findIndex(([, patterns]) => patterns.some((p) => matches(rel, p)));
   if (index < 0) throw new Error(`src/${rel} belongs to no layer: add it to LAYERS in scripts/check-imports.mjs and docs/architecture.md`);
   return index;
+}
+
+/** The wing of a file in a layer marked `apart` (its pattern), or null. */
+function wingOf(path) {
+  const [, patterns, options] = LAYERS[layerOf(path)];
+  return options?.apart ? patterns.find((p) => matches(relative(SRC, path), p)) : null;
 }
 
 export function importGraph(root = SRC) {
@@ -78,6 +90,10 @@ export function problems(graph) {
     for (const target of targets) {
       if (layerOf(target) < layerOf(file)) {
         found.push(`upward import: ${name(file)} (${LAYERS[layerOf(file)][0]}) -> ${name(target)} (${LAYERS[layerOf(target)][0]})`);
+      } else if (layerOf(target) === layerOf(file) && wingOf(file) !== wingOf(target)) {
+        found.push(
+          `sideways import: ${name(file)} (${wingOf(file)}) -> ${name(target)} (${wingOf(target)}), two wings of "${LAYERS[layerOf(file)][0]}"`,
+        );
       }
     }
   }
@@ -107,5 +123,5 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.
     console.error(`\n${found.length} problem(s) in the import graph of src/ (${graph.size} files, ${edges} imports)`);
     process.exit(1);
   }
-  console.log(`import graph of src/: ${graph.size} files, ${edges} imports, no cycle, no upward import`);
+  console.log(`import graph of src/: ${graph.size} files, ${edges} imports, no cycle, no upward or sideways import`);
 }

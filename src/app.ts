@@ -1,13 +1,11 @@
 // newApp(): the Hono app — middleware order, routes, error handling. Used by index.ts and the tests.
 
-import type { Context } from "hono";
 import { Hono } from "hono";
 import { readiness } from "./domain/health";
 import type { AppEnv } from "./http/context";
 import { onError, onNotFound } from "./http/error-handler";
 import { countedBy, identifyAndLimit, requireKey } from "./http/middleware/auth";
 import { methodGuard } from "./http/middleware/methods";
-import { requestId } from "./http/middleware/request-id";
 import { describe } from "./http/openapi/describe";
 import { documentOf } from "./http/openapi/document";
 import { accountRoutes } from "./http/routes/account";
@@ -22,8 +20,8 @@ import { resultsRoutes } from "./http/routes/results";
 import { submissionsRoutes } from "./http/routes/submissions";
 import { webhooksRoutes } from "./http/routes/webhooks";
 import { Health, OpenApiDocument } from "./http/validation/responses";
-import { newWebApp, notFoundPage } from "./web/app";
-import type { WebEnv } from "./web/context";
+import { requestId } from "./surface/request-id";
+import { newWebApp } from "./web/app";
 
 /** Paths of the machine interfaces (JSON errors); everything else is the dashboard (HTML pages). */
 const MACHINE_PATHS = /^\/(api|admin|internal|__bench|__scheduled)(\/|$)/;
@@ -32,7 +30,8 @@ export function newApp() {
   const app = new Hono<AppEnv>({ strict: false });
   app.use("*", requestId);
   app.onError(onError);
-  app.notFound((c) => (MACHINE_PATHS.test(c.req.path) ? onNotFound(c) : notFoundPage(c as unknown as Context<WebEnv>)));
+  // Only the machine paths get here: every other path is the dashboard's, with its own 404 page (below).
+  app.notFound(onNotFound);
   // How each route's per-minute count is taken, where it is not up front (docs/decisions.md#write-rate-count):
   // the admitted writes count in their admission call, GET /account gets its usage from its count.
   app.on("POST", ["/api/v1/submissions", "/api/v1/submissions/:id/reexecute", "/api/v1/results/:id/continue"], countedBy("admission"));

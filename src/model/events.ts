@@ -21,3 +21,4 @@ export type EventData = JsonObject;
 
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+export const isDeliveryStatus = (text: string): text is DeliveryStatus => (DELIVERY_STATUSES as readonly string[]).includes(text);

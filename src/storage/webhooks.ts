@@ -1,5 +1,7 @@
 // Webhook, event, delivery and delivery-attempt rows: the queries of the webhooks API and of delivery.
+
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import type { DeliveryStatus } from "../model/events";
 import type { Db } from "./db";
 import { finishPage, type Ordering, type Page, planPage } from "./pagination";
 import { deliveries, deliveryAttempts, events, webhooks } from "./schema";
@@ -108,7 +110,6 @@ export async function listDeliveries(db: Db, webhookId: string, limit = 50): Pro
     .all();
 }
 
-export type DeliveryStatus = DeliveryRow["status"];
 const DELIVERIES_NEWEST_FIRST: Ordering = {
   key: deliveries.createdAt,
   id: deliveries.id,

@@ -2,21 +2,22 @@
 // The account page (docs/dashboard.md#account): plan, balances, the limits in force for each way of
 // paying and the usage (what GET /api/v1/account returns), the credit ledger (paged), and the person's
 // API keys — create (shown once), list (prefixes only), revoke.
+
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { accountGate } from "../admission/account-gate";
 import { limitsFor } from "../admission/admission";
 import type { Limits } from "../admission/limits";
+import { balancesOf } from "../billing/prices";
 import type { Usage } from "../do/account-gate";
 import { rateLimits } from "../do/rate-window";
 import { issueKey } from "../domain/keys";
 import type { Session } from "../domain/sessions";
 import { ApiError, notFound } from "../errors";
-import { cursor, openCursor, pageLinks } from "../http/validation/list-query";
-import { accountView } from "../http/views";
 import { nowIso } from "../lib/ids";
 import { hasEveryScope, SCOPES } from "../model/accounts";
 import { fieldErrors, text } from "../model/fields";
+import { cursor, openCursor, pageLinks } from "../operations/paging";
 import { getDb } from "../storage/db";
 import { type ApiKeyRow, listKeys, revokeKey } from "../storage/keys";
 import { type LedgerRow, pageLedger } from "../storage/ledger";
@@ -45,7 +46,7 @@ const keySchema = z.strictObject({
 
 function AccountPage(p: {
   session: Session;
-  view: ReturnType<typeof accountView>;
+  balances: ReturnType<typeof balancesOf>;
   plan: Limits;
   credits: Limits;
   usage: Usage;
@@ -62,12 +63,12 @@ function AccountPage(p: {
       <h1>Account</h1>
       <Facts
         items={[
-          ["Email", p.view.email],
-          ["Plan", p.view.plan],
-          ["Account id", <code>{p.view.id}</code>],
-          ["Free credits", money(p.view.balances.free)],
-          ["Paid credits", money(p.view.balances.paid)],
-          ["Total", <strong>{money(p.view.balances.total)}</strong>],
+          ["Email", p.session.account.email],
+          ["Plan", p.session.account.plan],
+          ["Account id", <code>{p.session.account.id}</code>],
+          ["Free credits", money(p.balances.free)],
+          ["Paid credits", money(p.balances.paid)],
+          ["Total", <strong>{money(p.balances.total)}</strong>],
         ]}
       />
       <section aria-labelledby="limits-h">
@@ -97,7 +98,10 @@ function AccountPage(p: {
             ["Runs queued or running", String(p.usage.concurrent_submissions)],
             ["Of them, in-flight API runs", String(p.usage.inflight_api_runs)],
             ["Submissions in the last 24 hours", String(p.usage.daily_quota_used)],
-            ["Overrides by an operator", Object.keys(p.view.overrides).length ? JSON.stringify(p.view.overrides) : "none"],
+            [
+              "Overrides by an operator",
+              Object.keys(p.session.account.overrides).length ? JSON.stringify(p.session.account.overrides) : "none",
+            ],
           ]}
         />
       </section>
@@ -271,11 +275,11 @@ async function render(
     pageLedger(db, account.id, 20, await openCursor(c.env, account.id, parsedCursor.success ? parsedCursor.data : undefined)),
     listKeys(db, account.id),
   ]);
-  const links = await pageLinks(c as never, page);
+  const links = await pageLinks(c.env, account.id, c.req.url, page);
   return c.html(
     <AccountPage
       session={session}
-      view={accountView(c.env, account)}
+      balances={balancesOf(account)}
       plan={limitsFor(c.env, account, "plan")}
       credits={limitsFor(c.env, account, "credits")}
       usage={usage as Usage}

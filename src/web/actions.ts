@@ -3,7 +3,7 @@
 import type { Context } from "hono";
 import type { Payment } from "../admission/limits";
 import { ApiError } from "../errors";
-import type { Starter } from "../http/operations/runs";
+import type { Starter } from "../operations/runs";
 import type { WebEnv } from "./context";
 import { flash } from "./session";
 

@@ -4,9 +4,8 @@
 // scripts/build-web.mjs from web/client), so nothing comes from another host (docs/architecture.md#dashboard).
 import { type Context, Hono } from "hono";
 import { contextStorage } from "hono/context-storage";
-import { ApiError } from "../errors";
-import { translate } from "../http/error-handler";
-import { requestId } from "../http/middleware/request-id";
+import { ApiError, translate } from "../errors";
+import { requestId } from "../surface/request-id";
 import { accountRoutes } from "./account";
 import { authRoutes } from "./auth";
 import type { WebEnv } from "./context";
@@ -41,7 +40,7 @@ export function newWebApp() {
   const web = new Hono<WebEnv>({ strict: false });
   web.onError(errorPage);
   // contextStorage: the page shell reads the request's flash message (layout.tsx) without every page passing it.
-  web.use("*", contextStorage(), requestId as never, loadSession);
+  web.use("*", contextStorage(), requestId, loadSession);
   web.get("/", (c) => c.redirect(c.get("session") ? "/submissions" : "/sign-in", 303));
   web.route("/", authRoutes);
   web.route("/", submissionRoutes);

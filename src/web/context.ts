@@ -1,16 +1,16 @@
-// What a dashboard request carries: the API's request variables (a signed-in person's session also
-// sets `caller`, so the API's scope checks and list helpers apply unchanged) plus the session itself.
+// What a dashboard request carries: what every request carries (surface/context.ts: its id and, for a
+// signed-in person, `caller`, so the scope checks apply unchanged) plus the session itself.
 
 import type { Session } from "../domain/sessions";
 import type { Bindings } from "../env";
-import type { Variables } from "../http/context";
+import type { SurfaceVariables } from "../surface/context";
 
 export interface Flash {
   kind: "notice" | "error";
   text: string;
 }
 
-export interface WebVariables extends Variables {
+export interface WebVariables extends SurfaceVariables {
   /** The signed-in person's session, or null. */
   session: Session | null;
   /** A message left by the previous request (a redirect after an action). */

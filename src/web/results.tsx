@@ -2,28 +2,23 @@
 // Results in the dashboard (docs/dashboard.md#results): list and detail — best genes, fitness, the
 // interactive chart with the continue chain overlaid, logs, files — rename, share, delete and continue;
 // and the public read-only page of a shared result (no sign-in, no code, no ids of other data).
+
 import { type Context, Hono } from "hono";
 import { IMPORTED_HISTORY_TITLE } from "../domain/plots";
 import { IMPORTED, LOGS_FILE } from "../domain/result-files";
 import type { Session } from "../domain/sessions";
 import type { Bindings } from "../env";
 import { ApiError, notFound } from "../errors";
-import { requireScope } from "../http/middleware/auth";
-import { continueResult } from "../http/operations/runs";
-import { resultPatchBody, resultsListQuery } from "../http/routes/results";
-import { openCursor, pageLinks } from "../http/validation/list-query";
-import { fileResponse } from "../http/views";
 import { nowIso } from "../lib/ids";
 import { fieldErrors } from "../model/fields";
 import { CODE_FIELDS } from "../model/parameters";
+import { downloadResultFile, removeResult, resultPatchBody, resultsListQuery, resultsPage } from "../operations/results";
+import { continueResult } from "../operations/runs";
 import { getDb } from "../storage/db";
 import {
-  deleteResult,
   getResult,
-  getResultFile,
   getResultFiles,
   getSharedResult,
-  listResults,
   RESULT_ORDERINGS,
   type ResultFileRow,
   type ResultRow,
@@ -31,6 +26,7 @@ import {
   updateResult,
 } from "../storage/results";
 import { getSubmission, runsOfSubmission } from "../storage/submissions";
+import { requireScope } from "../surface/caller";
 import { act, formOf, paymentOf, webStarter } from "./actions";
 import { type ChartData, chainOf, historyChart, markInfinite } from "./charts";
 import type { WebEnv } from "./context";
@@ -358,12 +354,6 @@ async function ownResult(c: Context<WebEnv>): Promise<ResultRow> {
   return r;
 }
 
-async function download(env: Bindings, file: ResultFileRow | undefined, requestId: string) {
-  const object = file ? await env.FILES.get(file.r2Key) : null;
-  if (!file || !object) throw notFound("file");
-  return fileResponse(file, object, requestId);
-}
-
 export const resultRoutes = new Hono<WebEnv>()
   .use("/results", requireSession)
   .use("/results/*", requireSession)
@@ -371,22 +361,8 @@ export const resultRoutes = new Hono<WebEnv>()
     const session = c.get("session")!;
     const { query, error, raw } = listQueryOf(c, resultsListQuery);
     if (!query) return c.html(<ListPage session={session} rows={[]} raw={raw} error={error} next={null} previous={null} />, 400);
-    const page = await listResults(
-      getDb(c.env.DB),
-      session.account.id,
-      {
-        submissionId: query.submission_id,
-        isShared: query.is_shared,
-        minFitness: query.min_fitness,
-        maxFitness: query.max_fitness,
-        createdAfter: query.created_after,
-        createdBefore: query.created_before,
-      },
-      query.ordering,
-      query.page_size,
-      await openCursor(c.env, session.account.id, query.cursor),
-    );
-    return c.html(<ListPage session={session} rows={page.rows} raw={raw} error={null} {...(await pageLinks(c as never, page))} />);
+    const page = await resultsPage(c.env, session.account.id, query, c.req.url);
+    return c.html(<ListPage session={session} rows={page.rows} raw={raw} error={null} next={page.next} previous={page.previous} />);
   })
   .get("/results/:id", requireScope("results:read"), async (c) => {
     const session = c.get("session")!;
@@ -418,7 +394,7 @@ export const resultRoutes = new Hono<WebEnv>()
   })
   .get("/results/:id/files/:name", requireScope("results:read"), async (c) => {
     const r = await ownResult(c);
-    return download(c.env, await getResultFile(getDb(c.env.DB), r.id, c.req.param("name")), c.get("requestId"));
+    return downloadResultFile(c.env, r.id, c.req.param("name"), c.get("requestId"));
   })
   .post("/results/:id/rename", requireScope("results:write"), protectChange, async (c) => {
     const r = await ownResult(c);
@@ -443,8 +419,7 @@ export const resultRoutes = new Hono<WebEnv>()
   })
   .post("/results/:id/delete", requireScope("results:write"), protectChange, async (c) => {
     const r = await ownResult(c);
-    const keys = await deleteResult(getDb(c.env.DB), r.id);
-    if (keys.length) await c.env.FILES.delete(keys);
+    await removeResult(c.env, r.id);
     return act(c, "/results", async () => "The result was deleted.");
   })
   .post("/results/:id/continue", requireScope("submissions:write"), protectChange, async (c) => {
@@ -483,5 +458,5 @@ export const sharedRoutes = new Hono<WebEnv>()
     const r = await getSharedResult(db, c.req.param("id"));
     const name = c.req.param("name");
     if (!r || !PUBLIC_FILES.includes(name)) throw notFound("file");
-    return download(c.env, await getResultFile(db, r.id, name), c.get("requestId"));
+    return downloadResultFile(c.env, r.id, name, c.get("requestId"));
   });

@@ -2,6 +2,7 @@
 // Submissions in the dashboard (docs/dashboard.md#submissions): the list with the API's filters,
 // ordering and cursor paging; a submission with its parameters, code, live progress and runs; the
 // new-submission form; cancel, delete and run again — through the same operations and gates as the API.
+
 import { Hono } from "hono";
 import type { Child } from "hono/jsx";
 import { limitsFor } from "../admission/admission";
@@ -10,20 +11,16 @@ import type { Session } from "../domain/sessions";
 import { cancelSubmission, deleteSubmission } from "../domain/submissions";
 import type { Bindings } from "../env";
 import { ApiError, notFound } from "../errors";
-import { requireScope } from "../http/middleware/auth";
-import { reexecuteSubmission, startSubmission } from "../http/operations/runs";
-import { submissionsListQuery } from "../http/routes/submissions";
-import { openCursor, pageLinks } from "../http/validation/list-query";
-import { createSubmissionSchema } from "../http/validation/submission";
 import { fieldErrors } from "../model/fields";
 import { CODE_FIELDS } from "../model/parameters";
 import { isLive, RUN_STATUSES, SUBMISSION_SOURCES, type TrailPoint } from "../model/runs";
+import { reexecuteSubmission, startSubmission } from "../operations/runs";
+import { createSubmissionSchema, submissionsListQuery, submissionsPage } from "../operations/submissions";
 import { getDb } from "../storage/db";
 import { type ResultRow, resultsOfSubmission } from "../storage/results";
 import {
   getSubmission,
   getSubmissionWithRun,
-  listSubmissions,
   type RunRow,
   type RunSummary,
   runSummaries,
@@ -31,6 +28,7 @@ import {
   SUBMISSION_ORDERINGS,
   type SubmissionRow,
 } from "../storage/submissions";
+import { requireScope } from "../surface/caller";
 import { act, formOf, paymentOf, refusalText, webStarter } from "./actions";
 import { type ChartData, historyChart, trailChart } from "./charts";
 import type { WebEnv } from "./context";
@@ -614,27 +612,11 @@ export const submissionRoutes = new Hono<WebEnv>()
         <ListPage session={session} rows={[]} summaries={new Map()} raw={raw} error={error} next={null} previous={null} />,
         400,
       );
-    const page = await listSubmissions(
+    const page = await submissionsPage(c.env, session.account.id, query, c.req.url);
+    const summaries = await runSummaries(
       getDb(c.env.DB),
-      session.account.id,
-      {
-        status: query.status,
-        source: query.source,
-        createdAfter: query.created_after,
-        createdBefore: query.created_before,
-        nameContains: query.name_contains,
-      },
-      query.ordering,
-      query.page_size,
-      await openCursor(c.env, session.account.id, query.cursor),
+      page.rows.map((s) => s.latestRunId),
     );
-    const [links, summaries] = await Promise.all([
-      pageLinks(c as never, page),
-      runSummaries(
-        getDb(c.env.DB),
-        page.rows.map((s) => s.latestRunId),
-      ),
-    ]);
     return c.html(
       <ListPage
         session={session}
@@ -642,7 +624,8 @@ export const submissionRoutes = new Hono<WebEnv>()
         summaries={new Map(summaries.map((r) => [r.runId, r]))}
         raw={raw}
         error={null}
-        {...links}
+        next={page.next}
+        previous={page.previous}
       />,
     );
   })

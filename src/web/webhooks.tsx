@@ -3,18 +3,27 @@
 // secret shown once, with a copy button), edit, activate / deactivate, rotate, delete; the delivery log
 // with status filters; Test, Replay, Inspect and re-send of a failed delivery. The engine is
 // webhooks/tools.ts, the same as the REST endpoints', limits included.
+
 import { type Context, Hono } from "hono";
 import type { Session } from "../domain/sessions";
 import { ApiError, notFound } from "../errors";
-import { requireScope } from "../http/middleware/auth";
-import { changeWebhook, registerWebhook, rotateWebhookSecret } from "../http/operations/webhooks";
-import { openCursor, pageLinks } from "../http/validation/list-query";
-import { createWebhookSchema, deliveriesQuery, updateWebhookSchema, webhooksListQuery } from "../http/validation/webhooks";
 import { DELIVERY_STATUSES, EVENT_TYPES } from "../model/events";
 import { fieldErrors } from "../model/fields";
+import {
+  changeWebhook,
+  createWebhookSchema,
+  deliveriesPage,
+  deliveriesQuery,
+  registerWebhook,
+  rotateWebhookSecret,
+  updateWebhookSchema,
+  webhooksListQuery,
+  webhooksPage,
+} from "../operations/webhooks";
 import { getDb } from "../storage/db";
 import { deleteWebhook, getWebhook, listWebhooks, type WebhookRow } from "../storage/webhooks";
-import { deliveryLog, fireTest, inspectDelivery, replayDelivery, resendDelivery } from "../webhooks/tools";
+import { requireScope } from "../surface/caller";
+import { fireTest, inspectDelivery, replayDelivery, resendDelivery } from "../webhooks/tools";
 import type { deliveryView } from "../webhooks/views";
 import { act, formOf, refusalText } from "./actions";
 import type { WebEnv } from "./context";
@@ -401,18 +410,16 @@ async function detail(
   if (!w) throw notFound("webhook");
   const { query, raw } = listQueryOf(c, deliveriesQuery);
   const q = query ?? { status: undefined, page_size: 50, cursor: undefined };
-  const log = await deliveryLog(c.env, session.account.id, w.id, {
-    statuses: q.status,
-    pageSize: q.page_size === 20 && !raw.page_size ? 50 : q.page_size,
-    cursor: await openCursor(c.env, session.account.id, q.cursor),
-  });
-  const links = await pageLinks(c as never, log);
+  // The log shows 50 a page unless the query says otherwise (the API's default is 20).
+  const pageSize = q.page_size === 20 && !raw.page_size ? 50 : q.page_size;
+  const log = await deliveriesPage(c.env, session.account.id, w.id, { ...q, page_size: pageSize }, c.req.url);
   return c.html(
     <DetailPage
       session={session}
       w={w}
       deliveries={log.rows}
-      {...links}
+      next={log.next}
+      previous={log.previous}
       statusFilter={raw.status ?? ""}
       errors={extra.errors ?? {}}
       formError={extra.formError}
@@ -429,17 +436,13 @@ export const webhookRoutes = new Hono<WebEnv>()
   .get("/webhooks", requireScope("webhooks:read"), async (c) => {
     const session = c.get("session")!;
     const { query } = listQueryOf(c, webhooksListQuery);
-    const page = await listWebhooks(
-      getDb(c.env.DB),
-      session.account.id,
-      query?.page_size ?? 20,
-      await openCursor(c.env, session.account.id, query?.cursor),
-    );
+    const page = await webhooksPage(c.env, session.account.id, query ?? { page_size: 20, cursor: undefined }, c.req.url);
     return c.html(
       <ListPage
         session={session}
         rows={page.rows}
-        {...(await pageLinks(c as never, page))}
+        next={page.next}
+        previous={page.previous}
         errors={{}}
         values={{ events: ["submission.succeeded", "submission.failed"] }}
       />,

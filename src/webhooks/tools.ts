@@ -8,11 +8,10 @@ import { ApiError, notFound, validationError } from "../errors";
 import { enqueueDeliveries, newDeliveryId, outboxStatements } from "../events/outbox";
 import { TEST_OCCURRED_AT, testData } from "../events/payloads";
 import { isoMicros, nowIso } from "../lib/ids";
-import { type EventData, isEventType } from "../model/events";
+import { type DeliveryStatus, type EventData, isEventType } from "../model/events";
 import { type Db, getDb } from "../storage/db";
 import { events } from "../storage/schema";
 import {
-  type DeliveryStatus,
   getAccountDelivery,
   getEvent,
   getWebhook,

@@ -16,8 +16,8 @@ import { text } from "../../model/fields";
 import { type AccountRow, getAccount, getAccountByEmail, grantCredits, insertAccount, updateAccount } from "../../storage/accounts";
 import { type Db, getDb } from "../../storage/db";
 import { listKeys, revokeKey } from "../../storage/keys";
+import { bearerToken } from "../../surface/caller";
 import type { AppEnv } from "../context";
-import { bearerToken } from "../middleware/auth";
 import { describe, documented } from "../openapi/describe";
 import {
   AdminAccountCreated,

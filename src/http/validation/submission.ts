@@ -1,76 +1,7 @@
-// The body of POST /submissions (docs/api.md#submissions-runs-results) and the overrides of reexecute/continue,
-// built on the GA parameter model (src/model/parameters.ts).
+// The overrides of reexecute and continue (docs/api.md#reexecute), built on the GA parameter model
+// (src/model/parameters.ts). The body of POST /submissions is the create operation's (operations/submissions.ts).
 import { z } from "zod";
-import { ApiError } from "../../errors";
-import { text } from "../../model/fields";
-import { withCrossFieldRules } from "../../model/parameter-rules";
-import { CODE_FIELDS, type CodeField, code, gaShape } from "../../model/parameters";
-
-/** A code upload's id, given as `<field>_id` in place of the field's source (docs/api.md#code-uploads). */
-const uploadId = z.string().min(1).max(64).optional();
-const uploadIds = Object.fromEntries(CODE_FIELDS.map((field) => [`${field}_id`, uploadId])) as {
-  [F in CodeField as `${F}_id`]: typeof uploadId;
-};
-
-/** The body of POST /submissions. */
-export const createSubmissionSchema = withCrossFieldRules(
-  z.strictObject({
-    name: text(200).default(""),
-    description: text(2000).default(""),
-    // What the Vilvik SDK sends (docs/clients.md): checked by refuseUnsupported, after validation.
-    submission_type: z.string().max(100).optional(),
-    webhook_url: z.unknown().optional(),
-    notification_email: z.unknown().optional(),
-    // A code upload in place of a code field (docs/api.md#code-uploads), resolved before the checks.
-    ...uploadIds,
-    ...gaShape,
-    fitness_func: code.optional(), // or fitness_func_id: one of them is required (below)
-  }),
-).superRefine(
-  (body, ctx) => {
-    const given: unknown = body;
-    if (!given || typeof given !== "object" || Array.isArray(given)) return; // the body itself is the error
-    if (
-      !("fitness_func" in given && given.fitness_func !== undefined) &&
-      !("fitness_func_id" in given && given.fitness_func_id !== undefined)
-    ) {
-      ctx.addIssue({ code: "custom", path: ["fitness_func"], message: "is required (or fitness_func_id, a code upload)" });
-    }
-  },
-  { when: () => true }, // reported with every other failing field, not only once the rest is valid
-);
-export type CreateBody = z.output<typeof createSubmissionSchema>;
-
-/** The submission types Allele runs (the Vilvik interface also names quick types it does not have). */
-export const SUBMISSION_TYPES = ["new"] as const;
-
-/**
- * 422 for what the body names but Allele does not do: another submission type, or a per-submission
- * webhook URL or notification e-mail (the Vilvik SDK forwards them when its caller sets them).
- */
-export function refuseUnsupported(body: { submission_type?: string; webhook_url?: unknown; notification_email?: unknown }): void {
-  if (body.submission_type !== undefined && !(SUBMISSION_TYPES as readonly string[]).includes(body.submission_type)) {
-    throw new ApiError(
-      "unsupported_submission_type",
-      `submission_type "${body.submission_type}" is not supported; the supported value is: ${SUBMISSION_TYPES.join(", ")}.`,
-      {
-        field: "submission_type",
-        supported: [...SUBMISSION_TYPES],
-      },
-    );
-  }
-  const unsupported = (["webhook_url", "notification_email"] as const).filter((f) => body[f] !== undefined);
-  if (unsupported.length) {
-    const verb = unsupported.length > 1 ? "are" : "is";
-    throw new ApiError(
-      "unsupported_field",
-      `${unsupported.join(" and ")} ${verb} not supported per submission; register account webhooks at /api/v1/webhooks instead.`,
-      {
-        fields: unsupported,
-      },
-    );
-  }
-}
+import { gaShape } from "../../model/parameters";
 
 /**
  * Overrides accepted by reexecute (any GA parameter) and continue (not num_genes, gene_type, sol_per_pop).

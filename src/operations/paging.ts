@@ -1,13 +1,12 @@
-// Query parameters shared by every list: page_size, cursor, date ranges; repeated parameter = last wins.
+// What every list shares, whoever shows it (the API's lists, the dashboard's): the query parameters
+// (page_size, cursor, date ranges; a repeated parameter: the last wins) and the signed cursors of its pages.
 
-import type { Context } from "hono";
 import { z } from "zod";
-import { runTokenSecret } from "../../config";
-import type { Bindings } from "../../env";
-import { validationError } from "../../errors";
-import { constantTimeEqual, hmacSha256Hex } from "../../lib/crypto";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../storage/pagination";
-import type { AppEnv } from "../context";
+import { runTokenSecret } from "../config";
+import type { Bindings } from "../env";
+import { validationError } from "../errors";
+import { constantTimeEqual, hmacSha256Hex } from "../lib/crypto";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../storage/pagination";
 
 /** A query parameter whose last occurrence wins when it is repeated. */
 export const last = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (Array.isArray(v) ? v[v.length - 1] : v), schema);
@@ -101,9 +100,20 @@ export async function openCursor(env: Bindings, accountId: string, signed: strin
   return payload;
 }
 
-/** `next` / `previous` links of a page, with signed cursors. */
-export async function pageLinks(c: Context<AppEnv>, page: { next: string | null; previous: string | null }) {
-  const { accountId } = c.get("caller");
-  const seal = async (cursor: string | null) => (cursor === null ? null : `${cursor}.${await signature(c.env, accountId, cursor)}`);
-  return { next: linkFor(c.req.url, await seal(page.next)), previous: linkFor(c.req.url, await seal(page.previous)) };
+/** The `next` / `previous` links of a page of the account's list at `url`, with signed cursors. */
+export async function pageLinks(env: Bindings, accountId: string, url: string, page: { next: string | null; previous: string | null }) {
+  const seal = async (cursor: string | null) => (cursor === null ? null : `${cursor}.${await signature(env, accountId, cursor)}`);
+  return { next: linkFor(url, await seal(page.next)), previous: linkFor(url, await seal(page.previous)) };
+}
+
+/** A page of rows with its signed `next` / `previous` links (what every list answers, in its own form). */
+export interface LinkedPage<T> {
+  rows: T[];
+  next: string | null;
+  previous: string | null;
+}
+
+/** `page` with its storage-level cursors sealed into links of the list at `url`. */
+export async function linked<T>(env: Bindings, accountId: string, url: string, page: LinkedPage<T>): Promise<LinkedPage<T>> {
+  return { rows: page.rows, ...(await pageLinks(env, accountId, url, page)) };
 }

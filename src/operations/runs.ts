@@ -3,22 +3,22 @@
 // (every gate, in order) and the same domain calls, whoever presses the button (docs/dashboard.md).
 
 import type { z } from "zod";
-import { withAdmission } from "../../admission/admission";
-import type { Payment } from "../../admission/limits";
-import type { DeferredRate } from "../../admission/rate-limit";
-import { resolveCodeUploads } from "../../domain/code-uploads";
-import { POPULATION_FILE } from "../../domain/result-files";
-import { addRun, assertNoLiveRun, createSubmission, enqueueRun } from "../../domain/submissions";
-import type { Bindings } from "../../env";
-import { ApiError, validationError } from "../../errors";
-import { checkEntrySymbols } from "../../model/entry-symbols";
-import { mergeParameters } from "../../model/parameter-rules";
-import { CODE_FIELDS, type GaParameters } from "../../model/parameters";
-import type { AccountRow } from "../../storage/accounts";
-import { getDb } from "../../storage/db";
-import { getResultFile, type ResultRow } from "../../storage/results";
-import { getSubmission, type SubmissionRow } from "../../storage/submissions";
-import { type createSubmissionSchema, refuseUnsupported } from "../validation/submission";
+import { withAdmission } from "../admission/admission";
+import type { Payment } from "../admission/limits";
+import type { DeferredRate } from "../admission/rate-limit";
+import { resolveCodeUploads } from "../domain/code-uploads";
+import { POPULATION_FILE } from "../domain/result-files";
+import { addRun, assertNoLiveRun, createSubmission, enqueueRun } from "../domain/submissions";
+import type { Bindings } from "../env";
+import { ApiError, validationError } from "../errors";
+import { checkEntrySymbols } from "../model/entry-symbols";
+import { mergeParameters } from "../model/parameter-rules";
+import { CODE_FIELDS, type GaParameters } from "../model/parameters";
+import type { AccountRow } from "../storage/accounts";
+import { getDb } from "../storage/db";
+import { getResultFile, type ResultRow } from "../storage/results";
+import { getSubmission, type SubmissionRow } from "../storage/submissions";
+import { type createSubmissionSchema, refuseUnsupported } from "./submissions";
 
 /** Who starts the run and how: the account (as read at the start of the request), where it comes from and how it is paid. */
 export interface Starter {
