@@ -10,12 +10,23 @@ import { ROOT } from "./lib.mjs";
  * Layers from the top down; a file belongs to the first pattern that matches its path under src/.
  * A file may import files of its own layer (no cycle) or of any layer below it, never above. In a layer
  * marked `apart`, each pattern is a wing of its own: its files import nothing of the layer's other wings
- * (the adapters stand side by side on what is below them).
+ * (the adapters stand side by side on what is below them). A wing may have its own floors (`inside`, top
+ * down, paths under the wing): the same rules hold between them, and the folders of one floor stand apart.
  */
 export const LAYERS = [
   ["entry", ["index.ts"]],
   ["composition", ["app.ts"]],
-  ["adapters: the HTTP API, the dashboard, the queue consumers and the cron", ["http/", "web/", "queues/"], { apart: true }],
+  [
+    "adapters: the HTTP API, the dashboard, the queue consumers and the cron",
+    ["http/", "dashboard/", "queues/"],
+    {
+      apart: true,
+      // The dashboard inside: its app, then one folder per area (side by side), then what they share.
+      inside: {
+        "dashboard/": [["index.tsx"], ["auth/", "device/", "submissions/", "results/", "webhooks/", "account/"], ["shared/"]],
+      },
+    },
+  ],
   ["surface: what every request carries, who calls, the scope check", ["surface/"]],
   ["operations both adapters call, and their lists", ["operations/"]],
   ["webhook delivery and tools", ["webhooks/"]],
@@ -44,7 +55,7 @@ function files(dir) {
 function resolveImport(from, spec) {
   if (!spec.startsWith(".")) return null; // a package
   const base = resolve(dirname(from), spec);
-  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, join(base, "index.ts")]) {
+  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, join(base, "index.ts"), join(base, "index.tsx")]) {
     try {
       if (statSync(candidate).isFile()) return candidate;
     } catch {
@@ -67,6 +78,17 @@ export function layerOf(path) {
 function wingOf(path) {
   const [, patterns, options] = LAYERS[layerOf(path)];
   return options?.apart ? patterns.find((p) => matches(relative(SRC, path), p)) : null;
+}
+
+/** Within a wing that has floors (`inside`): the file's floor (0 at the top) and its folder there. */
+function floorOf(path) {
+  const wing = wingOf(path);
+  const floors = wing && LAYERS[layerOf(path)][2]?.inside?.[wing];
+  if (!floors) return null;
+  const rel = relative(SRC, path).slice(wing.length);
+  const floor = floors.findIndex((patterns) => patterns.some((p) => matches(rel, p)));
+  if (floor < 0) throw new Error(`src/${wing}${rel} is on no floor of ${wing}: add it to LAYERS in scripts/check-imports.mjs`);
+  return { floor, folder: floors[floor].find((p) => matches(rel, p)) };
 }
 
 export function importGraph(root = SRC) {
@@ -94,6 +116,11 @@ export function problems(graph) {
         found.push(
           `sideways import: ${name(file)} (${wingOf(file)}) -> ${name(target)} (${wingOf(target)}), two wings of "${LAYERS[layerOf(file)][0]}"`,
         );
+      } else if (layerOf(target) === layerOf(file) && floorOf(file)) {
+        const [from, to] = [floorOf(file), floorOf(target)];
+        if (to.floor < from.floor) found.push(`upward import inside ${wingOf(file)}: ${name(file)} -> ${name(target)}`);
+        else if (to.floor === from.floor && to.folder !== from.folder && from.folder.endsWith("/"))
+          found.push(`sideways import inside ${wingOf(file)}: ${name(file)} (${from.folder}) -> ${name(target)} (${to.folder})`);
       }
     }
   }

@@ -1,6 +1,7 @@
 // newApp(): the Hono app — middleware order, routes, error handling. Used by index.ts and the tests.
 
 import { Hono } from "hono";
+import { newDashboard } from "./dashboard/index";
 import { readiness } from "./domain/health";
 import type { AppEnv } from "./http/context";
 import { onError, onNotFound } from "./http/error-handler";
@@ -21,7 +22,6 @@ import { submissionsRoutes } from "./http/routes/submissions";
 import { webhooksRoutes } from "./http/routes/webhooks";
 import { Health, OpenApiDocument } from "./http/validation/responses";
 import { requestId } from "./surface/request-id";
-import { newWebApp } from "./web/app";
 
 /** Paths of the machine interfaces (JSON errors); everything else is the dashboard (HTML pages). */
 const MACHINE_PATHS = /^\/(api|admin|internal|__bench|__scheduled)(\/|$)/;
@@ -101,7 +101,7 @@ export function newApp() {
   app.route("/api/v1", api);
 
   // The dashboard, on the same origin (docs/dashboard.md); its own error pages.
-  const web = newWebApp();
+  const web = newDashboard();
   app.use("*", async (c, next) => {
     if (MACHINE_PATHS.test(c.req.path)) return next();
     // The page shows (and logs) the same request id as the response header.

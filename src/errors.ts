@@ -60,6 +60,20 @@ export function validationError(fields: FieldError[]): ApiError {
   return new ApiError("validation_failed", message, { fields });
 }
 
+const isFieldError = (v: unknown): v is FieldError =>
+  typeof v === "object" && v !== null && "field" in v && typeof v.field === "string" && "message" in v && typeof v.message === "string";
+
+/** The fields a refusal lists in `details.fields` (validation_failed's), or null when it lists none. */
+export function refusedFields(err: ApiError): FieldError[] | null {
+  const fields = err.details.fields;
+  return Array.isArray(fields) ? fields.filter(isFieldError) : null;
+}
+
+/** The one field a refusal names in `details.field` (an entry symbol, a code upload, a size), or null. */
+export function refusedField(err: ApiError): string | null {
+  return typeof err.details.field === "string" ? err.details.field : null;
+}
+
 export function notFound(what = "resource"): ApiError {
   return new ApiError("not_found", `No such ${what}.`);
 }

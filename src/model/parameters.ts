@@ -18,6 +18,7 @@ export const CODE_FIELDS = [
   "on_stop",
 ] as const;
 export type CodeField = (typeof CODE_FIELDS)[number];
+export const isCodeField = (name: string): name is CodeField => (CODE_FIELDS as readonly string[]).includes(name);
 
 export const MAX_CODE_BYTES = 64 * 1024;
 /**

@@ -1,5 +1,5 @@
 // The writes that start a run — create, reexecute, continue — as one operation each, shared by the
-// REST API (http/routes) and the dashboard (web/): the same entry-symbol checks, the same admission
+// REST API (http/routes) and the dashboard (dashboard/): the same entry-symbol checks, the same admission
 // (every gate, in order) and the same domain calls, whoever presses the button (docs/dashboard.md).
 
 import type { z } from "zod";

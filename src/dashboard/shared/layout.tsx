@@ -1,11 +1,11 @@
 /** @jsxImportSource hono/jsx */
 // The page shell of the dashboard and the small pieces every page uses. Server-rendered HTML; the
-// scripts under /assets (web/client, built by scripts/build-web.mjs) only enhance it.
+// scripts under /assets (web/browser, built by scripts/build-web.mjs) only enhance it.
 
 import { getContext } from "hono/context-storage";
 import type { Child, FC, PropsWithChildren } from "hono/jsx";
-import type { Session } from "../domain/sessions";
-import type { Flash, WebEnv } from "./context";
+import type { Session } from "../../domain/sessions";
+import type { DashboardEnv, Flash } from "./context";
 
 export interface PageProps {
   title: string;
@@ -25,10 +25,10 @@ const NAV: [NonNullable<PageProps["section"]>, string, string][] = [
   ["account", "/account", "Account"],
 ];
 
-/** The message the previous request left (web/session.ts flash), read from the request being rendered. */
+/** The message the previous request left (shared/session.ts flash), read from the request being rendered. */
 function currentFlash(): Flash | null {
   try {
-    return getContext<WebEnv>().get("flash") ?? null;
+    return getContext<DashboardEnv>().get("flash") ?? null;
   } catch {
     return null; // rendered outside a request (never in the Worker)
   }

@@ -1,16 +1,16 @@
 // What a dashboard request carries: what every request carries (surface/context.ts: its id and, for a
 // signed-in person, `caller`, so the scope checks apply unchanged) plus the session itself.
 
-import type { Session } from "../domain/sessions";
-import type { Bindings } from "../env";
-import type { SurfaceVariables } from "../surface/context";
+import type { Session } from "../../domain/sessions";
+import type { Bindings } from "../../env";
+import type { SurfaceVariables } from "../../surface/context";
 
 export interface Flash {
   kind: "notice" | "error";
   text: string;
 }
 
-export interface WebVariables extends SurfaceVariables {
+export interface DashboardVariables extends SurfaceVariables {
   /** The signed-in person's session, or null. */
   session: Session | null;
   /** A message left by the previous request (a redirect after an action). */
@@ -19,7 +19,7 @@ export interface WebVariables extends SurfaceVariables {
   preCsrf: string;
 }
 
-export interface WebEnv {
+export interface DashboardEnv {
   Bindings: Bindings;
-  Variables: WebVariables;
+  Variables: DashboardVariables;
 }

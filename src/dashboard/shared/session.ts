@@ -10,22 +10,22 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
-import { accountGate } from "../admission/account-gate";
-import { rateLimits } from "../do/rate-window";
-import { resumeSession, SESSION_MAX_MS } from "../domain/sessions";
-import { ApiError } from "../errors";
-import { constantTimeEqual } from "../lib/crypto";
-import { SAME_ORIGIN_CSP } from "../lib/csp";
-import { randomBase62 } from "../lib/ids";
-import { getDb } from "../storage/db";
-import type { Flash, WebEnv } from "./context";
+import { accountGate } from "../../admission/account-gate";
+import { rateLimits } from "../../do/rate-window";
+import { resumeSession, SESSION_MAX_MS } from "../../domain/sessions";
+import { ApiError } from "../../errors";
+import { constantTimeEqual } from "../../lib/crypto";
+import { SAME_ORIGIN_CSP } from "../../lib/csp";
+import { randomBase62 } from "../../lib/ids";
+import { getDb } from "../../storage/db";
+import type { DashboardEnv, Flash } from "./context";
 
 export const SESSION_COOKIE = "__Host-allele_session";
 const PRE_CSRF_COOKIE = "__Host-allele_pre_csrf";
 const FLASH_COOKIE = "__Host-allele_flash";
 const COOKIE = { path: "/", secure: true, httpOnly: true, sameSite: "Lax" } as const;
 
-export function setSessionCookie(c: Context<WebEnv>, token: string, expiresAt: string) {
+export function setSessionCookie(c: Context<DashboardEnv>, token: string, expiresAt: string) {
   // The cookie outlives idle expiry on the client side only up to the session's hard limit; the server decides.
   setCookie(c, SESSION_COOKIE, token, {
     ...COOKIE,
@@ -34,10 +34,10 @@ export function setSessionCookie(c: Context<WebEnv>, token: string, expiresAt: s
   });
 }
 
-export const clearSessionCookie = (c: Context<WebEnv>) => deleteCookie(c, SESSION_COOKIE, COOKIE);
+export const clearSessionCookie = (c: Context<DashboardEnv>) => deleteCookie(c, SESSION_COOKIE, COOKIE);
 
 /** Leaves a message for the next page (after a redirect). */
-export function flash(c: Context<WebEnv>, kind: Flash["kind"], text: string) {
+export function flash(c: Context<DashboardEnv>, kind: Flash["kind"], text: string) {
   setCookie(c, FLASH_COOKIE, JSON.stringify({ kind, text: text.slice(0, 600) }), { ...COOKIE, maxAge: 60 });
 }
 
@@ -55,7 +55,7 @@ const PAGE_HEADERS = {
 };
 
 /** Reads the session cookie, the flash message and the pre-sign-in CSRF cookie of every dashboard request. */
-export const loadSession = createMiddleware<WebEnv>(async (c, next) => {
+export const loadSession = createMiddleware<DashboardEnv>(async (c, next) => {
   const token = getCookie(c, SESSION_COOKIE);
   const session = token ? await resumeSession(getDb(c.env.DB), token) : null;
   c.set("session", session);
@@ -96,7 +96,7 @@ export const loadSession = createMiddleware<WebEnv>(async (c, next) => {
 });
 
 /** Pages that need a signed-in person: others are sent to the sign-in page (and back afterwards). */
-export const requireSession = createMiddleware<WebEnv>(async (c, next) => {
+export const requireSession = createMiddleware<DashboardEnv>(async (c, next) => {
   if (!c.get("session")) {
     const url = new URL(c.req.url);
     if (c.req.method !== "GET") throw new ApiError("unauthorized", "Your session has ended; sign in again.");
@@ -106,14 +106,14 @@ export const requireSession = createMiddleware<WebEnv>(async (c, next) => {
 });
 
 /** A cross-site request's Origin (or, without one, its Sec-Fetch-Site) refused before anything else. */
-function sameOrigin(c: Context<WebEnv>): boolean {
+function sameOrigin(c: Context<DashboardEnv>): boolean {
   const origin = c.req.header("Origin");
   if (origin) return origin === new URL(c.req.url).origin;
   const site = c.req.header("Sec-Fetch-Site");
   return !site || site === "same-origin" || site === "none";
 }
 
-async function presentedToken(c: Context<WebEnv>): Promise<string> {
+async function presentedToken(c: Context<DashboardEnv>): Promise<string> {
   const header = c.req.header("X-CSRF-Token");
   if (header) return header;
   const type = c.req.header("Content-Type") ?? "";
@@ -134,7 +134,7 @@ const csrfRefused = () =>
  * Every state change of a signed-in person: same origin, the session's CSRF token, and the per-minute
  * windows an API key's requests count against (this session's, 60, and the account's, 120).
  */
-export const protectChange = createMiddleware<WebEnv>(async (c, next) => {
+export const protectChange = createMiddleware<DashboardEnv>(async (c, next) => {
   const session = c.get("session");
   if (!session) throw new ApiError("unauthorized", "Your session has ended; sign in again.");
   if (!sameOrigin(c) || !constantTimeEqual(await presentedToken(c), session.row.csrfToken)) throw csrfRefused();
@@ -151,7 +151,7 @@ export const protectChange = createMiddleware<WebEnv>(async (c, next) => {
 });
 
 /** The forms shown before sign-in: same origin and the double-submit token. */
-export const protectSignIn = createMiddleware<WebEnv>(async (c, next) => {
+export const protectSignIn = createMiddleware<DashboardEnv>(async (c, next) => {
   if (!sameOrigin(c) || !constantTimeEqual(await presentedToken(c), c.get("preCsrf"))) throw csrfRefused();
   await next();
 });

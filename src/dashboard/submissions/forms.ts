@@ -1,11 +1,15 @@
-// The new-submission form (docs/dashboard.md#new-submission): every creation parameter the API accepts,
-// grouped, with PyGAD's defaults shown. The form's values become the API's JSON body and pass the same
-// schema (model/parameters.ts), so a field error names the same field as the API would; the
-// choices of a select are read from that schema too. A GA parameter this table does not list yet (added
-// to the schema later) still appears, under "Other".
+// The submission forms (docs/dashboard.md#new-submission): the new-submission form — every creation
+// parameter the API accepts, grouped, with PyGAD's defaults shown — and the run-again form. The form's
+// values become the API's JSON body and pass the same schema (operations/submissions.ts over
+// model/parameters.ts), so a field error names the same field as the API would; the choices of a select
+// are read from that schema too. A GA parameter this table does not list yet (added to the schema later)
+// still appears, under "Other".
+
 import { z } from "zod";
-import type { FieldError } from "../errors";
-import { CODE_FIELDS, GA_PARAMETER_NAMES, GA_PARAMETER_SCHEMAS } from "../model/parameters";
+import { type ApiError, type FieldError, refusedField, refusedFields } from "../../errors";
+import type { GaParameters } from "../../model/parameters";
+import { CODE_FIELDS, GA_PARAMETER_NAMES, GA_PARAMETER_SCHEMAS } from "../../model/parameters";
+import { wholeGenerations } from "../shared/actions";
 
 /**
  * How a field's text becomes a value: `numbers` is a number or a list of them (one per gene: `1, 2, 3`
@@ -431,3 +435,17 @@ export const initialValues = (): FormValues =>
       .map((f) => [f.name, f.initial!])
       .concat([["fitness_func_entry", "fitness"]]),
   );
+
+/** A refusal of the form's fields (an entry symbol, a size, the schema) by field, or null: a refusal of the whole form (a gate). */
+export function refusalByField(err: ApiError): Record<string, string> | null {
+  const fields = refusedFields(err);
+  if (fields?.length) return formErrors(fields);
+  const field = refusedField(err);
+  if (field) return { [field]: err.message };
+  return null;
+}
+
+/** The run-again form's overrides: its number of generations when one is given (else the submission's own). */
+export function runAgainOverrides(form: Record<string, string>): Partial<GaParameters> {
+  return form.num_generations?.trim() ? { num_generations: wholeGenerations(form.num_generations) } : {};
+}

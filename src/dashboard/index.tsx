@@ -1,22 +1,25 @@
 /** @jsxImportSource hono/jsx */
-// The dashboard: every page under `/` of the same Worker (the API stays under /api/v1). Server-rendered
-// Hono JSX; the assets under /assets are files of the Worker's static assets (built by
-// scripts/build-web.mjs from web/client), so nothing comes from another host (docs/architecture.md#dashboard).
+// The dashboard, the server side of the website: every page under `/` of the same Worker (the API stays
+// under /api/v1), one folder per area (auth, device, submissions, results, webhooks, account), each with
+// its routes, its pages and its forms; what they share is in shared/. Server-rendered Hono JSX; the
+// assets under /assets are files of the Worker's static assets (built by scripts/build-web.mjs from
+// web/browser), so nothing comes from another host (docs/architecture.md#dashboard).
 import { type Context, Hono } from "hono";
 import { contextStorage } from "hono/context-storage";
 import { ApiError, translate } from "../errors";
 import { requestId } from "../surface/request-id";
-import { accountRoutes } from "./account";
-import { authRoutes } from "./auth";
-import type { WebEnv } from "./context";
-import { ErrorPage } from "./layout";
-import { resultRoutes, sharedRoutes } from "./results";
-import { loadSession } from "./session";
-import { submissionRoutes } from "./submissions";
-import { webhookRoutes } from "./webhooks";
+import { accountRoutes } from "./account/routes";
+import { authRoutes } from "./auth/routes";
+import { deviceRoutes } from "./device/routes";
+import { resultRoutes, sharedRoutes } from "./results/routes";
+import type { DashboardEnv } from "./shared/context";
+import { ErrorPage } from "./shared/layout";
+import { loadSession } from "./shared/session";
+import { submissionRoutes } from "./submissions/routes";
+import { webhookRoutes } from "./webhooks/routes";
 
 /** An error as a page: the words and the request id, never a stack trace (an unexpected error is logged). */
-export function errorPage(err: Error, c: Context<WebEnv>) {
+export function errorPage(err: Error, c: Context<DashboardEnv>) {
   const apiError = translate(err);
   const requestId = c.get("requestId") ?? "";
   if (apiError.code === "internal_error") console.error("unhandled error", requestId, err);
@@ -34,15 +37,17 @@ export function errorPage(err: Error, c: Context<WebEnv>) {
   );
 }
 
-export const notFoundPage = (c: Context<WebEnv>) => errorPage(new ApiError("not_found", "No such page."), c);
+export const notFoundPage = (c: Context<DashboardEnv>) => errorPage(new ApiError("not_found", "No such page."), c);
 
-export function newWebApp() {
-  const web = new Hono<WebEnv>({ strict: false });
+/** The dashboard as its own Hono app; src/app.ts hands it every path outside the machine interfaces. */
+export function newDashboard() {
+  const web = new Hono<DashboardEnv>({ strict: false });
   web.onError(errorPage);
   // contextStorage: the page shell reads the request's flash message (layout.tsx) without every page passing it.
   web.use("*", contextStorage(), requestId, loadSession);
   web.get("/", (c) => c.redirect(c.get("session") ? "/submissions" : "/sign-in", 303));
   web.route("/", authRoutes);
+  web.route("/", deviceRoutes);
   web.route("/", submissionRoutes);
   web.route("/", resultRoutes);
   web.route("/", sharedRoutes);

@@ -2,11 +2,11 @@
 // filters, ordering and bounds), with empty form fields left out, and the same signed cursors.
 import type { Context } from "hono";
 import type { z } from "zod";
-import { fieldErrors } from "../model/fields";
-import type { WebEnv } from "./context";
+import { fieldErrors } from "../../model/fields";
+import type { DashboardEnv } from "./context";
 
 export function listQueryOf<T extends z.ZodType>(
-  c: Context<WebEnv>,
+  c: Context<DashboardEnv>,
   schema: T,
 ): { query: z.output<T> | null; error: string | null; raw: Record<string, string> } {
   const raw: Record<string, string> = {};

@@ -3,8 +3,8 @@
 // chart, the Pareto front chart, warnings with their counts, the constraint-violation notice, the engine
 // path in words, and a best fitness shown as what it is (a number, infinite, or several objectives).
 import type { Child } from "hono/jsx";
-import type { ConstraintViolation, RunWarning } from "../model/runs";
-import type { ResultRow } from "../storage/results";
+import type { ConstraintViolation, RunWarning } from "../../model/runs";
+import type { ResultRow } from "../../storage/results";
 import { type ChartData, scriptJson } from "./charts";
 import { fmtNumber, Time } from "./layout";
 import type { Infinities } from "./result-data";

@@ -1,12 +1,12 @@
-// The data of the dashboard's charts (drawn by web/client/chart.ts with uPlot). A history chart has one
+// The data of the dashboard's charts (drawn by web/browser/chart.ts with uPlot). A history chart has one
 // panel per objective (one for a single-objective run), each with one series per result; a continued
 // result's curve starts where its parent's ended, so a continue chain reads as one line across runs
 // (docs/dashboard.md#results). A run's progress trail is drawn the same way while it runs.
-import { MAX_PANELS } from "../domain/plots";
-import { IMPORTED } from "../domain/result-files";
-import type { TrailPoint } from "../model/runs";
-import type { ResultRow } from "../storage/results";
-import type { RunRow } from "../storage/submissions";
+import { MAX_PANELS } from "../../domain/plots";
+import { IMPORTED } from "../../domain/result-files";
+import type { TrailPoint } from "../../model/runs";
+import type { ResultRow } from "../../storage/results";
+import type { RunRow } from "../../storage/submissions";
 
 /** A point: [generation, value or null]; null where the value is not finite (or not known yet). */
 export type Point = [number, number | null];

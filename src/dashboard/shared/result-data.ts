@@ -1,8 +1,8 @@
 // What a result's pages read from its files in R2 besides its row (docs/dashboard.md#results): the
 // objective vectors of the final Pareto front (pareto_front.json), and where a single objective's best
 // fitness was infinite (rows hold null there; result.json says "inf" or "-inf").
-import type { Bindings } from "../env";
-import type { ResultFileRow, ResultRow } from "../storage/results";
+import type { Bindings } from "../../env";
+import type { ResultFileRow, ResultRow } from "../../storage/results";
 
 /** The most of a file a page reads: a front's objectives come first in pareto_front.json, so its head is enough. */
 const READ_BYTES = 4 * 1024 * 1024;
