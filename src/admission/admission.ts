@@ -4,14 +4,14 @@
 
 import { toMicro } from "../billing/prices";
 import { config } from "../config";
-import type { Admission, GateError } from "../do/account-gate";
+import { accountGate } from "../do/account-gate/client";
+import type { Admission, GateError } from "../do/account-gate/object";
 import type { Bindings } from "../env";
 import { ApiError, type ErrorCode } from "../errors";
 import { newId } from "../lib/ids";
 import { type GaParameters, parallelWorkers } from "../model/parameters";
 import type { AccountRow } from "../storage/accounts";
 import { isPlatformAtCapacity } from "../storage/platform-queue";
-import { accountGate } from "./account-gate";
 import { apiRunLimits, type Limits, type Payment, planRunLimits } from "./limits";
 import { type DeferredRate, rateLimitedError } from "./rate-limit";
 

@@ -7,14 +7,15 @@
 // statement only applies WHERE that token is on the run, so when two callers race (a completion
 // report and a cancel, or a queue message delivered twice) exactly one batch changes anything.
 // After the batch, the winner alone gives the run's admission places back and sends its events.
-import { accountGate } from "../admission/account-gate";
+
 import { runChargeStatements } from "../billing/ledger";
 import { chargeMicro, prices } from "../billing/prices";
+import { accountGate } from "../do/account-gate/client";
+import { releasePlace } from "../do/dispatcher/client";
 import type { Bindings } from "../env";
 import { enqueueRunDeliveries, type RunEndEventFacts, runEndOutboxStatements } from "../events/outbox";
 import { newId, nowIso } from "../lib/ids";
 import { type EndedStatus, isLive, type RunWarning, type SubmissionSource } from "../model/runs";
-import { releasePlace } from "../runner/dispatch";
 import type { RunMetrics } from "../runner/runner";
 import { getDb } from "../storage/db";
 import {

@@ -2,7 +2,7 @@
 // (surface/context.ts: its id and caller) and the API's own per-request variables.
 
 import type { DeferredRate } from "../admission/rate-limit";
-import type { Usage } from "../do/account-gate";
+import type { Usage } from "../do/account-gate/object";
 import type { Bindings } from "../env";
 import type { SurfaceVariables } from "../surface/context";
 

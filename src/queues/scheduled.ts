@@ -1,6 +1,6 @@
 // The cron handler: nothing stays stuck. Safe to run twice (every change is conditional).
 import { and, eq, gt, inArray, isNull, lt, or } from "drizzle-orm";
-import { accountGate } from "../admission/account-gate";
+import { accountGate } from "../do/account-gate/client";
 import { unclaimRun } from "../domain/runs";
 import { runMessage } from "../domain/submissions";
 import { endRun } from "../domain/transitions";

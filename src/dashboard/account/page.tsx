@@ -3,7 +3,7 @@
 // paying and the usage, the person's API keys (create, revoke) and the credit ledger.
 import type { Limits } from "../../admission/limits";
 import type { balancesOf } from "../../billing/prices";
-import type { Usage } from "../../do/account-gate";
+import type { Usage } from "../../do/account-gate/object";
 import type { Session } from "../../domain/sessions";
 import { hasEveryScope, SCOPES } from "../../model/accounts";
 import type { ApiKeyRow } from "../../storage/keys";

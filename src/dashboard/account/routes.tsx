@@ -3,10 +3,10 @@
 // paying and the usage (what GET /api/v1/account returns), the credit ledger (paged), and the person's
 // API keys — create (shown once), list (prefixes only), revoke.
 import { type Context, Hono } from "hono";
-import { accountGate } from "../../admission/account-gate";
 import { limitsFor } from "../../admission/admission";
 import { balancesOf } from "../../billing/prices";
-import type { Usage } from "../../do/account-gate";
+import { accountGate } from "../../do/account-gate/client";
+import type { Usage } from "../../do/account-gate/object";
 import { rateLimits } from "../../do/rate-window";
 import { issueKey } from "../../domain/keys";
 import { ApiError, notFound } from "../../errors";

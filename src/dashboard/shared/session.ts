@@ -10,7 +10,7 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
-import { accountGate } from "../../admission/account-gate";
+import { accountGate } from "../../do/account-gate/client";
 import { rateLimits } from "../../do/rate-window";
 import { resumeSession, SESSION_MAX_MS } from "../../domain/sessions";
 import { ApiError } from "../../errors";

@@ -1,7 +1,7 @@
 // Failed sign-ins are limited per IP (docs/dashboard.md#sign-in): a wrong key, an unknown, used or
 // expired link, a device code that matches no pending request. Counted in the IP's Durable Object.
 import type { Context } from "hono";
-import { ipWindow } from "../../admission/account-gate";
+import { ipWindow } from "../../do/ip-rate-limit/client";
 import { clientIp } from "../../surface/caller";
 import type { DashboardEnv } from "./context";
 

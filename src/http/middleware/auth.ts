@@ -3,8 +3,9 @@
 // before any 401. Every response carries the X-RateLimit-* headers of the window that applied.
 
 import { createMiddleware } from "hono/factory";
-import { accountGate, ipWindow } from "../../admission/account-gate";
 import { type DeferredRate, rateHeaders, rateLimitedError } from "../../admission/rate-limit";
+import { accountGate } from "../../do/account-gate/client";
+import { ipWindow } from "../../do/ip-rate-limit/client";
 import { type RateDecision, rateLimits } from "../../do/rate-window";
 import { ApiError } from "../../errors";
 import { nowIso } from "../../lib/ids";

@@ -3,8 +3,8 @@
 // different request under the same key is 422; a duplicate while the first is in flight is 409.
 // Only successful (2xx) responses are stored: a rejected request can be retried with the same key.
 import { createMiddleware } from "hono/factory";
-import { accountGate } from "../../admission/account-gate";
-import type { IdempotencyBegin } from "../../do/account-gate";
+import { accountGate } from "../../do/account-gate/client";
+import type { IdempotencyBegin } from "../../do/account-gate/object";
 import { ApiError, validationError } from "../../errors";
 import { sha256Hex } from "../../lib/crypto";
 import type { AppEnv } from "../context";

@@ -3,8 +3,8 @@
 
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
-import { accountGate } from "../../admission/account-gate";
 import { config } from "../../config";
+import { accountGate } from "../../do/account-gate/client";
 import { rateLimits } from "../../do/rate-window";
 import { notFound } from "../../errors";
 import { newId } from "../../lib/ids";

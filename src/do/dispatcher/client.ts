@@ -1,8 +1,8 @@
-// The one client of the Dispatcher (do/dispatcher.ts): the platform's run places and the fair line of
+// The one client of the Dispatcher (object.ts): the platform's run places and the fair line of
 // runs waiting for one, one instance for the whole platform.
-import { config } from "../config";
-import type { Dispatcher, Offer } from "../do/dispatcher";
-import type { Bindings } from "../env";
+import { config } from "../../config";
+import type { Bindings } from "../../env";
+import type { Dispatcher, Offer } from "./object";
 
 const dispatcher = (env: Bindings) => (env.DISPATCHER as DurableObjectNamespace<Dispatcher>).getByName("runs");
 

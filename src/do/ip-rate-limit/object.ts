@@ -1,8 +1,8 @@
 // One Durable Object per client IP: the rolling window of requests that carry no valid credential
 // (counted before the 401), and the window of failed dashboard sign-ins (docs/dashboard.md#sign-in).
 import { DurableObject } from "cloudflare:workers";
-import type { Bindings } from "../env";
-import { type Bucket, ensureRateSchema, hit, peek, type RateDecision } from "./rate-window";
+import type { Bindings } from "../../env";
+import { type Bucket, ensureRateSchema, hit, peek, type RateDecision } from "../rate-window";
 
 /** Failed sign-ins (a wrong key, a used or unknown link, an unknown device code) per IP: 10 per rolling 15 minutes. */
 export const SIGN_IN_FAILURES = { limit: 10, windowMs: 15 * 60_000 };

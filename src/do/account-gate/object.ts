@@ -3,9 +3,9 @@
 // idempotency records. Every method runs to completion on SQLite without awaiting I/O, so two racing
 // writes can never both take the last slot.
 import { DurableObject } from "cloudflare:workers";
-import type { Bindings } from "../env";
-import { liveRunIds } from "../storage/run-end";
-import { type Bucket, ensureRateSchema, hit, peek, type RateDecision, type RateLimits, type WindowState } from "./rate-window";
+import type { Bindings } from "../../env";
+import { liveRunIds } from "../../storage/run-end";
+import { type Bucket, ensureRateSchema, hit, peek, type RateDecision, type RateLimits, type WindowState } from "../rate-window";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Idempotency records live this long. */

@@ -13,8 +13,8 @@
 // Every method runs to completion on SQLite, so two racing offers or releases can never both take the
 // last place.
 import { DurableObject } from "cloudflare:workers";
-import type { Bindings } from "../env";
-import { liveRunIds, queuedRunIds } from "../storage/run-end";
+import type { Bindings } from "../../env";
+import { liveRunIds, queuedRunIds } from "../../storage/run-end";
 
 /** How often the line is checked against D1 while anything waits or holds a place. */
 const RECONCILE_EVERY_MS = 30_000;
