@@ -89,7 +89,7 @@ export async function withAdmission<T>(
   const credits = payment === "credits";
   const runId = newId();
   const gate = accountGate(env, accountId);
-  const { rate, refusal } = (await gate.admit({
+  const { rate, refusal }: Admission = await gate.admit({
     runId,
     concurrentLimit: limits.concurrent_submissions,
     inflightLimit: limits.inflight_api_runs,
@@ -97,7 +97,7 @@ export async function withAdmission<T>(
     dailyQuota: limits.daily_quota,
     laterFailure: parameterCapFailure(limits, params) ?? (credits ? creditFailure(limits, account) : null),
     rate: deferred && { keyPrefix: deferred.keyPrefix, limits: deferred.limits },
-  })) as Admission;
+  });
   if (deferred && rate) deferred.decision = rate;
   if (rate && !rate.allowed) throw rateLimitedError(rate);
   if (refusal) throw new ApiError(refusal.code, refusal.message, refusal.details, retryAfterHeader(refusal.details));

@@ -1,7 +1,9 @@
 // Submissions and their runs: create, add a run (reexecute / continue), cancel, delete (docs/api.md#submissions-runs-results).
+
 import { and, eq, notInArray, sql } from "drizzle-orm";
 import { platformQueueCap } from "../admission/admission";
 import type { Bindings, RunMessage } from "../env";
+import { runsQueue } from "../env";
 import { ApiError } from "../errors";
 import { newId, nowIso } from "../lib/ids";
 import { type GaParameters, parallelWorkers } from "../model/parameters";
@@ -37,7 +39,7 @@ export const runMessage = (run: QueuedRun): RunMessage => ({
  */
 export async function enqueueRun(env: Bindings, run: QueuedRun): Promise<void> {
   try {
-    await env.RUNS_QUEUE.send(runMessage(run));
+    await runsQueue(env).send(runMessage(run));
   } catch (err) {
     console.error("runs queue send failed; the cron will enqueue the run", run.id, err);
   }

@@ -3,8 +3,10 @@
 // when the run ended, and nothing is lost between the write and the queue. The queue then only
 // carries delivery ids: `enqueueRunDeliveries` right after the batch, and the cron handler
 // (`requeueDueDeliveries`) for anything due that was never sent or whose message was lost.
+
 import { and, eq, inArray, isNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import type { Bindings } from "../env";
+import { deliveriesQueue } from "../env";
 import { toHex } from "../lib/crypto";
 import { nowIso } from "../lib/ids";
 import type { EventData, EventOrigin } from "../model/events";
@@ -101,7 +103,7 @@ async function claimAndSend(env: Bindings, where: SQL): Promise<string[]> {
   if (ids.length === 0) return [];
   try {
     for (let i = 0; i < ids.length; i += 100) {
-      await env.DELIVERIES_QUEUE.sendBatch(ids.slice(i, i + 100).map((id) => ({ body: { delivery_id: id } })));
+      await deliveriesQueue(env).sendBatch(ids.slice(i, i + 100).map((id) => ({ body: { delivery_id: id } })));
     }
   } catch (err) {
     // Give them back to the cron handler, which sends anything due and never sent.

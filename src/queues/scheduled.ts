@@ -1,10 +1,12 @@
 // The cron handler: nothing stays stuck. Safe to run twice (every change is conditional).
+
 import { and, eq, gt, inArray, isNull, lt, or } from "drizzle-orm";
 import { accountGate } from "../do/account-gate/client";
 import { unclaimRun } from "../domain/runs";
 import { runMessage } from "../domain/submissions";
 import { endRun } from "../domain/transitions";
 import type { Bindings } from "../env";
+import { runsQueue } from "../env";
 import { nowIso } from "../lib/ids";
 import { ENDED_STATUSES } from "../model/runs";
 import { getDb } from "../storage/db";
@@ -47,7 +49,7 @@ export async function reconcileRuns(env: Bindings, now = Date.now()): Promise<{ 
     // First loss: give the run back to the queue (a container host may have restarted); its submission
     // shows `queued` again, as after any other unclaim.
     if (await unclaimRun(env, run)) {
-      await env.RUNS_QUEUE.send(runMessage(run));
+      await runsQueue(env).send(runMessage(run));
       requeued++;
     }
   }
@@ -65,7 +67,7 @@ export async function reconcileRuns(env: Bindings, now = Date.now()): Promise<{ 
       .where(and(eq(runs.id, run.id), eq(runs.status, "queued"), eq(runs.enqueuedAt, run.enqueuedAt)))
       .returning({ id: runs.id });
     if (again.length) {
-      await env.RUNS_QUEUE.send(runMessage(run));
+      await runsQueue(env).send(runMessage(run));
       requeued++;
     }
   }

@@ -6,7 +6,6 @@ import { type Context, Hono } from "hono";
 import { limitsFor } from "../../admission/admission";
 import { balancesOf } from "../../billing/prices";
 import { accountGate } from "../../do/account-gate/client";
-import type { Usage } from "../../do/account-gate/object";
 import { rateLimits } from "../../do/rate-window";
 import { issueKey } from "../../domain/keys";
 import { ApiError, notFound } from "../../errors";
@@ -46,7 +45,7 @@ async function render(
       balances={balancesOf(account)}
       plan={limitsFor(c.env, account, "plan")}
       credits={limitsFor(c.env, account, "credits")}
-      usage={usage as Usage}
+      usage={usage}
       ledger={page.rows}
       {...links}
       keys={keys.filter((k) => !k.revokedAt || Date.parse(k.revokedAt) > Date.now() - REVOKED_SHOWN_MS)}

@@ -2,9 +2,9 @@
 // runs waiting for one, one instance for the whole platform.
 import { config } from "../../config";
 import type { Bindings } from "../../env";
-import type { Dispatcher, Offer } from "./object";
+import type { Offer } from "./object";
 
-const dispatcher = (env: Bindings) => (env.DISPATCHER as DurableObjectNamespace<Dispatcher>).getByName("runs");
+const dispatcher = (env: Bindings) => env.DISPATCHER.getByName("runs");
 
 /** Asks a place for a queued run; true when it may start now (else a grant message comes later). */
 export async function offerPlace(env: Bindings, offer: Offer): Promise<boolean> {

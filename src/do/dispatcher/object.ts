@@ -12,8 +12,10 @@
 // ahead (so a wide run is never starved by narrow ones).
 // Every method runs to completion on SQLite, so two racing offers or releases can never both take the
 // last place.
+
 import { DurableObject } from "cloudflare:workers";
 import type { Bindings } from "../../env";
+import { runsQueue } from "../../env";
 import { liveRunIds, queuedRunIds } from "../../storage/run-end";
 
 /** How often the line is checked against D1 while anything waits or holds a place. */
@@ -227,7 +229,7 @@ export class Dispatcher extends DurableObject<Bindings> {
   }
 
   private async send(runIds: string[]): Promise<void> {
-    if (runIds.length) await this.env.RUNS_QUEUE.sendBatch(runIds.map((run_id) => ({ body: { run_id, granted: true } })));
+    if (runIds.length) await runsQueue(this.env).sendBatch(runIds.map((run_id) => ({ body: { run_id, granted: true } })));
   }
 
   private async keepReconciling(force = false): Promise<void> {

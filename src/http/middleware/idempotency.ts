@@ -20,7 +20,7 @@ export const idempotent = documented(
     const body = await c.req.text();
     const fingerprint = await sha256Hex(`${c.req.method}\n${new URL(c.req.url).pathname}\n${body}`);
     const gate = accountGate(c.env, c.get("caller").accountId);
-    const begun = (await gate.idempotencyBegin(key, fingerprint)) as IdempotencyBegin;
+    const begun: IdempotencyBegin = await gate.idempotencyBegin(key, fingerprint);
     if (begun.state === "replay") {
       return new Response(begun.body, {
         status: begun.status,
