@@ -1,4 +1,5 @@
-import type { DeliveryAttemptRow, DeliveryRow, WebhookRow } from "../storage/webhooks";
+import type { DeliveryAttemptRow, DeliveryRow } from "../storage/deliveries";
+import type { WebhookRow } from "../storage/webhooks";
 
 export function webhookView(w: WebhookRow, opts: { withSecret?: boolean } = {}) {
   return {
