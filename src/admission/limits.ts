@@ -71,9 +71,8 @@ export function planRunLimits(plan: Plan, overrides: Overrides, negativeBalanceC
 export function apiRunLimits(plan: Plan, overrides: Overrides, negativeBalanceCap: number): Limits {
   const own = PLAN_LIMITS[plan];
   const premium = PLAN_LIMITS.premium;
-  const merged = Object.fromEntries(
-    Object.keys(own).map((k) => [k, Math.max(own[k as keyof Limits], premium[k as keyof Limits])]),
-  ) as unknown as Limits;
+  const merged: Limits = { ...own };
+  for (const key of Object.keys(own) as (keyof Limits)[]) merged[key] = Math.max(own[key], premium[key]);
   merged.negative_balance_cap = negativeBalanceCap;
   for (const [key, value] of Object.entries(overrides)) {
     if (typeof value === "number") merged[key as keyof Limits] = value;

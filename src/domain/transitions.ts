@@ -97,10 +97,11 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
       )
     : [];
   const fromReport = result ? reportFiles(result, outcome.output ?? null) : [];
+  const nothingStored: StoredFile[] = [];
   const [found, staged, stored] = await Promise.all([
     findRunWithSource(db, runId),
     Promise.all(stagedNames.map((name) => env.FILES.head(stagedKey(runId, name)))),
-    resultId ? storeResultFiles(env.FILES, resultId, fromReport) : ([] as StoredFile[]),
+    resultId ? storeResultFiles(env.FILES, resultId, fromReport) : nothingStored,
   ]);
   const run = found?.run;
   if (!run || !isLive(run.status)) {

@@ -8,6 +8,9 @@ import { validationError } from "../errors";
 import { constantTimeEqual, hmacSha256Hex } from "../lib/crypto";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../storage/pagination";
 
+/** The ordering of a list that names none: newest first. */
+export const DEFAULT_ORDERING = "-created_at";
+
 /** A query parameter whose last occurrence wins when it is repeated. */
 export const last = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (Array.isArray(v) ? v[v.length - 1] : v), schema);
 

@@ -7,7 +7,7 @@ import { notFound } from "../errors";
 import { text } from "../model/fields";
 import { getDb } from "../storage/db";
 import { deleteResult, getResultFile, listResults, RESULT_ORDERINGS, type ResultOrdering, type ResultRow } from "../storage/results";
-import { bool, finiteNumber, isoDate, type LinkedPage, last, linked, openCursor, paged, paging } from "./paging";
+import { bool, DEFAULT_ORDERING, finiteNumber, isoDate, type LinkedPage, last, linked, openCursor, paged, paging } from "./paging";
 
 /** The results list's query (docs/api.md#filters). */
 export const resultsListQuery = paged(
@@ -19,7 +19,7 @@ export const resultsListQuery = paged(
     max_fitness: finiteNumber,
     created_after: isoDate,
     created_before: isoDate,
-    ordering: last(z.enum(Object.keys(RESULT_ORDERINGS) as [ResultOrdering, ...ResultOrdering[]])).default("-created_at"),
+    ordering: last(z.enum(Object.keys(RESULT_ORDERINGS) as [ResultOrdering, ...ResultOrdering[]])).default(DEFAULT_ORDERING),
   }),
 );
 

@@ -10,7 +10,7 @@ import { CODE_FIELDS, type CodeField, code, gaShape } from "../model/parameters"
 import { isRunStatus, RUN_STATUSES, type RunStatus, SUBMISSION_SOURCES } from "../model/runs";
 import { getDb } from "../storage/db";
 import { listSubmissions, SUBMISSION_ORDERINGS, type SubmissionOrdering, type SubmissionRow } from "../storage/submissions";
-import { isoDate, type LinkedPage, last, linked, openCursor, paged, paging } from "./paging";
+import { DEFAULT_ORDERING, isoDate, type LinkedPage, last, linked, openCursor, paged, paging } from "./paging";
 
 /** A code upload's id, given as `<field>_id` in place of the field's source (docs/api.md#code-uploads). */
 const uploadId = z.string().min(1).max(64).optional();
@@ -91,7 +91,7 @@ export const submissionsListQuery = paged(
     created_after: isoDate,
     created_before: isoDate,
     name_contains: last(z.string().max(100)).optional(),
-    ordering: last(z.enum(Object.keys(SUBMISSION_ORDERINGS) as [SubmissionOrdering, ...SubmissionOrdering[]])).default("-created_at"),
+    ordering: last(z.enum(Object.keys(SUBMISSION_ORDERINGS) as [SubmissionOrdering, ...SubmissionOrdering[]])).default(DEFAULT_ORDERING),
   }),
 );
 export type SubmissionsListQuery = z.output<typeof submissionsListQuery>;

@@ -1,7 +1,9 @@
 /** @jsxImportSource hono/jsx */
 // The results list (docs/dashboard.md#pages): the API's filters (submission, shared, fitness range,
 // dates) and orderings, and cursor paging.
+
 import type { Session } from "../../domain/sessions";
+import { DEFAULT_ORDERING } from "../../operations/paging";
 import { RESULT_ORDERINGS, type ResultRow } from "../../storage/results";
 import { FilterInput, FilterSelect, Layout, Pager, Time } from "../shared/layout";
 import { bestFitnessText } from "../shared/result-parts";
@@ -25,7 +27,7 @@ function Filters(p: { raw: Record<string, string> }) {
       <FilterInput name="max_fitness" label="Fitness at most" value={f.max_fitness} decimal />
       <FilterInput name="created_after" label="Created after" type="date" value={f.created_after} />
       <FilterInput name="created_before" label="Created before" type="date" value={f.created_before} />
-      <FilterSelect name="ordering" label="Order" value={f.ordering ?? "-created_at"} options={Object.keys(RESULT_ORDERINGS)} />
+      <FilterSelect name="ordering" label="Order" value={f.ordering ?? DEFAULT_ORDERING} options={Object.keys(RESULT_ORDERINGS)} />
       <button type="submit">Apply</button>
     </form>
   );

@@ -86,7 +86,7 @@ export function historyChart(results: ResultRow[], runs: RunRow[], label: (r: Re
       .map(({ r, k }) => ({
         label: label(r, k),
         resultId: r.id,
-        points: r.bestSolutionsFitness.map((f, g) => [at.get(r.id)! + g, valueAt(f, i)] as Point),
+        points: r.bestSolutionsFitness.map((f, g): Point => [at.get(r.id)! + g, valueAt(f, i)]),
       })),
   }));
   const notes = [

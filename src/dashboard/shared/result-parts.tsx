@@ -77,7 +77,8 @@ export function FrontChart(p: {
   svgUrl: string | null;
 }) {
   const interactive = p.objectives !== null && p.objectives.length > 0 && p.count <= MAX_FRONT_AXES;
-  const caption = `The final Pareto front: ${p.size ?? "?"} solution${p.size === 1 ? "" : "s"} no other solution of the last population beats on every objective (all ${p.count} maximised).`;
+  const solutions = `${p.size ?? "?"} solution${p.size === 1 ? "" : "s"}`;
+  const caption = `The final Pareto front: ${solutions} no other solution of the last population beats on every objective (all ${p.count} maximised).`;
   return (
     <figure class="chart-box front-box">
       {interactive ? (

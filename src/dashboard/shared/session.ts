@@ -54,6 +54,14 @@ const PAGE_HEADERS = {
   "X-Content-Type-Options": "nosniff",
 };
 
+const isFlash = (v: unknown): v is Flash =>
+  typeof v === "object" &&
+  v !== null &&
+  "kind" in v &&
+  (v.kind === "notice" || v.kind === "error") &&
+  "text" in v &&
+  typeof v.text === "string";
+
 /** Reads the session cookie, the flash message and the pre-sign-in CSRF cookie of every dashboard request. */
 export const loadSession = createMiddleware<DashboardEnv>(async (c, next) => {
   const token = getCookie(c, SESSION_COOKIE);
@@ -75,8 +83,8 @@ export const loadSession = createMiddleware<DashboardEnv>(async (c, next) => {
   let message: Flash | null = null;
   if (raw) {
     try {
-      const parsed = JSON.parse(raw) as Flash;
-      if ((parsed.kind === "notice" || parsed.kind === "error") && typeof parsed.text === "string") message = parsed;
+      const parsed: unknown = JSON.parse(raw);
+      if (isFlash(parsed)) message = parsed;
     } catch {
       // a cookie we did not write
     }

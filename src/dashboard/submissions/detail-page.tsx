@@ -105,7 +105,7 @@ function ProgressPanel(p: { d: Detail }) {
   const progressChart: ChartData = live ? { panels: lv.panels, live: `/submissions/${s.id}/live` } : { panels: lv.panels };
   const kindOf = (r: ResultRow) => runs.find((x) => x.id === r.runId)?.kind ?? "run";
   const resultsChart = !live && results.length ? historyChart(results, runs, (r) => `${r.name || "result"} · ${kindOf(r)} ${r.id}`) : null;
-  const several = results.some((r) => r.numObjectives > 1);
+  const curves = results.some((r) => r.numObjectives > 1) ? "The best value of each objective" : "Best fitness";
   const ended = `How far run ${run.id} got before it ${run.status === "cancelled" ? "was cancelled" : "failed"}: its progress reports`;
   return (
     <section
@@ -121,7 +121,7 @@ function ProgressPanel(p: { d: Detail }) {
         <Chart
           id="results-chart"
           data={resultsChart}
-          caption={`${several ? "The best value of each objective" : "Best fitness"} per generation of this submission's results (continued runs follow their parent)`}
+          caption={`${curves} per generation of this submission's results (continued runs follow their parent)`}
         />
       )}
     </section>

@@ -1,8 +1,10 @@
 /** @jsxImportSource hono/jsx */
 // The submissions list (docs/dashboard.md#pages): the API's filters and orderings, each row with its
 // latest run's generations, best fitness and warnings, and cursor paging.
+
 import type { Session } from "../../domain/sessions";
 import { RUN_STATUSES, SUBMISSION_SOURCES } from "../../model/runs";
+import { DEFAULT_ORDERING } from "../../operations/paging";
 import { type RunSummary, SUBMISSION_ORDERINGS, type SubmissionRow } from "../../storage/submissions";
 import { FilterInput, FilterSelect, Layout, Pager, Status, Time } from "../shared/layout";
 import { progressText, runFitnessText } from "./parts";
@@ -16,7 +18,7 @@ function Filters(p: { raw: Record<string, string> }) {
       <FilterSelect name="source" label="Source" value={f.source} options={SUBMISSION_SOURCES} any />
       <FilterInput name="created_after" label="Created after" type="date" value={f.created_after} />
       <FilterInput name="created_before" label="Created before" type="date" value={f.created_before} />
-      <FilterSelect name="ordering" label="Order" value={f.ordering ?? "-created_at"} options={Object.keys(SUBMISSION_ORDERINGS)} />
+      <FilterSelect name="ordering" label="Order" value={f.ordering ?? DEFAULT_ORDERING} options={Object.keys(SUBMISSION_ORDERINGS)} />
       <button type="submit">Apply</button>
     </form>
   );

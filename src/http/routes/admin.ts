@@ -11,7 +11,7 @@ import { createSignInLink, SIGN_IN_LINK_MAX_MS } from "../../domain/sessions";
 import { ApiError, notFound } from "../../errors";
 import { constantTimeEqual } from "../../lib/crypto";
 import { newId, nowIso } from "../../lib/ids";
-import { OVERRIDABLE_LIMITS, type OverridableLimit, type Overrides, SCOPES } from "../../model/accounts";
+import { OVERRIDABLE_LIMITS, type OverridableLimit, type Overrides, PLANS, SCOPES } from "../../model/accounts";
 import { text } from "../../model/fields";
 import { type AccountRow, getAccount, getAccountByEmail, grantCredits, insertAccount, updateAccount } from "../../storage/accounts";
 import { type Db, getDb } from "../../storage/db";
@@ -47,7 +47,7 @@ export const adminAuth = documented(
 /** A response body as its schema (src/http/validation/responses.ts) takes it: checked by `satisfies`. */
 type Body<T extends z.ZodType> = z.input<T>;
 
-const plan = z.enum(["free", "trial", "premium"]);
+const plan = z.enum(PLANS);
 const money = z
   .number()
   .finite()
