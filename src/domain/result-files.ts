@@ -1,6 +1,6 @@
 // The downloadable files of a result (docs/api.md#result-files), built from the worker's completion report,
 // and the files the GA worker uploads apart before it (staged under runs/{run_id}/, filed by endRun).
-import type { ConstraintViolation } from "../storage/schema";
+import type { ConstraintViolation } from "../model/runs";
 import { type Fitness, fitnessPlot, paretoPlot } from "./plots";
 
 export type { Fitness } from "./plots";
