@@ -137,7 +137,7 @@ export const gaObject = z.strictObject(gaShape);
 export type GaParameters = z.output<typeof gaObject>;
 
 /** Every GA parameter a submission may carry, code fields and their entry names included (the GA
- * worker's own list, container/allele_worker/jobs.py, must agree: test/workers/parameters.test.ts). */
+ * worker's own list, container/allele_worker/wire.py, must agree: test/workers/parameters.test.ts). */
 export const GA_PARAMETER_NAMES: readonly string[] = Object.keys(gaShape);
 /** Each GA parameter's own schema (the dashboard's form reads its choices from them). */
 export const GA_PARAMETER_SCHEMAS: Readonly<Record<string, z.ZodType>> = gaShape;
