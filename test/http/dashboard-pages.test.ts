@@ -68,9 +68,11 @@ describe("a session never sees another account's data", () => {
 
 describe("the new-submission form", () => {
   it("lists every creation parameter the API accepts (a new schema field appears under Other)", () => {
-    const names = new Set(FORM_FIELDS.flatMap((f) => (f.kind === "code" ? [f.name, `${f.name}_entry`] : [f.name])));
+    // A custom operator's code field fills its operator (`param`), whose select keeps PyGAD's names.
+    const names = new Set(FORM_FIELDS.flatMap((f) => (f.kind === "code" ? [f.param ?? f.name, `${f.param ?? f.name}_entry`] : [f.name])));
     for (const p of GA_PARAMETER_NAMES) expect(names.has(p), p).toBe(true);
-    for (const f of CODE_FIELDS) expect(FORM_FIELDS.find((x) => x.name === f)?.group).toMatch(/basic|callbacks/);
+    for (const f of CODE_FIELDS)
+      expect(FORM_FIELDS.find((x) => x.kind === "code" && (x.param ?? x.name) === f)?.group, f).toMatch(/basic|callbacks|custom/);
     expect(names.has("name") && names.has("description")).toBe(true);
   });
 
