@@ -393,6 +393,19 @@ describe("imports", () => {
     expect((await getSubmission(a.key, created.id)).parameters).toMatchObject(ga);
   });
 
+  it("takes a custom operator as code, with its entry, under code (or ga_parameters), and names it there when refused", async () => {
+    const mix = "import numpy\n\ndef mix(parents, offspring_size, ga):\n    return numpy.zeros(offspring_size)\n";
+    const created = await json(await post(a.key, importBody({ code: { crossover_type: mix, crossover_type_entry: "mix" } })));
+    expect((await getSubmission(a.key, created.id)).parameters).toMatchObject({ crossover_type: mix, crossover_type_entry: "mix" });
+    const beside = await post(
+      a.key,
+      importBody({ ga_parameters: { mutation_type: "def m(o, ga):\n    return o\n", mutation_type_entry: "m" } }),
+    );
+    expect(beside.status, await beside.clone().text()).toBe(201);
+    const err = await expectError(await post(a.key, importBody({ code: { crossover_type: mix } })), 422, "entry_symbol_required");
+    expect(err.details.field).toBe("code.crossover_type_entry");
+  });
+
   it("takes a population as large as 8 MiB allows (Premium-sized: 1,000 × 300)", async () => {
     const population = Array.from({ length: 1000 }, (_, i) => Array.from({ length: 300 }, (_, j) => ((i * 300 + j) % 997) / 10));
     const body = importBody({

@@ -1978,6 +1978,12 @@ export interface operations {
                         on_generation_entry?: string;
                         on_stop?: string;
                         on_stop_entry?: string;
+                        parent_selection_type?: string;
+                        parent_selection_type_entry?: string;
+                        crossover_type?: string;
+                        crossover_type_entry?: string;
+                        mutation_type?: string;
+                        mutation_type_entry?: string;
                     };
                     result: {
                         best_solution: number[];

@@ -24,8 +24,12 @@ const DROPPED = {
 
 const codeEntries = (fields: readonly string[]) =>
   Object.fromEntries(fields.map((field) => [field, field.endsWith("_entry") ? entry.optional() : code.optional()]));
-/** The code the SDK captures (its roles) comes under `code`; the operators' names under `ga_parameters`. */
+/**
+ * The code the SDK captures (its roles) comes under `code`; the operators' names under `ga_parameters`,
+ * and a custom operator's source with its `_entry` under either (like any code field, under `code`).
+ */
 const ROLE_KEYS = CODE_FIELDS.filter((field) => !isOperatorField(field)).flatMap((field) => [field, `${field}_entry`]);
+const CODE_KEYS = CODE_FIELDS.flatMap((field) => [field, `${field}_entry`]);
 const isRoleKey = (key: string) => ROLE_KEYS.includes(key);
 
 const finite = z.number();
@@ -63,7 +67,7 @@ export const importSchema = z.strictObject({
     custom_gene_type: z.string().max(100_000).optional(),
   }),
   /** Each code field's source (the preamble merged in) and its entry name (`vilvik.push._code_payload`). */
-  code: z.strictObject({ ...codeEntries(ROLE_KEYS), fitness_func: code }),
+  code: z.strictObject({ ...codeEntries(CODE_KEYS), fitness_func: code }),
   /** The run's outcome (`vilvik._extract.extract_result`). */
   result: z.strictObject({
     best_solution: z.array(finite).min(1).max(MAX_GENES),
@@ -85,7 +89,10 @@ export const importSchema = z.strictObject({
 export type ImportBody = z.output<typeof importSchema>;
 
 /** A stored parameter's name in the import body: code fields live under `code`, the rest under `ga_parameters`. */
-const bodyField = (name: string) => (isRoleKey(name.split(".")[0]!) ? `code.${name}` : `ga_parameters.${name}`);
+const bodyField = (name: string, code: Record<string, unknown> = {}) => {
+  const field = name.split(".")[0]!;
+  return isRoleKey(field) || field in code || field.replace(/_entry$/, "") in code ? `code.${name}` : `ga_parameters.${name}`;
+};
 
 /**
  * An import checked: its submission parameters (those a submission created with the API would store),
@@ -102,12 +109,12 @@ export function checkImport(body: ImportBody): { parameters: GaParameters; outco
     checkEntrySymbols(merged);
   } catch (err) {
     const details = (err as { details?: { field?: string; fields?: FieldError[] } }).details;
-    if (details?.field) details.field = bodyField(details.field);
-    for (const f of details?.fields ?? []) f.field = bodyField(f.field);
+    if (details?.field) details.field = bodyField(details.field, body.code);
+    for (const f of details?.fields ?? []) f.field = bodyField(f.field, body.code);
     throw err;
   }
   const parsed = gaParametersSchema.safeParse(merged);
-  if (!parsed.success) throw validationError(fieldErrors(parsed.error).map((f) => ({ ...f, field: bodyField(f.field) })));
+  if (!parsed.success) throw validationError(fieldErrors(parsed.error).map((f) => ({ ...f, field: bodyField(f.field, body.code) })));
   const parameters = parsed.data;
   const issues = outcomeIssues(parameters, body.result);
   const outcome = readObjectives(body.result, issues);
