@@ -164,7 +164,8 @@ def job_params(name: str, generations: int) -> dict:
         return {
             **base,
             "parent_selection_type": "nsga2",
-            "sol_per_pop": 500,
+            # --quick (5 generations asked): a population of 100, so the smoke run stays short.
+            "sol_per_pop": 500 if generations >= 100 else 100,
             "num_generations": max(1, generations // 20),
         }
     if name == "nsga3":
