@@ -466,6 +466,52 @@ def test_cpu_of_double_forked_processes_is_billed(host, isolation):
     assert body["metrics"]["cpu_seconds_used"] >= 3.9, body["metrics"]
 
 
+def _busy(processes: int, seconds: float) -> dict[str, Any]:
+    """A job that keeps ``processes`` processes (itself and forks) busy for ``seconds`` of wall time."""
+    return hostile(f"""
+        end = time.time() + {seconds}
+        children = []
+        for _ in range({processes - 1}):
+            pid = os.fork()
+            if pid == 0:
+                os.setsid()  # a session (and so a scheduler autogroup) of its own, if the kernel has them
+                while time.time() < end:
+                    pass
+                os._exit(0)
+            children.append(pid)
+        while time.time() < end:
+            pass
+        for pid in children:
+            os.waitpid(pid, 0)
+    """)
+
+
+@pytest.mark.slow
+@needs_root
+def test_a_run_of_many_processes_does_not_take_a_neighbours_cpu_share(host, isolation):
+    """Each run's group has the same CPU weight (cgroup v1 ``cpu.shares``, v2 ``cpu.weight``), so the
+    scheduler shares the CPUs between runs, not between processes (nor sessions: the kernel's
+    autogroups): a run of 60 busy processes beside one of 2 leaves it about half of the CPU time the
+    two use (0.44–0.49 here; 0.08 without a weight).  Shares of CPU time billed over the same
+    seconds, not wall time."""
+    requires(isolation, "cgroup")
+    results: dict[str, Any] = {}
+
+    def run(name: str, processes: int) -> None:
+        results[name] = run_child(host, _busy(processes, 4.0), time_seconds=30)[0]
+
+    threads = [threading.Thread(target=run, args=args) for args in (("hog", 60), ("neighbour", 2))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for body in results.values():
+        assert body["status"] == "succeeded", body
+    hog, neighbour = (results[name]["metrics"]["cpu_seconds_used"] for name in ("hog", "neighbour"))
+    share = neighbour / (hog + neighbour)
+    assert share > 0.3, (share, hog, neighbour)
+
+
 DOUBLE_FORK_SLEEPER = textwrap.dedent("""\
     if os.fork() == 0:
         if os.fork() == 0:
