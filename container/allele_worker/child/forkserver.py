@@ -12,11 +12,15 @@ pidfds by which it learns at once that a live child exited: one per child, close
 runs user code itself, so no run can leave anything behind for the next: each child is a fresh fork of
 the same clean parent. It dies with the worker (death signal), and its children with it (theirs).
 
+It never holds a run's data either: a request carries nothing of the run, only four file descriptors
+(the child reads its own job from one of them after the fork), so no buffer of one run's request —
+its id, its directory — is left in the memory every later run is forked from.
+
 Protocol on the control socket (``SOCK_SEQPACKET``, one JSON message per packet): server → worker
-``{"ready": true}`` once warm (``wire.ForkReady``); worker → server ``{"id": n, "spec": path}`` with two
-file descriptors, output and messages (``ForkRequest``); server → worker ``{"started": n, "pid": pid}``
-(``ForkStarted``), and later ``{"exited": pid, "status": s, "cpu": seconds, "maxrss_kb": k}``
-(``ForkExited``) as soon as the child has exited and is reaped.
+``{"ready": true}`` once warm (``wire.ForkReady``); worker → server ``{"id": n}`` with four file
+descriptors — the run's output, its channel, its spec and its store (``ForkRequest``); server → worker
+``{"started": n, "pid": pid}`` (``ForkStarted``), and later ``{"exited": pid, "status": s, "cpu":
+seconds, "maxrss_kb": k}`` (``ForkExited``) as soon as the child has exited and is reaped.
 """
 
 from __future__ import annotations
@@ -86,23 +90,23 @@ def _fresh_randomness() -> None:
     numpy.random.seed()
 
 
-def _child(control: socket.socket, spec: str, fds: list[int], exits: dict[int, int]) -> None:
+def _child(control: socket.socket, fds: list[int], exits: dict[int, int]) -> None:
     """In the forked child: become the run's process, then run it as ``python -m allele_worker.child``
-    would (``entry.run``)."""
-    control.close()
-    for exit_fd in exits:  # the other runs' exit notices: nothing of theirs stays in this one
-        os.close(exit_fd)
-    os.setsid()
-    output, messages = fds
-    os.dup2(output, 1)
-    os.dup2(output, 2)
-    os.close(output)
+    would (``entry.run``).  It never returns: whatever happens, this process ends here."""
     code = 70
     try:
+        control.close()
+        for exit_fd in exits:  # the other runs' exit notices: nothing of theirs stays in this one
+            os.close(exit_fd)
+        os.setsid()
+        output, channel, spec, store = fds
+        os.dup2(output, 1)
+        os.dup2(output, 2)
+        os.close(output)
         _fresh_randomness()
         from . import entry
 
-        code = entry.run(spec, messages)
+        code = entry.run(spec, channel, store)
         sys.stdout.flush()
         sys.stderr.flush()
     finally:
@@ -123,13 +127,13 @@ def serve(control: socket.socket) -> None:
         watched: list[socket.socket | int] = [control, *exits]
         readable, _, _ = select.select(watched, [], [], 0.02 if polled else None)
         if control in readable:
-            message, fds, _, _ = socket.recv_fds(control, 1 << 16, 2)
+            message, fds, _, _ = socket.recv_fds(control, 256, 4)
             if not message:
                 os._exit(0)  # the worker is gone
             request: ForkRequest = json.loads(message)
             pid = os.fork()
             if pid == 0:
-                _child(control, request["spec"], fds, exits)
+                _child(control, fds, exits)
             for fd in fds:
                 os.close(fd)
             children.add(pid)

@@ -12,7 +12,7 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..wire import ForkExited, ForkReady, ForkRequest, ForkStarted, to_json
@@ -74,13 +74,14 @@ class ForkServer:
                     self._exits[message["exited"]] = Exit(message["status"], message["cpu"], message["maxrss_kb"])
                 self._cond.notify_all()
 
-    def spawn(self, spec_path: str, output_fd: int, message_fd: int) -> int:
-        """A new child for the run whose spec is at ``spec_path``; returns its pid (its own session)."""
+    def spawn(self, fds: Sequence[int]) -> int:
+        """A new child for a run: ``fds`` are its output, channel, spec and store (the request carries
+        nothing else of the run); returns its pid (its own session)."""
         with self._lock:
             self._next_id += 1
             request = self._next_id
-            fork: ForkRequest = {"id": request, "spec": spec_path}
-            socket.send_fds(self._control, [to_json(fork)], [output_fd, message_fd])
+            fork: ForkRequest = {"id": request}
+            socket.send_fds(self._control, [to_json(fork)], list(fds))
         with self._cond:
             self._await(lambda: request in self._started)
             return self._started.pop(request)
