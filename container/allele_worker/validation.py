@@ -47,6 +47,7 @@ _ENGINE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_:+=-.")
 MAX_WARNINGS = WARNING_TEMPLATES + 1  # the templates kept and one entry for the others
 ERROR_MESSAGE_LIMIT = 2000  # characters of the child's error message kept
 _T = TypeVar("_T")
+_PLAIN = frozenset({int, float, type(None)})  # what json.loads gives for a number or null
 
 
 class ValidOutcome(TypedDict):
@@ -82,6 +83,11 @@ def finite_in_place(value: _T) -> _T:
     if isinstance(value, float):
         return cast(_T, value if math.isfinite(value) else None)
     if isinstance(value, list):
+        try:
+            if all(map(math.isfinite, value)):  # numbers, all finite: the common case, at C speed
+                return value
+        except (TypeError, OverflowError):  # null, a nested list or object, an int too large for a float
+            pass
         for index, item in enumerate(value):
             if isinstance(item, float):
                 if not math.isfinite(item):
@@ -101,14 +107,23 @@ def finite_in_place(value: _T) -> _T:
 def _numbers(value: object, *, depth: int = 1) -> bool:
     if not isinstance(value, list):
         return False
-    if depth == 1:
-        return all(_number(v) for v in value)
+    if depth == 1:  # plain JSON numbers at C speed, else each value checked
+        return set(map(type, value)) <= _PLAIN or all(_number(v) for v in value)
     return all(_numbers(v, depth=depth - 1) for v in value)
 
 
 def _scalar(value: object) -> bool:
     """One objective's fitness: a number, ``"inf"``/``"-inf"``, or None (not finite)."""
     return _number(value) or value in ("inf", "-inf")
+
+
+def _history(value: object, objectives: int) -> bool:
+    """``best_solutions_fitness``: one fitness per generation."""
+    if not isinstance(value, list):
+        return False
+    if objectives == 1 and set(map(type, value)) <= _PLAIN:
+        return True
+    return all(_fitness(v, objectives) for v in value)
 
 
 def _fitness(value: object, objectives: int) -> bool:
@@ -231,7 +246,7 @@ def validate_outcome(message: object) -> ValidOutcome | None:
         if objectives == 1
         else _fitness(result.get("best_solution_objectives"), objectives),
         isinstance(result.get("best_solution_generation"), int),
-        isinstance(history, list) and all(_fitness(v, objectives) for v in history),
+        _history(history, objectives),
         is_count(result.get("generations_completed")),
         _numbers(result.get("population"), depth=2),
         result.get("stopped_reason") in STOPPED_REASONS,

@@ -22,6 +22,7 @@ what user code wrote: the outcome's bytes, its parse and its parts are the run's
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -47,20 +48,18 @@ from .staged_files import take_files
 
 __all__ = ["Collector"]
 
+PIPE_BYTES = 1 << 16  # what a pipe holds (Linux's default): no read returns more
+
 
 def _rows_json(rows: list[Genes]) -> Iterator[bytes]:
-    """``to_json(rows)`` a piece (≈ ``CHUNK``) at a time: no second copy of a population."""
+    """``to_json(rows)`` a piece at a time (rows of ≈ 64 K values each: one piece for a small
+    population, no second copy of a large one)."""
     yield b"["
-    batch: list[bytes] = []
-    size = 0
-    for index, row in enumerate(rows):
-        encoded = to_json(row)
-        batch.append(b"," + encoded if index else encoded)
-        size += len(encoded) + 1
-        if size >= CHUNK:
-            yield b"".join(batch)
-            batch, size = [], 0
-    yield b"".join(batch) + b"]"
+    per_piece = max(1, (1 << 16) // max(1, len(rows[0]) if rows else 1))
+    for start in range(0, len(rows), per_piece):
+        piece = to_json(rows[start : start + per_piece])[1:-1]
+        yield b"," + piece if start else piece
+    yield b"]"
 
 
 class Collector:
@@ -99,16 +98,16 @@ class Collector:
         started, lines = self.clock(), 0
         buffer = bytearray()
         scanned = 0  # the bytes of ``buffer`` already searched for a newline: each byte is searched once
+        pipe = io.FileIO(self.job_r, "rb", closefd=False)
+        piece = memoryview(bytearray(PIPE_BYTES))  # read into, every time: no allocation per read
         while True:
             try:
-                chunk = os.read(self.job_r, CHUNK)
-            except InterruptedError:
-                continue
+                got = pipe.readinto(piece)
             except OSError:
                 break
-            if not chunk:
+            if not got:
                 break
-            buffer += chunk
+            buffer += piece[:got]
             start = 0
             while (newline := buffer.find(b"\n", scanned)) >= 0:
                 lines += 1
@@ -202,7 +201,7 @@ class Collector:
         if result is not None:
             population = result.pop("population", None)
             if population is not None:
-                population_finite = all(value is not None for row in population for value in row)
+                population_finite = not any(None in row for row in population)
                 parts["population"] = self.writer.write(_rows_json(population))
                 del population
             for name, data in take_files(result).items():
