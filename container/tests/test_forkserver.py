@@ -5,6 +5,7 @@ the next. (Every sandbox and hostile-code test also runs against these forked ch
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ from conftest import IS_ROOT, run_child
 from starlette.testclient import TestClient
 from test_hostile import hostile
 
+from allele_worker import sandbox
+from allele_worker.sandbox.forks import ForkServer
 from allele_worker.sandbox.plan import child_environment
 from allele_worker.worker.app import create_app
 from allele_worker.worker.runs import RunManager
@@ -195,3 +198,59 @@ def test_a_run_finds_no_earlier_runs_id_anywhere_in_its_memory(host, tmp_path, f
     line = next(line for line in scan["output"].splitlines() if line.startswith("SCANNED"))
     regions, found, scanned = int(line.split()[1]), int(line.split()[3]), int(line.split()[5])
     assert regions > 20 and scanned > 20 * 2**20 and found == 0, line
+
+
+IDENTITY = """
+import ctypes, sys
+print('IDENTITY', hash('allele'), id(sys), ctypes.cast(ctypes.CDLL(None).printf, ctypes.c_void_p).value)
+"""
+
+
+@pytest.mark.slow
+def test_the_fork_server_is_re_executed_and_no_run_waits_for_it(host):
+    """Every fork of one server shares its string-hash seed and its memory layout; after
+    ``rotate_runs`` forks a fresh server (a new interpreter: a new hash seed, new addresses) takes
+    over.  It warms up aside: the run that started the rotation is forked by the current server at
+    once, the fresh one takes the runs after it, and the old one is closed once its runs are over."""
+    forks = ForkServer(rotate_runs=2)
+    rotating = sandbox.Host(isolation=host.isolation, uids=host.uids, cgroups=host.cgroups, forks=forks)
+    first = forks.pid
+    seen: list[tuple[int, int]] = []  # (parent, rotations so far) as each run starts
+
+    def run() -> str:
+        body, _ = run_child(
+            rotating,
+            hostile(IDENTITY),
+            on_start=lambda process: seen.append((_parent_of(process.pid), forks.rotations)),
+        )
+        assert body["status"] == "succeeded", body
+        return next(line for line in body["output"].splitlines() if line.startswith("IDENTITY"))
+
+    try:
+        before = [run(), run()]  # the second fork is the rotation's start
+        deadline = time.monotonic() + 60
+        while forks.rotations == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert forks.rotations == 1 and forks.pid != first
+        after = run()
+        assert _gone(first)
+    finally:
+        forks.close()
+    assert seen == [(first, 0), (first, 0), (forks.pid, 1)], (seen, first, forks.pid)
+    assert before[0] == before[1], before  # one server: the same seed and layout
+    hashes, heaps, libraries = (set(values) for values in zip(*(line.split()[1:] for line in [before[0], after])))
+    assert len(hashes) == 2 and len(heaps) == 2 and len(libraries) == 2, (before, after)
+
+
+def _gone(pid: int, timeout: float = 10.0) -> bool:
+    """``pid`` is gone (or a zombie: exited, not yet reaped)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return True
+        if stat[stat.rindex(")") + 2] == "Z":
+            return True
+        time.sleep(0.05)
+    return False
