@@ -254,3 +254,29 @@ def _gone(pid: int, timeout: float = 10.0) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+@pytest.mark.slow
+def test_a_fork_server_that_died_is_replaced(host):
+    """A fork server killed under the worker: the run that finds it gone cannot start (and fails as
+    the worker's error), and a fresh server takes the runs after it — before, every later run failed
+    until the worker restarted."""
+    import signal
+
+    from allele_worker.sandbox.forks import ForkServerGone
+
+    forks = ForkServer()
+    replaced = sandbox.Host(isolation=host.isolation, uids=host.uids, cgroups=host.cgroups, forks=forks)
+    dead = forks.pid
+    try:
+        os.kill(dead, signal.SIGKILL)
+        assert _gone(dead)
+        with pytest.raises(ForkServerGone):
+            run_child(replaced, hostile("pass"))
+        deadline = time.monotonic() + 60
+        while forks.rotations == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        body, _ = run_child(replaced, hostile("pass"))
+    finally:
+        forks.close()
+    assert forks.pid != dead and body["status"] == "succeeded", body

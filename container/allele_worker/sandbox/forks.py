@@ -112,7 +112,10 @@ class _Server:
             self._next_id += 1
             request = self._next_id
             fork: ForkRequest = {"id": request}
-            socket.send_fds(self._control, [to_json(fork)], list(fds))
+            try:
+                socket.send_fds(self._control, [to_json(fork)], list(fds))
+            except OSError as exc:
+                raise ForkServerGone(f"the fork server is gone ({exc})") from None
         with self._cond:
             self._await(lambda: request in self._started)
             return self._started.pop(request)
