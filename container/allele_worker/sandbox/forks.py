@@ -38,7 +38,7 @@ from .plan import child_environment
 log = logging.getLogger("allele.sandbox")
 
 # A fresh fork server after this many forks or this many seconds, whichever comes first
-# (docs/performance.md, "The fork server's re-execution": its start costs ≈ 0.3 CPU-seconds).
+# (docs/performance.md, "The fork server's re-execution": its start costs 0.2–0.3 CPU-seconds).
 ROTATE_RUNS = 100
 ROTATE_SECONDS = 600.0
 
