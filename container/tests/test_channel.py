@@ -200,3 +200,26 @@ def test_progress_and_a_forged_outcome_through_the_relay(host):
     )
     assert body["status"] == "succeeded", body
     assert body["result"]["best_solution_fitness"] == 7.0 and body["result"]["population"] == [[1.0]]
+
+
+@pytest.mark.slow
+def test_the_job_holds_nothing_of_the_relays(host):
+    """The job's only way out is its own pipe to the relay: it holds neither the relay's channel to
+    the worker (where it could forge the relay's messages) nor the run's store, nor its spec."""
+    body, _ = run_child(
+        host,
+        hostile("""
+        import stat
+        for fd in sorted(int(fd) for fd in os.listdir('/proc/self/fd')):
+            try:
+                mode = os.fstat(fd).st_mode
+                print('FD', fd, 'fifo' if stat.S_ISFIFO(mode) else 'other', os.readlink(f'/proc/self/fd/{fd}'))
+            except OSError:
+                pass  # the directory listing's own descriptor, closed by now
+    """),
+    )
+    assert body["status"] == "succeeded", body
+    fds = [line.split() for line in body["output"].splitlines() if line.startswith("FD ")]
+    above = [fd for fd in fds if int(fd[1]) > 2]
+    assert [fd[2] for fd in above] == ["fifo"], fds  # one pipe: the job's own, to its relay
+    assert not any("memfd" in fd[3] for fd in fds), fds

@@ -384,7 +384,7 @@ class SandboxedProcess:
             msg_r,
             self._progress,
             per_second=self.limits.messages_per_second,
-            burst=self.limits.message_burst,
+            burst=self.limits.message_burst + 8,  # the relay's own (a limit, the outcome) beside the job's
         )
         self._output.start()
         self._messages.start()
