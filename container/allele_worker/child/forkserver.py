@@ -33,7 +33,17 @@ import socket
 import sys
 
 from ..sandbox.confine import PR_SET_PDEATHSIG, load_libc
-from ..wire import ForkExited, ForkReady, ForkRequest, ForkStarted, GaParams, to_json
+from ..wire import (
+    MESSAGE_BYTES,
+    ChannelLimits,
+    ChildMessage,
+    ForkExited,
+    ForkReady,
+    ForkRequest,
+    ForkStarted,
+    GaParams,
+    to_json,
+)
 
 _FITNESS = "import numpy\ndef fitness(ga, solution, index):\n    return -float(numpy.sum(solution ** 2))\n"
 _BATCH = "import numpy\ndef fitness(ga, rows, indices):\n    return -numpy.sum(rows ** 2, axis=1)\n"
@@ -58,10 +68,17 @@ _WARM_UP_EXTRAS: tuple[GaParams, ...] = (
     {"fitness_func": _FITNESS, "gene_constraint": _CONSTRAINT, "gene_constraint_entry": "CONSTRAINTS"},
 )
 WARM_UP_PARAMS: tuple[GaParams, ...] = tuple({**_WARM_UP_RUN, **extra} for extra in _WARM_UP_EXTRAS)
+WARM_UP_CHANNEL: ChannelLimits = {
+    "message_bytes": MESSAGE_BYTES,
+    "outcome_bytes": 1 << 20,
+    "messages_per_second": 20,
+    "message_burst": 200,
+}
 
 
 def warm() -> None:
-    """Import what every run imports and run the warm-up jobs, so a forked child starts with all of it
+    """Import what every run imports and run the warm-up jobs — each one's progress and outcome through
+    a relay's collector too, as a run's relay collects them — so a forked child starts with all of it
     loaded and used once; then freeze what is left, so a child's garbage collections never walk (and
     so never copy, page by page) the objects it shares with this parent."""
     import gc
@@ -73,9 +90,29 @@ def warm() -> None:
     from . import entry, jobs  # noqa: F401
 
     for params in WARM_UP_PARAMS:
-        jobs.execute(jobs.JobSpec(params=dict(params)), lambda message: None)
+        sent: list[ChildMessage] = []
+        sent.append(jobs.execute(jobs.JobSpec(params=dict(params)), sent.append))
+        _collect(sent)
     gc.collect()
     gc.freeze()
+
+
+def _collect(messages: list[ChildMessage]) -> None:
+    """A warm-up job's messages through a collector, as a run's relay reads and stores them (into a
+    pipe, a throw-away store and /dev/null), so its code is specialised here, once, not in every run."""
+    from ..sandbox.store import memory_file
+    from .collector import Collector
+
+    job_r, job_w = os.pipe()
+    channel = os.open(os.devnull, os.O_WRONLY)
+    store = memory_file("allele-warm-up")
+    try:
+        os.write(job_w, b"".join(to_json(message) + b"\n" for message in messages[-2:]))  # < a pipe's 64 KiB
+        os.close(job_w)
+        Collector(job_r, channel, store, WARM_UP_CHANNEL)(0)
+    finally:
+        for fd in (job_r, channel, store):
+            os.close(fd)
 
 
 def _fresh_randomness() -> None:
