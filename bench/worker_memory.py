@@ -195,6 +195,7 @@ def measure(python: str, case: str, timeout: float = 600.0) -> dict[str, Any]:
         "error": (report.get("error") or {}).get("code"),
         "uploaded_mb": round(sum(v for k, v in sink.sizes.items() if "runCASE" in k) / 2**20, 1),
         "run_peak_memory_mb": report["metrics"]["peak_memory_mb"],
+        "run_cpu_seconds": report["metrics"]["cpu_seconds_used"],
         "seconds": round(seconds, 1),
     }
 

@@ -39,6 +39,7 @@ __all__ = [
     "MESSAGE_BYTES",
     "OUTCOME_PREFIX",
     "PLAIN_PARAMS",
+    "POPULATION_PREFIX",
     "STAGED_FILES",
     "STOPPED_REASONS",
     "SUMMARY_BYTES",
@@ -74,6 +75,7 @@ __all__ = [
     "OutcomeResult",
     "ParetoFront",
     "Population",
+    "PopulationMessage",
     "ProbeAnswer",
     "Progress",
     "ProgressMessage",
@@ -123,6 +125,10 @@ WARNING_MESSAGE_LIMIT = 500  # characters of a warning's message
 # OUTCOME_PREFIX (how ``to_json`` writes an ``OutcomeMessage``: "type" first).
 MESSAGE_BYTES = 32 * 1024
 OUTCOME_PREFIX = b'{"type":"outcome",'
+# A succeeded run's final population goes just before its outcome, on a line of its own
+# (``PopulationMessage``, "population" its only other key): the relay validates it and stores the
+# job's own bytes, without encoding them again.  It is as large as an outcome may be.
+POPULATION_PREFIX = b'{"type":"population","population":'
 CHANNEL_LINE_BYTES = 64 * 1024  # a line of the relay's channel to the worker (a re-encoded progress fits)
 SUMMARY_BYTES = 1024 * 1024  # the CollectedOutcome in the store (warnings, error: bounded, ≈ 350 KB at most)
 # The data too large for a report, uploaded as files before it (worker.runs, child.staged_files).
@@ -497,7 +503,17 @@ class FailedOutcome(TypedDict):
 
 
 OutcomeMessage: TypeAlias = SucceededOutcome | FailedOutcome  # the child's last message
-ChildMessage: TypeAlias = ProgressMessage | OutcomeMessage  # the job → its relay
+
+
+class PopulationMessage(TypedDict):
+    """A succeeded outcome's ``result.population``, sent on its own line just before the outcome
+    (which then has none): written as ``POPULATION_PREFIX`` + the rows + ``}``."""
+
+    type: Literal["population"]
+    population: JSON
+
+
+ChildMessage: TypeAlias = ProgressMessage | PopulationMessage | OutcomeMessage  # the job → its relay
 
 # --------------------------------------------------------------------------- relay → worker
 

@@ -27,7 +27,7 @@ from ..wire import (
     SandboxPlan,
     to_json,
 )
-from .collector import Collector
+from .collector import Collector, outcome_lines
 
 INTERNAL_EXIT = 70
 # The limits of a collector that reads no job (a failure before there is one).
@@ -126,7 +126,8 @@ def run(spec_fd: int, channel_fd: int, store_fd: int) -> int:
     if os.getpid() != main_pid:
         os._exit(0)  # a process forked by user code never reports
     try:
-        emit(outcome)
+        for line in outcome_lines(outcome):  # a succeeded run's population first, on a line of its own
+            emit(line)
     except (ValueError, TypeError):
         emit(_internal_error("the result could not be encoded"))
     sys.stdout.flush()

@@ -88,10 +88,11 @@ def warm() -> None:
 
     from ..engine import accelerated  # noqa: F401
     from . import entry, jobs  # noqa: F401
+    from .collector import outcome_lines
 
     for params in WARM_UP_PARAMS:
         sent: list[ChildMessage] = []
-        sent.append(jobs.execute(jobs.JobSpec(params=dict(params)), sent.append))
+        sent.extend(outcome_lines(jobs.execute(jobs.JobSpec(params=dict(params)), sent.append)))
         _collect(sent)
     gc.collect()
     gc.freeze()
@@ -107,7 +108,7 @@ def _collect(messages: list[ChildMessage]) -> None:
     channel = os.open(os.devnull, os.O_WRONLY)
     store = memory_file("allele-warm-up")
     try:
-        os.write(job_w, b"".join(to_json(message) + b"\n" for message in messages[-2:]))  # < a pipe's 64 KiB
+        os.write(job_w, b"".join(to_json(message) + b"\n" for message in messages[-3:]))  # < a pipe's 64 KiB
         os.close(job_w)
         Collector(job_r, channel, store, WARM_UP_CHANNEL)(0)
     finally:

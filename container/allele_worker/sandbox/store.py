@@ -92,9 +92,9 @@ class StoreWriter:
         self.fd = fd
         self.end = 0
 
-    def write(self, data: bytes | Iterable[bytes]) -> list[int]:
+    def write(self, data: bytes | memoryview | Iterable[bytes]) -> list[int]:
         start = self.end
-        for piece in [data] if isinstance(data, bytes) else data:
+        for piece in [data] if isinstance(data, (bytes, memoryview)) else data:
             view = memoryview(piece)
             while view:
                 written = os.pwrite(self.fd, view, self.end)
