@@ -12,7 +12,7 @@ The boundaries, and the types that cross them::
                 ◀ channel: RelayMessage (ProgressMessage, LimitMessage, CollectedMessage) ─ the relay
                 ◀ store (a memfd): CollectedOutcome and its parts (the result, the population, files)
                 ⇄ fork server (child/forkserver.py): ForkRequest ▶, ◀ ForkReady | ForkStarted | ForkExited
-    child side: the job ─ ChildMessage lines (ProgressMessage, OutcomeMessage) ─▶ the relay (child/collector.py)
+    child side: the job ─ ChildMessage lines (ProgressMessage, PopulationMessage, OutcomeMessage) ─▶ its relay
     Worker ◀ POST {report.url}/progress: Progress, /complete: CompleteReport ─ worker side
 
 The HTTP ones are docs/runner-protocol.md.  What the job sends is hostile (user code shares its
