@@ -1,6 +1,6 @@
 // Builds the Worker's static assets (wrangler.toml [assets], dist/web): no CDN, and none of it in the
 // Worker's script.
-// - The dashboard's browser code (web/client → dist/web/assets) with esbuild: app.js + app.css (every
+// - The dashboard's browser code (web/browser → dist/web/assets) with esbuild: app.js + app.css (every
 //   page: charts with uPlot, live progress, copy buttons) and editor.js (CodeMirror, only on pages with code).
 // - The /docs page's Swagger UI files (swagger-ui-dist, Apache-2.0 → dist/web/docs): the page itself
 //   and its configuration come from the Worker (src/http/routes/docs.ts), under its Content-Security-Policy.
@@ -38,7 +38,7 @@ export async function buildWeb({ quiet = false } = {}) {
   // reload loses its in-memory queues (delayed retries included).
   const result = await build({
     write: false,
-    entryPoints: { app: join(ROOT, "web", "client", "app.ts"), editor: join(ROOT, "web", "client", "editor.ts") },
+    entryPoints: { app: join(ROOT, "web", "browser", "app.ts"), editor: join(ROOT, "web", "browser", "editor.ts") },
     outdir: out,
     bundle: true,
     minify: true,
@@ -49,7 +49,7 @@ export async function buildWeb({ quiet = false } = {}) {
     logLevel: quiet ? "silent" : "warning",
   });
   for (const file of result.outputFiles) writeIfChanged(file.path, file.contents);
-  writeIfChanged(join(out, "favicon.svg"), readFileSync(join(ROOT, "web", "client", "favicon.svg")));
+  writeIfChanged(join(out, "favicon.svg"), readFileSync(join(ROOT, "web", "browser", "favicon.svg")));
   const docs = join(WEB_DIST, "docs");
   mkdirSync(docs, { recursive: true });
   for (const [name, file] of Object.entries(SWAGGER_UI_FILES)) writeIfChanged(join(docs, name), readFileSync(join(SWAGGER_UI, file)));

@@ -21,7 +21,7 @@ const tscBin = join(ROOT, "node_modules", ".bin", "tsc");
 const tsc =
   step("type check (Worker)", tscBin, ["--noEmit"]) ||
   step("type check (Node side)", tscBin, ["--noEmit", "-p", "tsconfig.node.json"]) ||
-  step("type check (dashboard's browser code)", tscBin, ["--noEmit", "-p", "web/client/tsconfig.json"]);
+  step("type check (dashboard's browser code)", tscBin, ["--noEmit", "-p", "web/browser/tsconfig.json"]);
 if (tsc !== 0) failed++;
 
 const deploy = step("deploy dry run (wrangler deploy --dry-run)", process.execPath, [join(ROOT, "scripts", "deploy-check.mjs")]);

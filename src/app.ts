@@ -1,13 +1,12 @@
 // newApp(): the Hono app — middleware order, routes, error handling. Used by index.ts and the tests.
 
-import type { Context } from "hono";
 import { Hono } from "hono";
+import { newDashboard } from "./dashboard/index";
 import { readiness } from "./domain/health";
 import type { AppEnv } from "./http/context";
 import { onError, onNotFound } from "./http/error-handler";
 import { countedBy, identifyAndLimit, requireKey } from "./http/middleware/auth";
 import { methodGuard } from "./http/middleware/methods";
-import { requestId } from "./http/middleware/request-id";
 import { describe } from "./http/openapi/describe";
 import { documentOf } from "./http/openapi/document";
 import { accountRoutes } from "./http/routes/account";
@@ -22,8 +21,7 @@ import { resultsRoutes } from "./http/routes/results";
 import { submissionsRoutes } from "./http/routes/submissions";
 import { webhooksRoutes } from "./http/routes/webhooks";
 import { Health, OpenApiDocument } from "./http/validation/responses";
-import { newWebApp, notFoundPage } from "./web/app";
-import type { WebEnv } from "./web/context";
+import { requestId } from "./surface/request-id";
 
 /** Paths of the machine interfaces (JSON errors); everything else is the dashboard (HTML pages). */
 const MACHINE_PATHS = /^\/(api|admin|internal|__bench|__scheduled)(\/|$)/;
@@ -32,7 +30,8 @@ export function newApp() {
   const app = new Hono<AppEnv>({ strict: false });
   app.use("*", requestId);
   app.onError(onError);
-  app.notFound((c) => (MACHINE_PATHS.test(c.req.path) ? onNotFound(c) : notFoundPage(c as unknown as Context<WebEnv>)));
+  // Only the machine paths get here: every other path is the dashboard's, with its own 404 page (below).
+  app.notFound(onNotFound);
   // How each route's per-minute count is taken, where it is not up front (docs/decisions.md#write-rate-count):
   // the admitted writes count in their admission call, GET /account gets its usage from its count.
   app.on("POST", ["/api/v1/submissions", "/api/v1/submissions/:id/reexecute", "/api/v1/results/:id/continue"], countedBy("admission"));
@@ -102,7 +101,7 @@ export function newApp() {
   app.route("/api/v1", api);
 
   // The dashboard, on the same origin (docs/dashboard.md); its own error pages.
-  const web = newWebApp();
+  const web = newDashboard();
   app.use("*", async (c, next) => {
     if (MACHINE_PATHS.test(c.req.path)) return next();
     // The page shows (and logs) the same request id as the response header.

@@ -42,6 +42,9 @@ const schema = z.object({
   RUN_TOKEN_SECRET: secret,
 });
 
+/** The name of every var and secret the Worker reads (wrangler types knows only those wrangler.toml sets). */
+export type ConfigVar = keyof typeof schema.shape;
+
 export interface Config {
   prices: { cpu: number; memory: number };
   negativeBalanceCap: number;

@@ -1,4 +1,5 @@
-// The closed list of API error codes, their HTTP statuses, and the one error envelope.
+// The closed list of API error codes, their HTTP statuses, any thrown error as one of them, and the one
+// error envelope.
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
@@ -59,8 +60,34 @@ export function validationError(fields: FieldError[]): ApiError {
   return new ApiError("validation_failed", message, { fields });
 }
 
+const isFieldError = (v: unknown): v is FieldError =>
+  typeof v === "object" && v !== null && "field" in v && typeof v.field === "string" && "message" in v && typeof v.message === "string";
+
+/** The fields a refusal lists in `details.fields` (validation_failed's), or null when it lists none. */
+export function refusedFields(err: ApiError): FieldError[] | null {
+  const fields = err.details.fields;
+  return Array.isArray(fields) ? fields.filter(isFieldError) : null;
+}
+
+/** The one field a refusal names in `details.field` (an entry symbol, a code upload, a size), or null. */
+export function refusedField(err: ApiError): string | null {
+  return typeof err.details.field === "string" ? err.details.field : null;
+}
+
 export function notFound(what = "resource"): ApiError {
   return new ApiError("not_found", `No such ${what}.`);
+}
+
+/** Any thrown error as the API's error (an unexpected one is internal_error; its details never leave). */
+export function translate(err: Error): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof HTTPException) {
+    // Hono's own exceptions: the JSON validator's parse failure and the body limit.
+    if (err.status === 400 && /json/i.test(err.message)) return new ApiError("malformed_json", "The request body is not valid JSON.");
+    if (err.status === 413) return new ApiError("payload_too_large", "The request body is too large.");
+    if (err.status === 401) return new ApiError("unauthorized", "A valid API key is required.");
+  }
+  return new ApiError("internal_error", "An unexpected error occurred.");
 }
 
 export function errorBody(err: ApiError, requestId: string) {

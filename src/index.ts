@@ -7,9 +7,9 @@ import { handleDeliveryBatch } from "./queues/deliveries";
 import { handleRunBatch } from "./queues/runs";
 import { reconcileRuns, releaseEndedRuns } from "./queues/scheduled";
 
-export { AccountGate } from "./do/account-gate";
-export { Dispatcher } from "./do/dispatcher";
-export { IpRateLimit } from "./do/ip-rate-limit";
+export { AccountGate } from "./do/account-gate/object";
+export { Dispatcher } from "./do/dispatcher/object";
+export { IpRateLimit } from "./do/ip-rate-limit/object";
 
 import { GaRunner, GaRunnerWide, INTERNAL_HOST } from "./runner/container-runner";
 

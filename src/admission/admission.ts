@@ -4,14 +4,14 @@
 
 import { toMicro } from "../billing/prices";
 import { config } from "../config";
-import type { Admission, GateError } from "../do/account-gate";
+import { accountGate } from "../do/account-gate/client";
+import type { Admission, GateError } from "../do/account-gate/object";
 import type { Bindings } from "../env";
 import { ApiError, type ErrorCode } from "../errors";
 import { newId } from "../lib/ids";
-import { parallelWorkers } from "../runner/protocol";
+import { type GaParameters, parallelWorkers } from "../model/parameters";
 import type { AccountRow } from "../storage/accounts";
 import { isPlatformAtCapacity } from "../storage/platform-queue";
-import { accountGate } from "./account-gate";
 import { apiRunLimits, type Limits, type Payment, planRunLimits } from "./limits";
 import { type DeferredRate, rateLimitedError } from "./rate-limit";
 
@@ -23,11 +23,8 @@ export function limitsFor(env: Bindings, account: AccountRow, payment: Payment =
 /** PLATFORM_QUEUE_CAP: queued runs on the whole platform before writes are refused. */
 export const platformQueueCap = (env: Bindings) => config(env).platformQueueCap;
 
-/** What the parameter caps look at. */
-export type CappedParameters = { num_generations: number; num_genes: number; parallel_processing?: unknown };
-
 /** 403 tier_limit_exceeded when num_generations, num_genes or the parallel workers are over the caps in force. */
-export function parameterCapFailure(limits: Limits, params: CappedParameters): GateError | null {
+export function parameterCapFailure(limits: Limits, params: GaParameters): GateError | null {
   const caps = [
     ["num_generations", params.num_generations, limits.max_num_generations],
     ["num_genes", params.num_genes, limits.max_num_genes],
@@ -82,7 +79,7 @@ function retryAfterHeader(details: Record<string, unknown>): Record<string, stri
 export async function withAdmission<T>(
   env: Bindings,
   account: AccountRow,
-  params: CappedParameters,
+  params: GaParameters,
   deferred: DeferredRate | null,
   create: (runId: string) => Promise<T>,
   payment: Payment = "credits",
@@ -92,7 +89,7 @@ export async function withAdmission<T>(
   const credits = payment === "credits";
   const runId = newId();
   const gate = accountGate(env, accountId);
-  const { rate, refusal } = (await gate.admit({
+  const { rate, refusal }: Admission = await gate.admit({
     runId,
     concurrentLimit: limits.concurrent_submissions,
     inflightLimit: limits.inflight_api_runs,
@@ -100,7 +97,7 @@ export async function withAdmission<T>(
     dailyQuota: limits.daily_quota,
     laterFailure: parameterCapFailure(limits, params) ?? (credits ? creditFailure(limits, account) : null),
     rate: deferred && { keyPrefix: deferred.keyPrefix, limits: deferred.limits },
-  })) as Admission;
+  });
   if (deferred && rate) deferred.decision = rate;
   if (rate && !rate.allowed) throw rateLimitedError(rate);
   if (refusal) throw new ApiError(refusal.code, refusal.message, refusal.details, retryAfterHeader(refusal.details));

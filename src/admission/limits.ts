@@ -1,8 +1,8 @@
 // Plan limits, per-user overrides, and the limits that apply to a credit-paid API run (docs/api.md#limits).
-import type { OverridableLimit, Overrides, Plan } from "../storage/schema";
+import type { OverridableLimit, Overrides, Plan } from "../model/accounts";
 
 /**
- * Every limit of a plan: the overridable ones (storage/schema.ts OVERRIDABLE_LIMITS; there,
+ * Every limit of a plan: the overridable ones (model/accounts.ts OVERRIDABLE_LIMITS; there,
  * `negative_balance_cap` is the currency units below zero that the free + paid balance may reach before
  * credit runs are refused) and the run caps.
  */
@@ -71,9 +71,8 @@ export function planRunLimits(plan: Plan, overrides: Overrides, negativeBalanceC
 export function apiRunLimits(plan: Plan, overrides: Overrides, negativeBalanceCap: number): Limits {
   const own = PLAN_LIMITS[plan];
   const premium = PLAN_LIMITS.premium;
-  const merged = Object.fromEntries(
-    Object.keys(own).map((k) => [k, Math.max(own[k as keyof Limits], premium[k as keyof Limits])]),
-  ) as unknown as Limits;
+  const merged: Limits = { ...own };
+  for (const key of Object.keys(own) as (keyof Limits)[]) merged[key] = Math.max(own[key], premium[key]);
   merged.negative_balance_cap = negativeBalanceCap;
   for (const [key, value] of Object.entries(overrides)) {
     if (typeof value === "number") merged[key as keyof Limits] = value;

@@ -1,6 +1,7 @@
 // What a run costs (docs/api.md#limits): cpu_seconds × CPU_PRICE + peak_memory_GB × wall_seconds × MEMORY_PRICE,
 // in integer micro-units of currency, rounded up.
 import { config } from "../config";
+import type { AccountRow } from "../storage/accounts";
 
 export interface Usage {
   cpuSeconds: number;
@@ -19,3 +20,12 @@ export function chargeMicro(usage: Usage, price: { cpu: number; memory: number }
 }
 
 export const toMicro = (units: number) => Math.round(units * MICRO);
+
+/** An account's balances in currency units: free credits, paid credits and their total. */
+export function balancesOf(a: Pick<AccountRow, "freeCreditsMicro" | "paidCreditsMicro">) {
+  return {
+    free: a.freeCreditsMicro / MICRO,
+    paid: a.paidCreditsMicro / MICRO,
+    total: (a.freeCreditsMicro + a.paidCreditsMicro) / MICRO,
+  };
+}

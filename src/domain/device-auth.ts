@@ -4,6 +4,7 @@
 // ordinary API key of that account, with the name and scopes the person chose, exactly once.
 import { sha256Hex } from "../lib/crypto";
 import { newId, nowIso, randomBase62 } from "../lib/ids";
+import type { Scope } from "../model/accounts";
 import type { Db } from "../storage/db";
 import {
   type DeviceCodeRow,
@@ -64,7 +65,7 @@ export async function startDeviceAuthorization(db: Db, verifyUrl: string, client
 }
 
 export type PollOutcome =
-  | { kind: "issued"; key: string; prefix: string; scopes: string[]; name: string }
+  | { kind: "issued"; key: string; prefix: string; scopes: Scope[]; name: string }
   | {
       kind: "error";
       error: "authorization_pending" | "slow_down" | "access_denied" | "expired_token" | "invalid_grant";
@@ -113,7 +114,7 @@ export async function decideAuthorization(
   db: Db,
   id: string,
   accountId: string,
-  decision: { approve: true; keyName: string; scopes: string[] } | { approve: false },
+  decision: { approve: true; keyName: string; scopes: Scope[] } | { approve: false },
 ): Promise<boolean> {
   return decideDeviceCode(
     db,

@@ -1,8 +1,10 @@
 // Readiness, as GET /api/v1/health reports it: the database, the files bucket and the GA worker (a
 // standing one: locally; in production each run starts its own container). Cheap: one query, one
 // object lookup, one small request, each with a short time limit.
+
 import type { Bindings } from "../env";
 import { getRunner } from "../runner/runner";
+import { probeDatabase } from "../storage/db";
 
 export type Check = { status: "ok" | "on_demand" } | { status: "down"; reason: string };
 
@@ -22,7 +24,7 @@ const within = async (ms: number, work: () => Promise<unknown>, what: string): P
 
 export async function readiness(env: Bindings): Promise<Readiness> {
   const [database, files, runner] = await Promise.all([
-    within(2_000, () => env.DB.prepare("SELECT 1").first(), "database"),
+    within(2_000, () => probeDatabase(env.DB), "database"),
     within(2_000, () => env.FILES.head("health/probe"), "files bucket"),
     getRunner(env).health(),
   ]);

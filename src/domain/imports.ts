@@ -4,6 +4,7 @@
 // its Pareto front computed here from the final population's objective vectors (the SDK sends none).
 import type { Bindings } from "../env";
 import { newId, nowIso } from "../lib/ids";
+import type { GaParameters } from "../model/parameters";
 import { getDb } from "../storage/db";
 import { insertImport } from "../storage/imports";
 import { paretoFront } from "./pareto";
@@ -38,7 +39,7 @@ export type ImportedOutcome = {
 export interface ImportInput {
   name: string;
   description: string;
-  parameters: Record<string, unknown>;
+  parameters: GaParameters;
   result: ImportedOutcome;
   origin: Record<string, unknown>;
 }

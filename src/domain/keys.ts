@@ -1,18 +1,9 @@
 // API keys: `alk_` + 8 base62 (the public prefix) + `_` + 40 base62 of secret (docs/api.md#identifiers).
 import { sha256Hex } from "../lib/crypto";
 import { newId, nowIso, randomBase62 } from "../lib/ids";
+import type { Scope } from "../model/accounts";
 import type { Db } from "../storage/db";
 import { insertKey } from "../storage/keys";
-
-export const SCOPES = [
-  "submissions:read",
-  "submissions:write",
-  "results:read",
-  "results:write",
-  "webhooks:read",
-  "webhooks:write",
-] as const;
-export type Scope = (typeof SCOPES)[number];
 
 const KEY_PATTERN = /^(alk_[0-9A-Za-z]{8})_[0-9A-Za-z]{40}$/;
 
@@ -30,11 +21,11 @@ export function keyPrefix(key: string): string | null {
  * Issues a new key of the account (the secret is returned once; only its SHA-256 is stored). `generated`
  * is the key when the caller needed its prefix first (a device login records it before the insert).
  */
-export async function issueKey<S extends string>(
+export async function issueKey(
   db: Db,
   accountId: string,
   name: string,
-  scopes: S[],
+  scopes: Scope[],
   expiresAt: string | null,
   generated = generateKey(),
 ) {

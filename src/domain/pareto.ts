@@ -1,5 +1,5 @@
 // The Pareto front of a population, for results whose front the GA worker did not compute: imports
-// (docs/api.md#imports). The same front as the worker's (container/allele_worker/objectives.py): every
+// (docs/api.md#imports). The same front as the worker's (container/allele_worker/child/objectives.py): every
 // objective maximised, a solution on it when no other is at least as good on every objective and better
 // on one; its distinct solutions (a repeated gene row counts once, its first occurrence kept), in
 // population order.

@@ -97,9 +97,8 @@ function historyPanel(f: Frame, history: Fitness[], yLabel: string): string[] {
     if (y !== "inf" && y !== "-inf") return [];
     const edge = y === "inf" ? f.top : f.top + f.height;
     const tip = y === "inf" ? edge - 6 : edge + 6;
-    return [
-      `<polygon points="${px(sx(x) - 4)},${px(edge)} ${px(sx(x) + 4)},${px(edge)} ${px(sx(x))},${px(tip)}" fill="#d62728"><title>${y === "inf" ? "+inf" : "-inf"}</title></polygon>`,
-    ];
+    const points = `${px(sx(x) - 4)},${px(edge)} ${px(sx(x) + 4)},${px(edge)} ${px(sx(x))},${px(tip)}`;
+    return [`<polygon points="${points}" fill="#d62728"><title>${y === "inf" ? "+inf" : "-inf"}</title></polygon>`];
   });
   return [
     ...axes(f, sy, range, xTicks, "generation", yLabel),
@@ -137,7 +136,8 @@ export function fitnessPlot(history: (Fitness | number[])[], numObjectives = 1, 
       `objective ${i}`,
     ),
   ).flat();
-  const title = `${imported ? IMPORTED_HISTORY_TITLE : "Best value of each objective per generation"}${numObjectives > shown ? ` (objectives 0–${shown - 1} of ${numObjectives})` : ""}`;
+  const which = numObjectives > shown ? ` (objectives 0–${shown - 1} of ${numObjectives})` : "";
+  const title = `${imported ? IMPORTED_HISTORY_TITLE : "Best value of each objective per generation"}${which}`;
   return svg(30 + shown * panel, title, body);
 }
 
@@ -166,10 +166,10 @@ export function paretoPlot(objectives: number[][]): string {
   const sy = (i: number, v: number) => f.top + f.height - ((v - ranges[i]![0]) / (ranges[i]![1] - ranges[i]![0])) * f.height;
   const opacity = Math.max(0.08, Math.min(0.8, 20 / Math.max(objectives.length, 1)));
   return svg(370, title, [
-    ...objectives.map(
-      (o) =>
-        `<polyline fill="none" stroke="${COLOR}" stroke-opacity="${opacity.toFixed(2)}" points="${o.map((v, i) => `${px(ax(i))},${px(sy(i, v))}`).join(" ")}"/>`,
-    ),
+    ...objectives.map((o) => {
+      const points = o.map((v, i) => `${px(ax(i))},${px(sy(i, v))}`).join(" ");
+      return `<polyline fill="none" stroke="${COLOR}" stroke-opacity="${opacity.toFixed(2)}" points="${points}"/>`;
+    }),
     ...ranges.flatMap(([lo, hi], i) => [
       `<line x1="${px(ax(i))}" x2="${px(ax(i))}" y1="${f.top}" y2="${f.top + f.height}" stroke="#333"/>`,
       `<text x="${px(ax(i))}" y="${f.top - 6}" text-anchor="middle">${fmt(hi)}</text>`,

@@ -1,17 +1,16 @@
 // A run's way from the queue to a worker: claim (queued → running), start, progress, give back.
 
-import { and, eq, sql } from "drizzle-orm";
 import { limitsFor } from "../admission/admission";
 import { config, runTokenSecret } from "../config";
 import type { Bindings } from "../env";
 import { hmacSha256Hex } from "../lib/crypto";
 import { nowIso } from "../lib/ids";
+import type { TrailPoint } from "../model/runs";
 import { INTERNAL_HOST } from "../runner/container-runner";
 import { getRunner, type StartRequest } from "../runner/runner";
-import type { AccountRow } from "../storage/accounts";
 import { getDb } from "../storage/db";
 import { getResultFile } from "../storage/results";
-import { accounts, runs, submissions } from "../storage/schema";
+import { type ClaimedRun, claimQueuedRun, recordRunProgress, unclaimRunningRun } from "../storage/runs";
 import type { RunRow } from "../storage/submissions";
 import { MAX_PANELS } from "./plots";
 import { POPULATION_FILE } from "./result-files";
@@ -26,58 +25,17 @@ export function reportUrl(env: Bindings, runId: string): string {
   return `${base.replace(/\/$/, "")}/internal/v1/runs/${runId}`;
 }
 
-export interface ClaimedRun {
-  run: RunRow;
-  /** The run's account as read in the claim (its limits decide the run's caps). */
-  account: AccountRow | undefined;
-}
-
 /**
  * queued → running, only if the run is still queued; the run's account is read in the same batch.
  * Null when a duplicate or late message finds the run taken.
  */
-export async function claimRun(env: Bindings, runId: string): Promise<ClaimedRun | null> {
-  const db = getDb(env.DB);
-  const now = nowIso();
-  const [claimed, , account] = await db.batch([
-    db
-      .update(runs)
-      .set({ status: "running", startedAt: now, heartbeatAt: now, attempts: sql`${runs.attempts} + 1`, updatedAt: now })
-      .where(and(eq(runs.id, runId), eq(runs.status, "queued")))
-      .returning(),
-    db
-      .update(submissions)
-      .set({ status: "running", updatedAt: now })
-      .where(
-        and(
-          eq(submissions.latestRunId, runId),
-          sql`EXISTS (SELECT 1 FROM runs WHERE id = ${runId} AND status = 'running' AND started_at = ${now})`,
-        ),
-      ),
-    db
-      .select()
-      .from(accounts)
-      .where(eq(accounts.id, sql`(SELECT account_id FROM runs WHERE id = ${runId})`)),
-  ]);
-  return claimed[0] ? { run: claimed[0], account: account[0] } : null;
+export function claimRun(env: Bindings, runId: string): Promise<ClaimedRun | null> {
+  return claimQueuedRun(getDb(env.DB), runId, nowIso());
 }
 
 /** running → queued after a failed start, so the queue's retry (or the cron) can hand it out again. */
-export async function unclaimRun(env: Bindings, run: RunRow): Promise<boolean> {
-  const db = getDb(env.DB);
-  const now = nowIso();
-  const [moved] = await db.batch([
-    db
-      .update(runs)
-      .set({ status: "queued", startedAt: null, heartbeatAt: null, enqueuedAt: now, updatedAt: now })
-      .where(and(eq(runs.id, run.id), eq(runs.status, "running"), eq(runs.attempts, run.attempts)))
-      .returning({ id: runs.id }),
-    db
-      .update(submissions)
-      .set({ status: "queued", updatedAt: now })
-      .where(and(eq(submissions.latestRunId, run.id), sql`EXISTS (SELECT 1 FROM runs WHERE id = ${run.id} AND status = 'queued')`)),
-  ]);
-  return moved.length === 1;
+export function unclaimRun(env: Bindings, run: RunRow): Promise<boolean> {
+  return unclaimRunningRun(getDb(env.DB), run, nowIso());
 }
 
 export class MissingPopulation extends Error {}
@@ -118,27 +76,7 @@ export async function recordProgress(
   runId: string,
   progress: { generations_completed: number; best_solution_fitness: number | null; best_objectives?: number[] | null },
 ): Promise<boolean> {
-  const point = [
-    progress.generations_completed,
-    progress.best_solution_fitness,
-    ...(progress.best_objectives ? [progress.best_objectives.slice(0, TRAIL_OBJECTIVES)] : []),
-  ];
-  const db = getDb(env.DB);
-  const updated = await db
-    .update(runs)
-    .set({
-      generationsCompleted: progress.generations_completed,
-      bestSolutionFitness: progress.best_solution_fitness,
-      heartbeatAt: nowIso(),
-      // The trail of the live chart: a point per report that moved to a new generation (a heartbeat
-      // that did not is not repeated), at most one per 1.5 s report, so bounded by the time cap:
-      // [generation, best fitness] or, with several objectives, [generation, null, [best of each]].
-      progressTrail: sql`CASE
-        WHEN ${runs.generationsCompleted} IS ${progress.generations_completed} OR ${progress.generations_completed} = 0 THEN ${runs.progressTrail}
-        ELSE json_insert(coalesce(${runs.progressTrail}, '[]'), '$[#]', json(${JSON.stringify(point)}))
-      END`,
-    })
-    .where(and(eq(runs.id, runId), eq(runs.status, "running")))
-    .returning({ id: runs.id });
-  return updated.length === 1;
+  const { generations_completed: generation, best_solution_fitness: best, best_objectives: objectives } = progress;
+  const point: TrailPoint = objectives ? [generation, best, objectives.slice(0, TRAIL_OBJECTIVES)] : [generation, best];
+  return recordRunProgress(getDb(env.DB), runId, progress, point, nowIso());
 }

@@ -3,6 +3,7 @@
 // scopes and ends when the key is revoked or expires; a sign-in link's session has every scope.
 import { sha256Hex } from "../lib/crypto";
 import { newId, nowIso, randomBase62 } from "../lib/ids";
+import { SCOPES, type Scope } from "../model/accounts";
 import type { AccountRow } from "../storage/accounts";
 import type { Db } from "../storage/db";
 import {
@@ -14,7 +15,6 @@ import {
   revokeSession,
   type SessionRow,
 } from "../storage/sessions";
-import { SCOPES } from "./keys";
 
 /** A session ends after this long without a request… */
 export const SESSION_IDLE_MS = 12 * 3_600_000;
@@ -34,7 +34,7 @@ export interface Session {
 /** Starts a session; its token (for the cookie, never stored) and its row. */
 export async function startSession(
   db: Db,
-  opts: { accountId: string; keyId: string | null; scopes: readonly string[]; keyExpiresAt?: string | null },
+  opts: { accountId: string; keyId: string | null; scopes: readonly Scope[]; keyExpiresAt?: string | null },
 ) {
   const token = randomBase62(43);
   const now = Date.now();
@@ -99,6 +99,3 @@ export async function signInWithLink(db: Db, token: string) {
   if (!accountId) return null;
   return startSession(db, { accountId, keyId: null, scopes: SCOPES });
 }
-
-/** Whether the session may do everything (signed in with a link, or with a key that has every scope). */
-export const hasEveryScope = (scopes: readonly string[]) => SCOPES.every((s) => scopes.includes(s));

@@ -1,15 +1,23 @@
 // Submissions and their runs: create, add a run (reexecute / continue), cancel, delete (docs/api.md#submissions-runs-results).
-import { and, eq, notInArray, sql } from "drizzle-orm";
+
 import { platformQueueCap } from "../admission/admission";
 import type { Bindings, RunMessage } from "../env";
+import { runsQueue } from "../env";
 import { ApiError } from "../errors";
 import { newId, nowIso } from "../lib/ids";
-import { parallelWorkers } from "../runner/protocol";
+import { type GaParameters, parallelWorkers } from "../model/parameters";
+import { isLive, type RunKind, type SubmissionSource } from "../model/runs";
 import { getRunner, type RunMetrics } from "../runner/runner";
-import { getDb } from "../storage/db";
+import { getDb, rowsChanged } from "../storage/db";
 import { platformCapStatement } from "../storage/platform-queue";
-import { isLive, LIVE_STATUSES, type RunKind, type SubmissionSource, submissions } from "../storage/schema";
-import { deleteSubmissionRow, getRun, insertSubmissionStatements, type RunRow, type SubmissionRow } from "../storage/submissions";
+import {
+  addRunStatements,
+  deleteSubmissionRow,
+  getRun,
+  insertSubmissionStatements,
+  type RunRow,
+  type SubmissionRow,
+} from "../storage/submissions";
 import { type EndedRun, endRun } from "./transitions";
 
 /** 409 for a reexecute or continue while a run of the submission is queued or running. */
@@ -36,7 +44,7 @@ export const runMessage = (run: QueuedRun): RunMessage => ({
  */
 export async function enqueueRun(env: Bindings, run: QueuedRun): Promise<void> {
   try {
-    await env.RUNS_QUEUE.send(runMessage(run));
+    await runsQueue(env).send(runMessage(run));
   } catch (err) {
     console.error("runs queue send failed; the cron will enqueue the run", run.id, err);
   }
@@ -45,7 +53,7 @@ export async function enqueueRun(env: Bindings, run: QueuedRun): Promise<void> {
 export interface CreateInput {
   name: string;
   description?: string;
-  parameters: Record<string, unknown>;
+  parameters: GaParameters;
   source?: SubmissionSource;
   /** Website runs may be paid by the plan (docs/api.md#payment); API runs are always paid with credits. */
   paidWithCredits?: boolean;
@@ -104,7 +112,7 @@ export async function addRun(
   env: Bindings,
   submission: SubmissionRow,
   kind: Exclude<RunKind, "initial">,
-  parameters: Record<string, unknown>,
+  parameters: GaParameters,
   parentResultId: string | null,
   runId: string,
   paidWithCredits = true,
@@ -113,24 +121,9 @@ export async function addRun(
   const now = nowIso();
   const [, moved] = await db.batch([
     platformCapStatement(db, platformQueueCap(env)),
-    db
-      .update(submissions)
-      .set({ latestRunId: runId, runCount: sql`${submissions.runCount} + 1`, status: "queued", updatedAt: now })
-      .where(
-        and(
-          eq(submissions.id, submission.id),
-          eq(submissions.latestRunId, submission.latestRunId),
-          notInArray(submissions.status, [...LIVE_STATUSES]),
-        ),
-      ),
-    db.run(sql`
-      INSERT INTO runs (id, submission_id, account_id, kind, parent_result_id, status, parameters, paid_with_credits, attempts,
-        queued_at, enqueued_at, hit_time_cap, hit_memory_cap, created_at, updated_at)
-      SELECT ${runId}, ${submission.id}, ${submission.accountId}, ${kind}, ${parentResultId}, 'queued', ${JSON.stringify(parameters)}, ${paidWithCredits ? 1 : 0}, 0,
-        ${now}, ${now}, 0, 0, ${now}, ${now}
-      WHERE EXISTS (SELECT 1 FROM submissions WHERE id = ${submission.id} AND latest_run_id = ${runId})`),
+    ...addRunStatements(db, submission, { id: runId, kind, parentResultId, parameters, paidWithCredits }, now),
   ]);
-  if ((moved as unknown as D1Result).meta.changes !== 1) {
+  if (rowsChanged(moved) !== 1) {
     throw runInProgress();
   }
   return { id: submission.id, runId };

@@ -2,20 +2,22 @@
 //
 // Everything a run's end changes is written in one D1 batch (one transaction): the run, the
 // submission, the result and its file rows, the credit charge and the account balance, the webhook
-// events and their deliveries (the statements: storage/run-end.ts, billing/ledger.ts, events/outbox.ts).
+// events and their deliveries (the statements: storage/run-end.ts, storage/ledger.ts, storage/events.ts).
 // The first statement moves the run out of a live state and stamps it with a fresh token; every later
 // statement only applies WHERE that token is on the run, so when two callers race (a completion
 // report and a cancel, or a queue message delivered twice) exactly one batch changes anything.
 // After the batch, the winner alone gives the run's admission places back and sends its events.
-import { accountGate } from "../admission/account-gate";
-import { runChargeStatements } from "../billing/ledger";
+
 import { chargeMicro, prices } from "../billing/prices";
+import { accountGate } from "../do/account-gate/client";
+import { releasePlace } from "../do/dispatcher/client";
 import type { Bindings } from "../env";
 import { enqueueRunDeliveries, type RunEndEventFacts, runEndOutboxStatements } from "../events/outbox";
 import { newId, nowIso } from "../lib/ids";
-import { releasePlace } from "../runner/dispatch";
+import { type EndedStatus, isLive, type RunWarning, type SubmissionSource } from "../model/runs";
 import type { RunMetrics } from "../runner/runner";
-import { getDb } from "../storage/db";
+import { getDb, rowsReturned } from "../storage/db";
+import { runChargeStatements } from "../storage/ledger";
 import {
   endRunStatement,
   endSubmissionStatement,
@@ -24,7 +26,6 @@ import {
   insertResultStatement,
   wonBy,
 } from "../storage/run-end";
-import { isLive, type RunWarning, type SubmissionSource } from "../storage/schema";
 import type { RunRow } from "../storage/submissions";
 import {
   type GaResult,
@@ -39,7 +40,8 @@ import {
   summaryFile,
 } from "./result-files";
 
-export type TerminalStatus = "succeeded" | "failed" | "cancelled" | "deleted";
+/** How a run ended: one of the ended statuses, or deleted with its submission (stored as cancelled). */
+export type TerminalStatus = EndedStatus | "deleted";
 
 export interface RunOutcome {
   status: TerminalStatus;
@@ -95,10 +97,11 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
       )
     : [];
   const fromReport = result ? reportFiles(result, outcome.output ?? null) : [];
+  const nothingStored: StoredFile[] = [];
   const [found, staged, stored] = await Promise.all([
     findRunWithSource(db, runId),
     Promise.all(stagedNames.map((name) => env.FILES.head(stagedKey(runId, name)))),
-    resultId ? storeResultFiles(env.FILES, resultId, fromReport) : ([] as StoredFile[]),
+    resultId ? storeResultFiles(env.FILES, resultId, fromReport) : nothingStored,
   ]);
   const run = found?.run;
   if (!run || !isLive(run.status)) {
@@ -229,7 +232,7 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
   const [first] = await db.batch(statements as [(typeof statements)[0], ...typeof statements]);
   // Whether this caller's update moved the run (`meta.changes` would also count the platform
   // queue trigger's row).
-  const applied = ((first as unknown as D1Result).results ?? []).length === 1;
+  const applied = rowsReturned(first) === 1;
   if (!applied) {
     if (stored.length) await env.FILES.delete(stored.map((f) => f.key));
     return null;

@@ -1,19 +1,12 @@
 // Event types, the `data` of each (docs/webhooks.md#events, #event-data, #envelope) and the envelope.
 import { isoMicros } from "../lib/ids";
-
-export const EVENT_TYPES = [
-  "submission.succeeded",
-  "submission.failed",
-  "submission.cancelled",
-  "result.completed",
-  "webhook.test",
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+import type { EventData, EventType } from "../model/events";
+import type { EndedStatus } from "../model/runs";
 
 /** Facts about a run's end that events are built from (a subset of domain/transitions.ts's EndedRun). */
 export interface RunEndFacts {
   submissionId: string;
-  status: "succeeded" | "failed" | "cancelled";
+  status: EndedStatus;
   resultId: string | null;
   bestSolutionFitness: number | null;
   /** With a result: its objectives (1 for a single objective), best objective vector and front size. */
@@ -109,7 +102,7 @@ export function cancelledData(f: RunEndFacts) {
 }
 
 /** The events a run's end fires: succeeded (+ result.completed when a result exists), failed or cancelled. */
-export function runEndEvents(f: RunEndFacts): { type: EventType; data: Record<string, unknown> }[] {
+export function runEndEvents(f: RunEndFacts): { type: EventType; data: EventData }[] {
   switch (f.status) {
     case "succeeded":
       return [
@@ -144,8 +137,8 @@ const SAMPLE: RunEndFacts = {
 };
 
 /** `data` of a `webhook.test` event: `{test: true, sample_of, ...that type's fields with sample ids}`. */
-export function testData(sampleOf: EventType): Record<string, unknown> {
-  const fields: Record<EventType, () => Record<string, unknown>> = {
+export function testData(sampleOf: EventType): EventData {
+  const fields: Record<EventType, () => EventData> = {
     "submission.succeeded": () => succeededData(SAMPLE),
     "result.completed": () => resultCompletedData(SAMPLE),
     "submission.failed": () => failedData({ ...SAMPLE, status: "failed" }),
@@ -156,7 +149,7 @@ export function testData(sampleOf: EventType): Record<string, unknown> {
 }
 
 /** The exact body bytes of a delivery: the envelope, serialised once and stored. */
-export function envelope(eventId: string, type: string, occurredAt: string, data: Record<string, unknown>): string {
+export function envelope(eventId: string, type: string, occurredAt: string, data: EventData): string {
   return JSON.stringify({ event_id: eventId, event_type: type, occurred_at: occurredAt, data });
 }
 

@@ -1,26 +1,15 @@
-// What a request carries through the HTTP layer: the Worker's bindings and the per-request variables.
-import type { DeferredRate } from "../admission/rate-limit";
-import type { Usage } from "../do/account-gate";
-import type { Bindings } from "../env";
-import type { AccountRow } from "../storage/accounts";
+// What a request carries through the HTTP API: the Worker's bindings, what every request carries
+// (surface/context.ts: its id and caller) and the API's own per-request variables.
 
-export interface Caller {
-  accountId: string;
-  keyId: string;
-  keyPrefix: string;
-  scopes: string[];
-  /** The account row as read with the key (plan, overrides, balances) at the start of the request. */
-  account: AccountRow;
-  /** Whether `last_used_at` is due an update (it is written at most once a minute). */
-  touch: boolean;
-}
+import type { DeferredRate } from "../admission/rate-limit";
+import type { Usage } from "../do/account-gate/object";
+import type { Bindings } from "../env";
+import type { SurfaceVariables } from "../surface/context";
 
 /** How a route's per-minute count is taken (http/middleware/auth.ts countedBy); unset: up front. */
 export type RateCount = "admission" | "usage";
 
-export interface Variables {
-  requestId: string;
-  caller: Caller;
+export interface Variables extends SurfaceVariables {
   /** X-RateLimit-* of the window that applied to this request (not set for an admitted write: see deferredRate). */
   rateHeaders: Record<string, string>;
   /** An admitted write's per-minute count, taken by its admission call (admission/rate-limit.ts). */

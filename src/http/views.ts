@@ -1,6 +1,8 @@
 // Response shapes of submissions and results (docs/api.md#submissions-runs-results).
+
 import type { Context } from "hono";
 import { limitsFor } from "../admission/admission";
+import { balancesOf } from "../billing/prices";
 import type { Bindings } from "../env";
 import type { AccountRow } from "../storage/accounts";
 import type { ResultFileRow, ResultRow } from "../storage/results";
@@ -119,20 +121,6 @@ export function resultFull(origin: string, r: ResultRow, files: ResultFileRow[])
   };
 }
 
-/** A result file as a download (docs/api.md#result-files): the API's and the dashboard's. */
-export function fileResponse(file: ResultFileRow, object: R2ObjectBody, requestId: string): Response {
-  return new Response(object.body, {
-    headers: {
-      "Content-Type": file.contentType,
-      "Content-Length": String(object.size),
-      "Content-Disposition": `attachment; filename="${file.name}"`,
-      ETag: object.httpEtag,
-      "X-Content-Type-Options": "nosniff",
-      "X-Request-Id": requestId,
-    },
-  });
-}
-
 /** An account: plan, overrides, balances (currency units) and the limits in force for its API runs. */
 export function accountView(env: Bindings, a: AccountRow) {
   return {
@@ -140,11 +128,7 @@ export function accountView(env: Bindings, a: AccountRow) {
     email: a.email,
     plan: a.plan,
     overrides: a.overrides,
-    balances: {
-      free: a.freeCreditsMicro / 1_000_000,
-      paid: a.paidCreditsMicro / 1_000_000,
-      total: (a.freeCreditsMicro + a.paidCreditsMicro) / 1_000_000,
-    },
+    balances: balancesOf(a),
     limits: limitsFor(env, a),
     created_at: a.createdAt,
     updated_at: a.updatedAt,

@@ -1,8 +1,8 @@
 // Hashing, HMAC and constant-time comparison on top of WebCrypto.
 const encoder = new TextEncoder();
 
-export function toHex(buffer: ArrayBuffer): string {
-  return [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
+export function toHex(bytes: ArrayBuffer | Uint8Array): string {
+  return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 export async function sha256Hex(text: string): Promise<string> {

@@ -3,15 +3,15 @@
 // places as hints for the offer); D1 decides. A duplicate or late message, or one whose submission was
 // deleted or cancelled, finds nothing to claim and is acknowledged (giving back the place or turn it held).
 
-import type { Offer } from "../do/dispatcher";
+import { givePlaceBack, offerPlace, releasePlace } from "../do/dispatcher/client";
+import type { Offer } from "../do/dispatcher/object";
 import { claimRun, MissingPopulation, startRun, unclaimRun } from "../domain/runs";
 import { endRun } from "../domain/transitions";
 import type { Bindings, RunMessage } from "../env";
-import { givePlaceBack, offerPlace, releasePlace } from "../runner/dispatch";
-import { parallelWorkers } from "../runner/protocol";
+import { parallelWorkers } from "../model/parameters";
+import { isLive } from "../model/runs";
 import { getRunner, WorkerFull } from "../runner/runner";
 import { getDb } from "../storage/db";
-import { isLive } from "../storage/schema";
 import { getRun } from "../storage/submissions";
 
 /** Start attempts before a run fails with worker_unavailable (the queue's max_retries is higher). */

@@ -1,13 +1,14 @@
 // The cron handler: nothing stays stuck. Safe to run twice (every change is conditional).
-import { and, eq, gt, inArray, isNull, lt, or } from "drizzle-orm";
-import { accountGate } from "../admission/account-gate";
+
+import { accountGate } from "../do/account-gate/client";
 import { unclaimRun } from "../domain/runs";
 import { runMessage } from "../domain/submissions";
 import { endRun } from "../domain/transitions";
 import type { Bindings } from "../env";
+import { runsQueue } from "../env";
 import { nowIso } from "../lib/ids";
 import { getDb } from "../storage/db";
-import { runs } from "../storage/schema";
+import { recentlyEndedRuns, restampQueuedRun, silentRuns, staleQueuedRuns } from "../storage/runs";
 
 /** A running run whose worker has not reported for this long is lost. */
 export const HEARTBEAT_TIMEOUT_MS = 60_000;
@@ -23,17 +24,7 @@ export async function reconcileRuns(env: Bindings, now = Date.now()): Promise<{ 
   let lost = 0;
   const stamp = nowIso();
 
-  const silent = await db
-    .select()
-    .from(runs)
-    .where(
-      and(
-        eq(runs.status, "running"),
-        or(isNull(runs.heartbeatAt), lt(runs.heartbeatAt, new Date(now - HEARTBEAT_TIMEOUT_MS).toISOString())),
-      ),
-    )
-    .limit(BATCH)
-    .all();
+  const silent = await silentRuns(db, new Date(now - HEARTBEAT_TIMEOUT_MS).toISOString(), BATCH);
   for (const run of silent) {
     if (run.attempts >= 2) {
       const ended = await endRun(env, run.id, {
@@ -46,25 +37,15 @@ export async function reconcileRuns(env: Bindings, now = Date.now()): Promise<{ 
     // First loss: give the run back to the queue (a container host may have restarted); its submission
     // shows `queued` again, as after any other unclaim.
     if (await unclaimRun(env, run)) {
-      await env.RUNS_QUEUE.send(runMessage(run));
+      await runsQueue(env).send(runMessage(run));
       requeued++;
     }
   }
 
-  const waiting = await db
-    .select({ id: runs.id, accountId: runs.accountId, parameters: runs.parameters, enqueuedAt: runs.enqueuedAt })
-    .from(runs)
-    .where(and(eq(runs.status, "queued"), lt(runs.enqueuedAt, new Date(now - QUEUED_TIMEOUT_MS).toISOString())))
-    .limit(BATCH)
-    .all();
+  const waiting = await staleQueuedRuns(db, new Date(now - QUEUED_TIMEOUT_MS).toISOString(), BATCH);
   for (const run of waiting) {
-    const again = await db
-      .update(runs)
-      .set({ enqueuedAt: stamp, updatedAt: stamp })
-      .where(and(eq(runs.id, run.id), eq(runs.status, "queued"), eq(runs.enqueuedAt, run.enqueuedAt)))
-      .returning({ id: runs.id });
-    if (again.length) {
-      await env.RUNS_QUEUE.send(runMessage(run));
+    if (await restampQueuedRun(db, run, stamp)) {
+      await runsQueue(env).send(runMessage(run));
       requeued++;
     }
   }
@@ -73,19 +54,12 @@ export async function reconcileRuns(env: Bindings, now = Date.now()): Promise<{ 
 
 /**
  * Gives back the slot of every run that ended recently. Normally the run's end already did
- * (domain/run-hooks.ts) and this changes nothing; it matters when the Worker stopped between writing a
+ * (afterRunEnded, domain/transitions.ts) and this changes nothing; it matters when the Worker stopped between writing a
  * run's end and releasing its slot. (The AccountGate's alarm also frees slots whose run no longer
  * exists at all, such as a deleted submission's.)
  */
 export async function releaseEndedRuns(env: Bindings, now = Date.now()): Promise<number> {
-  const ended = await getDb(env.DB)
-    .select({ id: runs.id, accountId: runs.accountId })
-    .from(runs)
-    .where(
-      and(inArray(runs.status, ["succeeded", "failed", "cancelled"]), gt(runs.finishedAt, new Date(now - RECENTLY_ENDED_MS).toISOString())),
-    )
-    .limit(500)
-    .all();
+  const ended = await recentlyEndedRuns(getDb(env.DB), new Date(now - RECENTLY_ENDED_MS).toISOString(), 500);
   const released = await Promise.all(ended.map((run) => accountGate(env, run.accountId).release(run.id)));
   return released.filter(Boolean).length;
 }

@@ -1,16 +1,8 @@
 // Runner on Cloudflare Containers: one GaRunner instance (a container-backed Durable Object) per run.
 import { Container } from "@cloudflare/containers";
 import type { Bindings } from "../env";
-import {
-  parallelWorkers,
-  type RunMetrics,
-  type Runner,
-  RunnerUnavailable,
-  type RunToStop,
-  readCancel,
-  readStart,
-  type StartRequest,
-} from "./protocol";
+import { type GaParameters, parallelWorkers } from "../model/parameters";
+import { type RunMetrics, type Runner, RunnerUnavailable, type RunToStop, readCancel, readStart, type StartRequest } from "./protocol";
 
 /** The host name the container uses to report back; routed to the Worker by the outbound handler. */
 export const INTERNAL_HOST = "allele.internal";
@@ -69,7 +61,7 @@ export class ContainerRunner implements Runner {
   ) {}
 
   /** The class a run goes to: the wide instances for parallel fitness, else the standard ones. */
-  private classFor(params: Record<string, unknown>): DurableObjectNamespace<GaRunner> {
+  private classFor(params: GaParameters): DurableObjectNamespace<GaRunner> {
     return parallelWorkers(params) > 1 ? this.wide : this.namespace;
   }
 

@@ -1,5 +1,7 @@
 // The one interface through which the Worker reaches the Python GA worker (docs/runner-protocol.md),
 // and how its answers are read; implemented by container-runner.ts and local-runner.ts.
+import type { GaParameters } from "../model/parameters";
+
 export interface RunMetrics {
   cpu_seconds_used: number;
   peak_memory_mb: number;
@@ -11,7 +13,7 @@ export interface RunMetrics {
 export interface StartRequest {
   run_id: string;
   submission_id: string;
-  params: Record<string, unknown>;
+  params: GaParameters;
   initial_population: number[][] | null;
   /** A continue's start population, fetched by the GA worker with the run's token (streamed from R2). */
   initial_population_url: string | null;
@@ -19,19 +21,8 @@ export interface StartRequest {
   report: { url: string; token: string };
 }
 
-/**
- * How many fitness evaluations a run's `parallel_processing` asks to run at once (PyGAD's forms: `N`,
- * `["process", N]`, `["thread", N]`; null, absent or 0: one). A run takes that many places — CPUs — in
- * the Dispatcher and on the GA worker (docs/runner-protocol.md#places), at most the whole capacity.
- */
-export function parallelWorkers(params: Record<string, unknown>): number {
-  const value = params.parallel_processing;
-  const count = Array.isArray(value) ? value[1] : value;
-  return typeof count === "number" && Number.isInteger(count) && count > 1 ? count : 1;
-}
-
 /** What stopping a run needs: its id, and its parameters (which worker class a wide run went to). */
-export type RunToStop = { id: string; parameters: Record<string, unknown> };
+export type RunToStop = { id: string; parameters: GaParameters };
 
 export interface Runner {
   /** Starts the run; "already" when the worker already has this run id (a duplicate message). */

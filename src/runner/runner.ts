@@ -2,7 +2,7 @@
 // RUNNER_URL (npm start, tests). Both speak runner/protocol.ts.
 import { config } from "../config";
 import type { Bindings } from "../env";
-import { ContainerRunner, type GaRunner } from "./container-runner";
+import { ContainerRunner } from "./container-runner";
 import { LocalRunner } from "./local-runner";
 import type { Runner } from "./protocol";
 
@@ -12,5 +12,5 @@ export { RunnerUnavailable, WorkerFull } from "./protocol";
 export function getRunner(env: Bindings): Runner {
   const url = config(env).runnerUrl;
   if (url) return new LocalRunner(url);
-  return new ContainerRunner(env.GA_RUNNER as DurableObjectNamespace<GaRunner>, env.GA_RUNNER_WIDE as DurableObjectNamespace<GaRunner>);
+  return new ContainerRunner(env.GA_RUNNER, env.GA_RUNNER_WIDE);
 }

@@ -1,7 +1,8 @@
 // Account rows and credit grants.
 import { eq, sql } from "drizzle-orm";
+import type { Overrides, Plan } from "../model/accounts";
 import type { Db } from "./db";
-import { accounts, creditLedger, type Overrides, type Plan } from "./schema";
+import { accounts, creditLedger } from "./schema";
 
 export type AccountRow = typeof accounts.$inferSelect;
 

@@ -1,3 +1,4 @@
+// The drizzle database of a D1 binding, and what a batch's results say.
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "./schema";
 
@@ -16,3 +17,18 @@ export function getDb(d1: D1Database) {
   }) as typeof db.run;
   return db;
 }
+
+/** How many rows a statement of a batch changed (D1's `meta.changes`; 0 when it says nothing). */
+export function rowsChanged(result: unknown): number {
+  const meta = typeof result === "object" && result !== null && "meta" in result ? result.meta : null;
+  return typeof meta === "object" && meta !== null && "changes" in meta && typeof meta.changes === "number" ? meta.changes : 0;
+}
+
+/** How many rows a statement with RETURNING gave back in a batch (D1's `results`). */
+export function rowsReturned(result: unknown): number {
+  const rows = typeof result === "object" && result !== null && "results" in result ? result.results : null;
+  return Array.isArray(rows) ? rows.length : 0;
+}
+
+/** The cheapest statement there is: whether the database answers (readiness, the benchmarks' floor). */
+export const probeDatabase = (d1: D1Database) => d1.prepare("SELECT 1 AS one").first<{ one: number }>();

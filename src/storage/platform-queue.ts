@@ -16,4 +16,7 @@ export const platformCapStatement = (db: Db, cap: number) =>
     .where(and(eq(platformQueue.id, 1), ne(platformQueue.cap, cap)));
 
 /** Whether a failed batch was refused by the cap trigger (RAISE(ABORT, 'platform_at_capacity')). */
-export const isPlatformAtCapacity = (err: unknown): boolean => /platform_at_capacity/.test(String((err as Error)?.message ?? err));
+export function isPlatformAtCapacity(err: unknown): boolean {
+  const message = typeof err === "object" && err !== null && "message" in err ? err.message : undefined;
+  return /platform_at_capacity/.test(String(message ?? err));
+}

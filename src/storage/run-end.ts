@@ -2,8 +2,9 @@
 // live state and stamps its terminal token; each later one applies only WHERE `won` holds — the token
 // is on the run — so of two racing callers exactly one changes anything.
 import { eq, inArray, type SQL, sql } from "drizzle-orm";
+import { type ConstraintViolation, type EndedStatus, LIVE_STATUSES, type RunWarning } from "../model/runs";
 import type { Db } from "./db";
-import { type ConstraintViolation, LIVE_STATUSES, type RunWarning, runs, submissions } from "./schema";
+import { runs, submissions } from "./schema";
 import type { RunRow } from "./submissions";
 
 /** The run and its submission's source, if the run exists. */
@@ -21,7 +22,7 @@ export const wonBy = (runId: string, token: string): SQL =>
   sql`EXISTS (SELECT 1 FROM runs WHERE id = ${runId} AND terminal_token = ${token})`;
 
 export interface RunEndFields {
-  status: "succeeded" | "failed" | "cancelled";
+  status: EndedStatus;
   token: string;
   now: string;
   usage: { cpuSeconds: number; peakMemoryMb: number; wallMs: number };

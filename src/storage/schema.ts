@@ -1,46 +1,13 @@
 // The D1 schema, the single source of the SQL migrations in migrations/ (drizzle-kit generate).
 // Timestamps are ISO 8601 UTC strings with milliseconds ("2026-05-01T12:34:56.123Z"): they sort as text.
-// Money is integer micro-units of currency. JSON columns hold text parsed by drizzle's json mode.
+// Money is integer micro-units of currency. JSON columns hold text parsed by drizzle's json mode, each typed
+// by what it holds (src/model/: the GA parameters, the warnings, the scopes, ...); the types change no SQL.
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-
-export type Plan = "free" | "trial" | "premium";
-export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
-
-/** The statuses of a live run (and of a submission whose latest run is live): the one declaration. */
-export const LIVE_STATUSES = ["queued", "running"] as const satisfies readonly RunStatus[];
-export const isLive = (status: string): boolean => (LIVE_STATUSES as readonly string[]).includes(status);
-/** How a run came to be: the first run, a rerun, a continue, or the record of a run made elsewhere (an import). */
-export type RunKind = "initial" | "reexecute" | "continue" | "import";
-/** Where a submission came from: the API, the website, or a run made elsewhere and imported (POST /imports). */
-export const SUBMISSION_SOURCES = ["api", "web", "import"] as const;
-export type SubmissionSource = (typeof SUBMISSION_SOURCES)[number];
-/** One deduplicated warning of a run: its first text and how many times it (or its like) came. */
-export interface RunWarning {
-  message: string;
-  count: number;
-}
-/** A gene of a result's best solution that its gene_constraint refuses. */
-export interface ConstraintViolation {
-  gene: number;
-  value: number | null;
-}
-/**
- * The limits an operator may override per account (docs/api.md#admin-api): the one declaration, from
- * which the stored `overrides` type, the admin PATCH body and the limits in force derive. `money` is a
- * currency amount (may be fractional); `count` a whole number.
- */
-export const OVERRIDABLE_LIMITS = {
-  concurrent_submissions: "count",
-  inflight_api_runs: "count",
-  daily_quota: "count",
-  max_num_generations: "count",
-  max_num_genes: "count",
-  max_parallel_workers: "count",
-  negative_balance_cap: "money",
-} as const;
-export type OverridableLimit = keyof typeof OVERRIDABLE_LIMITS;
-export type Overrides = Partial<Record<OverridableLimit, number>>;
+import type { Overrides, Plan, Scope } from "../model/accounts";
+import type { DeliveryStatus, EventData, EventOrigin, EventType } from "../model/events";
+import type { GaParameters } from "../model/parameters";
+import type { ConstraintViolation, RunKind, RunStatus, RunWarning, SubmissionSource, TrailPoint } from "../model/runs";
 
 export const accounts = sqliteTable("accounts", {
   id: text("id").primaryKey(),
@@ -63,7 +30,7 @@ export const apiKeys = sqliteTable(
     prefix: text("prefix").notNull(),
     keyHash: text("key_hash").notNull(),
     name: text("name").notNull(),
-    scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
+    scopes: text("scopes", { mode: "json" }).$type<Scope[]>().notNull(),
     expiresAt: text("expires_at"),
     revokedAt: text("revoked_at"),
     lastUsedAt: text("last_used_at"),
@@ -88,7 +55,7 @@ export const submissions = sqliteTable(
     description: text("description").notNull().default(""),
     // Mirrors the latest run's status (the status of a submission is its latest run's).
     status: text("status").$type<RunStatus>().notNull(),
-    parameters: text("parameters", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    parameters: text("parameters", { mode: "json" }).$type<GaParameters>().notNull(),
     latestRunId: text("latest_run_id").notNull(),
     runCount: integer("run_count").notNull().default(1),
     creditsChargedMicro: integer("credits_charged_micro").notNull().default(0),
@@ -115,7 +82,7 @@ export const runs = sqliteTable(
     parentResultId: text("parent_result_id"),
     status: text("status").$type<RunStatus>().notNull(),
     // Effective GA parameters of this run (the submission's, with reexecute/continue overrides).
-    parameters: text("parameters", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    parameters: text("parameters", { mode: "json" }).$type<GaParameters>().notNull(),
     paidWithCredits: integer("paid_with_credits", { mode: "boolean" }).notNull().default(true),
     // How many times the run was handed to a worker (a lost worker re-enqueues it once).
     attempts: integer("attempts").notNull().default(0),
@@ -138,7 +105,7 @@ export const runs = sqliteTable(
     // The live progress reports so far, [[generations_completed, best_solution_fitness], ...] (one per
     // report that moved; the dashboard's growing chart), with several objectives a third item: the
     // best value of each of the first few. Bounded by the run's time cap.
-    progressTrail: text("progress_trail", { mode: "json" }).$type<[number, number | null, number[]?][]>(),
+    progressTrail: text("progress_trail", { mode: "json" }).$type<TrailPoint[]>(),
     // PyGAD's and the user's Python warnings, deduplicated with counts (docs/api.md#warnings).
     warnings: text("warnings", { mode: "json" }).$type<RunWarning[]>(),
     creditsChargedMicro: integer("credits_charged_micro"),
@@ -174,7 +141,7 @@ export const results = sqliteTable(
     bestSolutionsFitness: text("best_solutions_fitness", { mode: "json" }).$type<(number | null | number[])[]>().notNull(),
     generationsCompleted: integer("generations_completed").notNull(),
     stoppedReason: text("stopped_reason").notNull(),
-    parameters: text("parameters", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    parameters: text("parameters", { mode: "json" }).$type<GaParameters>().notNull(),
     // The engine path that ran (docs/engine.md); null for results made before it was kept here.
     engine: text("engine"),
     warnings: text("warnings", { mode: "json" }).$type<RunWarning[]>().notNull().default(sql`'[]'`),
@@ -219,7 +186,7 @@ export const webhooks = sqliteTable(
       .notNull()
       .references(() => accounts.id, { onDelete: "cascade" }),
     url: text("url").notNull(),
-    events: text("events", { mode: "json" }).$type<string[]>().notNull(),
+    events: text("events", { mode: "json" }).$type<EventType[]>().notNull(),
     isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
     description: text("description").notNull().default(""),
     secret: text("secret").notNull(),
@@ -239,13 +206,13 @@ export const events = sqliteTable(
       .notNull()
       .references(() => accounts.id, { onDelete: "cascade" }),
     type: text("type").notNull(),
-    data: text("data", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    data: text("data", { mode: "json" }).$type<EventData>().notNull(),
     occurredAt: text("occurred_at").notNull(), // ISO 8601 with microseconds and offset
     submissionId: text("submission_id"),
     runId: text("run_id"),
     // What made the event: a run's end, the dashboard's Test tool, or its Replay tool (whose per-account
     // limits count these rows).
-    origin: text("origin").$type<"run" | "test" | "replay">().notNull().default("run"),
+    origin: text("origin").$type<EventOrigin>().notNull().default("run"),
     createdAt: text("created_at").notNull(),
   },
   (t) => [
@@ -271,7 +238,7 @@ export const deliveries = sqliteTable(
     eventType: text("event_type").notNull(),
     // The exact body bytes sent on every attempt.
     body: text("body").notNull(),
-    status: text("status").$type<"pending" | "succeeded" | "failed">().notNull(),
+    status: text("status").$type<DeliveryStatus>().notNull(),
     attemptCount: integer("attempt_count").notNull().default(0),
     nextAttemptAt: text("next_attempt_at"),
     enqueuedAt: text("enqueued_at"),
@@ -381,7 +348,7 @@ export const sessions = sqliteTable(
       .notNull()
       .references(() => accounts.id, { onDelete: "cascade" }),
     keyId: text("key_id"),
-    scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
+    scopes: text("scopes", { mode: "json" }).$type<Scope[]>().notNull(),
     csrfToken: text("csrf_token").notNull(),
     createdAt: text("created_at").notNull(),
     lastSeenAt: text("last_seen_at").notNull(),
@@ -421,7 +388,7 @@ export const deviceCodes = sqliteTable(
     status: text("status").$type<"pending" | "approved" | "denied" | "issued">().notNull(),
     accountId: text("account_id").references(() => accounts.id, { onDelete: "cascade" }),
     keyName: text("key_name"),
-    scopes: text("scopes", { mode: "json" }).$type<string[]>(),
+    scopes: text("scopes", { mode: "json" }).$type<Scope[]>(),
     keyPrefix: text("key_prefix"),
     intervalSeconds: integer("interval_seconds").notNull(),
     lastPolledAt: text("last_polled_at"),

@@ -1,6 +1,7 @@
 // Dashboard sessions, one-time sign-in links and device authorizations (docs/dashboard.md): rows and
 // the conditional updates that make each token usable exactly once.
 import { and, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
+import type { Scope } from "../model/accounts";
 import type { Db } from "./db";
 import { accounts, apiKeys, deviceCodes, sessions, signInLinks } from "./schema";
 
@@ -100,7 +101,7 @@ export async function recordPoll(db: Db, row: DeviceCodeRow, now: number, slowDo
 export async function decideDeviceCode(
   db: Db,
   id: string,
-  decision: { status: "approved"; accountId: string; keyName: string; scopes: string[] } | { status: "denied"; accountId: string },
+  decision: { status: "approved"; accountId: string; keyName: string; scopes: Scope[] } | { status: "denied"; accountId: string },
   now: string,
 ): Promise<boolean> {
   const res = await db

@@ -1,8 +1,12 @@
 // Submission and run rows: the queries of the submissions API and of the run lifecycle.
-import { and, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
+
+import { and, eq, gte, inArray, lte, notInArray, type SQL, sql } from "drizzle-orm";
+import type { GaParameters } from "../model/parameters";
+import type { RunKind, RunStatus, SubmissionSource } from "../model/runs";
+import { LIVE_STATUSES } from "../model/runs";
 import type { Db } from "./db";
 import { finishPage, type Ordering, type Page, planPage } from "./pagination";
-import { type RunStatus, results, runs, type SubmissionSource, submissions } from "./schema";
+import { results, runs, submissions } from "./schema";
 
 export type SubmissionRow = typeof submissions.$inferSelect;
 export type RunRow = typeof runs.$inferSelect;
@@ -86,6 +90,37 @@ export async function getSubmissionWithRun(db: Db, accountId: string, id: string
 
 export function insertSubmissionStatements(db: Db, submission: typeof submissions.$inferInsert, run: typeof runs.$inferInsert) {
   return [db.insert(submissions).values(submission), db.insert(runs).values(run)] as const;
+}
+
+/**
+ * A new run of a submission whose latest run has ended: the submission's latest run changes only if it
+ * is still the one `submission` saw and it is not live (the first statement changes one row exactly
+ * then), and the run is inserted only if it became the latest — so two racing writes cannot both add one.
+ */
+export function addRunStatements(
+  db: Db,
+  submission: Pick<SubmissionRow, "id" | "accountId" | "latestRunId">,
+  run: { id: string; kind: Exclude<RunKind, "initial">; parentResultId: string | null; parameters: GaParameters; paidWithCredits: boolean },
+  now: string,
+) {
+  return [
+    db
+      .update(submissions)
+      .set({ latestRunId: run.id, runCount: sql`${submissions.runCount} + 1`, status: "queued", updatedAt: now })
+      .where(
+        and(
+          eq(submissions.id, submission.id),
+          eq(submissions.latestRunId, submission.latestRunId),
+          notInArray(submissions.status, [...LIVE_STATUSES]),
+        ),
+      ),
+    db.run(sql`
+      INSERT INTO runs (id, submission_id, account_id, kind, parent_result_id, status, parameters, paid_with_credits, attempts,
+        queued_at, enqueued_at, hit_time_cap, hit_memory_cap, created_at, updated_at)
+      SELECT ${run.id}, ${submission.id}, ${submission.accountId}, ${run.kind}, ${run.parentResultId}, 'queued',
+        ${JSON.stringify(run.parameters)}, ${run.paidWithCredits ? 1 : 0}, 0, ${now}, ${now}, 0, 0, ${now}, ${now}
+      WHERE EXISTS (SELECT 1 FROM submissions WHERE id = ${submission.id} AND latest_run_id = ${run.id})`),
+  ] as const;
 }
 
 export async function deleteSubmissionRow(db: Db, id: string): Promise<void> {

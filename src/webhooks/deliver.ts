@@ -1,12 +1,13 @@
 // One delivery attempt (docs/webhooks.md): re-check the webhook (exists, active, URL still safe — DNS is
 // resolved again), claim attempt N exactly once, POST the stored body with a fresh timestamp and
 // signature, no redirects, 10 s timeout; record the attempt and decide: done, retry later, or failed.
-import { and, eq, sql } from "drizzle-orm";
+
 import { config } from "../config";
 import type { Bindings } from "../env";
 import { getDb } from "../storage/db";
-import { deliveries, deliveryAttempts, webhooks } from "../storage/schema";
-import { type DeliveryRow, getDelivery, getWebhookById } from "../storage/webhooks";
+import type { DeliveryChange } from "../storage/deliveries";
+import { claimAttempt, failPendingDelivery, getDelivery, recordAttempt } from "../storage/deliveries";
+import { getWebhookById } from "../storage/webhooks";
 import { getResolver, type Resolver } from "./resolver";
 import { deliveryHeaders } from "./signing";
 import { checkWebhookUrl, policyOf } from "./url-safety";
@@ -103,14 +104,6 @@ async function post(url: string, headers: Record<string, string>, body: string, 
   }
 }
 
-async function finish(env: Bindings, delivery: DeliveryRow, status: "failed", now: number): Promise<void> {
-  const stamp = new Date(now).toISOString();
-  await getDb(env.DB)
-    .update(deliveries)
-    .set({ status, nextAttemptAt: null, updatedAt: stamp })
-    .where(and(eq(deliveries.id, delivery.id), eq(deliveries.status, "pending")));
-}
-
 /** Makes the next attempt of a delivery, if it is due and still wanted. */
 export async function attemptDelivery(env: Bindings, deliveryId: string, deps: DeliveryDeps): Promise<AttemptOutcome> {
   const db = getDb(env.DB);
@@ -123,12 +116,12 @@ export async function attemptDelivery(env: Bindings, deliveryId: string, deps: D
 
   const now = deps.now();
   if (!webhook.isActive) {
-    await finish(env, delivery, "failed", now);
+    await failPendingDelivery(db, delivery.id, new Date(now).toISOString());
     return { kind: "skipped", reason: "webhook inactive" };
   }
   // A re-sent delivery's series counts from its re-send (seriesStartedAt, seriesBase).
   if (now - Date.parse(delivery.seriesStartedAt ?? delivery.createdAt) > MAX_DELIVERY_AGE_MS) {
-    await finish(env, delivery, "failed", now);
+    await failPendingDelivery(db, delivery.id, new Date(now).toISOString());
     return { kind: "skipped", reason: "older than 24 hours" };
   }
   if (delivery.nextAttemptAt && Date.parse(delivery.nextAttemptAt) > now + EARLY_SLACK_MS) {
@@ -137,13 +130,8 @@ export async function attemptDelivery(env: Bindings, deliveryId: string, deps: D
 
   // Claim attempt N+1: of two messages for the same delivery, only one gets it.
   const stamp = new Date(now).toISOString();
-  const claimed = await db
-    .update(deliveries)
-    .set({ attemptCount: sql`${deliveries.attemptCount} + 1`, lastAttemptAt: stamp, updatedAt: stamp })
-    .where(and(eq(deliveries.id, delivery.id), eq(deliveries.status, "pending"), eq(deliveries.attemptCount, delivery.attemptCount)))
-    .returning({ attemptCount: deliveries.attemptCount });
-  if (claimed.length === 0) return { kind: "skipped", reason: "attempt already taken" };
-  const attemptNo = claimed[0]!.attemptCount;
+  const attemptNo = await claimAttempt(db, delivery, stamp);
+  if (attemptNo === null) return { kind: "skipped", reason: "attempt already taken" };
   const inSeries = attemptNo - delivery.seriesBase;
 
   const headers = await deliveryHeaders({
@@ -167,33 +155,27 @@ export async function attemptDelivery(env: Bindings, deliveryId: string, deps: D
       ? { kind: "failed", attemptNo }
       : { kind: "retry", attemptNo, delaySeconds: (deps.retryDelays ?? RETRY_DELAYS_SECONDS)[inSeries - 1]! };
 
-  const deliveryChange =
+  const deliveryChange: DeliveryChange =
     outcome.kind === "retry"
       ? { nextAttemptAt: new Date(done + outcome.delaySeconds * 1000).toISOString(), enqueuedAt: doneIso, updatedAt: doneIso }
-      : { status: outcome.kind as "succeeded" | "failed", nextAttemptAt: null, updatedAt: doneIso };
-
-  await db.batch([
-    db.insert(deliveryAttempts).values({
-      id: crypto.randomUUID(),
-      deliveryId: delivery.id,
-      attemptNo,
-      requestUrl: webhook.url,
-      requestHeaders: headers,
-      responseStatus: result.status,
-      responseHeaders: result.headers,
-      responseBody: result.body,
-      durationMs: result.durationMs,
-      networkError: result.networkError,
-      createdAt: stamp,
-    }),
-    db
-      .update(deliveries)
-      .set(deliveryChange)
-      .where(and(eq(deliveries.id, delivery.id), eq(deliveries.attemptCount, attemptNo))),
-    db
-      .update(webhooks)
-      .set({ lastDeliveryStatus: ok ? "succeeded" : "failed", lastDeliveryAt: doneIso })
-      .where(eq(webhooks.id, webhook.id)),
-  ]);
+      : { status: outcome.kind, nextAttemptAt: null, updatedAt: doneIso };
+  const attempt = {
+    id: crypto.randomUUID(),
+    deliveryId: delivery.id,
+    attemptNo,
+    requestUrl: webhook.url,
+    requestHeaders: headers,
+    responseStatus: result.status,
+    responseHeaders: result.headers,
+    responseBody: result.body,
+    durationMs: result.durationMs,
+    networkError: result.networkError,
+    createdAt: stamp,
+  };
+  await recordAttempt(db, attempt, deliveryChange, {
+    id: webhook.id,
+    lastDeliveryStatus: ok ? "succeeded" : "failed",
+    lastDeliveryAt: doneIso,
+  });
   return outcome;
 }

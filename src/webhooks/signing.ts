@@ -6,7 +6,7 @@ export const USER_AGENT = "Allele-Webhook/1.0";
 
 /** A new signing secret: 32 random bytes as 64 hexadecimal characters. */
 export function newSecret(): string {
-  return toHex(crypto.getRandomValues(new Uint8Array(32)).buffer as ArrayBuffer);
+  return toHex(crypto.getRandomValues(new Uint8Array(32)));
 }
 
 export async function signature(secret: string, timestamp: number, body: string): Promise<string> {

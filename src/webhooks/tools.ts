@@ -2,24 +2,16 @@
 // re-sends a delivery's event under a fresh event id, Inspect reads a delivery with every attempt.
 // Test and Replay go through the same pipeline as run events (outbox row → queue → attempts) and are
 // limited to 10 per minute per account each, exactly: the limit is a condition of the insert itself.
-import { and, eq, gt, sql } from "drizzle-orm";
 import type { Bindings } from "../env";
 import { ApiError, notFound, validationError } from "../errors";
-import { enqueueDeliveries, newDeliveryId, outboxStatements } from "../events/outbox";
-import { EVENT_TYPES, type EventType, TEST_OCCURRED_AT, testData } from "../events/payloads";
+import { enqueueDeliveries, eventStatements, newDeliveryId } from "../events/outbox";
+import { TEST_OCCURRED_AT, testData } from "../events/payloads";
 import { isoMicros, nowIso } from "../lib/ids";
-import { type Db, getDb } from "../storage/db";
-import { events } from "../storage/schema";
-import {
-  type DeliveryStatus,
-  getAccountDelivery,
-  getEvent,
-  getWebhook,
-  listAttempts,
-  pageDeliveries,
-  restartDelivery,
-  type WebhookRow,
-} from "../storage/webhooks";
+import { type DeliveryStatus, type EventData, type EventOrigin, isEventType } from "../model/events";
+import { type Db, getDb, rowsChanged } from "../storage/db";
+import { getAccountDelivery, listAttempts, pageDeliveries, restartDelivery } from "../storage/deliveries";
+import { getEvent, oldestToolEvent, toolEventsUnder } from "../storage/events";
+import { getWebhook, type WebhookRow } from "../storage/webhooks";
 import { attemptView, deliveryView } from "./views";
 
 export const TOOL_LIMIT_PER_MINUTE = 10;
@@ -32,11 +24,14 @@ export interface FiredDelivery {
   event_type: string;
 }
 
+/** The tools that make events: Test and Replay. */
+type ToolOrigin = Exclude<EventOrigin, "run">;
+
 interface NewEvent {
-  origin: "test" | "replay";
+  origin: ToolOrigin;
   webhook: WebhookRow;
   type: string;
-  data: Record<string, unknown>;
+  data: EventData;
   occurredAt: string;
   submissionId: string | null;
   runId: string | null;
@@ -44,14 +39,10 @@ interface NewEvent {
   isTest: boolean;
 }
 
-async function rateLimited(db: Db, accountId: string, origin: "test" | "replay", now: number): Promise<ApiError> {
+async function rateLimited(db: Db, accountId: string, origin: ToolOrigin, now: number): Promise<ApiError> {
   const since = new Date(now - WINDOW_MS).toISOString();
-  const oldest = await db
-    .select({ at: sql<string>`min(${events.createdAt})` })
-    .from(events)
-    .where(and(eq(events.accountId, accountId), eq(events.origin, origin), gt(events.createdAt, since)))
-    .get();
-  const retryAfter = oldest?.at ? Math.max(1, Math.ceil((Date.parse(oldest.at) + WINDOW_MS - now) / 1000)) : 1;
+  const oldest = await oldestToolEvent(db, accountId, origin, since);
+  const retryAfter = oldest ? Math.max(1, Math.ceil((Date.parse(oldest) + WINDOW_MS - now) / 1000)) : 1;
   const tool = origin === "test" ? "Test" : "Replay";
   return new ApiError(
     "rate_limited",
@@ -70,9 +61,9 @@ async function fire(env: Bindings, e: NewEvent): Promise<FiredDelivery> {
   const eventId = crypto.randomUUID();
   const deliveryId = newDeliveryId();
   const accountId = e.webhook.accountId;
-  const underLimit = sql`(SELECT count(*) FROM events WHERE account_id = ${accountId} AND origin = ${e.origin} AND created_at > ${since}) < ${TOOL_LIMIT_PER_MINUTE}`;
+  const underLimit = toolEventsUnder(accountId, e.origin, since, TOOL_LIMIT_PER_MINUTE);
   const [inserted] = await db.batch([
-    ...outboxStatements(
+    ...eventStatements(
       db,
       {
         id: eventId,
@@ -89,7 +80,7 @@ async function fire(env: Bindings, e: NewEvent): Promise<FiredDelivery> {
       underLimit,
     ),
   ]);
-  if ((inserted as unknown as D1Result).meta.changes !== 1) throw await rateLimited(db, accountId, e.origin, now);
+  if (rowsChanged(inserted) !== 1) throw await rateLimited(db, accountId, e.origin, now);
   await enqueueDeliveries(env, [deliveryId]);
   return { delivery_id: deliveryId, event_id: eventId, event_type: e.type };
 }
@@ -111,7 +102,7 @@ export async function fireTest(
   sampleOf: string = "webhook.test",
 ): Promise<FiredDelivery> {
   const webhook = activeWebhook(await getWebhook(getDb(env.DB), accountId, webhookId));
-  if (!(EVENT_TYPES as readonly string[]).includes(sampleOf) || (sampleOf !== "webhook.test" && !webhook.events.includes(sampleOf))) {
+  if (!isEventType(sampleOf) || (sampleOf !== "webhook.test" && !webhook.events.includes(sampleOf))) {
     throw validationError([
       { field: "event_type", message: `must be webhook.test or one of the webhook's events: ${webhook.events.join(", ")}` },
     ]);
@@ -120,7 +111,7 @@ export async function fireTest(
     origin: "test",
     webhook,
     type: "webhook.test",
-    data: testData(sampleOf as EventType),
+    data: testData(sampleOf),
     occurredAt: TEST_OCCURRED_AT,
     submissionId: null,
     runId: null,

@@ -1,13 +1,11 @@
-// Response shapes of webhooks and of the delivery log (docs/webhooks.md). The secret appears only
-// where the caller asks for it: creation and rotation.
-import type { EventType } from "../events/payloads";
-import type { DeliveryAttemptRow, DeliveryRow, WebhookRow } from "../storage/webhooks";
+import type { DeliveryAttemptRow, DeliveryRow } from "../storage/deliveries";
+import type { WebhookRow } from "../storage/webhooks";
 
 export function webhookView(w: WebhookRow, opts: { withSecret?: boolean } = {}) {
   return {
     id: w.id,
     url: w.url,
-    events: w.events as EventType[], // checked against EVENT_TYPES when stored
+    events: w.events,
     is_active: w.isActive,
     description: w.description,
     ...(opts.withSecret ? { secret: w.secret } : {}),

@@ -2,10 +2,10 @@
 // platform has one place (RUN_CAPACITY=1) and its GA worker one place (WORKER_CONCURRENCY=1).
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Dispatcher } from "../../src/do/dispatcher";
+import { dispatchState } from "../../src/do/dispatcher/client";
+import type { Dispatcher } from "../../src/do/dispatcher/object";
 import type { RunMessage } from "../../src/env";
 import worker from "../../src/index";
-import { dispatchState } from "../../src/runner/dispatch";
 import { call, completeRun, createSubmission, env, getSubmission, newAccount, type TestAccount } from "../helpers/api";
 import { WebClient } from "../helpers/web";
 

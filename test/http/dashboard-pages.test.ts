@@ -3,8 +3,8 @@
 // takes every form the API accepts and its field errors name the API's fields and create nothing, the
 // public page of a shared result, error pages.
 import { describe, expect, it } from "vitest";
-import { CODE_FIELDS, GA_PARAMETER_NAMES } from "../../src/http/validation/submission";
-import { FORM_FIELDS } from "../../src/web/submission-form";
+import { FORM_FIELDS } from "../../src/dashboard/submissions/forms";
+import { CODE_FIELDS, GA_PARAMETER_NAMES } from "../../src/model/parameters";
 import { admin, call, dbSubmissionCount, env, finishSubmission, getSubmission, json, newAccount, newResult } from "../helpers/api";
 import { WebClient } from "../helpers/web";
 

@@ -103,6 +103,19 @@ describe("submissions: 45 rows under every ordering", () => {
       else if (i % 4 === 2) expect((await completeRun(s.latest_run_id, { status: "failed" })).status).toBe(204);
       else if (i % 12 === 3) expect((await call(`/api/v1/submissions/${s.id}/cancel`, { key: acc.key, method: "POST" })).status).toBe(202);
     }
+    // Ties for certain, whatever the machine's speed: every three rows (by id) share the first one's created_at.
+    await env.DB.batch(
+      all.results.flatMap((s, k) =>
+        k % 3 === 0
+          ? []
+          : [
+              env.DB.prepare("UPDATE submissions SET created_at = (SELECT created_at FROM submissions WHERE id = ?) WHERE id = ?").bind(
+                all.results[k - (k % 3)]!.id,
+                s.id,
+              ),
+            ],
+      ),
+    );
     rows = (await env.DB.prepare("SELECT id, name, status, created_at FROM submissions WHERE account_id = ?").bind(acc.id).all<Row>())
       .results;
     const createdAt = rows.map((r) => r.created_at);

@@ -2,8 +2,8 @@
 // slots, in-flight runs, daily quota, tier caps, credits, platform queue, idempotency — under races.
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { accountGate } from "../../src/admission/account-gate";
-import type { AccountGate } from "../../src/do/account-gate";
+import { accountGate } from "../../src/do/account-gate/client";
+import type { AccountGate } from "../../src/do/account-gate/object";
 import { claimRun, unclaimRun } from "../../src/domain/runs";
 import { releaseEndedRuns } from "../../src/queues/scheduled";
 import { getDb } from "../../src/storage/db";

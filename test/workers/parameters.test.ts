@@ -1,8 +1,8 @@
 // The GA parameters exist twice by necessity — the Worker validates them (TypeScript, zod) and the GA
-// worker passes them to PyGAD (Python, allele_worker/jobs.py) — so this test holds the two lists to
+// worker passes them to PyGAD (Python, allele_worker/wire.py) — so this test holds the two lists to
 // each other (the Python list is read by the project's global setup, test/helpers/worker-process.ts).
 import { describe, expect, inject, it } from "vitest";
-import { CODE_FIELDS, GA_PARAMETER_NAMES } from "../../src/http/validation/submission";
+import { CODE_FIELDS, GA_PARAMETER_NAMES } from "../../src/model/parameters";
 
 describe("the GA parameters of the Worker and of the GA worker", () => {
   it("are the same names", () => {

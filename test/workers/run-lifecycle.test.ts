@@ -8,11 +8,11 @@ import {
   waitOnExecutionContext,
 } from "cloudflare:test";
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import { dispatchState } from "../../src/do/dispatcher/client";
 import type { RunMessage } from "../../src/env";
 import worker from "../../src/index";
 import { handleRunMessage } from "../../src/queues/runs";
 import { reconcileRuns } from "../../src/queues/scheduled";
-import { dispatchState } from "../../src/runner/dispatch";
 import { call, completeRun, createSubmission, env, getSubmission, json, newAccount, runToken, type TestAccount } from "../helpers/api";
 
 let account: TestAccount;

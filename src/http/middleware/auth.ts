@@ -2,45 +2,20 @@
 // key counts against its key's and its user's rolling windows; a request without one against its IP's,
 // before any 401. Every response carries the X-RateLimit-* headers of the window that applied.
 
-import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { accountGate, ipWindow } from "../../admission/account-gate";
 import { type DeferredRate, rateHeaders, rateLimitedError } from "../../admission/rate-limit";
+import { accountGate } from "../../do/account-gate/client";
+import { ipWindow } from "../../do/ip-rate-limit/client";
 import { type RateDecision, rateLimits } from "../../do/rate-window";
-import { keyPrefix, type Scope } from "../../domain/keys";
 import { ApiError } from "../../errors";
-import { constantTimeEqual, sha256Hex } from "../../lib/crypto";
 import { nowIso } from "../../lib/ids";
-import { type Db, getDb } from "../../storage/db";
-import { findKeyWithAccount, keyNeedsTouch, touchKey } from "../../storage/keys";
-import type { AppEnv, Caller, RateCount } from "../context";
+import type { Scope } from "../../model/accounts";
+import { getDb } from "../../storage/db";
+import { touchKey } from "../../storage/keys";
+import { authenticate, requireScope as checkScope, clientIp } from "../../surface/caller";
+import type { AppEnv, RateCount } from "../context";
 import { onError } from "../error-handler";
 import { documented } from "../openapi/describe";
-
-/** The token of an `Authorization: Bearer <token>` header, or "" when there is none. */
-export const bearerToken = (authorization: string | undefined): string => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1] ?? "";
-
-/** The caller of a request with a valid key, or null (no, malformed, unknown, revoked or expired key). */
-export async function authenticate(authorization: string | undefined, db: Db): Promise<Caller | null> {
-  const key = bearerToken(authorization);
-  const prefix = key ? keyPrefix(key) : null;
-  if (!key || !prefix) return null;
-  const [found, hash] = await Promise.all([findKeyWithAccount(db, prefix), sha256Hex(key)]);
-  if (!found || !constantTimeEqual(hash, found.key.keyHash)) return null;
-  const row = found.key;
-  if (row.revokedAt) return null;
-  if (row.expiresAt && Date.parse(row.expiresAt) <= Date.now()) return null;
-  return {
-    accountId: row.accountId,
-    keyId: row.id,
-    keyPrefix: row.prefix,
-    scopes: row.scopes,
-    account: found.account,
-    touch: keyNeedsTouch(row, Date.now()),
-  };
-}
-
-export const clientIp = (c: Context) => c.req.header("CF-Connecting-IP") ?? "unknown";
 
 /**
  * How a route's per-minute count is taken, declared per route where the app is composed (app.ts):
@@ -124,12 +99,6 @@ export const requireKey = documented(
   { "x-allele-auth": "key", "x-allele-errors": ["unauthorized"] },
 );
 
-export function requireScope(scope: Scope) {
-  const middleware = createMiddleware<AppEnv>(async (c, next) => {
-    if (!c.get("caller").scopes.includes(scope)) {
-      throw new ApiError("scope_required", `This key lacks the scope ${scope}.`, { required_scope: scope });
-    }
-    await next();
-  });
-  return documented(middleware, { "x-allele-scope": scope, "x-allele-errors": ["scope_required"] });
-}
+/** The scope check both adapters use (surface/caller.ts), telling the OpenAPI document its scope and 403. */
+export const requireScope = (scope: Scope) =>
+  documented(checkScope(scope), { "x-allele-scope": scope, "x-allele-errors": ["scope_required"] });

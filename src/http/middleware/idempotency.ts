@@ -3,8 +3,8 @@
 // different request under the same key is 422; a duplicate while the first is in flight is 409.
 // Only successful (2xx) responses are stored: a rejected request can be retried with the same key.
 import { createMiddleware } from "hono/factory";
-import { accountGate } from "../../admission/account-gate";
-import type { IdempotencyBegin } from "../../do/account-gate";
+import { accountGate } from "../../do/account-gate/client";
+import type { IdempotencyBegin } from "../../do/account-gate/object";
 import { ApiError, validationError } from "../../errors";
 import { sha256Hex } from "../../lib/crypto";
 import type { AppEnv } from "../context";
@@ -20,7 +20,7 @@ export const idempotent = documented(
     const body = await c.req.text();
     const fingerprint = await sha256Hex(`${c.req.method}\n${new URL(c.req.url).pathname}\n${body}`);
     const gate = accountGate(c.env, c.get("caller").accountId);
-    const begun = (await gate.idempotencyBegin(key, fingerprint)) as IdempotencyBegin;
+    const begun: IdempotencyBegin = await gate.idempotencyBegin(key, fingerprint);
     if (begun.state === "replay") {
       return new Response(begun.body, {
         status: begun.status,

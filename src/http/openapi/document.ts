@@ -7,9 +7,9 @@
 import type { Env, Hono } from "hono";
 import { generateSpecs } from "hono-openapi";
 import { z } from "zod";
-import { SCOPES } from "../../domain/keys";
 import { type ErrorCode, statusOf } from "../../errors";
-import { EVENT_TYPES } from "../../events/payloads";
+import { SCOPES } from "../../model/accounts";
+import { EVENT_TYPES } from "../../model/events";
 import { AnyError, eventEnvelope } from "../validation/responses";
 import type { Fragment, OtherErrors, SuccessBody } from "./describe";
 

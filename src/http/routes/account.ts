@@ -3,7 +3,6 @@
 import { Hono } from "hono";
 import type { z } from "zod";
 import { rateLimits } from "../../do/rate-window";
-import type { Scope } from "../../domain/keys";
 import type { AppEnv } from "../context";
 import { describe } from "../openapi/describe";
 import { Account } from "../validation/responses";
@@ -31,7 +30,7 @@ export const accountRoutes = new Hono<AppEnv>().get(
       balances,
       limits: { ...inForce, rate_limit_per_key: limits.key, rate_limit_per_user: limits.user },
       usage,
-      key: { prefix: caller.keyPrefix, scopes: caller.scopes as Scope[] },
+      key: { prefix: caller.keyPrefix, scopes: caller.scopes },
     } satisfies z.input<typeof Account>);
   },
 );

@@ -6,17 +6,18 @@ import { createMiddleware } from "hono/factory";
 import { z } from "zod";
 import { toMicro } from "../../billing/prices";
 import { config } from "../../config";
-import { issueKey, SCOPES, type Scope } from "../../domain/keys";
+import { issueKey } from "../../domain/keys";
 import { createSignInLink, SIGN_IN_LINK_MAX_MS } from "../../domain/sessions";
 import { ApiError, notFound } from "../../errors";
 import { constantTimeEqual } from "../../lib/crypto";
 import { newId, nowIso } from "../../lib/ids";
+import { OVERRIDABLE_LIMITS, type OverridableLimit, type Overrides, PLANS, SCOPES } from "../../model/accounts";
+import { text } from "../../model/fields";
 import { type AccountRow, getAccount, getAccountByEmail, grantCredits, insertAccount, updateAccount } from "../../storage/accounts";
 import { type Db, getDb } from "../../storage/db";
 import { listKeys, revokeKey } from "../../storage/keys";
-import { OVERRIDABLE_LIMITS, type OverridableLimit, type Overrides } from "../../storage/schema";
+import { bearerToken } from "../../surface/caller";
 import type { AppEnv } from "../context";
-import { bearerToken } from "../middleware/auth";
 import { describe, documented } from "../openapi/describe";
 import {
   AdminAccountCreated,
@@ -27,7 +28,7 @@ import {
   AdminKeyRevoked,
   AdminSignInLink,
 } from "../validation/responses";
-import { jsonBody, optionalJsonBody, text } from "../validation/validate";
+import { jsonBody, optionalJsonBody } from "../validation/validate";
 import { accountView, origin } from "../views";
 
 export const adminAuth = documented(
@@ -46,7 +47,7 @@ export const adminAuth = documented(
 /** A response body as its schema (src/http/validation/responses.ts) takes it: checked by `satisfies`. */
 type Body<T extends z.ZodType> = z.input<T>;
 
-const plan = z.enum(["free", "trial", "premium"]);
+const plan = z.enum(PLANS);
 const money = z
   .number()
   .finite()
@@ -116,7 +117,7 @@ export const adminRoutes = new Hono<AppEnv>()
         keys: keys.map((k) => ({
           prefix: k.prefix,
           name: k.name,
-          scopes: k.scopes as Scope[],
+          scopes: k.scopes,
           expires_at: k.expiresAt,
           revoked_at: k.revokedAt,
           last_used_at: k.lastUsedAt,

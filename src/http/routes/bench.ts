@@ -3,11 +3,12 @@
 
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
-import { accountGate } from "../../admission/account-gate";
 import { config } from "../../config";
+import { accountGate } from "../../do/account-gate/client";
 import { rateLimits } from "../../do/rate-window";
 import { notFound } from "../../errors";
 import { newId } from "../../lib/ids";
+import { probeDatabase } from "../../storage/db";
 import type { AppEnv } from "../context";
 
 const enabled = createMiddleware<AppEnv>(async (c, next) => {
@@ -21,7 +22,7 @@ export const benchRoutes = new Hono<AppEnv>()
   // The same, for a request that carries a JSON body (the gated write's baseline: same bytes on the wire).
   .post("/bare", async (c) => c.json({ ok: true, fields: Object.keys(await c.req.json()).length }))
   // One binding call each, to show what a single D1 query or Durable Object call costs here.
-  .get("/d1", async (c) => c.json(await c.env.DB.prepare("SELECT 1 AS one").first()))
+  .get("/d1", async (c) => c.json(await probeDatabase(c.env.DB)))
   .get("/do", async (c) => c.json(await accountGate(c.env, "bench").usage("bench", rateLimits(c.env))))
   .get("/admissions", async (c) => {
     const n = Math.min(Number(c.req.query("n") ?? 1000), 100_000);

@@ -5,15 +5,15 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { createCodeUpload, isExpired } from "../../domain/code-uploads";
 import { notFound } from "../../errors";
+import { code } from "../../model/parameters";
+import { openCursor, paged, pageLinks, paging } from "../../operations/paging";
 import { type CodeUploadRow, getCodeUpload, listCodeUploads } from "../../storage/code-uploads";
 import { getDb } from "../../storage/db";
 import type { AppEnv } from "../context";
 import { requireScope } from "../middleware/auth";
 import { idempotent } from "../middleware/idempotency";
 import { describe } from "../openapi/describe";
-import { openCursor, paged, pageLinks, paging } from "../validation/list-query";
 import { CodeUpload, CodeUploadWithContent, list } from "../validation/responses";
-import { code } from "../validation/submission";
 import { jsonBody, query } from "../validation/validate";
 
 export const createCodeUploadSchema = z.strictObject({ content: code });
@@ -46,7 +46,10 @@ export const codeUploadsRoutes = new Hono<AppEnv>()
       const q = c.req.valid("query");
       const accountId = c.get("caller").accountId;
       const page = await listCodeUploads(getDb(c.env.DB), accountId, q.page_size, await openCursor(c.env, accountId, q.cursor));
-      return c.json({ results: page.rows.map((row) => codeUploadView(row, false)), ...(await pageLinks(c, page)) });
+      return c.json({
+        results: page.rows.map((row) => codeUploadView(row, false)),
+        ...(await pageLinks(c.env, accountId, c.req.url, page)),
+      });
     },
   )
   .post(

@@ -40,7 +40,7 @@ async function params(c: Context<AppEnv>): Promise<Record<string, unknown> | nul
   try {
     if (type === "application/x-www-form-urlencoded") return Object.fromEntries(new URLSearchParams(raw));
     const parsed: unknown = JSON.parse(raw);
-    return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? Object.fromEntries(Object.entries(parsed)) : null;
   } catch {
     return null;
   }

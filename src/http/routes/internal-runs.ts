@@ -10,8 +10,8 @@ import { ApiError } from "../../errors";
 import { constantTimeEqual } from "../../lib/crypto";
 import { getDb } from "../../storage/db";
 import { getRun } from "../../storage/submissions";
+import { bearerToken } from "../../surface/caller";
 import type { AppEnv } from "../context";
-import { bearerToken } from "../middleware/auth";
 
 // One objective's fitness: JSON has no infinity, so the GA worker writes an infinite one as text.
 const scalar = z.union([z.number(), z.literal("inf"), z.literal("-inf")]).nullable();

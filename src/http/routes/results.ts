@@ -1,48 +1,22 @@
 // /api/v1/results: list, get, patch, delete, files, continue.
+
 import { Hono } from "hono";
-import { z } from "zod";
 import { ADMISSION_ERRORS } from "../../admission/admission";
 import { notFound } from "../../errors";
 import { nowIso } from "../../lib/ids";
+import { downloadResultFile, removeResult, resultPatchBody, resultsListQuery, resultsPage } from "../../operations/results";
+import { continueResult } from "../../operations/runs";
 import { getDb } from "../../storage/db";
-import {
-  deleteResult,
-  getResult,
-  getResultFile,
-  getResultFiles,
-  listResults,
-  RESULT_ORDERINGS,
-  type ResultOrdering,
-  updateResult,
-} from "../../storage/results";
+import { getResult, getResultFiles, updateResult } from "../../storage/results";
 import type { AppEnv } from "../context";
 import { requireScope } from "../middleware/auth";
 import { idempotent } from "../middleware/idempotency";
 import { describe } from "../openapi/describe";
-import { continueResult } from "../operations/runs";
-import { bool, finiteNumber, isoDate, last, openCursor, paged, pageLinks, paging } from "../validation/list-query";
 import { list, Result, ResultListItem, SubmissionAccepted } from "../validation/responses";
 import { continueSchema } from "../validation/submission";
-import { jsonBody, optionalJsonBody, query, text } from "../validation/validate";
-import { fileResponse, origin, resultFull, resultListItem, submissionAccepted } from "../views";
+import { jsonBody, optionalJsonBody, query } from "../validation/validate";
+import { origin, resultFull, resultListItem, submissionAccepted } from "../views";
 import { apiStarter } from "./starter";
-
-export const resultsListQuery = paged(
-  z.strictObject({
-    ...paging,
-    submission_id: last(z.string().min(1).max(64)).optional(),
-    is_shared: bool,
-    min_fitness: finiteNumber,
-    max_fitness: finiteNumber,
-    created_after: isoDate,
-    created_before: isoDate,
-    ordering: last(z.enum(Object.keys(RESULT_ORDERINGS) as [ResultOrdering, ...ResultOrdering[]])).default("-created_at"),
-  }),
-);
-
-export const resultPatchBody = z
-  .strictObject({ name: text(200).optional(), is_shared: z.boolean().optional() })
-  .refine((b) => b.name !== undefined || b.is_shared !== undefined, { message: "send name and/or is_shared" });
 
 export const resultsRoutes = new Hono<AppEnv>()
   .get(
@@ -57,26 +31,8 @@ export const resultsRoutes = new Hono<AppEnv>()
     requireScope("results:read"),
     query(resultsListQuery),
     async (c) => {
-      const q = c.req.valid("query");
-      const page = await listResults(
-        getDb(c.env.DB),
-        c.get("caller").accountId,
-        {
-          submissionId: q.submission_id,
-          isShared: q.is_shared,
-          minFitness: q.min_fitness,
-          maxFitness: q.max_fitness,
-          createdAfter: q.created_after,
-          createdBefore: q.created_before,
-        },
-        q.ordering,
-        q.page_size,
-        await openCursor(c.env, c.get("caller").accountId, q.cursor),
-      );
-      return c.json({
-        results: page.rows.map(resultListItem),
-        ...(await pageLinks(c, page)),
-      });
+      const { rows, next, previous } = await resultsPage(c.env, c.get("caller").accountId, c.req.valid("query"), c.req.url);
+      return c.json({ results: rows.map(resultListItem), next, previous });
     },
   )
   .get(
@@ -132,8 +88,7 @@ export const resultsRoutes = new Hono<AppEnv>()
       const db = getDb(c.env.DB);
       const result = await getResult(db, c.get("caller").accountId, c.req.param("id"));
       if (!result) throw notFound("result");
-      const keys = await deleteResult(db, result.id);
-      if (keys.length) await c.env.FILES.delete(keys);
+      await removeResult(c.env, result.id);
       return c.body(null, 204);
     },
   )
@@ -155,10 +110,7 @@ export const resultsRoutes = new Hono<AppEnv>()
       const db = getDb(c.env.DB);
       const result = await getResult(db, c.get("caller").accountId, c.req.param("id"));
       if (!result) throw notFound("result");
-      const file = await getResultFile(db, result.id, c.req.param("name"));
-      const object = file ? await c.env.FILES.get(file.r2Key) : null;
-      if (!file || !object) throw notFound("file");
-      return fileResponse(file, object, c.get("requestId"));
+      return downloadResultFile(c.env, result.id, c.req.param("name"), c.get("requestId"));
     },
   )
   .post(

@@ -1,7 +1,7 @@
 // Who starts a run from the REST API: the calling key's account, paid with credits, source `api`.
 import type { Context } from "hono";
+import type { Starter } from "../../operations/runs";
 import type { AppEnv } from "../context";
-import type { Starter } from "../operations/runs";
 
 export const apiStarter = (c: Context<AppEnv>): Starter => ({
   account: c.get("caller").account,

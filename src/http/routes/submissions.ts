@@ -1,52 +1,22 @@
 // /api/v1/submissions: list, create, get, delete, cancel, reexecute.
+
 import { Hono } from "hono";
-import { z } from "zod";
 import { ADMISSION_ERRORS } from "../../admission/admission";
 import { cancelSubmission, deleteSubmission } from "../../domain/submissions";
 import { notFound } from "../../errors";
+import { reexecuteSubmission, startSubmission } from "../../operations/runs";
+import { createSubmissionSchema, submissionsListQuery, submissionsPage } from "../../operations/submissions";
 import { getDb } from "../../storage/db";
-import { type RunStatus, SUBMISSION_SOURCES } from "../../storage/schema";
-import {
-  getSubmission,
-  getSubmissionWithRun,
-  listSubmissions,
-  SUBMISSION_ORDERINGS,
-  type SubmissionOrdering,
-} from "../../storage/submissions";
+import { getSubmission, getSubmissionWithRun } from "../../storage/submissions";
 import type { AppEnv } from "../context";
 import { requireScope } from "../middleware/auth";
 import { idempotent } from "../middleware/idempotency";
 import { describe } from "../openapi/describe";
-import { reexecuteSubmission, startSubmission } from "../operations/runs";
-import { isoDate, last, openCursor, paged, pageLinks, paging } from "../validation/list-query";
 import { list, Submission, SubmissionAccepted, SubmissionListItem } from "../validation/responses";
-import { createSubmissionSchema, reexecuteSchema } from "../validation/submission";
+import { reexecuteSchema } from "../validation/submission";
 import { jsonBody, optionalJsonBody, query } from "../validation/validate";
 import { origin, submissionAccepted, submissionFull, submissionListItem } from "../views";
 import { apiStarter } from "./starter";
-
-const STATUSES: RunStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
-
-export const submissionsListQuery = paged(
-  z.strictObject({
-    ...paging,
-    status: last(
-      z
-        .string()
-        .transform((csv) => csv.split(",").map((s) => s.trim()))
-        .refine(
-          (list) => list.every((s) => (STATUSES as string[]).includes(s)),
-          `must be a comma-separated list of: ${STATUSES.join(", ")}`,
-        )
-        .transform((list) => list as RunStatus[]),
-    ).optional(),
-    source: last(z.enum(SUBMISSION_SOURCES)).optional(),
-    created_after: isoDate,
-    created_before: isoDate,
-    name_contains: last(z.string().max(100)).optional(),
-    ordering: last(z.enum(Object.keys(SUBMISSION_ORDERINGS) as [SubmissionOrdering, ...SubmissionOrdering[]])).default("-created_at"),
-  }),
-);
 
 export const submissionsRoutes = new Hono<AppEnv>()
   .get(
@@ -61,25 +31,8 @@ export const submissionsRoutes = new Hono<AppEnv>()
     requireScope("submissions:read"),
     query(submissionsListQuery),
     async (c) => {
-      const q = c.req.valid("query");
-      const page = await listSubmissions(
-        getDb(c.env.DB),
-        c.get("caller").accountId,
-        {
-          status: q.status,
-          source: q.source,
-          createdAfter: q.created_after,
-          createdBefore: q.created_before,
-          nameContains: q.name_contains,
-        },
-        q.ordering,
-        q.page_size,
-        await openCursor(c.env, c.get("caller").accountId, q.cursor),
-      );
-      return c.json({
-        results: page.rows.map(submissionListItem),
-        ...(await pageLinks(c, page)),
-      });
+      const { rows, next, previous } = await submissionsPage(c.env, c.get("caller").accountId, c.req.valid("query"), c.req.url);
+      return c.json({ results: rows.map(submissionListItem), next, previous });
     },
   )
   .post(

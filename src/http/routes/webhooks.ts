@@ -1,19 +1,29 @@
 // /api/v1/webhooks: list, create, get, update, delete, rotate-secret (docs/webhooks.md#registering, #webhook-object),
 // and the delivery log and tools: deliveries, inspect, test, replay, resend (docs/webhooks.md#dashboard-tools).
+
 import { Hono } from "hono";
 import { notFound } from "../../errors";
+import {
+  changeWebhook,
+  createWebhookSchema,
+  deliveriesPage,
+  deliveriesQuery,
+  registerWebhook,
+  rotateWebhookSecret,
+  updateWebhookSchema,
+  webhooksListQuery,
+  webhooksPage,
+} from "../../operations/webhooks";
 import { getDb } from "../../storage/db";
-import { deleteWebhook, getWebhook, listWebhooks } from "../../storage/webhooks";
-import { deliveryLog, fireTest, inspectDelivery, replayDelivery, resendDelivery } from "../../webhooks/tools";
+import { deleteWebhook, getWebhook } from "../../storage/webhooks";
+import { fireTest, inspectDelivery, replayDelivery, resendDelivery } from "../../webhooks/tools";
 import { webhookView } from "../../webhooks/views";
 import type { AppEnv } from "../context";
 import { requireScope } from "../middleware/auth";
 import { describe } from "../openapi/describe";
-import { changeWebhook, registerWebhook, rotateWebhookSecret } from "../operations/webhooks";
-import { openCursor, pageLinks } from "../validation/list-query";
 import { Delivery, DeliveryInspected, DeliveryQueued, list, Webhook, WebhookWithSecret } from "../validation/responses";
 import { jsonBody, optionalJsonBody, query } from "../validation/validate";
-import { createWebhookSchema, deliveriesQuery, testBody, updateWebhookSchema, webhooksListQuery } from "../validation/webhooks";
+import { testBody } from "../validation/webhooks";
 
 export const webhooksRoutes = new Hono<AppEnv>()
   .get(
@@ -22,13 +32,8 @@ export const webhooksRoutes = new Hono<AppEnv>()
     requireScope("webhooks:read"),
     query(webhooksListQuery),
     async (c) => {
-      const q = c.req.valid("query");
-      const accountId = c.get("caller").accountId;
-      const page = await listWebhooks(getDb(c.env.DB), accountId, q.page_size, await openCursor(c.env, accountId, q.cursor));
-      return c.json({
-        results: page.rows.map((w) => webhookView(w)),
-        ...(await pageLinks(c, page)),
-      });
+      const { rows, next, previous } = await webhooksPage(c.env, c.get("caller").accountId, c.req.valid("query"), c.req.url);
+      return c.json({ results: rows.map((w) => webhookView(w)), next, previous });
     },
   )
   .post(
@@ -115,13 +120,8 @@ export const webhooksRoutes = new Hono<AppEnv>()
     query(deliveriesQuery),
     async (c) => {
       const q = c.req.valid("query");
-      const accountId = c.get("caller").accountId;
-      const page = await deliveryLog(c.env, accountId, c.req.param("id"), {
-        statuses: q.status,
-        pageSize: q.page_size,
-        cursor: await openCursor(c.env, accountId, q.cursor),
-      });
-      return c.json({ results: page.rows, ...(await pageLinks(c, page)) });
+      const { rows, next, previous } = await deliveriesPage(c.env, c.get("caller").accountId, c.req.param("id"), q, c.req.url);
+      return c.json({ results: rows, next, previous });
     },
   )
   .get(

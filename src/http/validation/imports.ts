@@ -3,8 +3,10 @@
 import { z } from "zod";
 import type { ImportedOutcome } from "../../domain/imports";
 import { type FieldError, validationError } from "../../errors";
-import { CODE_FIELDS, checkEntrySymbols, code, entry, type GaParameters, gaParametersSchema, gaShape } from "./submission";
-import { fieldErrors, text } from "./validate";
+import { checkEntrySymbols } from "../../model/entry-symbols";
+import { fieldErrors, text } from "../../model/fields";
+import { gaParametersSchema } from "../../model/parameter-rules";
+import { CODE_FIELDS, code, entry, type GaParameters, gaShape } from "../../model/parameters";
 
 /** The largest import body: a population rides inside it (docs/api.md#imports). */
 export const MAX_IMPORT_BYTES = 8 * 1024 * 1024;

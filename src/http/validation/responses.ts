@@ -3,11 +3,11 @@
 // a response to its schema (a field added to a view and not here fails `tsc`; schemathesis checks the
 // values at run time).
 import { z } from "zod";
-import { SCOPES } from "../../domain/keys";
 import { ERROR_CODES, type ErrorCode } from "../../errors";
 import type { cancelledData, failedData, resultCompletedData, succeededData } from "../../events/payloads";
-import { EVENT_TYPES } from "../../events/payloads";
-import { OVERRIDABLE_LIMITS, type OverridableLimit, SUBMISSION_SOURCES } from "../../storage/schema";
+import { OVERRIDABLE_LIMITS, type OverridableLimit, PLANS, SCOPES } from "../../model/accounts";
+import { DELIVERY_STATUSES, EVENT_TYPES } from "../../model/events";
+import { RUN_KINDS, RUN_STATUSES, SUBMISSION_SOURCES } from "../../model/runs";
 import type { FiredDelivery, inspectDelivery } from "../../webhooks/tools";
 import type { attemptView, deliveryView, webhookView } from "../../webhooks/views";
 import type { accountView, resultFull, resultListItem, submissionAccepted, submissionFull, submissionListItem } from "../views";
@@ -15,7 +15,6 @@ import type { accountView, resultFull, resultListItem, submissionAccepted, submi
 const timestamp = z.string().meta({ description: "ISO 8601 UTC with milliseconds and Z", examples: ["2026-05-01T12:34:56.123Z"] });
 const id = z.string().meta({ description: "12 base62 characters" });
 const url = z.string().meta({ description: "absolute URL" });
-const RUN_STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
 const runStatus = z.enum(RUN_STATUSES);
 const parameters = z.record(z.string(), z.unknown()).meta({ description: "the GA parameters (docs/api.md#creation-parameters)" });
 const errorObject = z.strictObject({ code: z.string(), message: z.string() });
@@ -38,7 +37,7 @@ export const OpenApiDocument = z
   .looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) })
   .meta({ description: "an OpenAPI 3.1 document" });
 
-/** The limits in force: every overridable limit (storage/schema.ts, their one declaration) and the run caps. */
+/** The limits in force: every overridable limit (model/accounts.ts, their one declaration) and the run caps. */
 const limitValues = {
   ...(Object.fromEntries(Object.keys(OVERRIDABLE_LIMITS).map((name) => [name, z.number()])) as Record<OverridableLimit, z.ZodNumber>),
   run_time_seconds: z.number(),
@@ -46,7 +45,7 @@ const limitValues = {
 };
 const balances = z.strictObject({ free: z.number(), paid: z.number(), total: z.number() });
 const overrides = z.record(z.string(), z.number()).meta({ description: "per-account overrides of the plan's limits" });
-const plan = z.enum(["free", "trial", "premium"]);
+const plan = z.enum(PLANS);
 
 export const Account = z
   .strictObject({
@@ -98,7 +97,7 @@ export const Submission = z
     run_count: z.number(),
     latest_run: z.strictObject({
       id,
-      kind: z.enum(["initial", "reexecute", "continue", "import"]),
+      kind: z.enum(RUN_KINDS),
       status: runStatus,
       parent_result_id: id.nullable(),
     }),
@@ -189,7 +188,7 @@ const deliveryShape = {
   webhook_id: id,
   event_id: z.string().meta({ description: "the event's UUID (X-Event-Id)" }),
   event_type: z.string(),
-  status: z.enum(["pending", "succeeded", "failed"]),
+  status: z.enum(DELIVERY_STATUSES),
   attempt_count: z.number(),
   next_attempt_at: timestamp.nullable().meta({ description: "while pending, else null" }),
   last_attempt_at: timestamp.nullable(),

@@ -4,38 +4,15 @@ import { zValidator } from "@hono/zod-validator";
 import { bodyLimit } from "hono/body-limit";
 import { every } from "hono/combine";
 import { createMiddleware } from "hono/factory";
-import { z } from "zod";
-import { ApiError, type ErrorCode, type FieldError, validationError } from "../../errors";
+import type { z } from "zod";
+import { ApiError, type ErrorCode, validationError } from "../../errors";
+import { fieldErrors, TOO_LARGE } from "../../model/fields";
 import type { AppEnv } from "../context";
 import { documented } from "../openapi/describe";
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
-/** Issues whose message starts with this marker mean "payload too large" (a code field over 64 KiB). */
-export const TOO_LARGE = "payload_too_large:";
-
 type Issues = { issues: z.core.$ZodIssue[] };
-
-/**
- * Free text a person names things with (names, descriptions): at most `max` UTF-16 units and well-formed
- * Unicode. JSON may carry a lone surrogate (`"\ud800"`); storing it would silently turn it into U+FFFD,
- * so it is refused instead (docs/decisions.md#free-text).
- */
-export const text = (max: number) =>
-  z
-    .string()
-    .max(max)
-    .refine((s) => !/\p{Cs}/u.test(s), { message: "must be valid Unicode text (it contains a lone surrogate)" });
-
-export function fieldErrors(error: Issues): FieldError[] {
-  return error.issues.flatMap((issue) => {
-    // An unknown field is named by itself, not by the object that holds it ("body").
-    if (issue.code === "unrecognized_keys") {
-      return issue.keys.map((key) => ({ field: [...issue.path, key].join("."), message: "is not a known field" }));
-    }
-    return [{ field: issue.path.length ? issue.path.join(".") : "body", message: issue.message }];
-  });
-}
 
 function throwFor(error: Issues): never {
   const tooLarge = error.issues.find((i) => i.message.startsWith(TOO_LARGE));

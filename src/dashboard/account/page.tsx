@@ -1,0 +1,267 @@
+/** @jsxImportSource hono/jsx */
+// The account page (docs/dashboard.md#account): plan and balances, the limits in force for each way of
+// paying and the usage, the person's API keys (create, revoke) and the credit ledger.
+import type { Limits } from "../../admission/limits";
+import type { balancesOf } from "../../billing/prices";
+import type { Usage } from "../../do/account-gate/object";
+import type { Session } from "../../domain/sessions";
+import { hasEveryScope, SCOPES } from "../../model/accounts";
+import type { ApiKeyRow } from "../../storage/keys";
+import type { LedgerRow } from "../../storage/ledger";
+import { ActionButton, Csrf, Facts, Layout, money, Pager, Time } from "../shared/layout";
+
+const LIMIT_LABELS: [keyof Limits, string][] = [
+  ["concurrent_submissions", "Concurrent submissions"],
+  ["inflight_api_runs", "In-flight API runs"],
+  ["daily_quota", "Submissions per 24 hours"],
+  ["max_num_generations", "Generations per run"],
+  ["max_num_genes", "Genes per run"],
+  ["max_parallel_workers", "Parallel fitness workers per run"],
+  ["run_time_seconds", "Run time (s)"],
+  ["run_memory_mb", "Run memory (MB)"],
+  ["negative_balance_cap", "Balance may go below zero by"],
+];
+
+/** The limits of each way of paying, side by side, and what is in use now. */
+function LimitsSection(p: { session: Session; plan: Limits; credits: Limits; usage: Usage }) {
+  const overrides = p.session.account.overrides;
+  return (
+    <section aria-labelledby="limits-h">
+      <h2 id="limits-h">Limits in force and usage</h2>
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Limit</th>
+              <th scope="col">On your plan (website runs)</th>
+              <th scope="col">With credits (API and website)</th>
+            </tr>
+          </thead>
+          <tbody>
+            {LIMIT_LABELS.map(([key, label]) => (
+              <tr>
+                <th scope="row">{label}</th>
+                <td>{key === "inflight_api_runs" || key === "negative_balance_cap" ? "—" : p.plan[key]}</td>
+                <td>{p.credits[key]}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Facts
+        items={[
+          ["Runs queued or running", String(p.usage.concurrent_submissions)],
+          ["Of them, in-flight API runs", String(p.usage.inflight_api_runs)],
+          ["Submissions in the last 24 hours", String(p.usage.daily_quota_used)],
+          ["Overrides by an operator", Object.keys(overrides).length ? JSON.stringify(overrides) : "none"],
+        ]}
+      />
+    </section>
+  );
+}
+
+/** A new key, shown once with a copy button. */
+const NewKey = (p: { newKey: { key: string; prefix: string } }) => (
+  <div class="secret" role="status">
+    <p>
+      <strong>New key {p.newKey.prefix}.</strong> Copy it now: it is shown only this once.
+    </p>
+    <div class="row">
+      <code id="new-key" class="secret-value">
+        {p.newKey.key}
+      </code>
+      <button type="button" class="copy" data-copy-from="new-key">
+        Copy key
+      </button>
+    </div>
+  </div>
+);
+
+/** The account's keys by prefix; a session with every scope may revoke them. */
+function KeysTable(p: { session: Session; keys: ApiKeyRow[] }) {
+  const full = hasEveryScope(p.session.row.scopes);
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Prefix</th>
+            <th scope="col">Name</th>
+            <th scope="col">Scopes</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Last used</th>
+            <th scope="col">State</th>
+          </tr>
+        </thead>
+        <tbody>
+          {p.keys.map((k) => (
+            <tr data-key={k.prefix}>
+              <td>
+                <code>{k.prefix}</code>
+              </td>
+              <td>{k.name}</td>
+              <td class="small">{k.scopes.join(", ")}</td>
+              <td>
+                <Time iso={k.expiresAt} />
+              </td>
+              <td>
+                <Time iso={k.lastUsedAt} />
+              </td>
+              <td>
+                {k.revokedAt ? (
+                  <span class="status s-cancelled">revoked</span>
+                ) : full ? (
+                  <ActionButton
+                    session={p.session}
+                    action={`/account/keys/${k.prefix}/revoke`}
+                    label="Revoke"
+                    danger
+                    confirm={`Revoke ${k.prefix}? Programs using it stop working at once.`}
+                  />
+                ) : (
+                  "active"
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+const FieldErrorText = (p: { id: string; error: string | undefined }) =>
+  p.error ? (
+    <p class="field-error" id={p.id}>
+      {p.error}
+    </p>
+  ) : null;
+
+/** Create a key: a name, the scopes this session may grant, an expiry. */
+function CreateKeyForm(p: { session: Session; errors: Record<string, string> }) {
+  const { session, errors } = p;
+  const bound = session.keyExpiresAt;
+  return (
+    <form method="post" action="/account/keys" class="stack panel" novalidate>
+      <h3>Create a key</h3>
+      <Csrf session={session} />
+      <label for="k-name">Name</label>
+      <input
+        id="k-name"
+        name="name"
+        maxlength={100}
+        required
+        aria-invalid={errors.name ? "true" : undefined}
+        aria-describedby={errors.name ? "k-name-error" : undefined}
+      />
+      <FieldErrorText id="k-name-error" error={errors.name} />
+      <fieldset aria-describedby={errors.scopes ? "k-scopes-error" : undefined}>
+        <legend>Scopes</legend>
+        {SCOPES.map((s) => (
+          <label class="check">
+            <input type="checkbox" name="scopes" value={s} disabled={!session.row.scopes.includes(s)} /> {s}
+          </label>
+        ))}
+        <FieldErrorText id="k-scopes-error" error={errors.scopes} />
+      </fieldset>
+      <label for="k-exp">
+        {bound
+          ? `Expires on (UTC midnight; at the latest, and by default, when the key you signed in with expires: ${bound.slice(0, 10)})`
+          : "Expires on (optional, UTC midnight)"}
+      </label>
+      <input
+        id="k-exp"
+        name="expires_at"
+        type="date"
+        max={bound?.slice(0, 10)}
+        aria-invalid={errors.expires_at ? "true" : undefined}
+        aria-describedby={errors.expires_at ? "k-exp-error" : undefined}
+      />
+      <FieldErrorText id="k-exp-error" error={errors.expires_at} />
+      <button type="submit">Create key</button>
+      {!hasEveryScope(session.row.scopes) && (
+        <p class="hint">Signed in with a key of fewer scopes: you can grant only those, and not revoke keys.</p>
+      )}
+    </form>
+  );
+}
+
+function Ledger(p: { ledger: LedgerRow[]; next: string | null; previous: string | null }) {
+  return (
+    <section aria-labelledby="ledger-h">
+      <h2 id="ledger-h">Credit ledger</h2>
+      {p.ledger.length === 0 ? (
+        <p class="empty">No charges or grants yet.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Amount</th>
+                <th scope="col">Run</th>
+                <th scope="col">CPU s</th>
+                <th scope="col">GB·s</th>
+              </tr>
+            </thead>
+            <tbody>
+              {p.ledger.map((l) => (
+                <tr>
+                  <td>
+                    <Time iso={l.createdAt} />
+                  </td>
+                  <td>{l.kind === "grant" ? "grant" : "run charge"}</td>
+                  <td class="num">{money(l.amountMicro / 1_000_000)}</td>
+                  <td>{l.submissionId ? <a href={`/submissions/${l.submissionId}`}>{l.runId}</a> : (l.runId ?? "—")}</td>
+                  <td class="num">{l.cpuSeconds ?? "—"}</td>
+                  <td class="num">{l.gbSeconds === null ? "—" : l.gbSeconds.toFixed(4)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager base="/account" next={p.next} previous={p.previous} />
+    </section>
+  );
+}
+
+export function AccountPage(p: {
+  session: Session;
+  balances: ReturnType<typeof balancesOf>;
+  plan: Limits;
+  credits: Limits;
+  usage: Usage;
+  ledger: LedgerRow[];
+  next: string | null;
+  previous: string | null;
+  keys: ApiKeyRow[];
+  newKey?: { key: string; prefix: string };
+  errors: Record<string, string>;
+}) {
+  const { account } = p.session;
+  return (
+    <Layout title="Account" session={p.session} section="account">
+      <h1>Account</h1>
+      <Facts
+        items={[
+          ["Email", account.email],
+          ["Plan", account.plan],
+          ["Account id", <code>{account.id}</code>],
+          ["Free credits", money(p.balances.free)],
+          ["Paid credits", money(p.balances.paid)],
+          ["Total", <strong>{money(p.balances.total)}</strong>],
+        ]}
+      />
+      <LimitsSection session={p.session} plan={p.plan} credits={p.credits} usage={p.usage} />
+      <section aria-labelledby="keys-h">
+        <h2 id="keys-h">API keys</h2>
+        {p.newKey && <NewKey newKey={p.newKey} />}
+        <KeysTable session={p.session} keys={p.keys} />
+        <CreateKeyForm session={p.session} errors={p.errors} />
+      </section>
+      <Ledger ledger={p.ledger} next={p.next} previous={p.previous} />
+    </Layout>
+  );
+}

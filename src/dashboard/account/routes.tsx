@@ -1,0 +1,85 @@
+/** @jsxImportSource hono/jsx */
+// The account page (docs/dashboard.md#account): plan, balances, the limits in force for each way of
+// paying and the usage (what GET /api/v1/account returns), the credit ledger (paged), and the person's
+// API keys — create (shown once), list (prefixes only), revoke.
+import { type Context, Hono } from "hono";
+import { limitsFor } from "../../admission/admission";
+import { balancesOf } from "../../billing/prices";
+import { accountGate } from "../../do/account-gate/client";
+import { rateLimits } from "../../do/rate-window";
+import { issueKey } from "../../domain/keys";
+import { ApiError, notFound } from "../../errors";
+import { nowIso } from "../../lib/ids";
+import { hasEveryScope } from "../../model/accounts";
+import { cursor, openCursor, pageLinks } from "../../operations/paging";
+import { getDb } from "../../storage/db";
+import { listKeys, revokeKey } from "../../storage/keys";
+import { pageLedger } from "../../storage/ledger";
+import { formOf } from "../shared/actions";
+import type { DashboardEnv } from "../shared/context";
+import { flash, protectChange, requireSession } from "../shared/session";
+import { keyRequest } from "./forms";
+import { AccountPage } from "./page";
+
+/** Revoked keys stay listed this long. */
+const REVOKED_SHOWN_MS = 30 * 86_400_000;
+
+async function render(
+  c: Context<DashboardEnv>,
+  extra: { newKey?: { key: string; prefix: string }; errors?: Record<string, string> } = {},
+  status: 200 | 201 | 400 = 200,
+) {
+  const session = c.get("session")!;
+  const db = getDb(c.env.DB);
+  const account = session.account;
+  const parsedCursor = cursor.safeParse(c.req.query("cursor"));
+  const [usage, page, keys] = await Promise.all([
+    accountGate(c.env, account.id).usage(`session:${session.row.id}`, rateLimits(c.env)),
+    pageLedger(db, account.id, 20, await openCursor(c.env, account.id, parsedCursor.success ? parsedCursor.data : undefined)),
+    listKeys(db, account.id),
+  ]);
+  const links = await pageLinks(c.env, account.id, c.req.url, page);
+  return c.html(
+    <AccountPage
+      session={session}
+      balances={balancesOf(account)}
+      plan={limitsFor(c.env, account, "plan")}
+      credits={limitsFor(c.env, account, "credits")}
+      usage={usage}
+      ledger={page.rows}
+      {...links}
+      keys={keys.filter((k) => !k.revokedAt || Date.parse(k.revokedAt) > Date.now() - REVOKED_SHOWN_MS)}
+      newKey={extra.newKey}
+      errors={extra.errors ?? {}}
+    />,
+    status,
+  );
+}
+
+export const accountRoutes = new Hono<DashboardEnv>()
+  .use("/account", requireSession)
+  .use("/account/*", requireSession)
+  .get("/account", (c) => render(c))
+  .post("/account/keys", protectChange, async (c) => {
+    const session = c.get("session")!;
+    const request = await keyRequest(c, session, await formOf(c));
+    if ("errors" in request) return render(c, { errors: request.errors }, 400);
+    const issued = await issueKey(getDb(c.env.DB), session.account.id, request.name, request.scopes, request.expiresAt);
+    return render(c, { newKey: { key: issued.key, prefix: issued.prefix } }, 201);
+  })
+  .post("/account/keys/:prefix/revoke", protectChange, async (c) => {
+    const session = c.get("session")!;
+    if (!hasEveryScope(session.row.scopes))
+      throw new ApiError(
+        "scope_required",
+        "Revoking keys needs a session with every scope (signed in with a link, or a key that has every scope).",
+        { required_scope: "all" },
+      );
+    const db = getDb(c.env.DB);
+    const prefix = c.req.param("prefix");
+    const own = (await listKeys(db, session.account.id)).find((k) => k.prefix === prefix);
+    if (!own) throw notFound("key");
+    await revokeKey(db, prefix, nowIso());
+    flash(c, "notice", `Key ${prefix} revoked.`);
+    return c.redirect("/account", 303);
+  });

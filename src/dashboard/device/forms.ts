@@ -1,0 +1,41 @@
+// The device-login forms (docs/dashboard.md#device-login): the code typed in, and the decision on a
+// pending request (the new key's name and scopes) with what keeps an approval from being granted.
+import type { Context } from "hono";
+import type { Session } from "../../domain/sessions";
+import { isScope, type Scope } from "../../model/accounts";
+import type { DashboardEnv } from "../shared/context";
+
+/** The decision form as sent. */
+export interface Decision {
+  id: string;
+  approve: boolean;
+  /** The scopes ticked, as sent (`scopes`: those that are scopes at all). */
+  asked: string[];
+  scopes: Scope[];
+  keyName: string;
+  userCode: string;
+}
+
+export async function decisionOf(c: Context<DashboardEnv>): Promise<Decision> {
+  const body = await c.req.parseBody({ all: true });
+  const asked = [body.scopes ?? []].flat().filter((s): s is string => typeof s === "string");
+  return {
+    id: typeof body.id === "string" ? body.id : "",
+    approve: body.decision === "approve",
+    asked,
+    scopes: asked.filter(isScope),
+    keyName: typeof body.key_name === "string" ? body.key_name.trim().slice(0, 100) : "",
+    userCode: typeof body.user_code === "string" ? body.user_code : "",
+  };
+}
+
+/** Why `session` may not approve this request as sent, in words, or null. */
+export function approvalProblem(session: Session, d: Decision): string | null {
+  if (!d.keyName) return "Give the new key a name.";
+  if (!d.asked.length) return "Choose at least one scope.";
+  if (d.asked.some((s) => !isScope(s) || !session.row.scopes.includes(s))) return "Your session cannot grant one of those scopes.";
+  // The device's key never expires; a session of an expiring key must not outlive it through one.
+  if (session.keyExpiresAt)
+    return "You signed in with a key that expires, and a device login's key never does: sign in with a key without expiry or a sign-in link to approve it.";
+  return null;
+}

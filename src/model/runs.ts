@@ -1,0 +1,42 @@
+// The words of a submission's life, each stated once: the statuses of a run (and of a submission, which
+// shows its latest run's), how a run came to be, where a submission came from, and what a run leaves
+// besides its numbers (its warnings, a result's constraint violations, its live progress trail).
+
+/** Every status of a run, in the order a run goes through them (docs/api.md#submissions-runs-results). */
+export const RUN_STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** The statuses of a live run (and of a submission whose latest run is live). */
+export const LIVE_STATUSES = ["queued", "running"] as const satisfies readonly RunStatus[];
+/** The statuses of a run that has ended. */
+export const ENDED_STATUSES = ["succeeded", "failed", "cancelled"] as const satisfies readonly RunStatus[];
+export type EndedStatus = (typeof ENDED_STATUSES)[number];
+export const isLive = (status: string): boolean => (LIVE_STATUSES as readonly string[]).includes(status);
+/** Whether `text` names a run status (a list filter's words). */
+export const isRunStatus = (text: string): text is RunStatus => (RUN_STATUSES as readonly string[]).includes(text);
+
+/** How a run came to be: the first run, a rerun, a continue, or the record of a run made elsewhere (an import). */
+export const RUN_KINDS = ["initial", "reexecute", "continue", "import"] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+/** Where a submission came from: the API, the website, or a run made elsewhere and imported (POST /imports). */
+export const SUBMISSION_SOURCES = ["api", "web", "import"] as const;
+export type SubmissionSource = (typeof SUBMISSION_SOURCES)[number];
+
+/** One deduplicated warning of a run: its first text and how many times it (or its like) came. */
+export interface RunWarning {
+  message: string;
+  count: number;
+}
+
+/** A gene of a result's best solution that its gene_constraint refuses. */
+export interface ConstraintViolation {
+  gene: number;
+  value: number | null;
+}
+
+/**
+ * A progress report of a run, as its trail keeps it: [generations completed, best fitness or null], with
+ * several objectives a third item: the best value of each of the first few.
+ */
+export type TrailPoint = [number, number | null, number[]?];

@@ -1,0 +1,108 @@
+// The writes that start a run — create, reexecute, continue — as one operation each, shared by the
+// REST API (http/routes) and the dashboard (dashboard/): the same entry-symbol checks, the same admission
+// (every gate, in order) and the same domain calls, whoever presses the button (docs/dashboard.md).
+
+import type { z } from "zod";
+import { withAdmission } from "../admission/admission";
+import type { Payment } from "../admission/limits";
+import type { DeferredRate } from "../admission/rate-limit";
+import { resolveCodeUploads } from "../domain/code-uploads";
+import { POPULATION_FILE } from "../domain/result-files";
+import { addRun, assertNoLiveRun, createSubmission, enqueueRun } from "../domain/submissions";
+import type { Bindings } from "../env";
+import { ApiError, validationError } from "../errors";
+import { checkEntrySymbols } from "../model/entry-symbols";
+import { mergeParameters } from "../model/parameter-rules";
+import { CODE_FIELDS, type GaParameters } from "../model/parameters";
+import type { AccountRow } from "../storage/accounts";
+import { getDb } from "../storage/db";
+import { getResultFile, type ResultRow } from "../storage/results";
+import { getSubmission, type SubmissionRow } from "../storage/submissions";
+import { type createSubmissionSchema, refuseUnsupported } from "./submissions";
+
+/** Who starts the run and how: the account (as read at the start of the request), where it comes from and how it is paid. */
+export interface Starter {
+  account: AccountRow;
+  /** The per-minute count an API write leaves to its admission call (null: already counted). */
+  deferredRate: DeferredRate | null;
+  source: "api" | "web";
+  /** API runs are always paid with credits; a website run with credits or by the plan (docs/api.md#payment). */
+  payment: Payment;
+  /** Where the queue send goes without delaying the answer (the request's `waitUntil`). */
+  waitUntil: (p: Promise<unknown>) => void;
+}
+
+export type CreateBody = z.output<typeof createSubmissionSchema>;
+
+/** Creates a submission and its first run (queued). */
+export async function startSubmission(
+  env: Bindings,
+  who: Starter,
+  validated: CreateBody,
+): Promise<{ id: string; runId: string; createdAt: string }> {
+  const accountId = who.account.id;
+  const body = await resolveCodeUploads(getDb(env.DB), accountId, validated, CODE_FIELDS);
+  refuseUnsupported(body);
+  const { name, description, submission_type: _type, webhook_url: _hook, notification_email: _mail, fitness_func, ...rest } = body;
+  // The schema asks for fitness_func or its upload, which resolveCodeUploads has read in its place.
+  if (fitness_func === undefined)
+    throw validationError([{ field: "fitness_func", message: "is required (or fitness_func_id, a code upload)" }]);
+  const parameters: GaParameters = { ...rest, fitness_func };
+  checkEntrySymbols(parameters);
+  const created = await withAdmission(
+    env,
+    who.account,
+    parameters,
+    who.deferredRate,
+    (runId) =>
+      createSubmission(env, accountId, runId, {
+        name,
+        description,
+        parameters,
+        source: who.source,
+        paidWithCredits: who.payment === "credits",
+      }),
+    who.payment,
+  );
+  who.waitUntil(enqueueRun(env, { id: created.runId, accountId, parameters }));
+  return created;
+}
+
+/** Admits and adds a run of `kind` to an idle submission, then puts it on the queue. */
+async function admitRun(
+  env: Bindings,
+  who: Starter,
+  submission: SubmissionRow,
+  kind: "reexecute" | "continue",
+  parameters: GaParameters,
+  parentResultId: string | null,
+) {
+  const added = await withAdmission(
+    env,
+    who.account,
+    parameters,
+    who.deferredRate,
+    (runId) => addRun(env, submission, kind, parameters, parentResultId, runId, who.payment === "credits"),
+    who.payment,
+  );
+  who.waitUntil(enqueueRun(env, { id: added.runId, accountId: who.account.id, parameters }));
+  return { ...added, submission };
+}
+
+/** Runs a submission again with its creation parameters and `overrides`. */
+export async function reexecuteSubmission(env: Bindings, who: Starter, submission: SubmissionRow, overrides: Partial<GaParameters>) {
+  assertNoLiveRun(submission);
+  return admitRun(env, who, submission, "reexecute", mergeParameters(submission.parameters, overrides), null);
+}
+
+/** Continues a result from its final population with `overrides` (its submission must exist and be idle). */
+export async function continueResult(env: Bindings, who: Starter, result: ResultRow, overrides: Partial<GaParameters>) {
+  const db = getDb(env.DB);
+  const submission = await getSubmission(db, who.account.id, result.submissionId);
+  if (!submission) throw new ApiError("invalid_state", "The submission of this result was deleted; it cannot be continued.");
+  assertNoLiveRun(submission);
+  if (!(await getResultFile(db, result.id, POPULATION_FILE))) {
+    throw new ApiError("invalid_state", "This result has no stored population to continue from.");
+  }
+  return admitRun(env, who, submission, "continue", mergeParameters(result.parameters, overrides), result.id);
+}

@@ -1,0 +1,130 @@
+// A run's statements on its way from the queue to a worker and back (domain/runs.ts, queues/scheduled.ts):
+// the claim (queued → running) and its undoing, live progress, and what the cron looks for — silent
+// runs, runs queued too long, runs that ended recently.
+import { and, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { ENDED_STATUSES, type TrailPoint } from "../model/runs";
+import type { AccountRow } from "./accounts";
+import type { Db } from "./db";
+import { accounts, runs, submissions } from "./schema";
+import type { RunRow } from "./submissions";
+
+export interface ClaimedRun {
+  run: RunRow;
+  /** The run's account as read in the claim (its limits decide the run's caps). */
+  account: AccountRow | undefined;
+}
+
+/**
+ * queued → running, only if the run is still queued; the run's account is read in the same batch.
+ * Null when a duplicate or late message finds the run taken.
+ */
+export async function claimQueuedRun(db: Db, runId: string, now: string): Promise<ClaimedRun | null> {
+  const [claimed, , account] = await db.batch([
+    db
+      .update(runs)
+      .set({ status: "running", startedAt: now, heartbeatAt: now, attempts: sql`${runs.attempts} + 1`, updatedAt: now })
+      .where(and(eq(runs.id, runId), eq(runs.status, "queued")))
+      .returning(),
+    db
+      .update(submissions)
+      .set({ status: "running", updatedAt: now })
+      .where(
+        and(
+          eq(submissions.latestRunId, runId),
+          sql`EXISTS (SELECT 1 FROM runs WHERE id = ${runId} AND status = 'running' AND started_at = ${now})`,
+        ),
+      ),
+    db
+      .select()
+      .from(accounts)
+      .where(eq(accounts.id, sql`(SELECT account_id FROM runs WHERE id = ${runId})`)),
+  ]);
+  return claimed[0] ? { run: claimed[0], account: account[0] } : null;
+}
+
+/** running → queued after a failed start (only the attempt that claimed it); false when it was not that run's state any more. */
+export async function unclaimRunningRun(db: Db, run: Pick<RunRow, "id" | "attempts">, now: string): Promise<boolean> {
+  const [moved] = await db.batch([
+    db
+      .update(runs)
+      .set({ status: "queued", startedAt: null, heartbeatAt: null, enqueuedAt: now, updatedAt: now })
+      .where(and(eq(runs.id, run.id), eq(runs.status, "running"), eq(runs.attempts, run.attempts)))
+      .returning({ id: runs.id }),
+    db
+      .update(submissions)
+      .set({ status: "queued", updatedAt: now })
+      .where(and(eq(submissions.latestRunId, run.id), sql`EXISTS (SELECT 1 FROM runs WHERE id = ${run.id} AND status = 'queued')`)),
+  ]);
+  return moved.length === 1;
+}
+
+/**
+ * A running run's progress report (also its heartbeat): how far it got, and `point` appended to its
+ * trail when it moved to a new generation. False when the run is not running.
+ */
+export async function recordRunProgress(
+  db: Db,
+  runId: string,
+  progress: { generations_completed: number; best_solution_fitness: number | null },
+  point: TrailPoint,
+  now: string,
+): Promise<boolean> {
+  const updated = await db
+    .update(runs)
+    .set({
+      generationsCompleted: progress.generations_completed,
+      bestSolutionFitness: progress.best_solution_fitness,
+      heartbeatAt: now,
+      // The trail of the live chart: a point per report that moved to a new generation (a heartbeat
+      // that did not is not repeated), at most one per 1.5 s report, so bounded by the time cap:
+      // [generation, best fitness] or, with several objectives, [generation, null, [best of each]].
+      progressTrail: sql`CASE
+        WHEN ${runs.generationsCompleted} IS ${progress.generations_completed} OR ${progress.generations_completed} = 0
+          THEN ${runs.progressTrail}
+        ELSE json_insert(coalesce(${runs.progressTrail}, '[]'), '$[#]', json(${JSON.stringify(point)}))
+      END`,
+    })
+    .where(and(eq(runs.id, runId), eq(runs.status, "running")))
+    .returning({ id: runs.id });
+  return updated.length === 1;
+}
+
+/** Running runs whose worker has not reported since `heartbeatBefore` (or never). */
+export function silentRuns(db: Db, heartbeatBefore: string, limit: number): Promise<RunRow[]> {
+  return db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.status, "running"), or(isNull(runs.heartbeatAt), lt(runs.heartbeatAt, heartbeatBefore))))
+    .limit(limit)
+    .all();
+}
+
+/** Runs queued since before `enqueuedBefore`: what their queue message needs, and when they were put on the queue. */
+export function staleQueuedRuns(db: Db, enqueuedBefore: string, limit: number) {
+  return db
+    .select({ id: runs.id, accountId: runs.accountId, parameters: runs.parameters, enqueuedAt: runs.enqueuedAt })
+    .from(runs)
+    .where(and(eq(runs.status, "queued"), lt(runs.enqueuedAt, enqueuedBefore)))
+    .limit(limit)
+    .all();
+}
+
+/** A queued run put on the queue again at `now`, if nobody else did since `enqueuedAt`; false otherwise. */
+export async function restampQueuedRun(db: Db, run: { id: string; enqueuedAt: string }, now: string): Promise<boolean> {
+  const again = await db
+    .update(runs)
+    .set({ enqueuedAt: now, updatedAt: now })
+    .where(and(eq(runs.id, run.id), eq(runs.status, "queued"), eq(runs.enqueuedAt, run.enqueuedAt)))
+    .returning({ id: runs.id });
+  return again.length > 0;
+}
+
+/** Runs that ended after `finishedAfter`. */
+export function recentlyEndedRuns(db: Db, finishedAfter: string, limit: number) {
+  return db
+    .select({ id: runs.id, accountId: runs.accountId })
+    .from(runs)
+    .where(and(inArray(runs.status, [...ENDED_STATUSES]), gt(runs.finishedAt, finishedAfter)))
+    .limit(limit)
+    .all();
+}
