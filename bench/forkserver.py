@@ -63,6 +63,8 @@ def small_run(host: sandbox.Host, seed: int) -> tuple[float, float]:
         process.start()
         report = process.wait()
         wall = time.monotonic() - started
+        if getattr(report, "store", None) is not None:  # main's build had no store
+            report.store.close()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
         host.give_uid(uid)
