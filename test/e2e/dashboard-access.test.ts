@@ -65,6 +65,38 @@ describe("sign in and out", () => {
   });
 });
 
+describe("sign-in redirects", () => {
+  it("signing in from /sign-in?next=/%09/evil.example/x stays on this site; so does a signed-in visit of it", async () => {
+    // A browser strips the TAB: `/<TAB>/evil.example/x` is `//evil.example/x`, another site.
+    const account = await newAccount();
+    const origin = new URL(baseUrl()).origin;
+    const context = await person(browser);
+    const left: string[] = [];
+    context.on("request", (r) => {
+      if (!r.url().startsWith(`${origin}/`) && !r.url().startsWith("data:")) left.push(r.url());
+    });
+    const page = await context.newPage();
+    const errors = watchErrors(page);
+    const shown = await page.goto("/sign-in?next=/%09/evil.example/x");
+    expect(shown!.status()).toBe(400);
+    expect(await page.getByRole("alert").textContent()).toContain("control character");
+    expect(await page.locator('input[name="next"]').inputValue()).toBe("/submissions");
+    await page.getByLabel("API key").fill(account.key);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${origin}/submissions`);
+    const again = await page.goto("/sign-in?next=/%09/evil.example/x");
+    expect(again!.status()).toBe(400);
+    expect(new URL(page.url()).origin).toBe(origin);
+    await page.goto("/sign-in?next=//evil.example/x");
+    await page.waitForURL(`${origin}/submissions`);
+    await page.goto("/sign-in?next=/%5Cevil.example/x");
+    await page.waitForURL(`${origin}/submissions`);
+    expect(left, "requests that left the site").toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
 describe("accounts are apart", () => {
   it("a session of account A gets 404 pages for account B's submission, result and webhook", async () => {
     const a = await newAccount();

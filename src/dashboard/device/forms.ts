@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import type { Session } from "../../domain/sessions";
 import { isScope, type Scope } from "../../model/accounts";
 import type { DashboardEnv } from "../shared/context";
+import { formOf, valuesOf } from "../shared/form";
 
 /** The decision form as sent. */
 export interface Decision {
@@ -17,15 +18,15 @@ export interface Decision {
 }
 
 export async function decisionOf(c: Context<DashboardEnv>): Promise<Decision> {
-  const body = await c.req.parseBody({ all: true });
-  const asked = [body.scopes ?? []].flat().filter((s): s is string => typeof s === "string");
+  const form = await formOf(c);
+  const asked = await valuesOf(c, "scopes");
   return {
-    id: typeof body.id === "string" ? body.id : "",
-    approve: body.decision === "approve",
+    id: form.id ?? "",
+    approve: form.decision === "approve",
     asked,
     scopes: asked.filter(isScope),
-    keyName: typeof body.key_name === "string" ? body.key_name.trim().slice(0, 100) : "",
-    userCode: typeof body.user_code === "string" ? body.user_code : "",
+    keyName: (form.key_name ?? "").trim().slice(0, 100),
+    userCode: form.user_code ?? "",
   };
 }
 
