@@ -100,7 +100,13 @@ async function issue(db: Db, row: DeviceCodeRow): Promise<PollOutcome> {
   const generated = generateKey();
   if (!row.accountId || !row.scopes || !(await markIssued(db, row.id, generated.prefix)))
     return fail("invalid_grant", "This device code was already used.");
-  const issued = await issueKey(db, row.accountId, row.keyName ?? "device", row.scopes, null, generated);
+  // Made from the key of the session that approved it (none after a sign-in link), like a key of the account page.
+  const issued = await issueKey(
+    db,
+    { accountId: row.accountId, name: row.keyName ?? "device", scopes: row.scopes, expiresAt: null, parentKeyId: row.parentKeyId },
+    generated,
+  );
+  if (!issued) return fail("access_denied", "The key of the session that approved this login was revoked since; no key was made.");
   return { kind: "issued", key: issued.key, prefix: issued.prefix, scopes: issued.scopes, name: issued.name };
 }
 
@@ -109,18 +115,21 @@ export async function pendingAuthorization(db: Db, userCode: string) {
   return findPendingUserCode(db, userCode, nowIso());
 }
 
-/** Approves (with the key's name and scopes) or denies a pending authorization; false when it is no longer pending. */
+/**
+ * Approves (with the key's name and scopes, and the key of the approving session, the new key's parent)
+ * or denies a pending authorization; false when it is no longer pending.
+ */
 export async function decideAuthorization(
   db: Db,
   id: string,
   accountId: string,
-  decision: { approve: true; keyName: string; scopes: Scope[] } | { approve: false },
+  decision: { approve: true; keyName: string; scopes: Scope[]; parentKeyId: string | null } | { approve: false },
 ): Promise<boolean> {
   return decideDeviceCode(
     db,
     id,
     decision.approve
-      ? { status: "approved", accountId, keyName: decision.keyName, scopes: decision.scopes }
+      ? { status: "approved", accountId, keyName: decision.keyName, scopes: decision.scopes, parentKeyId: decision.parentKeyId }
       : { status: "denied", accountId },
     nowIso(),
   );

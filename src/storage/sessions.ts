@@ -101,7 +101,9 @@ export async function recordPoll(db: Db, row: DeviceCodeRow, now: number, slowDo
 export async function decideDeviceCode(
   db: Db,
   id: string,
-  decision: { status: "approved"; accountId: string; keyName: string; scopes: Scope[] } | { status: "denied"; accountId: string },
+  decision:
+    | { status: "approved"; accountId: string; keyName: string; scopes: Scope[]; parentKeyId: string | null }
+    | { status: "denied"; accountId: string },
   now: string,
 ): Promise<boolean> {
   const res = await db

@@ -3,14 +3,14 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import type { Session } from "../../domain/sessions";
-import { SCOPES, type Scope } from "../../model/accounts";
+import { type Scope, scopeList } from "../../model/accounts";
 import { fieldErrors, text } from "../../model/fields";
 import type { DashboardEnv } from "../shared/context";
 import { valuesOf } from "../shared/form";
 
 const keySchema = z.strictObject({
   name: text(100).pipe(z.string().trim().min(1, "is required")),
-  scopes: z.array(z.enum(SCOPES)).min(1, "choose at least one scope"),
+  scopes: scopeList,
   expires_at: z.iso.date().optional(),
 });
 
