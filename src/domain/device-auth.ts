@@ -19,8 +19,13 @@ import { generateKey, issueKey } from "./keys";
 
 export const DEVICE_CODE_TTL_SECONDS = 900;
 export const POLL_INTERVAL_SECONDS = 5;
-/** RFC 8628 §3.5: a device that polls too fast gets slow_down and 5 more seconds of interval. */
-export const SLOW_DOWN_SECONDS = 5;
+/**
+ * RFC 8628 §3.5: a device that polls sooner than the interval after its previous poll gets slow_down,
+ * and the client adds 5 s to its own interval. The server's interval grows by those 5 s once (5 → 10 s)
+ * and never again: growing it at every early poll too ran away from a client that adds its own 5 s
+ * (the Vilvik SDK's `login(poll_interval=2)`: 5 → 10 → 15 …, always ahead; docs/decisions.md#device-slow-down).
+ */
+export const SLOWED_INTERVAL_SECONDS = POLL_INTERVAL_SECONDS + 5;
 /** Letters without vowels or look-alikes (RFC 8628 §6.1): 20^8 ≈ 2.6e10 codes. */
 const USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ";
 
@@ -86,11 +91,9 @@ export async function pollDeviceToken(db: Db, deviceCode: string): Promise<PollO
   if (row.status === "issued") return fail("invalid_grant", "This device code was already used.");
   if (Date.parse(row.expiresAt) <= now) return fail("expired_token", "The device code expired; start the login again.");
   if (row.status === "denied") return fail("access_denied", "The request was denied in the dashboard.");
-  if (!(await recordPoll(db, row, now, SLOW_DOWN_SECONDS))) {
-    return fail(
-      "slow_down",
-      `Polling faster than every ${row.intervalSeconds} s; wait ${row.intervalSeconds + SLOW_DOWN_SECONDS} s between polls.`,
-    );
+  if (!(await recordPoll(db, row, now, SLOWED_INTERVAL_SECONDS))) {
+    const wait = Math.max(row.intervalSeconds, SLOWED_INTERVAL_SECONDS);
+    return fail("slow_down", `Polled sooner than ${row.intervalSeconds} s after the previous poll; wait ${wait} s between polls.`);
   }
   if (row.status === "pending") return fail("authorization_pending", "Waiting for the code to be approved in the dashboard.");
   return issue(db, row);
