@@ -749,7 +749,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "malformed_json" | "validation_failed" | "unauthorized" | "insufficient_credits" | "scope_required" | "tier_limit_exceeded" | "not_found" | "method_not_allowed" | "invalid_state" | "already_exists" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "entry_symbol_required" | "unsupported_submission_type" | "unsupported_field" | "code_upload_not_found" | "code_upload_expired" | "entry_symbol_not_found" | "idempotency_key_mismatch" | "invalid_webhook_url" | "webhook_limit_reached" | "rate_limited" | "capacity_exceeded" | "too_many_active_api_requests" | "internal_error";
+                code: "malformed_json" | "non_finite_number" | "validation_failed" | "unauthorized" | "insufficient_credits" | "scope_required" | "tier_limit_exceeded" | "not_found" | "method_not_allowed" | "invalid_state" | "already_exists" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "entry_symbol_required" | "unsupported_submission_type" | "unsupported_field" | "code_upload_not_found" | "code_upload_expired" | "entry_symbol_not_found" | "idempotency_key_mismatch" | "invalid_webhook_url" | "webhook_limit_reached" | "rate_limited" | "capacity_exceeded" | "too_many_active_api_requests" | "internal_error";
                 message: string;
                 details: {
                     [key: string]: unknown;
@@ -1532,7 +1532,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeUpload"];
                 };
             };
-            /** @description Error: `malformed_json`, `validation_failed` */
+            /** @description Error: `malformed_json`, `non_finite_number`, `validation_failed` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1546,7 +1546,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "malformed_json" | "validation_failed";
+                            code?: "malformed_json" | "non_finite_number" | "validation_failed";
                         };
                     };
                 };
@@ -2043,7 +2043,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportCreated"];
                 };
             };
-            /** @description Error: `malformed_json`, `validation_failed` */
+            /** @description Error: `malformed_json`, `non_finite_number`, `validation_failed` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2057,7 +2057,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "malformed_json" | "validation_failed";
+                            code?: "malformed_json" | "non_finite_number" | "validation_failed";
                         };
                     };
                 };
@@ -2709,7 +2709,7 @@ export interface operations {
                     "application/json": components["schemas"]["Result"];
                 };
             };
-            /** @description Error: `malformed_json`, `validation_failed` */
+            /** @description Error: `malformed_json`, `non_finite_number`, `validation_failed` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2723,7 +2723,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "malformed_json" | "validation_failed";
+                            code?: "malformed_json" | "non_finite_number" | "validation_failed";
                         };
                     };
                 };
@@ -2964,7 +2964,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAccepted"];
                 };
             };
-            /** @description Error: `malformed_json`, `validation_failed` */
+            /** @description Error: `malformed_json`, `non_finite_number`, `validation_failed` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2978,7 +2978,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "malformed_json" | "validation_failed";
+                            code?: "malformed_json" | "non_finite_number" | "validation_failed";
                         };
                     };
                 };
@@ -3568,7 +3568,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAccepted"];
                 };
             };
-            /** @description Error: `malformed_json`, `validation_failed` */
+            /** @description Error: `malformed_json`, `non_finite_number`, `validation_failed` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3582,7 +3582,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "malformed_json" | "validation_failed";
+                            code?: "malformed_json" | "non_finite_number" | "validation_failed";
                         };
                     };
                 };
@@ -4259,7 +4259,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAccepted"];
                 };
             };
-            /** @description Error: `malformed_json`, `validation_failed` */
+            /** @description Error: `malformed_json`, `non_finite_number`, `validation_failed` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4273,7 +4273,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "malformed_json" | "validation_failed";
+                            code?: "malformed_json" | "non_finite_number" | "validation_failed";
                         };
                     };
                 };
@@ -4638,7 +4638,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description Error: `malformed_json`, `validation_failed` */
+            /** @description Error: `malformed_json`, `non_finite_number`, `validation_failed` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4652,7 +4652,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "malformed_json" | "validation_failed";
+                            code?: "malformed_json" | "non_finite_number" | "validation_failed";
                         };
                     };
                 };
@@ -5074,7 +5074,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Error: `malformed_json`, `validation_failed` */
+            /** @description Error: `malformed_json`, `non_finite_number`, `validation_failed` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5088,7 +5088,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "malformed_json" | "validation_failed";
+                            code?: "malformed_json" | "non_finite_number" | "validation_failed";
                         };
                     };
                 };
@@ -5972,7 +5972,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryQueued"];
                 };
             };
-            /** @description Error: `malformed_json`, `validation_failed` */
+            /** @description Error: `malformed_json`, `non_finite_number`, `validation_failed` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5986,7 +5986,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "malformed_json" | "validation_failed";
+                            code?: "malformed_json" | "non_finite_number" | "validation_failed";
                         };
                     };
                 };
