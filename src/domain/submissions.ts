@@ -57,9 +57,17 @@ export interface CreateInput {
   source?: SubmissionSource;
   /** Website runs may be paid by the plan (docs/api.md#payment); API runs are always paid with credits. */
   paidWithCredits?: boolean;
+  /** A start population given at creation (checked against the parameters), stored in R2 for every run but a continue. */
+  initialPopulation?: number[][] | null;
 }
 
-/** Stores a submission with its first run, queued (the caller puts the run on the queue: `enqueueRun`). */
+/** Where a submission's start population waits in R2 (what its runs' start requests point the GA worker to). */
+export const startPopulationKey = (submissionId: string) => `submissions/${submissionId}/initial_population.json`;
+
+/**
+ * Stores a submission with its first run, queued (the caller puts the run on the queue: `enqueueRun`);
+ * its start population first, in R2, removed again if the rows cannot be written.
+ */
 export async function createSubmission(
   env: Bindings,
   accountId: string,
@@ -69,8 +77,26 @@ export async function createSubmission(
   const db = getDb(env.DB);
   const now = nowIso();
   const id = newId();
+  const populationKey = input.initialPopulation ? startPopulationKey(id) : null;
+  if (populationKey)
+    await env.FILES.put(populationKey, JSON.stringify(input.initialPopulation), { httpMetadata: { contentType: "application/json" } });
+  try {
+    await insertNewSubmission(db, platformQueueCap(env), { id, accountId, runId, now, input, populationKey });
+  } catch (err) {
+    if (populationKey) await env.FILES.delete(populationKey);
+    throw err;
+  }
+  return { id, runId, createdAt: now };
+}
+
+async function insertNewSubmission(
+  db: ReturnType<typeof getDb>,
+  queueCap: number,
+  r: { id: string; accountId: string; runId: string; now: string; input: CreateInput; populationKey: string | null },
+): Promise<void> {
+  const { id, accountId, runId, now, input, populationKey } = r;
   await db.batch([
-    platformCapStatement(db, platformQueueCap(env)),
+    platformCapStatement(db, queueCap),
     ...insertSubmissionStatements(
       db,
       {
@@ -82,6 +108,7 @@ export async function createSubmission(
         source: input.source ?? "api",
         status: "queued",
         parameters: input.parameters,
+        initialPopulationKey: populationKey,
         latestRunId: runId,
         createdAt: now,
         updatedAt: now,
@@ -93,6 +120,7 @@ export async function createSubmission(
         kind: "initial",
         status: "queued",
         parameters: input.parameters,
+        startPopulationKey: populationKey,
         paidWithCredits: input.paidWithCredits ?? true,
         queuedAt: now,
         enqueuedAt: now,
@@ -101,7 +129,6 @@ export async function createSubmission(
       },
     ),
   ]);
-  return { id, runId, createdAt: now };
 }
 
 /**
@@ -166,5 +193,7 @@ export async function deleteSubmission(env: Bindings, submission: SubmissionRow)
     ended = await endRun(env, run.id, { status: "deleted", metrics: await stopWorker(env, run) });
   }
   await deleteSubmissionRow(db, submission.id);
+  // Its start population served only its runs, which went with it (its results keep their own files).
+  if (submission.initialPopulationKey) await env.FILES.delete(submission.initialPopulationKey);
   return ended;
 }

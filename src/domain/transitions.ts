@@ -185,6 +185,7 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
           warnings: outcome.warnings ?? [],
           numObjectives: result.num_objectives,
           bestSolutionObjectives: result.best_solution_objectives,
+          objectiveMaxima: result.objective_maxima,
           paretoFrontSize: result.pareto_front?.size ?? null,
           constraintViolations: result.constraint_violations,
         },

@@ -66,6 +66,9 @@ export const submissions = sqliteTable(
     // Mirrors the latest run's status (the status of a submission is its latest run's).
     status: text("status").$type<RunStatus>().notNull(),
     parameters: text("parameters", { mode: "json" }).$type<GaParameters>().notNull(),
+    // The R2 key of the start population it was created with (`initial_population`), which each of its
+    // runs but a continue starts from; null when PyGAD draws it.
+    initialPopulationKey: text("initial_population_key"),
     latestRunId: text("latest_run_id").notNull(),
     runCount: integer("run_count").notNull().default(1),
     creditsChargedMicro: integer("credits_charged_micro").notNull().default(0),
@@ -90,6 +93,9 @@ export const runs = sqliteTable(
     accountId: text("account_id").notNull(),
     kind: text("kind").$type<RunKind>().notNull(),
     parentResultId: text("parent_result_id"),
+    // The R2 key of its start population when its submission was created with one (not a continue's,
+    // which is its parent result's population.json).
+    startPopulationKey: text("start_population_key"),
     status: text("status").$type<RunStatus>().notNull(),
     // Effective GA parameters of this run (the submission's, with reexecute/continue overrides).
     parameters: text("parameters", { mode: "json" }).$type<GaParameters>().notNull(),
@@ -147,15 +153,20 @@ export const results = sqliteTable(
     bestSolution: text("best_solution", { mode: "json" }).$type<number[]>().notNull(),
     bestSolutionFitness: real("best_solution_fitness"),
     bestSolutionGeneration: integer("best_solution_generation"),
-    // Per generation: the best fitness (one objective), or the best value of each objective (several).
+    // PyGAD's history: per generation, the best solution's fitness (one objective: a number; several: its
+    // objective values).
     bestSolutionsFitness: text("best_solutions_fitness", { mode: "json" }).$type<(number | null | number[])[]>().notNull(),
+    // Several objectives: per generation, each objective's maximum over the population; null for one
+    // objective and for imports (docs/api.md#multi-objective).
+    objectiveMaxima: text("objective_maxima", { mode: "json" }).$type<number[][]>(),
     generationsCompleted: integer("generations_completed").notNull(),
     stoppedReason: text("stopped_reason").notNull(),
     parameters: text("parameters", { mode: "json" }).$type<GaParameters>().notNull(),
     // The engine path that ran (docs/engine.md); null for results made before it was kept here.
     engine: text("engine"),
     warnings: text("warnings", { mode: "json" }).$type<RunWarning[]>().notNull().default(sql`'[]'`),
-    // Multi-objective runs (docs/api.md#multi-objective): best_solution_fitness is NULL there.
+    // Multi-objective runs (docs/api.md#multi-objective): best_solution_fitness is NULL in the row (no one
+    // number ranks a front: it sorts as the lowest); the API shows best_solution_objectives in its place.
     numObjectives: integer("num_objectives").notNull().default(1),
     bestSolutionObjectives: text("best_solution_objectives", { mode: "json" }).$type<number[]>(),
     paretoFrontSize: integer("pareto_front_size"),

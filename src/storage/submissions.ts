@@ -114,10 +114,13 @@ export function addRunStatements(
           notInArray(submissions.status, [...LIVE_STATUSES]),
         ),
       ),
+    // A reexecute starts from the submission's start population, if it was created with one; a
+    // continue from its parent result's population.
     db.run(sql`
-      INSERT INTO runs (id, submission_id, account_id, kind, parent_result_id, status, parameters, paid_with_credits, attempts,
-        queued_at, enqueued_at, hit_time_cap, hit_memory_cap, created_at, updated_at)
-      SELECT ${run.id}, ${submission.id}, ${submission.accountId}, ${run.kind}, ${run.parentResultId}, 'queued',
+      INSERT INTO runs (id, submission_id, account_id, kind, parent_result_id, start_population_key, status, parameters,
+        paid_with_credits, attempts, queued_at, enqueued_at, hit_time_cap, hit_memory_cap, created_at, updated_at)
+      SELECT ${run.id}, ${submission.id}, ${submission.accountId}, ${run.kind}, ${run.parentResultId},
+        ${run.kind === "continue" ? null : sql`(SELECT initial_population_key FROM submissions WHERE id = ${submission.id})`}, 'queued',
         ${JSON.stringify(run.parameters)}, ${run.paidWithCredits ? 1 : 0}, 0, ${now}, ${now}, 0, 0, ${now}, ${now}
       WHERE EXISTS (SELECT 1 FROM submissions WHERE id = ${submission.id} AND latest_run_id = ${run.id})`),
   ] as const;

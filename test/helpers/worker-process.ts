@@ -21,7 +21,7 @@ function workerParameters(): string {
     VENV_PYTHON,
     [
       "-c",
-      "import json; from allele_worker.wire import CODE_FIELDS, PLAIN_PARAMS; print(json.dumps({'plain': PLAIN_PARAMS, 'code': CODE_FIELDS}))",
+      "import json; from allele_worker.wire import CODE_FIELDS, OPERATOR_FIELDS, PLAIN_PARAMS; print(json.dumps({'plain': PLAIN_PARAMS, 'code': CODE_FIELDS, 'operators': OPERATOR_FIELDS}))",
     ],
     { cwd: join(ROOT, "container"), encoding: "utf8" },
   );

@@ -809,8 +809,8 @@ export interface components {
             submission_id: string;
             name: string;
             is_shared: boolean;
-            /** @description null when not finite, and for a multi-objective result */
-            best_solution_fitness: number | null;
+            /** @description as PyGAD's best_solution() gives it: one objective, the best fitness (null when not finite); several, the best solution's objective values (the fitness orderings and filters treat those as the lowest) */
+            best_solution_fitness: (number | number[]) | null;
             /** @description 1, or the number of objectives the fitness returned (docs/api.md#multi-objective) */
             num_objectives: number;
             generations_completed: number;
@@ -822,13 +822,15 @@ export interface components {
             /** @description 12 base62 characters */
             run_id: string;
             best_solution: number[];
-            /** @description several objectives: the objective values of best_solution; one objective: null */
+            /** @description several objectives: the objective values of best_solution (as best_solution_fitness); one objective: null */
             best_solution_objectives: number[] | null;
             /** @description several objectives: the distinct solutions of the final Pareto front; one objective: null */
             pareto_front_size: number | null;
             best_solution_generation: number | null;
-            /** @description per generation, generation 0 first: one objective, the best fitness (null when not finite); several, the best value of each objective */
+            /** @description PyGAD's history, per generation, generation 0 first: the best solution's fitness — one objective, a number (null when not finite); several, its objective values */
             best_solutions_fitness: ((number | null) | number[])[];
+            /** @description several objectives: per generation, each objective's maximum over the population (the values may come from different solutions); null for one objective, for imports and for runs made before it was kept */
+            objective_maxima: number[][] | null;
             stopped_reason: string;
             /** @description genes of best_solution their gene_constraint refuses; [] when none; null without a gene_constraint (and for an import) */
             constraint_violations: {
@@ -877,8 +879,8 @@ export interface components {
             submission_id: string;
             name: string;
             is_shared: boolean;
-            /** @description null when not finite, and for a multi-objective result */
-            best_solution_fitness: number | null;
+            /** @description as PyGAD's best_solution() gives it: one objective, the best fitness (null when not finite); several, the best solution's objective values (the fitness orderings and filters treat those as the lowest) */
+            best_solution_fitness: (number | number[]) | null;
             /** @description 1, or the number of objectives the fitness returned (docs/api.md#multi-objective) */
             num_objectives: number;
             generations_completed: number;
@@ -911,6 +913,8 @@ export interface components {
             parameters: {
                 [key: string]: unknown;
             };
+            /** @description created with a start population (initial_population), which each of its runs but a continue starts from */
+            has_initial_population: boolean;
             /**
              * @description ISO 8601 UTC with milliseconds and Z
              * @example 2026-05-01T12:34:56.123Z
@@ -1936,7 +1940,7 @@ export interface operations {
                         init_range_high?: number | number[];
                         /** @default 100 */
                         sample_size?: number;
-                        mutation_type?: ("random" | "swap" | "inversion" | "scramble" | "adaptive") | null;
+                        mutation_type?: string | null;
                         mutation_probability?: number | [
                             number,
                             number
@@ -1952,20 +1956,23 @@ export interface operations {
                         mutation_by_replacement?: boolean;
                         random_mutation_min_val?: number | number[];
                         random_mutation_max_val?: number | number[];
-                        crossover_type?: ("single_point" | "two_points" | "uniform" | "scattered") | null;
+                        crossover_type?: string | null;
                         crossover_probability?: number;
-                        /** @enum {string} */
-                        parent_selection_type?: "sss" | "rws" | "sus" | "rank" | "random" | "tournament" | "nsga2" | "tournament_nsga2";
+                        /** @description one of PyGAD's names (sss, rws, sus, rank, random, tournament, nsga2, tournament_nsga2, nsga3, tournament_nsga3), or the Python source of a custom operator with parent_selection_type_entry */
+                        parent_selection_type?: string;
                         K_tournament?: number;
+                        nsga3_num_divisions?: number;
+                        sbx_crossover_eta?: number;
+                        polynomial_mutation_eta?: number;
                         keep_parents?: number;
                         keep_elitism?: number;
-                        gene_type?: ("int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64") | [
+                        gene_type?: (("int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64") | [
                             "int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64",
                             number | null
                         ] | (("int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64") | [
                             "int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64",
                             number | null
-                        ])[];
+                        ])[]) | string;
                         gene_space?: {
                             low: number;
                             high: number;
@@ -1975,7 +1982,9 @@ export interface operations {
                             high: number;
                             step?: number;
                         } | null)[];
+                        gene_categorical?: (boolean | boolean[]) | null;
                         allow_duplicate_genes?: boolean;
+                        suppress_warnings?: boolean;
                         stop_criteria?: string | string[];
                         random_seed?: number;
                         fitness_batch_size?: number;
@@ -1985,9 +1994,10 @@ export interface operations {
                             "process" | "thread",
                             number
                         ]) | null;
-                        sbx_crossover_eta?: number;
-                        polynomial_mutation_eta?: number;
-                        nsga3_num_divisions?: number;
+                        parent_selection_type_entry?: string;
+                        crossover_type_entry?: string;
+                        mutation_type_entry?: string;
+                        custom_gene_type?: string;
                     };
                     code: {
                         fitness_func: string;
@@ -2008,6 +2018,12 @@ export interface operations {
                         on_generation_entry?: string;
                         on_stop?: string;
                         on_stop_entry?: string;
+                        parent_selection_type?: string;
+                        parent_selection_type_entry?: string;
+                        crossover_type?: string;
+                        crossover_type_entry?: string;
+                        mutation_type?: string;
+                        mutation_type_entry?: string;
                     };
                     result: {
                         best_solution: number[];
@@ -2885,7 +2901,7 @@ export interface operations {
                     init_range_low?: number | number[];
                     init_range_high?: number | number[];
                     sample_size?: number;
-                    mutation_type?: ("random" | "swap" | "inversion" | "scramble" | "adaptive") | null;
+                    mutation_type?: string | null;
                     mutation_probability?: number | [
                         number,
                         number
@@ -2901,11 +2917,14 @@ export interface operations {
                     mutation_by_replacement?: boolean;
                     random_mutation_min_val?: number | number[];
                     random_mutation_max_val?: number | number[];
-                    crossover_type?: ("single_point" | "two_points" | "uniform" | "scattered") | null;
+                    crossover_type?: string | null;
                     crossover_probability?: number;
-                    /** @enum {string} */
-                    parent_selection_type?: "sss" | "rws" | "sus" | "rank" | "random" | "tournament" | "nsga2" | "tournament_nsga2";
+                    /** @description one of PyGAD's names (sss, rws, sus, rank, random, tournament, nsga2, tournament_nsga2, nsga3, tournament_nsga3), or the Python source of a custom operator with parent_selection_type_entry */
+                    parent_selection_type?: string;
                     K_tournament?: number;
+                    nsga3_num_divisions?: number;
+                    sbx_crossover_eta?: number;
+                    polynomial_mutation_eta?: number;
                     keep_parents?: number;
                     keep_elitism?: number;
                     gene_space?: {
@@ -2917,7 +2936,9 @@ export interface operations {
                         high: number;
                         step?: number;
                     } | null)[];
+                    gene_categorical?: (boolean | boolean[]) | null;
                     allow_duplicate_genes?: boolean;
+                    suppress_warnings?: boolean;
                     stop_criteria?: string | string[];
                     random_seed?: number;
                     fitness_batch_size?: number;
@@ -2945,6 +2966,11 @@ export interface operations {
                     on_generation_entry?: string;
                     on_stop?: string;
                     on_stop_entry?: string;
+                    parent_selection_type_entry?: string;
+                    crossover_type_entry?: string;
+                    mutation_type_entry?: string;
+                    /** @description not taken (a run's log is its captured output): 400 naming it */
+                    logger?: unknown;
                 };
             };
         };
@@ -3472,6 +3498,9 @@ export interface operations {
                     on_mutation_id?: string;
                     on_generation_id?: string;
                     on_stop_id?: string;
+                    parent_selection_type_id?: string;
+                    crossover_type_id?: string;
+                    mutation_type_id?: string;
                     num_generations: number;
                     num_parents_mating: number;
                     sol_per_pop: number;
@@ -3482,7 +3511,7 @@ export interface operations {
                     init_range_high?: number | number[];
                     /** @default 100 */
                     sample_size?: number;
-                    mutation_type?: ("random" | "swap" | "inversion" | "scramble" | "adaptive") | null;
+                    mutation_type?: string | null;
                     mutation_probability?: number | [
                         number,
                         number
@@ -3498,11 +3527,14 @@ export interface operations {
                     mutation_by_replacement?: boolean;
                     random_mutation_min_val?: number | number[];
                     random_mutation_max_val?: number | number[];
-                    crossover_type?: ("single_point" | "two_points" | "uniform" | "scattered") | null;
+                    crossover_type?: string | null;
                     crossover_probability?: number;
-                    /** @enum {string} */
-                    parent_selection_type?: "sss" | "rws" | "sus" | "rank" | "random" | "tournament" | "nsga2" | "tournament_nsga2";
+                    /** @description one of PyGAD's names (sss, rws, sus, rank, random, tournament, nsga2, tournament_nsga2, nsga3, tournament_nsga3), or the Python source of a custom operator with parent_selection_type_entry */
+                    parent_selection_type?: string;
                     K_tournament?: number;
+                    nsga3_num_divisions?: number;
+                    sbx_crossover_eta?: number;
+                    polynomial_mutation_eta?: number;
                     keep_parents?: number;
                     keep_elitism?: number;
                     gene_type?: ("int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64") | [
@@ -3521,7 +3553,9 @@ export interface operations {
                         high: number;
                         step?: number;
                     } | null)[];
+                    gene_categorical?: (boolean | boolean[]) | null;
                     allow_duplicate_genes?: boolean;
+                    suppress_warnings?: boolean;
                     stop_criteria?: string | string[];
                     random_seed?: number;
                     fitness_batch_size?: number;
@@ -3549,6 +3583,13 @@ export interface operations {
                     on_generation_entry?: string;
                     on_stop?: string;
                     on_stop_entry?: string;
+                    parent_selection_type_entry?: string;
+                    crossover_type_entry?: string;
+                    mutation_type_entry?: string;
+                    /** @description the start population, one row of num_genes numbers per solution (sol_per_pop rows), in place of the one PyGAD draws; each run of the submission but a continue starts from it */
+                    initial_population?: number[][];
+                    /** @description not taken (a run's log is its captured output): 400 naming it */
+                    logger?: unknown;
                 };
             };
         };
@@ -4173,7 +4214,7 @@ export interface operations {
                     init_range_low?: number | number[];
                     init_range_high?: number | number[];
                     sample_size?: number;
-                    mutation_type?: ("random" | "swap" | "inversion" | "scramble" | "adaptive") | null;
+                    mutation_type?: string | null;
                     mutation_probability?: number | [
                         number,
                         number
@@ -4189,11 +4230,14 @@ export interface operations {
                     mutation_by_replacement?: boolean;
                     random_mutation_min_val?: number | number[];
                     random_mutation_max_val?: number | number[];
-                    crossover_type?: ("single_point" | "two_points" | "uniform" | "scattered") | null;
+                    crossover_type?: string | null;
                     crossover_probability?: number;
-                    /** @enum {string} */
-                    parent_selection_type?: "sss" | "rws" | "sus" | "rank" | "random" | "tournament" | "nsga2" | "tournament_nsga2";
+                    /** @description one of PyGAD's names (sss, rws, sus, rank, random, tournament, nsga2, tournament_nsga2, nsga3, tournament_nsga3), or the Python source of a custom operator with parent_selection_type_entry */
+                    parent_selection_type?: string;
                     K_tournament?: number;
+                    nsga3_num_divisions?: number;
+                    sbx_crossover_eta?: number;
+                    polynomial_mutation_eta?: number;
                     keep_parents?: number;
                     keep_elitism?: number;
                     gene_type?: ("int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64") | [
@@ -4212,7 +4256,9 @@ export interface operations {
                         high: number;
                         step?: number;
                     } | null)[];
+                    gene_categorical?: (boolean | boolean[]) | null;
                     allow_duplicate_genes?: boolean;
+                    suppress_warnings?: boolean;
                     stop_criteria?: string | string[];
                     random_seed?: number;
                     fitness_batch_size?: number;
@@ -4240,6 +4286,11 @@ export interface operations {
                     on_generation_entry?: string;
                     on_stop?: string;
                     on_stop_entry?: string;
+                    parent_selection_type_entry?: string;
+                    crossover_type_entry?: string;
+                    mutation_type_entry?: string;
+                    /** @description not taken (a run's log is its captured output): 400 naming it */
+                    logger?: unknown;
                 };
             };
         };

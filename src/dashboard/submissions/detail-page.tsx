@@ -4,7 +4,7 @@
 // code, and the latest run's logs.
 import type { Session } from "../../domain/sessions";
 import type { Bindings } from "../../env";
-import { CODE_FIELDS } from "../../model/parameters";
+import { CODE_FIELDS, holdsCode } from "../../model/parameters";
 import { isLive } from "../../model/runs";
 import type { ResultRow } from "../../storage/results";
 import type { RunRow, SubmissionRow } from "../../storage/submissions";
@@ -207,7 +207,7 @@ function Parameters(p: { s: SubmissionRow }) {
   const params = p.s.parameters;
   const code = CODE_FIELDS.flatMap((field) => {
     const source = params[field];
-    return typeof source === "string" ? [{ field, source }] : [];
+    return typeof source === "string" && holdsCode(params, field) ? [{ field, source }] : [];
   });
   const shown = new Set<string>(code.map((c) => c.field));
   const plainParams = Object.entries(params).filter(([k]) => !shown.has(k) && !k.endsWith("_entry"));

@@ -37,13 +37,14 @@ function FieldGroup(p: { group: FormField["group"]; title: string; values: FormV
   const fields = FORM_FIELDS.filter((f) => f.group === p.group);
   if (!fields.length) return null;
   const open =
-    p.group === "basic" || fields.some((f) => p.errors[f.name] || p.errors[`${f.name}_entry`] || (p.values[f.name] ?? "") !== "");
+    p.group === "basic" ||
+    fields.some((f) => p.errors[f.name] || p.errors[`${f.param ?? f.name}_entry`] || (p.values[f.name] ?? "") !== "");
   return (
     <details class="group" open={open}>
       <summary>
         <h2>{p.title}</h2>
       </summary>
-      <div class={p.group === "callbacks" ? "fields one" : "fields"}>
+      <div class={p.group === "callbacks" || p.group === "custom" ? "fields one" : "fields"}>
         {fields.map((f) => (
           <Field f={f} values={p.values} errors={p.errors} />
         ))}

@@ -88,6 +88,9 @@ export const Submission = z
     submission_type: z.string(),
     description: z.string(),
     parameters,
+    has_initial_population: z
+      .boolean()
+      .meta({ description: "created with a start population (initial_population), which each of its runs but a continue starts from" }),
     queued_at: timestamp,
     started_at: timestamp.nullable(),
     finished_at: timestamp.nullable(),
@@ -121,7 +124,13 @@ const resultItemShape = {
   submission_id: id,
   name: z.string(),
   is_shared: z.boolean(),
-  best_solution_fitness: z.number().nullable().meta({ description: "null when not finite, and for a multi-objective result" }),
+  best_solution_fitness: z
+    .union([z.number(), z.array(z.number())])
+    .nullable()
+    .meta({
+      description:
+        "as PyGAD's best_solution() gives it: one objective, the best fitness (null when not finite); several, the best solution's objective values (the fitness orderings and filters treat those as the lowest)",
+    }),
   num_objectives: z.number().meta({ description: "1, or the number of objectives the fitness returned (docs/api.md#multi-objective)" }),
   generations_completed: z.number(),
   created_at: timestamp,
@@ -136,7 +145,7 @@ export const Result = z
     best_solution_objectives: z
       .array(z.number())
       .nullable()
-      .meta({ description: "several objectives: the objective values of best_solution; one objective: null" }),
+      .meta({ description: "several objectives: the objective values of best_solution (as best_solution_fitness); one objective: null" }),
     pareto_front_size: z
       .number()
       .nullable()
@@ -144,7 +153,11 @@ export const Result = z
     best_solution_generation: z.number().nullable(),
     best_solutions_fitness: z.array(z.union([z.number().nullable(), z.array(z.number())])).meta({
       description:
-        "per generation, generation 0 first: one objective, the best fitness (null when not finite); several, the best value of each objective",
+        "PyGAD's history, per generation, generation 0 first: the best solution's fitness — one objective, a number (null when not finite); several, its objective values",
+    }),
+    objective_maxima: z.array(z.array(z.number())).nullable().meta({
+      description:
+        "several objectives: per generation, each objective's maximum over the population (the values may come from different solutions); null for one objective, for imports and for runs made before it was kept",
     }),
     stopped_reason: z.string(),
     constraint_violations: z
