@@ -356,7 +356,7 @@ export const creditLedger = sqliteTable(
 
 /**
  * One row: how many runs are queued on the whole platform, and the cap in force. Kept exact by the
- * triggers of migrations/0001_platform_queue.sql on `runs` (in the same transaction as each change),
+ * triggers of migrations/0001_platform_queue.sql (redefined by 0006_sweeps.sql) on `runs` (in the same transaction as each change),
  * which also refuse a new queued run once `queued` reaches `cap` — no count over `runs` per request.
  */
 export const platformQueue = sqliteTable("platform_queue", {
