@@ -7,7 +7,7 @@ import type { SweepView } from "../../../operations/sweeps";
 import { fmtNumber } from "../../shared/layout";
 
 const ROW = 34;
-const LABEL = 250;
+const LABEL = 270;
 const PLOT = 520;
 const PAD = 16;
 const AXIS = 34;
@@ -23,7 +23,7 @@ function ticks(lo: number, hi: number): number[] {
   return out;
 }
 
-const shorten = (text: string, max = 38) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+const shorten = (text: string, max = 36) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
 export function BoxPlots(p: { sweep: SweepView; labels: string[] }) {
   const combos = p.sweep.combinations;
