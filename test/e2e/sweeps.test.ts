@@ -45,7 +45,12 @@ describe("a sweep of 2 × 2 combinations × 3 seeds", () => {
     const { name: _name, ...base } = job({ num_generations: 25, num_genes: 4 });
     const created = await call("/api/v1/sweeps", {
       key,
-      body: { name: "e2e grid", base: { ...base, random_seed: 11 }, grid: { sol_per_pop: [8, 16], mutation_probability: [0.05, 0.3] }, seeds: 3 },
+      body: {
+        name: "e2e grid",
+        base: { ...base, random_seed: 11 },
+        grid: { sol_per_pop: [8, 16], mutation_probability: [0.05, 0.3] },
+        seeds: 3,
+      },
     });
     expect(created.status).toBe(202);
     expect(created.body.submissions).toHaveLength(12);
