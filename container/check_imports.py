@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("the sandbox: the worker's spawn and watch, the child's confinement", ("sandbox/",)),
     ("the GA engine", ("engine/",)),
-    ("ground: the wire types and the errors", ("wire.py", "errors.py", "__init__.py")),
+    ("ground: the wire types, their checks and the errors", ("wire.py", "validation.py", "errors.py", "__init__.py")),
 ]
 # Never import each other, whatever their layers: they meet only through the layers below them.
 APART: list[tuple[str, str]] = [("worker/", "child/")]

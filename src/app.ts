@@ -7,6 +7,7 @@ import type { AppEnv } from "./http/context";
 import { onError, onNotFound } from "./http/error-handler";
 import { countedBy, identifyAndLimit, requireKey } from "./http/middleware/auth";
 import { methodGuard } from "./http/middleware/methods";
+import { noStore } from "./http/middleware/no-store";
 import { describe } from "./http/openapi/describe";
 import { documentOf } from "./http/openapi/document";
 import { accountRoutes } from "./http/routes/account";
@@ -30,6 +31,9 @@ const MACHINE_PATHS = /^\/(api|admin|internal|__bench|__scheduled)(\/|$)/;
 export function newApp() {
   const app = new Hono<AppEnv>({ strict: false });
   app.use("*", requestId);
+  // Nothing an API or admin request answers is stored by a cache (docs/api.md#caching).
+  app.use("/api/*", noStore);
+  app.use("/admin/*", noStore);
   app.onError(onError);
   // Only the machine paths get here: every other path is the dashboard's, with its own 404 page (below).
   app.notFound(onNotFound);

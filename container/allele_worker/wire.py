@@ -7,15 +7,19 @@ The boundaries, and the types that cross them::
 
     Worker ─ POST /runs: RunRequestBody ───────────────────────▶ worker side (worker/app.py)
            ◀ RunStateBody · Cancelled · Health · HttpError ─────┘
-    worker side ─ job.json: ChildSpec (its sandbox: SandboxPlan) ─▶ child side (child/entry.py)
+    worker side ─ spec fd: ChildSpec (its sandbox: SandboxPlan) ─▶ child side (child/entry.py)
                 ─ --probe: SandboxPlan ─▶ child; ◀ stdout: ProbeAnswer
-                ◀ message channel: ChildMessage (ProgressMessage, OutcomeMessage) ─ child side
+                ◀ channel: RelayMessage (ProgressMessage, LimitMessage, CollectedMessage) ─ the relay
+                ◀ store (a memfd): CollectedOutcome and its parts (the result, the population, files)
                 ⇄ fork server (child/forkserver.py): ForkRequest ▶, ◀ ForkReady | ForkStarted | ForkExited
+    child side: the job ─ ChildMessage lines (ProgressMessage, PopulationMessage, OutcomeMessage) ─▶ its relay
     Worker ◀ POST {report.url}/progress: Progress, /complete: CompleteReport ─ worker side
 
-The HTTP ones are docs/runner-protocol.md.  What a child sends is hostile (user code shares its
-message channel): the worker reads it as ``JSONObject`` and trusts only what ``worker.completion``
-validated into a ``ResultBody``; the child's own ``OutcomeResult`` types what it means to send.
+The HTTP ones are docs/runner-protocol.md.  What the job sends is hostile (user code shares its
+message channel): the run's relay — a process of the run, in its control group, that never runs user
+code — reads it within ``ChannelLimits``, forwards checked progress, and validates the outcome
+(``child.validation``) into the store's parts; the worker reads only the relay's small messages and
+streams the parts unparsed.  The child's own ``OutcomeResult`` types what it means to send.
 """
 
 from __future__ import annotations
@@ -27,20 +31,29 @@ from typing import Literal, NotRequired, TypeAlias, TypedDict, TypeGuard, final,
 
 __all__ = [
     "CALLBACK_FIELDS",
+    "CHANNEL_LINE_BYTES",
     "CODE_FIELDS",
     "ERROR_CODES",
     "JSON",
     "MAX_OBJECTIVES",
+    "MESSAGE_BYTES",
+    "OUTCOME_PREFIX",
     "PLAIN_PARAMS",
+    "POPULATION_PREFIX",
+    "STAGED_FILES",
     "STOPPED_REASONS",
+    "SUMMARY_BYTES",
     "WARNING_MESSAGE_LIMIT",
     "WARNING_TEMPLATES",
     "Cancelled",
     "Caps",
+    "ChannelLimits",
     "ChildCaps",
     "ChildJob",
     "ChildMessage",
     "ChildSpec",
+    "CollectedMessage",
+    "CollectedOutcome",
     "CompleteReport",
     "ErrorCode",
     "FailedOutcome",
@@ -55,14 +68,18 @@ __all__ = [
     "HttpError",
     "IsolationHealth",
     "JSONObject",
+    "LimitMessage",
+    "LimitReason",
     "Metrics",
     "OutcomeMessage",
     "OutcomeResult",
     "ParetoFront",
     "Population",
+    "PopulationMessage",
     "ProbeAnswer",
     "Progress",
     "ProgressMessage",
+    "RelayMessage",
     "ReportTarget",
     "ResultBody",
     "ResultFacts",
@@ -78,6 +95,7 @@ __all__ = [
     "SucceededOutcome",
     "Violation",
     "WarningEntry",
+    "checked_progress",
     "is_count",
     "is_finite_number",
     "is_number",
@@ -101,6 +119,20 @@ RunStatus = Literal["succeeded", "failed"]
 MAX_OBJECTIVES = 1000  # values one solution's fitness may have (a progress message's best_objectives too)
 WARNING_TEMPLATES = 50  # distinct warnings a run reports; later new ones are counted in one more entry
 WARNING_MESSAGE_LIMIT = 500  # characters of a warning's message
+# The message channel (container/README.md, "Caps").  A job's message other than its outcome — progress,
+# at most MAX_OBJECTIVES numbers of at most 24 characters, ≈ 25 KB — may carry this much; only the
+# outcome may be larger (up to ``ChannelLimits.outcome_bytes``), and it is the line that starts with
+# OUTCOME_PREFIX (how ``to_json`` writes an ``OutcomeMessage``: "type" first).
+MESSAGE_BYTES = 32 * 1024
+OUTCOME_PREFIX = b'{"type":"outcome",'
+# A succeeded run's final population goes just before its outcome, on a line of its own
+# (``PopulationMessage``, "population" its only other key): the relay validates it and stores the
+# job's own bytes, without encoding them again.  It is as large as an outcome may be.
+POPULATION_PREFIX = b'{"type":"population","population":'
+CHANNEL_LINE_BYTES = 64 * 1024  # a line of the relay's channel to the worker (a re-encoded progress fits)
+SUMMARY_BYTES = 1024 * 1024  # the CollectedOutcome in the store (warnings, error: bounded, ≈ 350 KB at most)
+# The data too large for a report, uploaded as files before it (worker.runs, child.staged_files).
+STAGED_FILES = ("pareto_front.json", "pareto_front.csv", "solutions.json", "best_solutions.json")
 
 # The GA parameter names of ``params`` (docs/api.md#creation-parameters; the Worker's own list,
 # src/http/validation/submission.ts, is held to these by test/workers/parameters.test.ts).
@@ -163,6 +195,22 @@ def is_finite_number(value: object) -> TypeGuard[int | float]:
 def is_count(value: object, low: int = 0) -> TypeGuard[int]:
     """An int (not a bool) of at least ``low``."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def checked_progress(message: Mapping[str, object]) -> Progress | None:
+    """A progress message as the progress report it becomes, if it has that shape (user code can write
+    to the channel too): best objectives kept only when they are 1..MAX_OBJECTIVES finite numbers."""
+    generations = message.get("generations_completed")
+    fitness = message.get("best_solution_fitness")
+    if not is_count(generations) or not (fitness is None or is_number(fitness)):
+        return None
+    progress: Progress = {"generations_completed": generations, "best_solution_fitness": fitness}
+    objectives = message.get("best_objectives")
+    if isinstance(objectives, list) and 0 < len(objectives) <= MAX_OBJECTIVES:
+        finite = [v for v in objectives if is_finite_number(v)]
+        if len(finite) == len(objectives):
+            progress["best_objectives"] = finite
+    return progress
 
 
 def size_param(params: GaParams, name: str) -> int:
@@ -394,11 +442,22 @@ class ChildJob(TypedDict):
     caps: ChildCaps
 
 
+class ChannelLimits(TypedDict):
+    """What the job may write to its message channel (``sandbox.Limits``), enforced by its relay."""
+
+    message_bytes: int  # a message other than the outcome (MESSAGE_BYTES)
+    outcome_bytes: int  # the outcome
+    messages_per_second: float  # messages of any kind, after …
+    message_burst: int  # … this many over the whole run
+
+
 class ChildSpec(ChildJob):
-    """``job.json`` in the run's directory, read (and removed) by the child before it confines itself."""
+    """The child's job, read by the child from a file descriptor of its own (a memfd the worker wrote)
+    before it confines itself: the fork server never sees it."""
 
     started_at: float  # CLOCK_MONOTONIC (system-wide) when the worker started the child
     sandbox: SandboxPlan
+    channel: ChannelLimits
 
 
 # --------------------------------------------------------------------------- child → worker (messages)
@@ -444,16 +503,67 @@ class FailedOutcome(TypedDict):
 
 
 OutcomeMessage: TypeAlias = SucceededOutcome | FailedOutcome  # the child's last message
-ChildMessage: TypeAlias = ProgressMessage | OutcomeMessage
+
+
+class PopulationMessage(TypedDict):
+    """A succeeded outcome's ``result.population``, sent on its own line just before the outcome
+    (which then has none): written as ``POPULATION_PREFIX`` + the rows + ``}``."""
+
+    type: Literal["population"]
+    population: JSON
+
+
+ChildMessage: TypeAlias = ProgressMessage | PopulationMessage | OutcomeMessage  # the job → its relay
+
+# --------------------------------------------------------------------------- relay → worker
+
+LimitReason = Literal["message", "outcome", "messages"]  # too large a message, too large an outcome, too many
+
+
+class LimitMessage(TypedDict):
+    """The relay stopped the run: its job wrote past ``ChannelLimits``."""
+
+    type: Literal["limit"]
+    reason: LimitReason
+
+
+class CollectedMessage(TypedDict):
+    """The relay's last message: where its ``CollectedOutcome`` is in the store (``[offset, length]``),
+    or None when the job's outcome was not valid."""
+
+    type: Literal["outcome"]
+    at: list[int] | None
+
+
+RelayMessage: TypeAlias = ProgressMessage | LimitMessage | CollectedMessage
+
+
+class CollectedOutcome(TypedDict):
+    """The job's outcome as its relay validated it (``child.validation.validate_outcome``), in the store
+    without its result: the result's JSON (a ``ResultBody`` without ``population``, ``solutions`` and
+    ``best_solutions``, its front without solutions), the population's and the staged files' are parts
+    of the store, each ``[offset, length]`` under its name ("result", "population", STAGED_FILES)."""
+
+    status: RunStatus
+    error: RunError | None
+    hit_time_cap: bool
+    hit_memory_cap: bool
+    engine: str
+    warnings: list[WarningEntry]
+    progress: Progress | None
+    population_finite: bool  # no null in the population (it may then ride inside the report)
+    parts: dict[str, list[int]]
+
 
 # --------------------------------------------------------------------------- worker ⇄ fork server
 
 
 class ForkRequest(TypedDict):
-    """Worker → fork server, with two file descriptors (the run's output and message pipes)."""
+    """Worker → fork server, with four file descriptors: the run's output pipe, its channel (the relay's
+    messages), its spec (a memfd holding its ``ChildSpec``) and its store (a memfd).  Nothing of the run
+    itself: the fork server never holds a run's data, so no later fork inherits it."""
 
     id: int
-    spec: str  # the path of the run's ChildSpec
 
 
 class ForkReady(TypedDict):

@@ -1,7 +1,8 @@
 """The published Vilvik SDK (vilvik==0.5.7 from PyPI, unmodified) works against Allele: every call a
 user of it makes first — create, get, list, iterate, wait, update, continue, reexecute, delete,
 webhooks, health, `vilvik.run`, code uploads, `vilvik.push` of a local PyGAD run (one objective, and
-two with nsga2) — and the errors it maps (docs/clients.md)."""
+two with nsga2; one whose parameters hold NaN is refused naming where) — and the errors it maps
+(docs/clients.md)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,11 @@ from vilvik.exceptions import APIError, AuthenticationError, NotFoundError, Rate
 def sphere(ga, solution, idx):
     """A local run's fitness: `vilvik.push` captures this source (and `import numpy`) itself."""
     return -float(numpy.sum(solution**2))
+
+
+def sphere_skipping_nan(ga, solution, idx):
+    """A local run's fitness that skips a NaN gene (its gene space offers one)."""
+    return -float(numpy.nansum(solution**2))
 
 
 def two_wells(ga, solution, idx):
@@ -170,6 +176,26 @@ def test_push_a_local_pygad_run_then_continue_it(client):
     assert result.id != record.result_id and result.num_generations_ran == 6
     # Elitism keeps the imported best: the continued run started from the imported population.
     assert result.best_fitness >= imported.best_fitness
+
+
+def test_push_of_a_ga_whose_parameters_hold_nan_is_a_400_naming_where(client):
+    # Python's json.dumps (what the SDK sends) writes float('nan') as a bare NaN, which JSON does not have.
+    ga = pygad.GA(
+        num_generations=3,
+        num_parents_mating=4,
+        sol_per_pop=10,
+        num_genes=4,
+        fitness_func=sphere_skipping_nan,
+        gene_space=[0.0, 1.0, float("nan")],
+        random_seed=11,
+        suppress_warnings=True,
+    )
+    ga.run()
+    with pytest.raises(ValidationError) as refused:
+        vilvik.push(ga, client=client, name="nan pushed from pytest")
+    assert refused.value.status_code == 400 and refused.value.code == "non_finite_number"
+    assert refused.value.message.startswith("$.ga_parameters.gene_space[2]: NaN is not a finite number")
+    assert refused.value.payload["error"]["details"] == {"path": "$.ga_parameters.gene_space[2]", "value": "NaN"}
 
 
 def test_push_a_local_multi_objective_nsga2_run_then_continue_it(client, base_url, api_key):

@@ -105,9 +105,26 @@ def run_child(
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
         host.give_uid(uid)
-    body = completion.fold(report, limits)
+    try:
+        body = materialize(completion.fold(report, limits))
+    finally:
+        if report.store is not None:
+            report.store.close()
     body["_progress"] = progress
     return body, report
+
+
+def materialize(done: completion.Completion) -> dict[str, Any]:
+    """A completion as one dict, the way the Worker reads it: the result parsed from the run's store
+    with its population in it, and the staged files (``_files``, their bytes)."""
+    body: dict[str, Any] = dict(done.body)
+    if done.result is not None:
+        result = json.loads(done.result.read())
+        if done.population is not None:
+            result["population"] = json.loads(done.population.read())
+        body["result"] = result
+    body["_files"] = {name: part.read() for name, part in done.files.items()}
+    return body
 
 
 class FakeWorker:

@@ -14,7 +14,11 @@ import pytest
 from conftest import params
 from starlette.testclient import TestClient
 
-from allele_worker.worker import runs
+from allele_worker.child.collector import Collector
+from allele_worker.sandbox import Limits, ProcessReport
+from allele_worker.sandbox.process import collected_summary
+from allele_worker.sandbox.store import Store, payload_chunks
+from allele_worker.worker import completion, runs
 from allele_worker.worker.app import create_app
 from allele_worker.worker.runs import RunManager
 
@@ -380,17 +384,44 @@ def test_a_population_with_a_non_finite_value_is_put_not_inlined():
     """The report carries only finite numbers. A succeeded run's population is finite (the child fails
     a run whose population is not), but an outcome forged by hostile code may hold null (a non-finite
     value, as the outcome's check leaves it): such a population goes by PUT, as population.json always
-    held it."""
+    held it.  (The outcome collected as the run's relay does, into a store of its own.)"""
     uploads: list[bytes] = []
     supervisor = types.SimpleNamespace(
-        reporter=types.SimpleNamespace(upload_population=uploads.append), _log_upload=lambda what, status: None
+        reporter=types.SimpleNamespace(upload_population=lambda part: uploads.append(part.read())),
+        _log_upload=lambda what, status: None,
     )
-    forged = {"status": "succeeded", "result": {"population": [[1.0, None], [2.0, 3.0]]}}
-    runs._Run._upload_files(supervisor, forged)  # type: ignore[arg-type]
-    assert "population" not in forged["result"] and uploads == [b"[[1.0,null],[2.0,3.0]]"]
-    finite = {"status": "succeeded", "result": {"population": [[1.0, 0.5], [2.0, 3.0]]}}
-    runs._Run._upload_files(supervisor, finite)  # type: ignore[arg-type]
-    assert finite["result"]["population"] == [[1.0, 0.5], [2.0, 3.0]] and len(uploads) == 1
+
+    def collected(population: list) -> completion.Completion:
+        outcome = {
+            "type": "outcome",
+            "status": "succeeded",
+            "hit_time_cap": False,
+            "hit_memory_cap": False,
+            "result": {
+                "best_solution": [1.0, 2.0],
+                "best_solution_fitness": 3.0,
+                "best_solution_generation": 1,
+                "best_solutions_fitness": [3.0],
+                "generations_completed": 1,
+                "population": population,
+                "stopped_reason": "completed",
+            },
+        }
+        store, sent = Store(), []
+        collector = Collector(-1, -1, store.fd, Limits.from_caps(time_seconds=1, memory_mb=64).channel())
+        collector.send = sent.append  # type: ignore[method-assign]
+        collector.collect(json.dumps(outcome).encode())
+        process = ProcessReport(0, None, None, collected_summary(store, sent[-1]), "", False, 0.0, 0.0, 0, store)
+        return completion.fold(process, Limits.from_caps(time_seconds=1, memory_mb=64))
+
+    forged = collected([[1.0, None], [2.0, 3.0]])
+    result = runs._Run._upload_files(supervisor, forged)  # type: ignore[arg-type]
+    assert result is not None and "population" not in json.loads(b"".join(payload_chunks(result)))
+    assert uploads == [b"[[1.0,null],[2.0,3.0]]"]
+    finite = collected([[1.0, 0.5], [2.0, 3.0]])
+    result = runs._Run._upload_files(supervisor, finite)  # type: ignore[arg-type]
+    assert result is not None and json.loads(b"".join(payload_chunks(result)))["population"] == [[1.0, 0.5], [2.0, 3.0]]
+    assert len(uploads) == 1
 
 
 @pytest.mark.slow

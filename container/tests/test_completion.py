@@ -1,10 +1,19 @@
-"""worker/completion.py: the child's outcome is validated, and process facts win by fixed precedence."""
+"""worker/completion.py: the child's outcome is validated (by its relay, ``child.collector``, which
+keeps it in the run's store; the worker checks the relay's summary), and process facts win by fixed
+precedence."""
 
 from __future__ import annotations
 
+import json
 import signal
 
+from conftest import materialize
+
+from allele_worker import validation
+from allele_worker.child.collector import Collector
 from allele_worker.sandbox import Limits, ProcessReport
+from allele_worker.sandbox.process import collected_summary
+from allele_worker.sandbox.store import Store
 from allele_worker.worker import completion
 
 LIMITS = Limits.from_caps(time_seconds=10, memory_mb=256)
@@ -26,6 +35,8 @@ GOOD = {
 
 
 def report(**changes) -> ProcessReport:
+    """The process report of a run whose job sent ``outcome`` (a message as the job writes it, NaN and
+    infinities as JSON's extensions): collected as the run's relay does, into a store of its own."""
     values = dict(
         exit_code=0,
         signal=None,
@@ -38,11 +49,23 @@ def report(**changes) -> ProcessReport:
         wall_ms=1500,
     )
     values.update(changes)
-    return ProcessReport(**values)
+    outcome = values.pop("outcome")
+    store = Store()
+    sent: list[dict] = []
+    if outcome is not None:
+        collector = Collector(-1, -1, store.fd, LIMITS.channel())
+        collector.send = sent.append  # type: ignore[method-assign]
+        collector.collect(json.dumps(outcome).encode())
+    summary = collected_summary(store, sent[-1]) if sent else None
+    return ProcessReport(**values, outcome=summary, store=store)
+
+
+def fold(process: ProcessReport, limits: Limits = LIMITS) -> dict:
+    return materialize(completion.fold(process, limits))
 
 
 def test_success():
-    body = completion.fold(report(), LIMITS)
+    body = fold(report())
     assert body["status"] == "succeeded" and body["result"]["generations_completed"] == 5
     assert body["metrics"] == {
         "cpu_seconds_used": 1.235,
@@ -55,33 +78,26 @@ def test_success():
 
 
 def test_kill_beats_outcome():
-    body = completion.fold(report(killed="time", signal=signal.SIGKILL, exit_code=None), LIMITS)
+    body = fold(report(killed="time", signal=signal.SIGKILL, exit_code=None))
     assert body["error"]["code"] == "time_limit_exceeded" and body["metrics"]["hit_time_cap"]
-    body = completion.fold(report(killed="memory", signal=signal.SIGKILL, exit_code=None), LIMITS)
+    body = fold(report(killed="memory", signal=signal.SIGKILL, exit_code=None))
     assert body["error"]["code"] == "memory_limit_exceeded" and body["metrics"]["hit_memory_cap"]
-    body = completion.fold(report(killed="output", signal=signal.SIGKILL, exit_code=None), LIMITS)
+    body = fold(report(killed="output", signal=signal.SIGKILL, exit_code=None))
     assert body["error"]["code"] == "resource_limit_exceeded"
 
 
 def test_signals():
+    assert fold(report(signal=signal.SIGXCPU, exit_code=None, outcome=None))["error"]["code"] == "time_limit_exceeded"
     assert (
-        completion.fold(report(signal=signal.SIGXCPU, exit_code=None, outcome=None), LIMITS)["error"]["code"]
-        == "time_limit_exceeded"
+        fold(report(signal=signal.SIGXFSZ, exit_code=None, outcome=None))["error"]["code"] == "resource_limit_exceeded"
     )
-    assert (
-        completion.fold(report(signal=signal.SIGXFSZ, exit_code=None, outcome=None), LIMITS)["error"]["code"]
-        == "resource_limit_exceeded"
-    )
-    assert (
-        completion.fold(report(signal=signal.SIGKILL, exit_code=None, outcome=None), LIMITS)["error"]["code"]
-        == "memory_limit_exceeded"
-    )
-    body = completion.fold(report(signal=signal.SIGSEGV, exit_code=None, outcome=None), LIMITS)
+    assert fold(report(signal=signal.SIGKILL, exit_code=None, outcome=None))["error"]["code"] == "memory_limit_exceeded"
+    body = fold(report(signal=signal.SIGSEGV, exit_code=None, outcome=None))
     assert body["error"] == {"code": "code_error", "message": "the run's process died from signal SIGSEGV"}
 
 
 def test_exit_without_outcome():
-    body = completion.fold(report(exit_code=3, outcome=None), LIMITS)
+    body = fold(report(exit_code=3, outcome=None))
     assert body["error"]["code"] == "code_error" and "status 3" in body["error"]["message"]
 
 
@@ -95,8 +111,8 @@ def test_hostile_outcomes_rejected():
         ["not", "a", "dict"],
     ]
     for message in bad:
-        assert completion.validate_outcome(message) is None, message
-        assert completion.fold(report(outcome=message), LIMITS)["error"]["code"] == "internal_error"
+        assert validation.validate_outcome(message) is None, message
+        assert fold(report(outcome=message))["error"]["code"] == "internal_error"
 
 
 def test_failed_outcome_passes_through():
@@ -105,7 +121,7 @@ def test_failed_outcome_passes_through():
         "status": "failed",
         "error": {"code": "code_error", "message": "fitness_func line 2: KeyError: 'a'"},
     }
-    body = completion.fold(report(outcome=message), LIMITS)
+    body = fold(report(outcome=message))
     assert body["status"] == "failed" and body["result"] is None
     assert body["error"] == message["error"]
 
@@ -125,7 +141,7 @@ def test_non_finite_numbers_anywhere_become_null():
             "population": [[nan, 1.0]],
         },
     }
-    body = completion.fold(report(outcome=hostile), LIMITS)
+    body = fold(report(outcome=hostile))
     result = body["result"]
     assert result["best_solution"] == [None, 1.0] and result["best_solution_fitness"] is None
     assert result["best_solutions_fitness"] == [None, 2.0] and result["population"] == [[None, 1.0]]
@@ -140,7 +156,7 @@ def test_warnings_and_progress_pass_through_checked():
         "warnings": [{"message": "UserWarning: x" * 100, "count": 3}],
         "progress": {"generations_completed": 5, "best_solution_fitness": -0.5},
     }
-    body = completion.fold(report(outcome=message), LIMITS)
+    body = fold(report(outcome=message))
     assert body["warnings"] == [{"message": ("UserWarning: x" * 100)[:500], "count": 3}]
     assert body["progress"] == {"generations_completed": 5, "best_solution_fitness": -0.5}
     for warnings in (
@@ -149,13 +165,13 @@ def test_warnings_and_progress_pass_through_checked():
         [{"message": "m", "count": 0}],
         [{"message": "m", "count": 1}] * 52,
     ):
-        assert completion.fold(report(outcome={**message, "warnings": warnings}), LIMITS)["warnings"] == []
+        assert fold(report(outcome={**message, "warnings": warnings}))["warnings"] == []
     for progress in (
         "far",
         {"generations_completed": -1, "best_solution_fitness": 1.0},
         {"generations_completed": 2, "best_solution_fitness": "inf"},
     ):
-        assert completion.fold(report(outcome={**message, "progress": progress}), LIMITS)["progress"] is None
+        assert fold(report(outcome={**message, "progress": progress}))["progress"] is None
 
 
 def test_an_infinite_fitness_in_text_and_several_objectives_pass():
@@ -163,7 +179,7 @@ def test_an_infinite_fitness_in_text_and_several_objectives_pass():
         **GOOD,
         "result": {**GOOD["result"], "best_solution_fitness": "inf", "best_solutions_fitness": [1.0, "-inf", "inf"]},
     }
-    assert completion.fold(report(outcome=infinite), LIMITS)["result"]["best_solution_fitness"] == "inf"
+    assert fold(report(outcome=infinite))["result"]["best_solution_fitness"] == "inf"
     several = {
         **GOOD,
         "result": {
@@ -175,7 +191,7 @@ def test_an_infinite_fitness_in_text_and_several_objectives_pass():
             "pareto_front": {"solutions": [[1.0, 2.0]], "objectives": [[1.0, 2.0]]},
         },
     }
-    assert completion.fold(report(outcome=several), LIMITS)["result"]["num_objectives"] == 2
+    assert fold(report(outcome=several))["result"]["num_objectives"] == 2
     for wrong in (
         {"best_solution_fitness": "inf"},
         {"best_solutions_fitness": [[1.0]]},
@@ -184,4 +200,4 @@ def test_an_infinite_fitness_in_text_and_several_objectives_pass():
         {"pareto_front": None},
     ):
         bad = {**several, "result": {**several["result"], **wrong}}
-        assert completion.fold(report(outcome=bad), LIMITS)["error"]["code"] == "internal_error", wrong
+        assert fold(report(outcome=bad))["error"]["code"] == "internal_error", wrong

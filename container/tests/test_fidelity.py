@@ -22,9 +22,9 @@ import pygad
 import pytest
 from conftest import CONTAINER, params
 
-from allele_worker.child import ga_result, jobs, objectives
+from allele_worker import validation
+from allele_worker.child import ga_result, jobs, objectives, staged_files
 from allele_worker.child.warning_tally import MAX_DISTINCT, WarningTally
-from allele_worker.worker import completion, staged_files
 
 TYPES: dict[str, Any] = {"int": int, "float": float, **{name: getattr(np, name) for name in jobs.NUMPY_GENE_TYPES}}
 # A batch fitness whose values depend on the batch's size: batches of another size change the run.
@@ -350,7 +350,7 @@ def test_engine_path_is_named_with_null_crossover_or_mutation():
     ):
         outcome = succeeded({**ACCELERATED, **overrides})
         assert outcome["engine"] == label
-        assert completion.validate_outcome(outcome)["engine"] == label
+        assert validation.validate_outcome(outcome)["engine"] == label
 
 
 # --------------------------------------------------------------------------- several objectives
@@ -477,7 +477,7 @@ def test_report_and_staged_files_of_a_multi_objective_run():
         save_best_solutions=True,
     )
     outcome = succeeded(job)
-    checked = completion.validate_outcome(outcome)
+    checked = validation.validate_outcome(outcome)
     assert checked is not None, "the report must pass the parent's validation"
     result = checked["result"]
     files = staged_files.take_files(result)
@@ -497,10 +497,10 @@ def test_report_and_staged_files_of_a_multi_objective_run():
 def test_hostile_front_and_saved_data_are_refused():
     outcome = succeeded(params(random_seed=1, fitness_func=TWO, num_generations=2))
     outcome["result"]["pareto_front"]["objectives"][0] = ["x", 1]
-    assert completion.validate_outcome(outcome) is None
+    assert validation.validate_outcome(outcome) is None
     outcome = succeeded(params(random_seed=1, num_generations=2, save_solutions=True))
     outcome["result"]["solutions"][0]["fitness"] = [1.0]
-    assert completion.validate_outcome(outcome) is None
+    assert validation.validate_outcome(outcome) is None
 
 
 # --------------------------------------------------------------------------- warnings and constraints
@@ -599,7 +599,7 @@ def test_a_failed_run_keeps_the_progress_it_made():
     assert outcome["progress"]["generations_completed"] == 5
     best = outcome["progress"]["best_solution_fitness"]
     assert isinstance(best, float) and best > -48  # the best of the generations it evaluated
-    assert completion.validate_outcome(outcome)["progress"] == outcome["progress"]
+    assert validation.validate_outcome(outcome)["progress"] == outcome["progress"]
 
 
 def test_an_infinite_fitness_is_kept_as_text():
@@ -612,6 +612,6 @@ def test_an_infinite_fitness_is_kept_as_text():
     )
     outcome = succeeded(job)
     assert outcome["result"]["best_solution_fitness"] == "inf"
-    assert completion.validate_outcome(outcome)["result"]["best_solution_fitness"] == "inf"
+    assert validation.validate_outcome(outcome)["result"]["best_solution_fitness"] == "inf"
     assert outcome["engine"].startswith("accelerated:")  # same_as_stock below: the same values
     same_as_stock(succeeded({**job, **STOCK_PATH}), stock_ga({**job, **STOCK_PATH}))

@@ -5,13 +5,19 @@ the next. (Every sandbox and hostile-code test also runs against these forked ch
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
 from conftest import IS_ROOT, run_child
+from starlette.testclient import TestClient
 from test_hostile import hostile
 
+from allele_worker import sandbox
+from allele_worker.sandbox.forks import ForkServer
 from allele_worker.sandbox.plan import child_environment
+from allele_worker.worker.app import create_app
+from allele_worker.worker.runs import RunManager
 
 
 def _parent_of(pid: int) -> int:
@@ -122,3 +128,155 @@ def test_the_fork_server_warmed_up_with_its_own_jobs_only():
         assert {params[field] for field in jobs.CODE_FIELDS if field in params} <= own_code
         outcome = jobs.execute(jobs.JobSpec(params=dict(params)), lambda message: None)
         assert outcome["status"] == "succeeded", outcome
+
+
+# The id of an earlier run, in two halves: the scanning run's own code must not hold it whole.
+EARLIER_HEAD, EARLIER_TAIL = "runEARLIERscan", "Xq7Zk"
+SCAN_MEMORY = f"""
+import ctypes
+HEAD, TAIL = {EARLIER_HEAD.encode()!r}, {EARLIER_TAIL.encode()!r}
+libc = ctypes.CDLL(None, use_errno=True)
+class iovec(ctypes.Structure):
+    _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]
+buffer = ctypes.create_string_buffer(1 << 24)
+def read(address, size):
+    here, there = iovec(ctypes.addressof(buffer), size), iovec(address, size)
+    done = libc.process_vm_readv(os.getpid(), ctypes.byref(here), 1, ctypes.byref(there), 1, 0)
+    return buffer.raw[:done] if done > 0 else b''
+hits, regions, read_bytes = 0, 0, 0
+with open('/proc/self/maps') as maps:
+    lines = maps.read().splitlines()
+for line in lines:
+    fields = line.split()
+    if 'r' not in fields[1] or fields[-1] in ('[vvar]', '[vvar_vclock]', '[vsyscall]'):
+        continue
+    start, end = (int(value, 16) for value in fields[0].split('-'))
+    regions += 1
+    while start < end:
+        data = read(start, min(end - start, 1 << 24))
+        if not data:
+            break
+        read_bytes += len(data)
+        at = data.find(HEAD)
+        while at >= 0:
+            hits += data[at + len(HEAD):at + len(HEAD) + len(TAIL)] == TAIL
+            at = data.find(HEAD, at + 1)
+        start += len(data)
+print('SCANNED', regions, 'FOUND', hits, 'BYTES', read_bytes)
+"""
+
+
+@pytest.mark.slow
+def test_a_run_finds_no_earlier_runs_id_anywhere_in_its_memory(host, tmp_path, fake_worker):
+    """The fork server never holds a run's data: it forks on a request that carries nothing of the run
+    (the child receives its job through a file descriptor of its own), so no buffer of an earlier
+    request — run ids, directory names — is left in the memory every later run is forked from.  A
+    run reads its whole memory (every readable region of /proc/self/maps, through
+    ``process_vm_readv`` on itself: its /proc/self/mem is root's, the job being non-dumpable) for an
+    earlier run's id."""
+    manager = RunManager(host=host, run_root=str(tmp_path))
+    earlier = EARLIER_HEAD + EARLIER_TAIL
+
+    def run(run_id: str, job: dict) -> dict:
+        body = {
+            "run_id": run_id,
+            "submission_id": "sub123456789",
+            "params": job,
+            "initial_population": None,
+            "caps": {"time_seconds": 60, "memory_mb": 512},
+            "report": {"url": f"{fake_worker.url}/internal/v1/runs/{run_id}", "token": "ab" * 32},
+        }
+        assert client.post("/runs", json=body).status_code == 202
+        return fake_worker.wait_for(f"/{run_id}/complete", 60)["body"]
+
+    with TestClient(create_app(manager)) as client:
+        first = run(earlier, hostile("pass"))
+        assert first["status"] == "succeeded", first
+        scan = run("runLATERscan0001", hostile(SCAN_MEMORY))
+    assert manager.wait_idle(10)
+    assert scan["status"] == "succeeded", scan
+    line = next(line for line in scan["output"].splitlines() if line.startswith("SCANNED"))
+    regions, found, scanned = int(line.split()[1]), int(line.split()[3]), int(line.split()[5])
+    assert regions > 20 and scanned > 20 * 2**20 and found == 0, line
+
+
+IDENTITY = """
+import ctypes, sys
+print('IDENTITY', hash('allele'), id(sys), ctypes.cast(ctypes.CDLL(None).printf, ctypes.c_void_p).value)
+"""
+
+
+@pytest.mark.slow
+def test_the_fork_server_is_re_executed_and_no_run_waits_for_it(host):
+    """Every fork of one server shares its string-hash seed and its memory layout; after
+    ``rotate_runs`` forks a fresh server (a new interpreter: a new hash seed, new addresses) takes
+    over.  It warms up aside: the run that started the rotation is forked by the current server at
+    once, the fresh one takes the runs after it, and the old one is closed once its runs are over."""
+    forks = ForkServer(rotate_runs=2)
+    rotating = sandbox.Host(isolation=host.isolation, uids=host.uids, cgroups=host.cgroups, forks=forks)
+    first = forks.pid
+    seen: list[tuple[int, int]] = []  # (parent, rotations so far) as each run starts
+
+    def run() -> str:
+        body, _ = run_child(
+            rotating,
+            hostile(IDENTITY),
+            on_start=lambda process: seen.append((_parent_of(process.pid), forks.rotations)),
+        )
+        assert body["status"] == "succeeded", body
+        return next(line for line in body["output"].splitlines() if line.startswith("IDENTITY"))
+
+    try:
+        before = [run(), run()]  # the second fork is the rotation's start
+        deadline = time.monotonic() + 60
+        while forks.rotations == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert forks.rotations == 1 and forks.pid != first
+        after = run()
+        assert _gone(first)
+    finally:
+        forks.close()
+    assert seen == [(first, 0), (first, 0), (forks.pid, 1)], (seen, first, forks.pid)
+    assert before[0] == before[1], before  # one server: the same seed and layout
+    hashes, heaps, libraries = (set(values) for values in zip(*(line.split()[1:] for line in [before[0], after])))
+    assert len(hashes) == 2 and len(heaps) == 2 and len(libraries) == 2, (before, after)
+
+
+def _gone(pid: int, timeout: float = 10.0) -> bool:
+    """``pid`` is gone (or a zombie: exited, not yet reaped)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return True
+        if stat[stat.rindex(")") + 2] == "Z":
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.slow
+def test_a_fork_server_that_died_is_replaced(host):
+    """A fork server killed under the worker: the run that finds it gone cannot start (and fails as
+    the worker's error), and a fresh server takes the runs after it — before, every later run failed
+    until the worker restarted."""
+    import signal
+
+    from allele_worker.sandbox.forks import ForkServerGone
+
+    forks = ForkServer()
+    replaced = sandbox.Host(isolation=host.isolation, uids=host.uids, cgroups=host.cgroups, forks=forks)
+    dead = forks.pid
+    try:
+        os.kill(dead, signal.SIGKILL)
+        assert _gone(dead)
+        with pytest.raises(ForkServerGone):
+            run_child(replaced, hostile("pass"))
+        deadline = time.monotonic() + 60
+        while forks.rotations == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        body, _ = run_child(replaced, hostile("pass"))
+    finally:
+        forks.close()
+    assert forks.pid != dead and body["status"] == "succeeded", body

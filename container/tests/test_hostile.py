@@ -270,6 +270,62 @@ def test_no_namespaces_or_kernel_interfaces_beyond_the_sandbox(host, isolation):
 
 @pytest.mark.slow
 @needs_root
+def test_socket_families_a_run_does_not_need_and_file_watches_are_refused(host, isolation):
+    """``AF_VSOCK`` reaches the host (a virtual machine's hypervisor) past the network namespace, and
+    netlink, packet, the kernel's crypto sockets and the rest are kernel surface a GA never needs:
+    only ``AF_UNIX``, ``AF_INET`` and ``AF_INET6`` sockets are created (``socketpair`` ``AF_UNIX``).
+    inotify on the shared read-only Python tree would show, live, what other runs import; fanotify
+    more: both refused.  What numpy, multiprocessing and the parallel pools use still works."""
+    requires(isolation, "syscall_filter")
+    body, _ = run_child(
+        host,
+        hostile("""
+        import ctypes, socket, multiprocessing, multiprocessing.connection
+        libc = ctypes.CDLL(None, use_errno=True)
+        STREAM, DGRAM, RAW, SEQPACKET = 1, 2, 3, 5
+        for name, family, kind in (('vsock', 40, STREAM), ('netlink', 16, RAW), ('packet', 17, DGRAM),
+                                   ('alg', 38, SEQPACKET), ('tipc', 30, DGRAM), ('rds', 21, SEQPACKET),
+                                   ('xdp', 44, RAW), ('bluetooth', 31, STREAM), ('kcm', 41, DGRAM)):
+            ctypes.set_errno(0)
+            print('REFUSED socket', name, min(libc.socket(family, kind, 0), 0), ctypes.get_errno())
+        pair = (ctypes.c_int * 2)()
+        ctypes.set_errno(0)
+        print('REFUSED socketpair vsock', libc.socketpair(40, STREAM, 0, pair), ctypes.get_errno())
+        numbers = {'x86_64': {'inotify_init1': 294, 'inotify_init': 253, 'fanotify_init': 300},
+                   'aarch64': {'inotify_init1': 26, 'fanotify_init': 262}}[os.uname().machine]
+        for name, args in (('inotify_init1', (0,)), ('inotify_init', ()), ('fanotify_init', (0x200, 0))):
+            if name in numbers:
+                ctypes.set_errno(0)
+                print('DENIED', name, min(libc.syscall(numbers[name], *args), 0), ctypes.get_errno())
+        for family, kind in ((socket.AF_UNIX, socket.SOCK_STREAM), (socket.AF_INET, socket.SOCK_DGRAM),
+                             (socket.AF_INET6, socket.SOCK_STREAM)):
+            socket.socket(family, kind).close()
+        left, right = socket.socketpair()
+        left.sendall(b'x'); assert right.recv(1) == b'x'
+        left.close(); right.close()
+        reader, writer = multiprocessing.Pipe()
+        writer.send({'a': 1}); assert reader.recv() == {'a': 1}
+        listener = multiprocessing.connection.Listener(family='AF_UNIX')
+        listener.close()
+        import numpy
+        print('ALLOWED', float(numpy.linalg.inv(numpy.eye(3)).sum()))
+    """),
+    )
+    assert body["status"] == "succeeded", body
+    lines = body["output"].splitlines()
+    refused = [line.split() for line in lines if line.startswith("REFUSED")]
+    assert len(refused) == 10, body["output"]
+    for line in refused:
+        assert line[-2:] == ["-1", str(errno.EAFNOSUPPORT)], (line, body["output"])
+    denied = [line.split() for line in lines if line.startswith("DENIED")]
+    assert len(denied) == (3 if os.uname().machine == "x86_64" else 2), body["output"]
+    for line in denied:
+        assert line[-2:] == ["-1", str(errno.EPERM)], (line, body["output"])
+    assert "ALLOWED 3.0" in body["output"], body["output"]
+
+
+@pytest.mark.slow
+@needs_root
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="the x32 ABI exists on x86-64 only")
 def test_a_syscall_of_another_abi_kills_the_process(host, isolation):
     """The x32 ABI's numbers (bit 30 set) would reach the same kernel code past a filter that checks
@@ -408,6 +464,52 @@ def test_cpu_of_double_forked_processes_is_billed(host, isolation):
     # Each loop burns exactly 1 CPU-second of its own; the job itself waits on a pipe. Without accounting
     # over the whole tree this was billed ≈ 0.2.
     assert body["metrics"]["cpu_seconds_used"] >= 3.9, body["metrics"]
+
+
+def _busy(processes: int, seconds: float) -> dict[str, Any]:
+    """A job that keeps ``processes`` processes (itself and forks) busy for ``seconds`` of wall time."""
+    return hostile(f"""
+        end = time.time() + {seconds}
+        children = []
+        for _ in range({processes - 1}):
+            pid = os.fork()
+            if pid == 0:
+                os.setsid()  # a session (and so a scheduler autogroup) of its own, if the kernel has them
+                while time.time() < end:
+                    pass
+                os._exit(0)
+            children.append(pid)
+        while time.time() < end:
+            pass
+        for pid in children:
+            os.waitpid(pid, 0)
+    """)
+
+
+@pytest.mark.slow
+@needs_root
+def test_a_run_of_many_processes_does_not_take_a_neighbours_cpu_share(host, isolation):
+    """Each run's group has the same CPU weight (cgroup v1 ``cpu.shares``, v2 ``cpu.weight``), so the
+    scheduler shares the CPUs between runs, not between processes (nor sessions: the kernel's
+    autogroups): a run of 60 busy processes beside one of 2 leaves it about half of the CPU time the
+    two use (0.44–0.49 here; 0.08 without a weight).  Shares of CPU time billed over the same
+    seconds, not wall time."""
+    requires(isolation, "cgroup")
+    results: dict[str, Any] = {}
+
+    def run(name: str, processes: int) -> None:
+        results[name] = run_child(host, _busy(processes, 4.0), time_seconds=30)[0]
+
+    threads = [threading.Thread(target=run, args=args) for args in (("hog", 60), ("neighbour", 2))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for body in results.values():
+        assert body["status"] == "succeeded", body
+    hog, neighbour = (results[name]["metrics"]["cpu_seconds_used"] for name in ("hog", "neighbour"))
+    share = neighbour / (hog + neighbour)
+    assert share > 0.3, (share, hog, neighbour)
 
 
 DOUBLE_FORK_SLEEPER = textwrap.dedent("""\

@@ -105,7 +105,7 @@ export function storeResultFiles(bucket: R2Bucket, resultId: string, files: Resu
 
 /**
  * pareto_front.json and pareto_front.csv of a front the Worker computed (an import's; a run's are the GA
- * worker's uploads, container/allele_worker/worker/staged_files.py, in the same forms).
+ * worker's uploads, container/allele_worker/child/staged_files.py, in the same forms).
  */
 export function paretoFrontFiles(numObjectives: number, front: { objectives: number[][]; solutions: number[][] }): ResultFile[] {
   const genes = front.solutions[0]?.length ?? 0;

@@ -36,8 +36,18 @@ export const apiKeys = sqliteTable(
     revokedAt: text("revoked_at"),
     lastUsedAt: text("last_used_at"),
     createdAt: text("created_at").notNull(),
+    /**
+     * The key a dashboard session was signed in with when it made this key (the account page, a device
+     * login it approved); null for a key of the operator, or of a session of a sign-in link. Revoking a key
+     * revokes the keys made from it, and theirs (docs/dashboard.md#account).
+     */
+    parentKeyId: text("parent_key_id"),
   },
-  (t) => [uniqueIndex("api_keys_prefix_uq").on(t.prefix), index("api_keys_account_idx").on(t.accountId)],
+  (t) => [
+    uniqueIndex("api_keys_prefix_uq").on(t.prefix),
+    index("api_keys_account_idx").on(t.accountId),
+    index("api_keys_parent_idx").on(t.parentKeyId),
+  ],
 );
 
 export const submissions = sqliteTable(
@@ -356,7 +366,7 @@ export const creditLedger = sqliteTable(
 
 /**
  * One row: how many runs are queued on the whole platform, and the cap in force. Kept exact by the
- * triggers of migrations/0001_platform_queue.sql (redefined by 0006_sweeps.sql) on `runs` (in the same transaction as each change),
+ * triggers of migrations/0001_platform_queue.sql (redefined by 0007_sweeps.sql) on `runs` (in the same transaction as each change),
  * which also refuse a new queued run once `queued` reaches `cap` — no count over `runs` per request.
  */
 export const platformQueue = sqliteTable("platform_queue", {
@@ -438,6 +448,8 @@ export const deviceCodes = sqliteTable(
     keyName: text("key_name"),
     scopes: text("scopes", { mode: "json" }).$type<Scope[]>(),
     keyPrefix: text("key_prefix"),
+    /** The key of the session that approved it (null: a sign-in link's session): the new key's parent. */
+    parentKeyId: text("parent_key_id"),
     intervalSeconds: integer("interval_seconds").notNull(),
     lastPolledAt: text("last_polled_at"),
     clientInfo: text("client_info").notNull().default(""),

@@ -183,15 +183,17 @@ describe("imports", () => {
       400,
       "malformed_json",
     );
-    // A non-finite objective as Python's json.dumps (the SDK's) writes it: not JSON.
+    // A non-finite objective as Python's json.dumps (the SDK's) writes it: not JSON, and the answer says
+    // where it is (was malformed_json; issue 25 asks for non_finite_number with the path).
     for (const token of ["NaN", "Infinity", "-Infinity"]) {
       const raw = JSON.stringify(twoObjectiveImport()).replace('"best_solution_fitness":[-1,-5]', `"best_solution_fitness":[-1,${token}]`);
       expect(raw).toContain(token);
-      await expectError(
+      const err = await expectError(
         await call("/api/v1/imports", { key: c.key, rawBody: raw, headers: { "Content-Type": "application/json" } }),
         400,
-        "malformed_json",
+        "non_finite_number",
       );
+      expect(err.details).toEqual({ path: "$.result.best_solution_fitness[1]", value: token });
     }
     await expectError(
       await call("/api/v1/imports", { key: c.key, rawBody: "{}", headers: { "Content-Type": "text/plain" } }),

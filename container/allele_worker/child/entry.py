@@ -1,10 +1,12 @@
 """Entry of the sandboxed child process (started by ``sandbox.SandboxedProcess``, never by hand).
 
-``python -I -m allele_worker.child --spec PATH --msg-fd N`` (``child/__main__.py``), or ``run()`` in a
-fork of the warm fork server: read the job (``wire.ChildSpec``), confine this process, run the GA, send
-progress and then the outcome as JSON lines on fd N (``wire.ChildMessage``).  ``... --probe PLAN``:
-apply the confinement plan (``wire.SandboxPlan``) and print which measures failed
-(``wire.ProbeAnswer``; used once at worker start).
+``python -I -m allele_worker.child --spec-fd N --msg-fd M --store-fd S`` (``child/__main__.py``), or
+``run()`` in a fork of the warm fork server: read the job (``wire.ChildSpec``) from fd N, confine this
+process — which becomes the run's relay, collecting what the job sends (``collector.Collector``: checked
+progress to fd M, the validated outcome into the store S) — and in the job run the GA, sending progress
+and then the outcome as JSON lines to the relay (``wire.ChildMessage``).  ``... --probe PLAN``: apply
+the confinement plan (``wire.SandboxPlan``) and print which measures failed (``wire.ProbeAnswer``; used
+once at worker start).
 """
 
 from __future__ import annotations
@@ -15,17 +17,35 @@ import sys
 from collections.abc import Callable
 
 from ..sandbox.confine import CLONE_NEWUSER, confine, load_libc
-from ..wire import ChildMessage, ChildSpec, FailedOutcome, ProbeAnswer, SandboxPlan, to_json
+from ..wire import (
+    MESSAGE_BYTES,
+    ChannelLimits,
+    ChildMessage,
+    ChildSpec,
+    FailedOutcome,
+    ProbeAnswer,
+    SandboxPlan,
+    to_json,
+)
+from .collector import Collector, outcome_lines
 
 INTERNAL_EXIT = 70
+# The limits of a collector that reads no job (a failure before there is one).
+_NO_JOB: ChannelLimits = {
+    "message_bytes": MESSAGE_BYTES,
+    "outcome_bytes": 0,
+    "messages_per_second": 0,
+    "message_burst": 0,
+}
 
 
 def _writer(fd: int) -> Callable[[ChildMessage], None]:
     def emit(message: ChildMessage) -> None:
-        view = memoryview(to_json(message) + b"\n")
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
+        data = to_json(message)
+        for piece in (data + b"\n",) if len(data) < MESSAGE_BYTES else (data, b"\n"):  # no copy of an outcome
+            view = memoryview(piece)
+            while view:
+                view = view[os.write(fd, view) :]
 
     return emit
 
@@ -74,24 +94,40 @@ def probe(plan_text: str) -> int:
     return 0
 
 
-def run(spec_path: str, msg_fd: int) -> int:
-    emit = _writer(msg_fd)
+def run(spec_fd: int, channel_fd: int, store_fd: int) -> int:
+    """The run's child: read the spec, confine (this process stays the relay, collecting; ``confine``
+    returns in the job), run the job.  Before the relay exists, a failure is collected here."""
+    relay = os.getpid()
     try:
-        with open(spec_path, "rb") as handle:
+        with os.fdopen(spec_fd, "rb") as handle:
             spec: ChildSpec = json.load(handle)
-        os.unlink(spec_path)
-        confine(spec["sandbox"])
     except Exception as exc:  # noqa: BLE001 - nothing of the user's has run yet
-        emit(_internal_error(f"sandbox setup failed: {exc}"))
+        Collector(-1, channel_fd, store_fd, _NO_JOB).collect_own(_internal_error(f"the job could not be read: {exc}"))
         return INTERNAL_EXIT
+    job_r, job_w = os.pipe()
+    collector = Collector(job_r, channel_fd, store_fd, spec["channel"])
+    emit = _writer(job_w)
+    try:
+        confine(spec["sandbox"], relay=collector)
+    except Exception as exc:  # noqa: BLE001 - nothing of the user's has run yet
+        failure = _internal_error(f"sandbox setup failed: {exc}")
+        if os.getpid() == relay:
+            collector.collect_own(failure)  # no job was forked: this process collects
+        else:
+            emit(failure)  # the run's init or job: the relay collects it
+        return INTERNAL_EXIT
+    for fd in collector.keep_fds:  # the job holds nothing of the relay's: not the channel, not the store
+        os.close(fd)
     main_pid = os.getpid()  # the job's (confine forks): a process forked by user code never reports
     from . import jobs
 
     outcome = jobs.execute(jobs.JobSpec.from_dict(spec), emit)
+    del spec
     if os.getpid() != main_pid:
         os._exit(0)  # a process forked by user code never reports
     try:
-        emit(outcome)
+        for line in outcome_lines(outcome):  # a succeeded run's population first, on a line of its own
+            emit(line)
     except (ValueError, TypeError):
         emit(_internal_error("the result could not be encoded"))
     sys.stdout.flush()
@@ -105,7 +141,7 @@ def _internal_error(message: str) -> FailedOutcome:
 def main(argv: list[str]) -> int:
     if len(argv) == 3 and argv[1] == "--probe":
         return probe(argv[2])
-    if len(argv) == 5 and argv[1] == "--spec" and argv[3] == "--msg-fd":
-        return run(argv[2], int(argv[4]))
+    if len(argv) == 7 and argv[1::2] == ["--spec-fd", "--msg-fd", "--store-fd"]:
+        return run(int(argv[2]), int(argv[4]), int(argv[6]))
     print("allele_worker.child is started by the worker, not by hand", file=sys.stderr)
     return 2

@@ -12,11 +12,15 @@ pidfds by which it learns at once that a live child exited: one per child, close
 runs user code itself, so no run can leave anything behind for the next: each child is a fresh fork of
 the same clean parent. It dies with the worker (death signal), and its children with it (theirs).
 
+It never holds a run's data either: a request carries nothing of the run, only four file descriptors
+(the child reads its own job from one of them after the fork), so no buffer of one run's request —
+its id, its directory — is left in the memory every later run is forked from.
+
 Protocol on the control socket (``SOCK_SEQPACKET``, one JSON message per packet): server → worker
-``{"ready": true}`` once warm (``wire.ForkReady``); worker → server ``{"id": n, "spec": path}`` with two
-file descriptors, output and messages (``ForkRequest``); server → worker ``{"started": n, "pid": pid}``
-(``ForkStarted``), and later ``{"exited": pid, "status": s, "cpu": seconds, "maxrss_kb": k}``
-(``ForkExited``) as soon as the child has exited and is reaped.
+``{"ready": true}`` once warm (``wire.ForkReady``); worker → server ``{"id": n}`` with four file
+descriptors — the run's output, its channel, its spec and its store (``ForkRequest``); server → worker
+``{"started": n, "pid": pid}`` (``ForkStarted``), and later ``{"exited": pid, "status": s, "cpu":
+seconds, "maxrss_kb": k}`` (``ForkExited``) as soon as the child has exited and is reaped.
 """
 
 from __future__ import annotations
@@ -29,7 +33,17 @@ import socket
 import sys
 
 from ..sandbox.confine import PR_SET_PDEATHSIG, load_libc
-from ..wire import ForkExited, ForkReady, ForkRequest, ForkStarted, GaParams, to_json
+from ..wire import (
+    MESSAGE_BYTES,
+    ChannelLimits,
+    ChildMessage,
+    ForkExited,
+    ForkReady,
+    ForkRequest,
+    ForkStarted,
+    GaParams,
+    to_json,
+)
 
 _FITNESS = "import numpy\ndef fitness(ga, solution, index):\n    return -float(numpy.sum(solution ** 2))\n"
 _BATCH = "import numpy\ndef fitness(ga, rows, indices):\n    return -numpy.sum(rows ** 2, axis=1)\n"
@@ -54,10 +68,17 @@ _WARM_UP_EXTRAS: tuple[GaParams, ...] = (
     {"fitness_func": _FITNESS, "gene_constraint": _CONSTRAINT, "gene_constraint_entry": "CONSTRAINTS"},
 )
 WARM_UP_PARAMS: tuple[GaParams, ...] = tuple({**_WARM_UP_RUN, **extra} for extra in _WARM_UP_EXTRAS)
+WARM_UP_CHANNEL: ChannelLimits = {
+    "message_bytes": MESSAGE_BYTES,
+    "outcome_bytes": 1 << 20,
+    "messages_per_second": 20,
+    "message_burst": 200,
+}
 
 
 def warm() -> None:
-    """Import what every run imports and run the warm-up jobs, so a forked child starts with all of it
+    """Import what every run imports and run the warm-up jobs — each one's progress and outcome through
+    a relay's collector too, as a run's relay collects them — so a forked child starts with all of it
     loaded and used once; then freeze what is left, so a child's garbage collections never walk (and
     so never copy, page by page) the objects it shares with this parent."""
     import gc
@@ -67,11 +88,32 @@ def warm() -> None:
 
     from ..engine import accelerated  # noqa: F401
     from . import entry, jobs  # noqa: F401
+    from .collector import outcome_lines
 
     for params in WARM_UP_PARAMS:
-        jobs.execute(jobs.JobSpec(params=dict(params)), lambda message: None)
+        sent: list[ChildMessage] = []
+        sent.extend(outcome_lines(jobs.execute(jobs.JobSpec(params=dict(params)), sent.append)))
+        _collect(sent)
     gc.collect()
     gc.freeze()
+
+
+def _collect(messages: list[ChildMessage]) -> None:
+    """A warm-up job's messages through a collector, as a run's relay reads and stores them (into a
+    pipe, a throw-away store and /dev/null), so its code is specialised here, once, not in every run."""
+    from ..sandbox.store import memory_file
+    from .collector import Collector
+
+    job_r, job_w = os.pipe()
+    channel = os.open(os.devnull, os.O_WRONLY)
+    store = memory_file("allele-warm-up")
+    try:
+        os.write(job_w, b"".join(to_json(message) + b"\n" for message in messages[-3:]))  # < a pipe's 64 KiB
+        os.close(job_w)
+        Collector(job_r, channel, store, WARM_UP_CHANNEL)(0)
+    finally:
+        for fd in (job_r, channel, store):
+            os.close(fd)
 
 
 def _fresh_randomness() -> None:
@@ -86,23 +128,23 @@ def _fresh_randomness() -> None:
     numpy.random.seed()
 
 
-def _child(control: socket.socket, spec: str, fds: list[int], exits: dict[int, int]) -> None:
+def _child(control: socket.socket, fds: list[int], exits: dict[int, int]) -> None:
     """In the forked child: become the run's process, then run it as ``python -m allele_worker.child``
-    would (``entry.run``)."""
-    control.close()
-    for exit_fd in exits:  # the other runs' exit notices: nothing of theirs stays in this one
-        os.close(exit_fd)
-    os.setsid()
-    output, messages = fds
-    os.dup2(output, 1)
-    os.dup2(output, 2)
-    os.close(output)
+    would (``entry.run``).  It never returns: whatever happens, this process ends here."""
     code = 70
     try:
+        control.close()
+        for exit_fd in exits:  # the other runs' exit notices: nothing of theirs stays in this one
+            os.close(exit_fd)
+        os.setsid()
+        output, channel, spec, store = fds
+        os.dup2(output, 1)
+        os.dup2(output, 2)
+        os.close(output)
         _fresh_randomness()
         from . import entry
 
-        code = entry.run(spec, messages)
+        code = entry.run(spec, channel, store)
         sys.stdout.flush()
         sys.stderr.flush()
     finally:
@@ -123,13 +165,13 @@ def serve(control: socket.socket) -> None:
         watched: list[socket.socket | int] = [control, *exits]
         readable, _, _ = select.select(watched, [], [], 0.02 if polled else None)
         if control in readable:
-            message, fds, _, _ = socket.recv_fds(control, 1 << 16, 2)
+            message, fds, _, _ = socket.recv_fds(control, 256, 4)
             if not message:
                 os._exit(0)  # the worker is gone
             request: ForkRequest = json.loads(message)
             pid = os.fork()
             if pid == 0:
-                _child(control, request["spec"], fds, exits)
+                _child(control, fds, exits)
             for fd in fds:
                 os.close(fd)
             children.add(pid)

@@ -12,7 +12,7 @@ Measures, in the order the child applies them (the startup probe reports each on
 enforce; a run then fails rather than go ahead less confined than the probe found):
 
 1. control group: the child joins the run's own group before it forks anything, so memory, processes
-   and CPU are capped and counted over its whole process tree;
+   and CPU are capped and counted over its whole process tree, and every run has the same CPU weight;
 2. network namespace (``unshare(CLONE_NEWNET)``): no interface but a down loopback;
 3. PID namespace (with IPC and UTS): a reaping init (PID 1) runs the job and ends the namespace with
    it, and ``/proc`` shows the run's own processes only;

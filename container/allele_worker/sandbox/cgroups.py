@@ -2,17 +2,19 @@
 
 A run's child joins its group before anything else happens, so every process it or user code starts
 (forked, double-forked, re-parented) is in it: memory is the group's (hard cap → the kernel's OOM
-killer inside the group only), the process count is ``pids.max``, CPU billed is the group's total, and
-the end of a run kills every process still in the group.
+killer inside the group only), the process count is ``pids.max``, CPU billed is the group's total, every
+group has the same CPU weight (so the scheduler shares the CPUs between runs, not between their
+processes: a run of 60 busy processes cannot take a neighbour's share), and the end of a run kills
+every process still in the group.
 
 Both kernels' interfaces are supported:
 
 * cgroup v2 (one unified hierarchy; what a modern container runtime gives): ``memory.max``,
   ``memory.peak``, ``memory.events`` (``oom_kill``), ``pids.max``, ``cpu.stat`` (``usage_usec``),
-  ``cgroup.kill``;
+  ``cpu.weight``, ``cgroup.kill``;
 * cgroup v1 (one hierarchy per controller): ``memory.limit_in_bytes``, ``memory.max_usage_in_bytes``,
-  ``memory.oom_control`` (``oom_kill``), ``pids.max``, ``cpuacct.usage``; the kill signals every pid of
-  ``cgroup.procs`` until none is left.
+  ``memory.oom_control`` (``oom_kill``), ``pids.max``, ``cpuacct.usage``, ``cpu.shares``; the kill
+  signals every pid of ``cgroup.procs`` until none is left.
 
 Groups live under the worker's own group, named ``allele-<block>-<n>`` (``block`` is the worker's uid
 block, see uids.py), so a worker that starts after a crash can find and remove what its block left.
@@ -27,7 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
-V1_CONTROLLERS = ("memory", "pids", "cpuacct")
+V1_CONTROLLERS = ("memory", "pids", "cpuacct", "cpu")
+# Every run's group gets the same weight: the defaults, written explicitly (a parent's own could differ).
+CPU_SHARES_V1, CPU_WEIGHT_V2 = 1024, 100
 
 
 def _own_paths() -> dict[str, str]:
@@ -111,7 +115,7 @@ def detect() -> tuple[CgroupSupport | None, str]:
         mount = next(
             (
                 CGROUP_ROOT / name
-                for name in (controller, f"cpu,{controller}", f"{controller},cpu")
+                for name in (controller, *(("cpu,cpuacct", "cpuacct,cpu") if controller.startswith("cpu") else ()))
                 if (CGROUP_ROOT / name / "cgroup.procs").exists()
             ),
             None,
@@ -162,13 +166,16 @@ class RunCgroup:
             except OSError:
                 pass  # no swap accounting: nothing to forbid
             _write(d / "pids.max", str(pids))
+            _write(d / "cpu.weight", str(CPU_WEIGHT_V2))
         else:
             _write(self.dirs["memory"] / "memory.limit_in_bytes", str(memory_bytes))
             _write(self.dirs["pids"] / "pids.max", str(pids))
+            _write(self.dirs["cpu"] / "cpu.shares", str(CPU_SHARES_V1))
 
     def procs_files(self) -> list[str]:
-        """The files a process writes its pid to, to join this group (every controller)."""
-        return [str(path / "cgroup.procs") for path in self.dirs.values()]
+        """The files a process writes its pid to, to join this group (every controller; a hierarchy
+        that holds several controllers once)."""
+        return list(dict.fromkeys(str(path / "cgroup.procs") for path in self.dirs.values()))
 
     def memory_bytes(self) -> int | None:
         if self.support.version == 2:

@@ -4,9 +4,11 @@ It needs nothing from the parent but the plan (``wire.SandboxPlan``, plain JSON)
 interpreter and in a child forked from a warm parent alike.  It must be called while the process has
 one thread.  Three processes come out of it; only the last one returns:
 
-* **relay** (the process that called it; root, outside the namespaces): joins the run's cgroup,
-  unshares the namespaces, forks the init, then only waits and exits as the job did.  Killing it
-  kills everything (the init has a death signal tied to it).
+* **relay** (the process that called it; root, outside the PID namespace, in the run's cgroup): joins
+  the run's cgroup, unshares the namespaces, forks the init, then does the caller's ``relay`` work
+  (``child.collector``: it reads the job's messages; it never runs user code) and exits as the job
+  did.  Killing it kills everything (the init has a death signal tied to it).  With a ``relay`` but
+  no PID namespace (a machine without them) it forks the job itself.
 * **init** (PID 1 of the run's new PID namespace; root in the run's mount namespace): mounts a fresh
   ``/proc`` and the minimal root, ``pivot_root``s into it, forks the job, reaps every process of the
   namespace, and when the job ends kills what is left — the kernel kills the whole namespace when
@@ -34,7 +36,7 @@ import struct
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, Protocol
 
 from ..wire import SandboxPlan
 from . import syscalls
@@ -56,6 +58,17 @@ class ConfineError(OSError):
     """A measure the plan requires could not be applied."""
 
 
+class Relay(Protocol):
+    """What the relay does while the run lives: called with the pid of the process it forked (the
+    run's init, or its job without a PID namespace), in the relay, with only ``keep_fds`` (and its
+    standard streams) open; it returns when its work is done, and the relay then waits for that
+    process and exits as the job did."""
+
+    keep_fds: tuple[int, ...]
+
+    def __call__(self, child: int) -> None: ...
+
+
 def load_libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
@@ -73,8 +86,9 @@ def _die_with_parent(libc: ctypes.CDLL, parent: int) -> None:
         os._exit(1)
 
 
-def confine(plan: SandboxPlan) -> dict[str, str]:
+def confine(plan: SandboxPlan, relay: Relay | None = None) -> dict[str, str]:
     """Apply ``plan`` (see plan.make_plan); return, in the job process, the measures that failed.
+    ``relay``: the relay's work (it never returns in the relay, which exits as the job did).
 
     With ``plan["require"]`` any failure raises ``ConfineError`` (in the relay) or ends the run with
     exit status 70 (later), so a run never goes ahead less confined than the startup probe promised.
@@ -108,9 +122,8 @@ def confine(plan: SandboxPlan) -> dict[str, str]:
                 flags |= flag
             except OSError as exc:
                 fail(name, exc)
-    if flags & CLONE_NEWPID:
-        _relay(libc)  # returns in the namespace's init only
-        _die_with_parent(libc, 0)  # the relay is in the parent namespace: our parent reads as pid 0
+    if flags & CLONE_NEWPID or relay is not None:
+        _relay(libc, relay, pid_namespace=bool(flags & CLONE_NEWPID))  # returns in the init (or the job) only
     if flags & CLONE_NEWNS:
         try:
             _minimal_root(libc, plan, pid_namespace=bool(flags & CLONE_NEWPID))
@@ -146,32 +159,50 @@ def join_cgroup(procs: str) -> None:
 # --------------------------------------------------------------------------- relay and init
 
 
-def _relay(libc: ctypes.CDLL) -> None:
-    """Fork the namespace's init; in this process, wait for it and exit as the job did."""
-    status_r, status_w = os.pipe()
+def _relay(libc: ctypes.CDLL, work: Relay | None, *, pid_namespace: bool) -> None:
+    """Fork the namespace's init (or, without a PID namespace, the job); in this process do ``work``,
+    wait for it and exit as the job did."""
+    status_r, status_w = os.pipe() if pid_namespace else (-1, -1)
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:
-        os.close(status_r)
-        os.dup2(status_w, 1023)  # the init reports the job's raw wait status here
-        os.close(status_w)
+        if pid_namespace:
+            os.close(status_r)
+            os.dup2(status_w, 1023)  # the init reports the job's raw wait status here
+            os.close(status_w)
+        # The relay is in the parent PID namespace: seen from a new one, our parent is pid 0.
+        _die_with_parent(libc, 0 if pid_namespace else parent)
         return
-    os.close(status_w)
-    for fd in range(3, 1024):  # hold nothing of the run's (its message pipe closes with the job)
-        if fd != status_r:
+    if pid_namespace:
+        os.close(status_w)
+    keep = {status_r, *(work.keep_fds if work is not None else ())}
+    for fd in range(3, 1024):  # hold nothing of the run's but what the work needs
+        if fd not in keep:
             try:
                 os.close(fd)
             except OSError:
                 pass
+    if work is not None:
+        try:
+            work(pid)
+        except BaseException:  # noqa: BLE001 - the relay must still wait and exit as the job did
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    status = 70 << 8
     while True:
         try:
-            os.waitpid(pid, 0)
+            _, status = os.waitpid(pid, 0)
             break
         except ChildProcessError:
             break
         except InterruptedError:
             continue
-    data = os.read(status_r, 4)
-    _exit_as(struct.unpack("i", data)[0] if len(data) == 4 else 70 << 8)
+    if pid_namespace:
+        data = os.read(status_r, 4)
+        status = struct.unpack("i", data)[0] if len(data) == 4 else 70 << 8
+    _exit_as(status)
 
 
 def _exit_as(status: int) -> NoReturn:

@@ -1,22 +1,46 @@
 """The worker's side of the warm fork server (allele_worker/child/forkserver.py): start it, ask it for a
-run's child, learn when that child exits and what it used. Thread-safe: runs start from many threads.
+run's child, learn when that child exits and what it used, and re-execute it from time to time.
+Thread-safe: runs start from many threads.
 
 It lives in the sandbox, below both sides: ``SandboxedProcess`` spawns through it as it would through a
 fresh interpreter, and ``Host`` starts it once per worker.  Its messages are ``wire.ForkRequest`` and
-``ForkReady`` / ``ForkStarted`` / ``ForkExited``."""
+``ForkReady`` / ``ForkStarted`` / ``ForkExited``.
+
+**Rotation.**  Every run forked from one server process shares its string-hash seed and its memory
+layout (the addresses of the interpreter, the libraries and the heap).  ``ForkServer`` starts a fresh
+server process — a new interpreter: a new random hash seed (``-I`` ignores ``PYTHONHASHSEED``), new
+address-space randomization — once the current one has forked ``rotate_runs`` children or is
+``rotate_seconds`` old (``ALLELE_FORK_SERVER_RUNS``, ``ALLELE_FORK_SERVER_SECONDS``; checked at each
+fork, so an idle worker does nothing).  The new one warms up in the background while the current one
+keeps serving, so no run waits for it; once it is ready it takes every new run, and the old one is
+closed when its last child has exited (its children's death signals are tied to it).  Every server is
+started from one thread that lives as long as ``ForkServer`` (a server's death signal fires when the
+thread that started it ends, not only its process)."""
 
 from __future__ import annotations
 
 import json
+import logging
+import os
+import queue
 import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 from ..wire import ForkExited, ForkReady, ForkRequest, ForkStarted, to_json
 from .plan import child_environment
+
+log = logging.getLogger("allele.sandbox")
+
+# A fresh fork server after this many forks or this many seconds, whichever comes first
+# (docs/performance.md, "The fork server's re-execution": its start costs 0.2–0.3 CPU-seconds).
+ROTATE_RUNS = 100
+ROTATE_SECONDS = 600.0
 
 
 @dataclass(frozen=True)
@@ -27,10 +51,12 @@ class Exit:
 
 
 class ForkServerGone(RuntimeError):
-    """The fork server died: runs cannot start until the worker restarts it."""
+    """The fork server died: runs cannot start until a fresh one is ready."""
 
 
-class ForkServer:
+class _Server:
+    """One fork server process: its control socket, the children it forked and their exits."""
+
     def __init__(self, *, timeout: float = 60.0) -> None:
         self._control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         home = "/tmp"
@@ -43,11 +69,16 @@ class ForkServer:
             start_new_session=True,
         )
         theirs.close()
-        self._control.settimeout(timeout)
-        ready: ForkReady = json.loads(self._control.recv(1 << 16) or b"{}")
-        self._control.settimeout(None)
-        if not ready.get("ready"):
-            raise ForkServerGone("the fork server did not start")
+        try:
+            self._control.settimeout(timeout)
+            ready: ForkReady = json.loads(self._control.recv(1 << 16) or b"{}")
+            self._control.settimeout(None)
+            if not ready.get("ready"):
+                raise ForkServerGone("the fork server did not start")
+        except BaseException:
+            self.close()
+            raise
+        self.users = 0  # runs forked (or being forked) by it whose exit has not been waited for yet
         self._lock = threading.Lock()
         self._cond = threading.Condition()
         self._started: dict[int, int] = {}
@@ -74,13 +105,17 @@ class ForkServer:
                     self._exits[message["exited"]] = Exit(message["status"], message["cpu"], message["maxrss_kb"])
                 self._cond.notify_all()
 
-    def spawn(self, spec_path: str, output_fd: int, message_fd: int) -> int:
-        """A new child for the run whose spec is at ``spec_path``; returns its pid (its own session)."""
+    def spawn(self, fds: Sequence[int]) -> int:
+        """A new child for a run: ``fds`` are its output, channel, spec and store (the request carries
+        nothing else of the run); returns its pid (its own session)."""
         with self._lock:
             self._next_id += 1
             request = self._next_id
-            fork: ForkRequest = {"id": request, "spec": spec_path}
-            socket.send_fds(self._control, [to_json(fork)], [output_fd, message_fd])
+            fork: ForkRequest = {"id": request}
+            try:
+                socket.send_fds(self._control, [to_json(fork)], list(fds))
+            except OSError as exc:
+                raise ForkServerGone(f"the fork server is gone ({exc})") from None
         with self._cond:
             self._await(lambda: request in self._started)
             return self._started.pop(request)
@@ -102,6 +137,10 @@ class ForkServer:
     def pid(self) -> int:
         return self._process.pid
 
+    @property
+    def gone(self) -> bool:
+        return self._gone
+
     def close(self) -> None:
         try:
             self._control.close()
@@ -109,3 +148,120 @@ class ForkServer:
             if self._process.poll() is None:
                 self._process.kill()
             self._process.wait(5)
+
+
+class ForkServer:
+    """The warm fork server, re-executed after ``rotate_runs`` forks or ``rotate_seconds`` (module
+    docstring).  ``spawn`` and ``wait`` as one server's; ``pid`` is the current server's."""
+
+    def __init__(
+        self, *, timeout: float = 60.0, rotate_runs: int | None = None, rotate_seconds: float | None = None
+    ) -> None:
+        self.timeout = timeout
+        self.rotate_runs = rotate_runs or int(os.environ.get("ALLELE_FORK_SERVER_RUNS") or ROTATE_RUNS)
+        self.rotate_seconds = rotate_seconds or float(os.environ.get("ALLELE_FORK_SERVER_SECONDS") or ROTATE_SECONDS)
+        self._tasks: queue.SimpleQueue[tuple[Callable[[], object], Future[object]] | None] = queue.SimpleQueue()
+        threading.Thread(target=self._launcher, daemon=True, name="forkserver-launcher").start()
+        try:
+            started = self._in_launcher(lambda: _Server(timeout=timeout)).result()
+        except BaseException:
+            self._tasks.put(None)
+            raise
+        assert isinstance(started, _Server)
+        self._current = started
+        self._born, self._forks = time.monotonic(), 0
+        self._owners: dict[int, _Server] = {}  # a child's pid → the server that forked it
+        self._replacing = False
+        self._closed = False
+        self._lock = threading.Lock()
+        self.rotations = 0  # fresh servers that took over so far
+
+    def spawn(self, fds: Sequence[int]) -> int:
+        """A new child for a run, forked by the current server (see ``_Server.spawn``)."""
+        with self._lock:
+            server = self._current
+            server.users += 1
+            self._forks += 1
+            due = not self._replacing and (
+                self._forks >= self.rotate_runs or time.monotonic() - self._born >= self.rotate_seconds or server.gone
+            )
+            self._replacing = self._replacing or due
+        if due:  # the fresh one warms up aside: this run (and the next ones until it is ready) go on
+            self._in_launcher(self._replace)
+        try:
+            pid = server.spawn(fds)
+        except BaseException:
+            self._release(server)
+            raise
+        with self._lock:
+            self._owners[pid] = server
+        return pid
+
+    def wait(self, pid: int) -> Exit:
+        """Blocks until the child ``pid`` has exited and was reaped by the server that forked it."""
+        with self._lock:
+            server = self._owners[pid]
+        try:
+            return server.wait(pid)
+        finally:
+            with self._lock:
+                del self._owners[pid]
+            self._release(server)
+
+    def _release(self, server: _Server) -> None:
+        """One run less on ``server``: a retired server goes once it has none."""
+        with self._lock:
+            server.users -= 1
+            retire = server is not self._current and server.users == 0
+        if retire:
+            server.close()
+
+    def _launcher(self) -> None:
+        """The one thread every server is started from (and so tied to by its death signal)."""
+        while (task := self._tasks.get()) is not None:
+            work, future = task
+            try:
+                future.set_result(work())
+            except BaseException as exc:  # noqa: BLE001 - handed to whoever waits for it
+                future.set_exception(exc)
+
+    def _in_launcher(self, work: Callable[[], object]) -> Future[object]:
+        future: Future[object] = Future()
+        self._tasks.put((work, future))
+        return future
+
+    def _replace(self) -> None:
+        """Start a fresh server; once it is ready, it takes every new run and the current one retires."""
+        started = time.monotonic()
+        try:
+            fresh = _Server(timeout=self.timeout)
+        except (OSError, ForkServerGone) as exc:
+            log.warning("fork server: a fresh one did not start (%s); the current one goes on", exc)
+            with self._lock:
+                self._replacing = False
+                self._born, self._forks = time.monotonic(), 0  # tried again after another period
+            return
+        with self._lock:
+            if self._closed:
+                retired = fresh
+            else:
+                retired, self._current = self._current, fresh
+                self._born, self._forks = time.monotonic(), 0
+                self.rotations += 1
+            self._replacing = False
+            close = retired is fresh or retired.users == 0
+        log.info("fork server re-executed in %.2f s (pid %d)", time.monotonic() - started, fresh.pid)
+        if close:
+            retired.close()
+
+    @property
+    def pid(self) -> int:
+        return self._current.pid
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            servers = {self._current, *self._owners.values()}
+        self._tasks.put(None)
+        for server in servers:
+            server.close()

@@ -8,7 +8,7 @@ import math
 import resource
 from dataclasses import dataclass, field, replace
 
-from ..wire import IsolationHealth, SandboxPlan
+from ..wire import MESSAGE_BYTES, ChannelLimits, IsolationHealth, SandboxPlan
 
 MIB = 1024 * 1024
 
@@ -30,7 +30,8 @@ class Limits:
     processes: int = 64  # RLIMIT_NPROC for the run's own uid (threads count)
     output_bytes: int = 64 * 1024  # kept of stdout+stderr
     output_flood_bytes: int = 64 * MIB  # more than this printed → killed, resource_limit_exceeded
-    message_bytes: int = 256 * MIB  # the largest message the child may send (its outcome)
+    message_bytes: int = MESSAGE_BYTES  # the largest message the job may send but its outcome (progress)
+    outcome_bytes: int = 256 * MIB  # the largest outcome (read and parsed by the run's relay, in its cgroup)
     messages_per_second: float = 20  # messages the child may send (it sends ≤ 4 progress a second) …
     message_burst: int = 200  # … plus these, over the whole run
 
@@ -46,9 +47,18 @@ class Limits:
             hard_memory_mb=hard_memory,
             cpu_seconds=int(math.ceil(time_seconds + grace)) + 5,
             address_space_mb=hard_memory + 384,
-            message_bytes=max(16 * MIB, 64 * population_size + MIB),
+            outcome_bytes=max(16 * MIB, 64 * population_size + MIB),
         )
         return replace(limits, **overrides)
+
+    def channel(self) -> ChannelLimits:
+        """What the run's relay enforces on the job's message channel."""
+        return {
+            "message_bytes": self.message_bytes,
+            "outcome_bytes": self.outcome_bytes,
+            "messages_per_second": self.messages_per_second,
+            "message_burst": self.message_burst,
+        }
 
 
 # --------------------------------------------------------------------------- isolation report

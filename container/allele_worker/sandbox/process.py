@@ -1,9 +1,12 @@
 """Parent side of the sandbox: the startup probe, spawning one run's child, reading its output and
 messages with bounds, the watchdog, the group kill and the ``wait4`` usage.
 
-The child gets its ``wire.ChildSpec`` (``job.json``: the job, when it started, its ``SandboxPlan``) and
-answers on its message channel (``wire.ChildMessage``): progress, checked here before it goes on, and
-its outcome, kept unvalidated for ``worker.completion``."""
+The child gets its ``wire.ChildSpec`` (the job, when it started, its ``SandboxPlan``, its
+``ChannelLimits``) through a file descriptor of its own, and a store (``store.Store``).  Its relay —
+the run's own process that reads what the job writes (``child.collector``) — answers on the channel
+(``wire.RelayMessage``): progress, checked again here before it goes on, a limit the job passed, and
+where in the store it put the validated outcome (``wire.CollectedOutcome``), which is read here (a
+bounded summary) and kept unvalidated for ``worker.completion``; the outcome's parts stay in the store."""
 
 from __future__ import annotations
 
@@ -20,20 +23,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..wire import (
+    CHANNEL_LINE_BYTES,
     MAX_OBJECTIVES,
+    SUMMARY_BYTES,
     ChildJob,
     ChildSpec,
     JSONObject,
     ProbeAnswer,
     Progress,
-    is_count,
-    is_finite_number,
-    is_number,
+    checked_progress,
 )
 from .cgroups import CgroupSupport, RunCgroup
 from .confine import PACKAGE, PR_SET_DUMPABLE, load_libc
 from .forks import ForkServer
 from .plan import MIB, RLIMITS, Isolation, Limits, child_environment, make_plan
+from .store import Store, memory_file
 from .uids import kill_uids, pids_of_uids
 
 CHILD = [sys.executable, "-I", "-u", "-m", "allele_worker.child"]
@@ -144,13 +148,16 @@ class ProcessReport:
 
     exit_code: int | None  # exit status, or None when a signal ended it
     signal: int | None  # the signal that ended it
-    killed: str | None  # why the parent killed it: time, memory, output, message(s), cancel
-    outcome: JSONObject | None  # the child's last ``outcome`` message (unvalidated)
+    killed: str | None  # why it was killed: time, memory, output, message(s), outcome, cancel
+    # The relay's summary of the job's outcome (``wire.CollectedOutcome``, unvalidated); {} when the job
+    # sent an outcome that was not valid; None when it sent none.
+    outcome: JSONObject | None
     output: str  # stdout+stderr, truncated
     output_truncated: bool
     cpu_seconds: float
     peak_memory_mb: float
     wall_ms: int
+    store: Store | None = None  # the outcome's parts (the caller closes it)
 
 
 class _BoundedReader(threading.Thread):
@@ -176,38 +183,48 @@ class _BoundedReader(threading.Thread):
 
 
 class _MessageReader(threading.Thread):
-    """Read newline-separated JSON messages from the child; no line may pass ``limit`` bytes, and no
-    more than ``burst`` + ``per_second`` × the seconds since the start may come (user code can write
-    to the channel too, and every message costs this process — the worker — CPU the run is not billed)."""
+    """Read the relay's newline-separated JSON messages (``wire.RelayMessage``).  No line may pass
+    ``wire.CHANNEL_LINE_BYTES`` (every byte is searched for a newline once: linear in what arrives),
+    and no more than ``burst`` + ``per_second`` × the seconds since the start may come — the relay
+    already holds the job to both (it reads what user code writes, in the run's cgroup, and forwards
+    only checked progress); these are the worker's own backstop, every message costing it CPU the run
+    is not billed."""
 
-    def __init__(
-        self, fd: int, limit: int, on_message: Callable[[JSONObject], None], *, per_second: float, burst: int
-    ) -> None:
+    def __init__(self, fd: int, on_message: Callable[[JSONObject], None], *, per_second: float, burst: int) -> None:
         super().__init__(daemon=True)
-        self.fd, self.limit, self.on_message = fd, limit, on_message
+        self.fd, self.on_message = fd, on_message
         self.per_second, self.burst = per_second, burst
         self.overflow = False
         self.flooded = False
-        self.outcome: JSONObject | None = None
+        self.limit: str | None = None  # the relay stopped the run: "message", "outcome" or "messages"
+        self.outcome: JSONObject | None = None  # the relay's last message, where the outcome is
 
     def run(self) -> None:
         buffer = bytearray()
+        scanned = 0
         started, count = time.monotonic(), 0
         try:
-            while chunk := os.read(self.fd, 1 << 20):
+            while chunk := os.read(self.fd, 65536):
                 if self.overflow or self.flooded:
                     continue
-                count += chunk.count(b"\n")
+                buffer += chunk
+                start = 0
+                while (newline := buffer.find(b"\n", scanned)) >= 0:
+                    count += 1
+                    if newline - start > CHANNEL_LINE_BYTES:
+                        self.overflow = True
+                        break
+                    self._handle(bytes(buffer[start:newline]))
+                    start = scanned = newline + 1
+                if self.overflow:
+                    buffer.clear()
+                    continue
+                del buffer[:start]
+                scanned = len(buffer)
                 if count > self.burst + self.per_second * (time.monotonic() - started):
                     self.flooded = True
                     buffer.clear()
-                    continue
-                buffer += chunk
-                while (newline := buffer.find(b"\n")) >= 0:
-                    line = bytes(buffer[:newline])
-                    del buffer[: newline + 1]
-                    self._handle(line)
-                if len(buffer) > self.limit:
+                elif len(buffer) > CHANNEL_LINE_BYTES:
                     self.overflow = True
                     buffer.clear()
         except OSError:
@@ -222,10 +239,13 @@ class _MessageReader(threading.Thread):
             return
         if not isinstance(message, dict):
             return
-        if message.get("type") == "outcome":
+        kind = message.get("type")
+        if kind == "outcome":
             self.outcome = message
-        elif message.get("type") == "progress":
+        elif kind == "progress":
             self.on_message(message)
+        elif kind == "limit" and message.get("reason") in ("message", "outcome", "messages"):
+            self.limit = self.limit or message["reason"]
 
 
 def _read_rss_mb(pid: int) -> float | None:
@@ -279,6 +299,7 @@ class SandboxedProcess:
         self.ended = threading.Event()
         self.report: ProcessReport | None = None
         self.forks = forks
+        self.store: Store | None = None
         self._pid: int | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._kill_lock = threading.Lock()
@@ -299,11 +320,26 @@ class SandboxedProcess:
             cgroup_procs=self.group.procs_files() if self.group else None,
         )
         self.started_at = time.monotonic()
-        spec: ChildSpec = {**self.job, "started_at": self.started_at, "sandbox": plan}
-        spec_path = os.path.join(self.workdir, "job.json")
-        fd = os.open(spec_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            json.dump(spec, handle)
+        spec: ChildSpec = {
+            **self.job,
+            "started_at": self.started_at,
+            "sandbox": plan,
+            "channel": self.limits.channel(),
+        }
+        # The child reads its job from a file descriptor of its own: no file of it, and nothing of
+        # it passes through the fork server.
+        spec_fd = memory_file("allele-job")
+        self.store = Store()
+        try:
+            data = memoryview(json.dumps(spec).encode())
+            while data:
+                data = data[os.write(spec_fd, data) :]
+            os.lseek(spec_fd, 0, os.SEEK_SET)
+        except BaseException:
+            os.close(spec_fd)
+            self._close_store()
+            self._cleanup_group()
+            raise
         if self.uid is not None:
             os.chown(self.workdir, self.uid, self.uid)
         os.chmod(self.workdir, 0o700)
@@ -311,14 +347,22 @@ class SandboxedProcess:
         msg_r, msg_w = os.pipe()
         try:
             if self.forks is not None:  # a fork of the warm parent (it confines itself the same way)
-                self._pid = self.forks.spawn(spec_path, out_w, msg_w)
+                self._pid = self.forks.spawn([out_w, msg_w, spec_fd, self.store.fd])
             else:
                 self._proc = subprocess.Popen(
-                    [*CHILD, "--spec", spec_path, "--msg-fd", str(msg_w)],
+                    [
+                        *CHILD,
+                        "--spec-fd",
+                        str(spec_fd),
+                        "--msg-fd",
+                        str(msg_w),
+                        "--store-fd",
+                        str(self.store.fd),
+                    ],
                     stdin=subprocess.DEVNULL,
                     stdout=out_w,
                     stderr=out_w,
-                    pass_fds=(msg_w,),
+                    pass_fds=(msg_w, spec_fd, self.store.fd),
                     env=child_environment("/tmp" if self.isolation.minimal_root else self.workdir),
                     cwd=self.workdir,
                     start_new_session=True,
@@ -328,17 +372,19 @@ class SandboxedProcess:
         except BaseException:
             for fd_ in (out_r, out_w, msg_r, msg_w):
                 os.close(fd_)
+            self._close_store()
             self._cleanup_group()
             raise
+        finally:
+            os.close(spec_fd)
         os.close(out_w)
         os.close(msg_w)
         self._output = _BoundedReader(out_r, self.limits.output_bytes)
         self._messages = _MessageReader(
             msg_r,
-            self.limits.message_bytes,
             self._progress,
             per_second=self.limits.messages_per_second,
-            burst=self.limits.message_burst,
+            burst=self.limits.message_burst + 8,  # the relay's own (a limit, the outcome) beside the job's
         )
         self._output.start()
         self._messages.start()
@@ -347,16 +393,9 @@ class SandboxedProcess:
 
     def _progress(self, message: JSONObject) -> None:
         """A progress message (``wire.ProgressMessage``) as the progress report it becomes, if it has
-        that shape (user code can write to the channel too)."""
-        generations = message.get("generations_completed")
-        fitness = message.get("best_solution_fitness")
-        if is_count(generations) and (fitness is None or is_number(fitness)):
-            progress: Progress = {"generations_completed": generations, "best_solution_fitness": fitness}
-            objectives = message.get("best_objectives")
-            if isinstance(objectives, list) and 0 < len(objectives) <= MAX_PROGRESS_OBJECTIVES:
-                finite = [v for v in objectives if is_finite_number(v)]
-                if len(finite) == len(objectives):
-                    progress["best_objectives"] = finite
+        that shape (``wire.checked_progress``: the relay checked it, and this is checked again)."""
+        progress = checked_progress(message)
+        if progress is not None:
             self.on_progress(progress)
 
     def memory_mb(self) -> float | None:
@@ -379,6 +418,8 @@ class SandboxedProcess:
                 self.kill("memory")
             elif self._output.total > self.limits.output_flood_bytes:
                 self.kill("output")
+            elif self._messages.limit is not None:
+                self.kill(self._messages.limit)  # the relay stopped the job; the rest of the tree too
             elif self._messages.overflow:
                 self.kill("message")
             elif self._messages.flooded:
@@ -433,6 +474,11 @@ class SandboxedProcess:
         self._cleanup_group()
         self._output.join(timeout=5)
         self._messages.join(timeout=5)
+        if self.killed is None:  # the channel's limits hold also when the run ended before a poll saw them
+            messages = self._messages
+            self.killed = messages.limit or (
+                "message" if messages.overflow else "messages" if messages.flooded else None
+            )
         kept = bytes(self._output.kept)
         truncated = self._output.total > len(kept)
         output = kept.decode("utf-8", errors="replace")
@@ -443,14 +489,24 @@ class SandboxedProcess:
             exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
             signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
             killed=self.killed,
-            outcome=self._messages.outcome,
+            outcome=self._collected(),
             output=output,
             output_truncated=truncated,
             cpu_seconds=cpu_seconds,
             peak_memory_mb=peak_mb,
             wall_ms=wall_ms,
+            store=self.store,
         )
         return self.report
+
+    def _collected(self) -> JSONObject | None:
+        message = self._messages.outcome
+        return None if message is None or self.store is None else collected_summary(self.store, message)
+
+    def _close_store(self) -> None:
+        if self.store is not None:
+            self.store.close()
+            self.store = None
 
     def _cleanup_group(self) -> None:
         if self.group is not None:
@@ -460,6 +516,20 @@ class SandboxedProcess:
     @property
     def pid(self) -> int | None:
         return self._pid
+
+
+def collected_summary(store: Store, message: JSONObject) -> JSONObject:
+    """The relay's summary of the job's outcome (``wire.CollectedOutcome``, unvalidated), read from the
+    store where its last message (``wire.CollectedMessage``) says; {} when the relay found the outcome
+    not valid, or the summary is not where it says or not a JSON object of at most SUMMARY_BYTES."""
+    part = store.part(message.get("at"))
+    if part is None or part.length > SUMMARY_BYTES:
+        return {}
+    try:
+        summary = json.loads(part.read())
+    except (ValueError, RecursionError):
+        return {}
+    return summary if isinstance(summary, dict) else {}
 
 
 def set_dumpable(flag: bool) -> None:

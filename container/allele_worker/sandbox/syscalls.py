@@ -1,5 +1,5 @@
 """The job's syscall filter (seccomp-BPF): what the sandbox's other measures leave of the kernel's
-attack surface, refused with ``EPERM``.
+attack surface, refused (``EPERM`` unless said otherwise).
 
 * **New namespaces** — ``unshare`` or ``clone`` with any ``CLONE_NEW*`` flag, ``setns``. Most kernels let
   an unprivileged process create a user namespace, and inside it the run would hold every capability
@@ -9,10 +9,18 @@ attack surface, refused with ``EPERM``.
 * ``clone3`` answers ``ENOSYS`` (its flags are in memory a filter cannot read): the C library then falls
   back to ``clone``, which the filter can check.
 * **Kernel interfaces a GA never needs** — ``io_uring_*``, ``bpf``, ``userfaultfd``, ``perf_event_open``,
-  the key-ring calls, and the mount API (``mount``, ``umount2``, ``pivot_root``, ``fsopen`` …).
+  the key-ring calls, the mount API (``mount``, ``umount2``, ``pivot_root``, ``fsopen`` …), and file
+  watches: ``inotify_init``/``inotify_init1`` (on the Python tree every run shares read-only, a watch
+  shows live which modules another run imports) and ``fanotify_init``.
+* **Socket families a run does not need** — ``socket`` creates ``AF_UNIX``, ``AF_INET`` and ``AF_INET6``
+  sockets only (what numpy, multiprocessing, the parallel-fitness pools and the standard library use;
+  the run has no network anyway), ``socketpair`` ``AF_UNIX`` only; any other family answers
+  ``EAFNOSUPPORT``, as a kernel without it would: ``AF_VSOCK`` (not covered by the network namespace:
+  it reaches the host of a virtual machine), netlink, packet, the crypto API's ``AF_ALG`` and the rest
+  of the kernel's protocol families.
 * A syscall of another ABI (x32 on x86-64, or another architecture) kills the process.
 
-Written as a dozen BPF instructions with ``ctypes`` rather than through libseccomp: the filter is
+Written as a few dozen BPF instructions with ``ctypes`` rather than through libseccomp: the filter is
 small enough to read whole, and the worker gains no native dependency (container/README.md).
 """
 
@@ -46,6 +54,9 @@ _GENERIC = {
     "mount_setattr": 442,
     "clone3": 435,
 }
+# The socket families a run may create (AF_UNIX, AF_INET, AF_INET6); socketpair: AF_UNIX only.
+SOCKET_FAMILIES = (1, 2, 10)
+SOCKETPAIR_FAMILIES = (1,)
 
 
 @dataclass(frozen=True)
@@ -72,6 +83,11 @@ ARCHES: dict[str, Arch] = {
             "add_key": 248,
             "request_key": 249,
             "keyctl": 250,
+            "inotify_init": 253,
+            "inotify_init1": 294,
+            "fanotify_init": 300,
+            "socket": 41,
+            "socketpair": 53,
             **_GENERIC,
         },
     ),
@@ -91,6 +107,10 @@ ARCHES: dict[str, Arch] = {
             "add_key": 217,
             "request_key": 218,
             "keyctl": 219,
+            "inotify_init1": 26,
+            "fanotify_init": 262,
+            "socket": 198,
+            "socketpair": 199,
             **_GENERIC,
         },
     ),
@@ -116,6 +136,9 @@ REFUSED = (
     "add_key",
     "request_key",
     "keyctl",
+    "inotify_init",  # x86-64 only (aarch64 has inotify_init1 alone)
+    "inotify_init1",
+    "fanotify_init",
 )
 
 
@@ -144,12 +167,22 @@ def program(machine: str | None = None) -> list[tuple[int, int, int, int]]:
     code.append((_JEQ, "enosys", 0, numbers["clone3"]))
     code.append((_JEQ, "unshare", 0, numbers["unshare"]))
     code.append((_JEQ, "clone", 0, numbers["clone"]))
-    code.extend((_JEQ, "eperm", 0, numbers[name]) for name in REFUSED)
+    code.append((_JEQ, "socket", 0, numbers["socket"]))
+    code.append((_JEQ, "socketpair", 0, numbers["socketpair"]))
+    code.extend((_JEQ, "eperm", 0, numbers[name]) for name in REFUSED if name in numbers)
     code.append((_RET, 0, 0, _RET_ALLOW))
     labels = {"unshare": len(code)}
     code += [(_LD_ABS_W, 0, 0, _ARG0), (_JSET, "eperm", 0, _UNSHARE_NAMESPACES), (_RET, 0, 0, _RET_ALLOW)]
     labels["clone"] = len(code)
     code += [(_LD_ABS_W, 0, 0, _ARG0), (_JSET, "eperm", 0, _CLONE_NAMESPACES), (_RET, 0, 0, _RET_ALLOW)]
+    for label, families in (("socket", SOCKET_FAMILIES), ("socketpair", SOCKETPAIR_FAMILIES)):
+        # arg 0 is the family (an int: its low 32 bits); one of the list is allowed, else EAFNOSUPPORT
+        labels[label] = len(code)
+        code.append((_LD_ABS_W, 0, 0, _ARG0))
+        code.extend((_JEQ, "allow", 0, family) for family in families)
+        code.append((_RET, 0, 0, _RET_ERRNO | errno.EAFNOSUPPORT))
+    labels["allow"] = len(code)
+    code.append((_RET, 0, 0, _RET_ALLOW))
     labels["eperm"] = len(code)
     code.append((_RET, 0, 0, _RET_ERRNO | errno.EPERM))
     labels["enosys"] = len(code)

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 
 import httpx
 
+from ..sandbox.store import Part, payload_chunks, payload_length
 from ..wire import JSON, CompleteReport, Progress, to_json
 
 __all__ = ["Reporter", "population_json", "tls_context"]
@@ -84,6 +85,12 @@ class Reporter:
             f"{self.url}/{kind}", content=to_json(body), headers={"Content-Type": "application/json"}
         )
 
+    def _send(self, method: str, path: str, pieces: Sequence[bytes | Part], content_type: str) -> httpx.Response:
+        """A body of these pieces (a store's part read a piece at a time, never whole), with its
+        ``Content-Length``: the Worker streams such a body to R2 unread."""
+        headers = {"Content-Type": content_type, "Content-Length": str(payload_length(pieces))}
+        return self._client.request(method, f"{self.url}/{path}", content=payload_chunks(pieces), headers=headers)
+
     def _retry(self, what: str, send: Callable[[], httpx.Response], retry_for_seconds: float) -> httpx.Response | None:
         """``send`` until it answers below 500; None when it gave up or a cancel stopped it."""
         deadline = time.monotonic() + retry_for_seconds
@@ -116,30 +123,36 @@ class Reporter:
             log.debug("progress report failed: %s", exc)
             return None
 
-    def complete(self, body: CompleteReport) -> int | None:
-        """Send the completion report; return the final HTTP status (None: gave up or cancelled)."""
-        answer = self._retry("complete report", lambda: self._post("complete", body), self.retry_for_seconds)
+    def complete(self, body: CompleteReport, result: Sequence[bytes | Part] | None = None) -> int | None:
+        """Send the completion report; return the final HTTP status (None: gave up or cancelled).
+        ``result``: the result's JSON in pieces (from the run's store), sent as the body's ``result``
+        in place of ``body["result"]``."""
+        if result is None:
+            send = lambda: self._post("complete", body)  # noqa: E731
+        else:
+            rest = to_json({key: value for key, value in body.items() if key != "result"})
+            pieces = [b'{"result":', *result, b",", rest[1:]]
+            send = lambda: self._send("POST", "complete", pieces, "application/json")  # noqa: E731
+        answer = self._retry("complete report", send, self.retry_for_seconds)
         return None if answer is None else answer.status_code
 
-    def upload_population(self, population: Rows | bytes) -> int | None:
-        """``PUT {url}/population`` (a population, or its ``population_json``); return the final HTTP
-        status (None: gave up or cancelled)."""
-        data = population if isinstance(population, bytes) else population_json(population)
+    def upload_population(self, population: Rows | bytes | Part) -> int | None:
+        """``PUT {url}/population`` (a population, its ``population_json``, or its JSON in the run's
+        store); return the final HTTP status (None: gave up or cancelled)."""
+        data = population if isinstance(population, (bytes, Part)) else population_json(population)
         answer = self._retry(
             "population upload",
-            lambda: self._client.put(
-                f"{self.url}/population", content=data, headers={"Content-Type": "application/json"}
-            ),
+            lambda: self._send("PUT", "population", [data], "application/json"),
             self.retry_for_seconds,
         )
         return None if answer is None else answer.status_code
 
-    def upload_file(self, name: str, data: bytes) -> int | None:
-        """``PUT {url}/files/{name}`` (one of ``staged_files.STAGED_FILES``); the final HTTP status."""
+    def upload_file(self, name: str, data: bytes | Part) -> int | None:
+        """``PUT {url}/files/{name}`` (one of ``wire.STAGED_FILES``); the final HTTP status."""
         content_type = "text/csv" if name.endswith(".csv") else "application/json"
         answer = self._retry(
             f"{name} upload",
-            lambda: self._client.put(f"{self.url}/files/{name}", content=data, headers={"Content-Type": content_type}),
+            lambda: self._send("PUT", f"files/{name}", [data], content_type),
             self.retry_for_seconds,
         )
         return None if answer is None else answer.status_code

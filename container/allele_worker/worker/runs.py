@@ -1,8 +1,9 @@
 """The runs this worker knows: start each in its own sandboxed child, report, cancel, forget.
 
 One supervisor thread per run: (fetch the start population of a continue) → spawn → (progress every
-≤ 1.5 s) → reap → fold → upload the final population (when too large to ride in the report) → complete
-report.
+≤ 1.5 s) → reap → fold → upload the final population (when too large to ride in the report) and the
+staged files → complete report.  The population, the files and the result go from the run's store
+(``sandbox.store``, where the run's relay wrote them) to the Worker a piece at a time, unparsed.
 Finished run ids are remembered (bounded, by age and count) so a queue message delivered twice
 starts nothing new.
 """
@@ -20,9 +21,11 @@ from collections.abc import Callable, Mapping
 
 from ..errors import AtCapacity, InvalidRequest, UnknownRun
 from ..sandbox import Host, Limits, SandboxedProcess
-from ..wire import CompleteReport, Metrics, Population, Progress, RunState, size_param
-from . import completion, staged_files
-from .reporter import Reporter, population_json, tls_context
+from ..sandbox.store import Part, Store
+from ..wire import Metrics, Population, Progress, RunState, size_param
+from . import completion
+from .completion import Completion
+from .reporter import Reporter, tls_context
 from .run_request import RunRequest, check_population
 
 __all__ = ["POPULATION_NOT_LOADED", "RunManager"]
@@ -103,7 +106,8 @@ class _Run:
         host = self.manager.host
         uid = host.take_uid()
         workdir = tempfile.mkdtemp(prefix=f"run-{self.request.run_id}-", dir=self.manager.run_root)
-        body: CompleteReport | None = None
+        done: Completion | None = None
+        store: Store | None = None
         try:
             # the heartbeat runs from the start, a long population fetch included
             threading.Thread(target=self._send_progress, args=(self.manager.progress_seconds,), daemon=True).start()
@@ -127,57 +131,72 @@ class _Run:
             if self._cancel.is_set():
                 self.process.kill("cancel")
             report = self.process.wait()
+            store = report.store
             self.final_metrics = completion.metrics(report)
             if not self._cancel.is_set():
-                body = completion.fold(report, self.limits)
+                done = completion.fold(report, self.limits)
+                body = done.body
                 if body["status"] == "failed" and body.get("progress") is None and self._progress:
                     body["progress"] = self._progress.copy()  # killed: how far its last report got
                 self.final_metrics = body["metrics"]
         except _Cancelled:
             pass
         except _PopulationNotLoaded:
-            body = completion.failure("internal_error", POPULATION_NOT_LOADED)
-            self.final_metrics = body["metrics"]
+            done = Completion(completion.failure("internal_error", POPULATION_NOT_LOADED))
+            self.final_metrics = done.body["metrics"]
         except Exception as exc:
             log.exception("run %s: worker failure", self.request.run_id)
-            body = completion.failure("internal_error", f"the worker could not run the job ({type(exc).__name__})")
-            self.final_metrics = body["metrics"]
+            done = Completion(
+                completion.failure("internal_error", f"the worker could not run the job ({type(exc).__name__})")
+            )
+            self.final_metrics = done.body["metrics"]
         finally:
             self.process_done.set()
             shutil.rmtree(workdir, ignore_errors=True)
             host.give_uid(uid)
+            if store is None and self.process is not None and self.process.store is not None:
+                store = self.process.store  # started, then failed before its report
         try:
-            if body is not None and not self._cancel.is_set():
+            if done is not None and not self._cancel.is_set():
+                body = done.body
                 log.info(
                     "run %s ended: %s%s",
                     self.request.run_id,
                     body["status"],
                     f" ({body['error']['code']})" if body["error"] else "",
                 )
-                self._upload_files(body)
-                self.reporter.complete(body)
+                result = self._upload_files(done)
+                self.reporter.complete(body, result)
         finally:
+            if store is not None:
+                store.close()
             self.reporter.close()
             self.manager.finish(self.request.run_id, remember=not self._disowned)
 
-    def _upload_files(self, body: CompleteReport) -> None:
-        """Take the bulky data (``staged_files``) and a final population too large to ride inline
-        (``INLINE_POPULATION_BYTES``) out of the completion report and ``PUT`` them first; the report
-        goes without them whatever the uploads' fate (no population: the result cannot be continued;
-        another file missing: the result lacks it)."""
-        result = body.get("result")
-        if result is None:
-            return
-        files = staged_files.take_files(result)
-        population = result.pop("population", None)
+    def _upload_files(self, done: Completion) -> list[bytes | Part] | None:
+        """``PUT`` the staged files and a final population too large to ride inline
+        (``INLINE_POPULATION_BYTES``, or holding a null) first, straight from the run's store; return
+        the result's JSON for the report, with the population spliced in when it rides inline.  The
+        report goes whatever the uploads' fate (no population: the result cannot be continued; another
+        file missing: the result lacks it)."""
+        if done.result is None:
+            return None
+        result: list[bytes | Part] = [done.result]
+        population = done.population
         if population is not None:
-            data = population_json(population)
-            if len(data) <= INLINE_POPULATION_BYTES and all(v is not None for row in population for v in row):
-                result["population"] = population  # the Worker writes it as population.json
+            end = done.result.length - 1
+            if (
+                population.length <= INLINE_POPULATION_BYTES
+                and done.population_finite
+                and done.result.slice(end, end + 1).read() == b"}"
+            ):
+                # {...} → {...,"population":[...]}: the Worker writes it as population.json
+                result = [done.result.slice(0, end), b',"population":', population, b"}"]
             else:
-                self._log_upload("final population", self.reporter.upload_population(data))
-        for name, data in files.items():
-            self._log_upload(name, self.reporter.upload_file(name, data))
+                self._log_upload("final population", self.reporter.upload_population(population))
+        for name, part in done.files.items():
+            self._log_upload(name, self.reporter.upload_file(name, part))
+        return result
 
     def _log_upload(self, what: str, status: int | None) -> None:
         if status is None or not 200 <= status < 300:

@@ -12,8 +12,9 @@ import { countChildren, createSweepSchema, startSweep, sweepFull, sweepsListQuer
 import { getDb } from "../../../storage/db";
 import { getSweep, shownStatus, sweepChildren } from "../../../storage/sweeps";
 import { requireScope } from "../../../surface/caller";
-import { act, formOf, paymentOf, refusalText, webStarter } from "../../shared/actions";
+import { act, paymentOf, refusalText, webStarter } from "../../shared/actions";
 import type { DashboardEnv } from "../../shared/context";
+import { formOf } from "../../shared/form";
 import { listQueryOf } from "../../shared/lists";
 import { protectChange, requireSession } from "../../shared/session";
 import { type FormValues, initialValues } from "../forms";

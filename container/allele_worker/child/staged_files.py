@@ -1,5 +1,6 @@
-"""Result files the GA worker builds from a validated outcome and uploads before its completion report
-(``PUT {report.url}/files/{name}``, docs/runner-protocol.md): the data too large for a report.
+"""Result files built from a validated outcome, by the run's relay (``child.collector``) into the run's
+store, and uploaded by the worker before its completion report (``PUT {report.url}/files/{name}``,
+docs/runner-protocol.md): the data too large for a report.
 
 - ``pareto_front.json`` ``{"num_objectives", "objectives": [[...]], "solutions": [[...]]}`` and
   ``pareto_front.csv`` ``index,objective_0..,gene_0..`` (several objectives);
@@ -12,11 +13,9 @@ objectives}``), which the Worker plots; the solutions travel only in the files.
 
 from __future__ import annotations
 
-from ..wire import Fitness, Genes, ResultBody, to_json
+from ..wire import STAGED_FILES, Fitness, Genes, ResultBody, to_json
 
 __all__ = ["STAGED_FILES", "take_files"]
-
-STAGED_FILES = ("pareto_front.json", "pareto_front.csv", "solutions.json", "best_solutions.json")
 
 
 def _cell(value: object) -> str:

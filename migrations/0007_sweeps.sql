@@ -28,7 +28,8 @@ ALTER TABLE `runs` ADD `awaiting_slot` integer DEFAULT false NOT NULL;--> statem
 CREATE INDEX `runs_awaiting_slot_idx` ON `runs` (`awaiting_slot`,`status`,`account_id`);--> statement-breakpoint
 ALTER TABLE `submissions` ADD `sweep_id` text;--> statement-breakpoint
 ALTER TABLE `submissions` ADD `sweep_index` integer;--> statement-breakpoint
-CREATE INDEX `submissions_sweep_idx` ON `submissions` (`sweep_id`,`sweep_index`);--> statement-breakpoint
+CREATE INDEX `submissions_sweep_idx` ON `submissions` (`sweep_id`,`sweep_index`);
+--> statement-breakpoint
 -- Hand-written below (drizzle-kit does not model triggers): a sweep's child awaiting a slot is queued but
 -- not admitted, so it is not on the platform queue. The count of 0001 becomes the runs that are queued
 -- and not awaiting a slot; the cap is checked when such a run is inserted and when a child is admitted
