@@ -19,6 +19,7 @@ import { getRun } from "../storage/submissions";
 import {
   endSweepStatement,
   getSweepById,
+  hasLiveChild,
   markChildAdmitted,
   recordWaitingOn,
   sweepChildren,
@@ -100,7 +101,7 @@ export async function admitWaiting(env: Bindings, accountId: string): Promise<nu
 export async function finishSweep(env: Bindings, sweepId: string): Promise<boolean> {
   const db = getDb(env.DB);
   const sweep = await getSweepById(db, sweepId);
-  if (sweep?.status !== "running") return false;
+  if (sweep?.status !== "running" || (await hasLiveChild(db, sweepId))) return false;
   const children = await sweepChildren(db, sweepId);
   if (children.some((c) => isLive(c.status))) return false;
   const now = nowIso();

@@ -375,6 +375,12 @@ export const endSweepStatement = (db: Db, sweepId: string, token: string, now: s
 export const sweepEndedBy = (sweepId: string, token: string): SQL =>
   sql`EXISTS (SELECT 1 FROM sweeps WHERE id = ${sweepId} AND end_token = ${token})`;
 
+/** Whether a child of the sweep is still live (one indexed lookup: a child's end asks it before reading them all). */
+export async function hasLiveChild(db: Db, sweepId: string): Promise<boolean> {
+  const rows = await db.all<{ one: number }>(sql`SELECT 1 AS one WHERE ${liveChildOf(sweepId)}`);
+  return rows.length > 0;
+}
+
 /** Running sweeps none of whose children is live any more (an end that was not written: the cron's pass). */
 export async function unendedSweeps(db: Db, limit: number): Promise<string[]> {
   const rows = await db.all<{ id: string }>(sql`
