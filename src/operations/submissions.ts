@@ -39,23 +39,24 @@ const uploadIds = Object.fromEntries(CODE_FIELDS.map((field) => [`${field}_id`, 
   [F in CodeField as `${F}_id`]: typeof uploadId;
 };
 
+/** The fields of POST /submissions, each with its own schema (the rules between them: below). */
+export const createSubmissionShape = {
+  name: text(200).default(""),
+  description: text(2000).default(""),
+  // What the Vilvik SDK sends (docs/clients.md): checked by refuseUnsupported, after validation.
+  submission_type: z.string().max(100).optional(),
+  webhook_url: z.unknown().optional(),
+  notification_email: z.unknown().optional(),
+  // A code upload in place of a code field (docs/api.md#code-uploads), resolved before the checks.
+  ...uploadIds,
+  ...gaShape,
+  fitness_func: code.optional(), // or fitness_func_id: one of them is required (below)
+  initial_population: initialPopulation.optional(),
+  logger: refusedLogger,
+};
+
 /** The body of POST /submissions. */
-export const createSubmissionSchema = withCrossFieldRules(
-  z.strictObject({
-    name: text(200).default(""),
-    description: text(2000).default(""),
-    // What the Vilvik SDK sends (docs/clients.md): checked by refuseUnsupported, after validation.
-    submission_type: z.string().max(100).optional(),
-    webhook_url: z.unknown().optional(),
-    notification_email: z.unknown().optional(),
-    // A code upload in place of a code field (docs/api.md#code-uploads), resolved before the checks.
-    ...uploadIds,
-    ...gaShape,
-    fitness_func: code.optional(), // or fitness_func_id: one of them is required (below)
-    initial_population: initialPopulation.optional(),
-    logger: refusedLogger,
-  }),
-)
+export const createSubmissionSchema = withCrossFieldRules(z.strictObject(createSubmissionShape))
   .superRefine(
     (body, ctx) => {
       const given: unknown = body;
