@@ -7,7 +7,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { checkExtras, runChecks } from "./checks.mjs";
+import { runChecks } from "./checks.mjs";
 import { EXTRAS, installExtras } from "./install.mjs";
 import { ROOT, VENV_PYTHON, WRANGLER_ENV } from "./lib.mjs";
 import { Tally } from "./test-lib.mjs";
@@ -19,7 +19,7 @@ const step = (title, cmd, args, cwd = ROOT) => {
   return spawnSync(cmd, args, { cwd, stdio: "inherit", env: { ...process.env, ...WRANGLER_ENV } }).status ?? 1;
 };
 
-installExtras([...new Set([...checkExtras(), ...Object.keys(EXTRAS)])]);
+installExtras(Object.keys(EXTRAS)); // every test extra: the checks' tools, the SDK, schemathesis, Chromium
 const tally = new Tally();
 
 console.log("\n== static checks (npm run check)");
