@@ -100,13 +100,17 @@ function e2eProject(name: string, files: { include: string[]; exclude?: string[]
 }
 
 /**
- * End-to-end files that need the whole service to themselves, run one at a time after the others: the
- * benchmarks' smoke run (its own services, timed), `npm start` (its own service), the fuzz run (hundreds
- * of requests), the Vilvik SDK's suite (several runs live at once), and the files whose runs take every
- * run place (the dashboard's queued → running run, parallel_processing runs with a worker per place).
- * Every other e2e file makes its own accounts and only shares the service: two run at once.
+ * End-to-end files that need the whole service or the machine to themselves, run one at a time after the
+ * others: the benchmarks' smoke run (its own services, timed), `npm start` (its own service), the fuzz run
+ * (hundreds of requests), the Vilvik SDK's suite (several runs live at once), the files whose runs take
+ * every run place (the dashboard's queued → running run, parallel_processing runs with a worker per
+ * place), and /docs in a browser (Swagger UI's page renders for seconds on this machine; beside another
+ * browser its clicks ran past the 20 s a person waits). Every other e2e file makes its own accounts and
+ * only shares the service: two run at once.
  */
-const E2E_ALONE = ["bench", "start", "fuzz", "sdk", "dashboard-runs", "dashboard-parallel", "runs"].map((f) => `test/e2e/${f}.test.ts`);
+const E2E_ALONE = ["bench", "start", "fuzz", "sdk", "dashboard-runs", "dashboard-parallel", "runs", "docs-browser"].map(
+  (f) => `test/e2e/${f}.test.ts`,
+);
 
 export default defineConfig({
   test: {
