@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { installExtras } from "./install.mjs";
 import { freePort, ROOT, startLocalService } from "./lib.mjs";
 
 export const FUZZ_PYTHON = join(ROOT, "container", "fuzz", ".venv", "bin", "python");
@@ -269,7 +270,7 @@ async function main() {
   // in the long run only; the bounded run generates `maxExamples` requests per operation.
   const phases = opt("--phases") ?? (bounded ? "fuzzing" : "examples,coverage,fuzzing");
   const seed = opt("--seed") ?? (bounded ? String(BOUNDED_SEED) : undefined);
-  if (!existsSync(FUZZ_PYTHON)) throw new Error("container/fuzz/.venv is missing: run `npm install` (scripts/setup.mjs makes it)");
+  installExtras(["fuzz"]); // schemathesis, on first use
 
   let baseUrl = opt("--url");
   let key = opt("--key");

@@ -1,4 +1,4 @@
-// PyGAD fidelity end to end (issue 14): `wrangler dev` and the real GA worker run the jobs; what each
+// PyGAD fidelity end to end (docs/api.md#creation-parameters): `wrangler dev` and the real GA worker run the jobs; what each
 // parameter form, multi-objective run, warning, engine path and failure produces is read back through
 // the API as a user would.
 import { beforeAll, describe, expect, it } from "vitest";

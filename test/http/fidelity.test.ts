@@ -1,4 +1,4 @@
-// PyGAD fidelity on the Worker's side (issue 14): the forms stock PyGAD accepts, multi-objective results
+// PyGAD fidelity on the Worker's side (docs/api.md#creation-parameters): the forms stock PyGAD accepts, multi-objective results
 // (rows, files, plots, lists, webhooks), warnings, the engine path, infinite fitness, failed runs'
 // progress and the files the GA worker uploads before its report. Runs end through the internal report
 // endpoint, as the GA worker ends them (the worker's side: container/tests/test_fidelity.py).
@@ -318,7 +318,7 @@ describe("warnings, engine and constraint violations", () => {
   });
 });
 
-describe("smaller defects (issue 14, item 6)", () => {
+describe("a failed run's progress and an infinite best fitness", () => {
   it("a failed run keeps the progress it made (generations completed, best fitness)", async () => {
     const submissionId = await createSubmission(a.key);
     await finishSubmission(a.key, submissionId, { status: "failed", progress: { generations_completed: 5, best_solution_fitness: -0.25 } });
