@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import TypedDict, TypeVar, cast
 
 from .wire import (
+    CODE_FIELDS,
     ERROR_CODES,
     MAX_OBJECTIVES,
     STOPPED_REASONS,
@@ -205,7 +206,28 @@ def error_of(value: object) -> RunError | None:
     """A run's error (a code of ``ERROR_CODES`` and a message, clipped), if it has that shape."""
     if not isinstance(value, dict) or value.get("code") not in ERROR_CODES or not isinstance(value.get("message"), str):
         return None
-    return {"code": value["code"], "message": value["message"][:ERROR_MESSAGE_LIMIT]}
+    error: RunError = {"code": value["code"], "message": value["message"][:ERROR_MESSAGE_LIMIT]}
+    if value["code"] == "code_error" and value.get("stage") == "compile":
+        error["stage"] = "compile"
+    return error
+
+
+def compile_refused(sources: Mapping[str, object]) -> bool:
+    """Whether Python's ``compile()`` refuses one of the job's code fields (``sources``: the job's
+    params; only the code fields are looked at).  The relay asks this before it keeps a job's claim
+    that its code did not compile (``RunError.stage``): compiling runs none of the code, and a job
+    whose code compiled cannot make its run look like one that did not."""
+    for name in CODE_FIELDS:
+        source = sources.get(name)
+        if not isinstance(source, str):
+            continue
+        try:
+            compile(source, f"<{name}>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            return True
+        except (RecursionError, MemoryError):
+            return False
+    return False
 
 
 def validate_outcome(message: object) -> ValidOutcome | None:

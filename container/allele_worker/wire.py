@@ -345,6 +345,10 @@ class Progress(TypedDict):
 class RunError(TypedDict):
     code: ErrorCode
     message: str
+    # "compile": the user's code did not compile (Python's compile() refused a code field), so none of it
+    # ran; set by the job, kept by the relay only when compiling the job's sources fails there too
+    # (``validation.compile_refused``), and the Worker charges such a run 0 (docs/api.md#credits).
+    stage: NotRequired[Literal["compile"]]
 
 
 class WarningEntry(TypedDict):

@@ -112,11 +112,21 @@ describe("the new-submission form and a live run", () => {
     expect(errors).toEqual([]);
   });
 
+  it("the form's default template, submitted as it is, runs without a warning", async () => {
+    await page.goto("/submissions/new");
+    await page.getByRole("button", { name: "Submit" }).click();
+    await page.waitForURL(/\/submissions\/[A-Za-z0-9]{12}$/);
+    const done = await waitForStatus(account.key, page.url().split("/").pop()!);
+    expect(done.status).toBe("succeeded");
+    expect(done.warnings).toEqual([]);
+  });
+
   it("a bad field shows its error next to the field and creates nothing", async () => {
     const before = (await call("/api/v1/submissions/?page_size=100", { key: account.key })).body.results.length;
     await fillForm(page, { sol_per_pop: "1", num_genes: "four" });
     await page.getByRole("button", { name: "Submit" }).click();
-    await eventually(() => page.locator("#f-sol_per_pop-error").textContent()).toContain(">=2");
+    await eventually(() => page.locator("#f-sol_per_pop-error").textContent()).toContain("must be at least 2");
+    await eventually(() => page.locator("#form-errors").textContent()).toContain("Solutions per population must be at least 2");
     await eventually(() => page.locator("#f-num_genes-error").textContent()).toContain("must be a number");
     expect(await page.locator("#f-num_genes").getAttribute("aria-invalid")).toBe("true");
     expect(await page.locator("#f-num_genes").getAttribute("aria-describedby")).toContain("f-num_genes-error");

@@ -164,10 +164,11 @@ def compile_user_code(field_name: str, source: str, entry: str) -> UserFunction 
     """Compile ``source`` as ``<field>``, run it in a fresh namespace, return the object named ``entry``."""
     try:
         code = compile(source, _filename(field_name), "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        raise UserCodeError(describe_user_exception(exc)) from None
-    except ValueError as exc:  # e.g. null bytes in the source
-        raise UserCodeError(f"{field_name}: {exc}") from None
+    except (SyntaxError, ValueError) as exc:  # ValueError: e.g. null bytes in the source
+        said = describe_user_exception(exc) if isinstance(exc, SyntaxError) else f"{field_name}: {exc}"
+        failure = UserCodeError(said)
+        failure.compile_stage = True  # none of the user's code ran: the run is charged 0
+        raise failure from None
     namespace: dict[str, object] = {"__name__": f"allele_{field_name}", "__builtins__": builtins}
     try:
         exec(code, namespace)

@@ -168,6 +168,20 @@ export const FilterInput: FC<{ name: string; label: string; value?: string; type
   </div>
 );
 
+const ORDERING_WORDS: Record<string, string> = {
+  created_at: "Oldest first",
+  "-created_at": "Newest first",
+  name: "Name, A to Z",
+  "-name": "Name, Z to A",
+  status: "Status",
+  best_solution_fitness: "Best fitness, lowest first",
+  "-best_solution_fitness": "Best fitness, highest first",
+};
+
+/** A list's orderings (the API's `ordering` values) with the words a person reads. */
+export const orderingOptions = (orderings: object): [string, string][] =>
+  Object.keys(orderings).map((o): [string, string] => [o, ORDERING_WORDS[o] ?? o]);
+
 /** A choice among values of a list's filter form; `any` adds an empty choice (no filter). */
 export const FilterSelect: FC<{
   name: string;

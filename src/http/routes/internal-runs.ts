@@ -64,7 +64,8 @@ const completeBody = z.object({
         .optional(),
     })
     .nullable(),
-  error: z.object({ code: z.string().max(64), message: z.string().max(4000) }).nullable(),
+  // stage "compile": the user's code did not compile, none of it ran (docs/runner-protocol.md).
+  error: z.object({ code: z.string().max(64), message: z.string().max(4000), stage: z.literal("compile").optional() }).nullable(),
   metrics,
   output: z
     .string()
@@ -167,7 +168,8 @@ function completionOutcome(body: z.output<typeof completeBody>): RunOutcome {
     return {
       ...base,
       status: "failed",
-      error: body.error ?? { code: "internal_error", message: "The run failed." },
+      error: body.error ? { code: body.error.code, message: body.error.message } : { code: "internal_error", message: "The run failed." },
+      compileFailed: body.error?.code === "code_error" && body.error.stage === "compile",
       progress: body.progress ?? null,
     };
   }
