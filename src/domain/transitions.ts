@@ -195,6 +195,7 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
           numObjectives: result.num_objectives,
           bestSolutionObjectives: result.best_solution_objectives,
           objectiveMaxima: result.objective_maxima,
+          populationHistory: result.population_history ?? null,
           paretoFrontSize: result.pareto_front?.size ?? null,
           constraintViolations: result.constraint_violations,
         },
