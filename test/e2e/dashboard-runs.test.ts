@@ -78,6 +78,8 @@ describe("the new-submission form and a live run", () => {
     // A place frees: the waiting run starts.
     for (const id of blocking) await call(`/api/v1/submissions/${id}/cancel`, { key: blockers.key, method: "POST" });
     const points = new Set<number>();
+    // The runs table while the run is live: its generations and best fitness, refreshed without a reload.
+    const liveRows = new Set<string>();
     const deadline = Date.now() + 60_000;
     let sawRunningShot = false;
     while (Date.now() < deadline) {
@@ -94,6 +96,22 @@ describe("the new-submission form and a live run", () => {
           .catch(() => null)) ?? NaN,
       );
       if (Number.isFinite(n)) points.add(n);
+      if (status.trim() === "running") {
+        const cells = page.locator("#runs-table tbody tr").first();
+        const generations = (
+          (await cells
+            .locator("[data-cell=generations]")
+            .textContent()
+            .catch(() => "")) ?? ""
+        ).trim();
+        const fitness = (
+          (await cells
+            .locator("[data-cell=fitness]")
+            .textContent()
+            .catch(() => "")) ?? ""
+        ).trim();
+        if (/^[1-9]\d* of 60$/.test(generations) && generations !== "60 of 60" && fitness !== "—") liveRows.add(generations);
+      }
       if (status.trim() === "running" && n >= 2 && !sawRunningShot) {
         await shot(page, "submission-running");
         sawRunningShot = true;
@@ -102,6 +120,7 @@ describe("the new-submission form and a live run", () => {
       await page.waitForTimeout(150);
     }
     expect([...statuses]).toEqual(expect.arrayContaining(["queued", "running", "succeeded"]));
+    expect(liveRows.size).toBeGreaterThanOrEqual(1);
     // The live chart grew: it showed at least two different numbers of points while running.
     expect([...points].filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
     await eventually(() => page.locator(".status").first().textContent()).toBe("succeeded");

@@ -83,6 +83,7 @@ describe("a multi-objective result", () => {
     const web = await signedIn(account.key);
     const html = await (await web.request(`/results/${created.result_id}`)).text();
     const text = textOf(html);
+    expect(text).not.toContain("Peak memory"); // an import measured nothing here: no key numbers
     expect(text).toContain("Objectives 2, all maximised");
     expect(text).toContain("Best solution's objectives -1, -5");
     expect(text).toContain("Pareto front 4 solutions");
@@ -110,6 +111,9 @@ describe("a multi-objective result", () => {
     const web = await signedIn(account.key);
     const html = await (await web.request(`/results/${resultId}`)).text();
     const text = textOf(html);
+    // What the run cost, first on the page (issue 29): the report's metrics and the credits they cost.
+    expect(text).toContain("Runtime 700 ms CPU 0.50 s Peak memory 60 MB Credits 0.000026");
+    expect(text.indexOf("Runtime 700 ms")).toBeLessThan(text.indexOf("Objectives 2, all maximised"));
     expect(text).toContain("Objectives 2, all maximised");
     expect(text).toContain("Best solution's objectives 0.9, -0.1");
     expect(text).toContain("Pareto front 3 solutions");

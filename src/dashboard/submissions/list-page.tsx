@@ -3,7 +3,7 @@
 // latest run's generations, best fitness and warnings, and cursor paging.
 
 import type { Session } from "../../domain/sessions";
-import { RUN_STATUSES, SUBMISSION_SOURCES } from "../../model/runs";
+import { isLive, RUN_STATUSES, SUBMISSION_SOURCES } from "../../model/runs";
 import { DEFAULT_ORDERING } from "../../operations/paging";
 import { type RunSummary, SUBMISSION_ORDERINGS, type SubmissionRow } from "../../storage/submissions";
 import { CompareBar, PickBox, RunName } from "../shared/compare";
@@ -61,8 +61,10 @@ function SubmissionRowView(p: { s: SubmissionRow; run: RunSummary | undefined })
 }
 
 function SubmissionsTable(p: { rows: SubmissionRow[]; summaries: Map<string, RunSummary> }) {
+  // While a submission is queued or running, the table refreshes itself (its generations and best fitness).
+  const pending = p.rows.some((s) => isLive(s.status));
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" id="submissions-table" data-refresh data-pending={pending ? "true" : undefined}>
       <table>
         <thead>
           <tr>
