@@ -124,10 +124,36 @@ describe("the new-submission form and a live run", () => {
     // The live chart grew: it showed at least two different numbers of points while running.
     expect([...points].filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
     await eventually(() => page.locator(".status").first().textContent()).toBe("succeeded");
-    await eventually(() => page.locator(".u-legend .u-series").count()).toBe(2);
+    // generation, the best fitness, and the population's mean, median and worst (issue 29).
+    await eventually(() => page.locator(".u-legend .u-series").count()).toBe(5);
     const api = await call(`/api/v1/submissions/${id}`, { key: account.key });
     expect(api.body).toMatchObject({ source: "web", status: "succeeded" });
     await shot(page, "submission");
+    expect(errors).toEqual([]);
+  });
+
+  it("the result's chart shows the population's mean and median with a band, and switches its scale", async () => {
+    const done = await call("/api/v1/results/?page_size=1", { key: account.key });
+    const resultId = done.body.results[0].id as string;
+    const result = (await call(`/api/v1/results/${resultId}`, { key: account.key })).body;
+    expect(result.population_history.length).toBe(result.generations_completed + 1);
+    await page.goto(`/results/${resultId}`);
+    const legend = page.locator("#result-chart-wrap .u-legend, [data-chart] ~ * .u-legend, .u-legend").first();
+    await eventually(async () => (await legend.locator(".u-series").allTextContents()).join(" | ")).toContain("population median");
+    const labels = (await legend.locator(".u-series").allTextContents()).join(" | ");
+    expect(labels).toContain("population mean");
+    expect(labels).toContain("population worst");
+    const chart = page.locator("[data-chart]").first();
+    expect(await chart.getAttribute("data-scale")).toBe("linear");
+    await page.getByRole("button", { name: "Symlog" }).click();
+    await eventually(() => chart.getAttribute("data-scale")).toBe("symlog");
+    await page.getByRole("button", { name: "Distance to best" }).click();
+    await eventually(() => chart.getAttribute("data-scale")).toBe("distance");
+    expect(await page.getByRole("button", { name: "Distance to best" }).getAttribute("aria-pressed")).toBe("true");
+    expect(await chart.locator(".chart-panel").first().getAttribute("data-y-label")).toBe("distance to best (best fitness)");
+    await shot(page, "result-chart-distance");
+    await page.getByRole("button", { name: "Log", exact: true }).click();
+    await eventually(() => chart.getAttribute("data-scale")).toBe("log");
     expect(errors).toEqual([]);
   });
 

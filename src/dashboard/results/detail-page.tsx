@@ -164,7 +164,11 @@ export function DetailPage(p: {
       <Facts items={resultFacts(r, p.drawn.inf, { warnings: true })} />
       <ConstraintNotice violations={r.constraintViolations} />
       <FrontSection id="front-chart" r={r} drawn={p.drawn} files={p.files} base="/results" />
-      <Chart id="result-chart" data={p.drawn.chart} caption={historyCaption(r, p.drawn.chart.panels[0]!.series.length > 1)} />
+      <Chart
+        id="result-chart"
+        data={p.drawn.chart}
+        caption={historyCaption(r, p.drawn.chart.panels[0]!.series.filter((s) => !s.role).length > 1)}
+      />
       <Warnings warnings={r.warnings} />
       <div class="cols">
         <ManagePanel session={p.session} r={r} url={p.url} />
