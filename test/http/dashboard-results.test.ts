@@ -117,6 +117,10 @@ describe("a multi-objective result", () => {
     expect(text).toContain("Objectives 2, all maximised");
     expect(text).toContain("Best solution's objectives 0.9, -0.1");
     expect(text).toContain("Pareto front 3 solutions");
+    // A front-aware summary in place of "found in generation" (issue 29): spread and hypervolume.
+    expect(text).toContain("Front spread objective 0: 0.75; objective 1: 0.45");
+    expect(text).toContain("Hypervolume 0.350875 (reference point 0.125, -0.545)");
+    expect(text).not.toContain("Found in generation");
     expect(text).toContain("Engine stock PyGAD (multi-objective) pygad:multi-objective");
     expect(text).not.toContain("Best fitness —");
     // PyGAD's history, and each objective's maximum over the population beside it (dashed).

@@ -161,7 +161,7 @@ export function DetailPage(p: {
         {!p.submissionExists && " (deleted)"} · <a href={compareHref([r.runId])}>compare with other runs</a>
       </p>
       {p.run && p.run.kind !== "import" && <KeyNumbers run={p.run} />}
-      <Facts items={resultFacts(r, p.drawn.inf, { warnings: true })} />
+      <Facts items={resultFacts(r, p.drawn.inf, { warnings: true, front: p.drawn.front })} />
       <ConstraintNotice violations={r.constraintViolations} />
       <FrontSection id="front-chart" r={r} drawn={p.drawn} files={p.files} base="/results" />
       <Chart
