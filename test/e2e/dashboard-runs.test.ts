@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 // @ts-expect-error -- a plain ESM script, without types
 import { LOCAL_CAPACITY, ROOT } from "../../scripts/lib.mjs";
-import { eventually, fillForm, launch, person, shot, signIn, watchErrors } from "./browser/harness";
+import { eventually, fillForm, launch, person, shot, signIn, typeCode, watchErrors } from "./browser/harness";
 import { call, newAccount, waitForStatus } from "./client";
 
 let browser: Browser;
@@ -155,6 +155,30 @@ describe("the new-submission form and a live run", () => {
     await page.getByRole("button", { name: "Log", exact: true }).click();
     await eventually(() => chart.getAttribute("data-scale")).toBe("log");
     expect(errors).toEqual([]);
+  });
+
+  it("the editor shows a syntax error before submitting, and indents by 4", async () => {
+    await page.goto("/submissions/new");
+    const note = page.locator("#f-fitness_func-syntax");
+    // The template parses: no mark, no message.
+    expect(await note.isHidden()).toBe(true);
+    expect(await page.locator(".cm-syntax-error").count()).toBe(0);
+    await typeCode(page, "fitness_func", "import numpy\n\ndef fitness(ga, solution, idx)\n    return -float(numpy.sum(solution ** 2))\n");
+    await eventually(() => note.textContent()).toContain("Syntax error on line 3");
+    expect(await page.locator(".cm-syntax-error").count()).toBeGreaterThan(0);
+    await shot(page, "editor-syntax-error");
+    // Fixed: the message goes.
+    await typeCode(page, "fitness_func", "def fitness(ga, solution, idx):\n    return 1.0\n");
+    await eventually(() => note.isHidden()).toBe(true);
+    // A new line after a block's header is indented by four spaces.
+    const editor = page.locator(".code-field:has(#f-fitness_func) .cm-content");
+    await editor.click();
+    await page.keyboard.press("Control+A");
+    await page.keyboard.press("Delete");
+    await page.keyboard.type("def g(ga, s, i):");
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("return 1");
+    expect(await page.locator("#f-fitness_func").inputValue()).toBe("def g(ga, s, i):\n    return 1");
   });
 
   it("the form's default template, submitted as it is, runs without a warning", async () => {
