@@ -456,6 +456,7 @@ class ChildSpec(ChildJob):
     before it confines itself: the fork server never sees it."""
 
     started_at: float  # CLOCK_MONOTONIC (system-wide) when the worker started the child
+    places: int  # the CPUs the run takes: the size of its thread pools (child/libraries.py)
     sandbox: SandboxPlan
     channel: ChannelLimits
 
