@@ -275,6 +275,7 @@ const TAG_ORDER = [
   "Webhooks",
   "Account",
   "Device login",
+  "Environment",
   "Health",
   "Documents",
   "Accounts",
