@@ -1,4 +1,4 @@
-// `npm run bench [-- service gates webhooks load engine]`: every benchmark, each measuring its contenders side
+// `npm run bench [-- service gates webhooks load engine imports]`: every benchmark, each measuring its contenders side
 // by side in one run on this machine (timings on shared machines are noisy: compare ratios, not
 // absolute numbers). Starts its own local service (fresh state) for the sections that need one.
 // `--smoke`: every section with a handful of samples — it proves the scripts run (npm test does
@@ -15,7 +15,7 @@ const ADMIN_TOKEN = "bench-admin-token-0123456789";
 const args = process.argv.slice(2);
 const smoke = args.includes("--smoke");
 const named = args.filter((a) => a !== "--smoke");
-const sections = named.length ? named : ["service", "gates", "webhooks", "load", "engine"];
+const sections = named.length ? named : ["service", "gates", "webhooks", "load", "engine", "imports"];
 const results = {};
 
 async function withService(options, fn) {
@@ -87,6 +87,14 @@ if (sections.includes("engine") && existsSync(join(ROOT, "bench", "engine.py")))
   console.log("\n## Engine: stock PyGAD vs the accelerated engine\n");
   const res = spawnSync(VENV_PYTHON, [join(ROOT, "bench", "engine.py"), ...(smoke ? ["--quick"] : [])], { cwd: ROOT, stdio: "inherit" });
   results.engine = { exit: res.status };
+  if (res.status !== 0) process.exitCode = 1;
+}
+
+if (sections.includes("imports")) {
+  // The scientific stack's imports (docs/performance.md): runs forked from the stack's fork server and from
+  // the plain one side by side, TensorFlow's import, each server's memory (bench/imports.py).
+  const res = spawnSync(VENV_PYTHON, [join(ROOT, "bench", "imports.py"), ...(smoke ? ["--smoke"] : [])], { cwd: ROOT, stdio: "inherit" });
+  results.imports = { exit: res.status };
   if (res.status !== 0) process.exitCode = 1;
 }
 
