@@ -9,6 +9,7 @@ import importlib.metadata
 import json
 import os
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,25 @@ def test_runs_are_forked_from_the_stacks_server_when_their_code_names_it():
     assert not names_the_stack({"fitness_func": "import scipyx, mypandas, sklearnish"})
     assert not names_the_stack({"name": "sklearn", "fitness_func": "import numpy"})  # code fields only
     assert {module.partition(".")[0] for module in STACK_MODULES} == {"scipy", "pandas", "sklearn"}
+
+
+def test_the_stacks_fork_server_starts_with_the_first_run_that_names_the_stack(host, monkeypatch):
+    """A worker that never sees such a run never pays its start (2 CPU-seconds); until it is ready, such
+    runs are forked from the plain server."""
+    lazy = sandbox.Host(isolation=host.isolation, uids=None, cgroups=None)
+    plain, stack = object(), object()
+    lazy.forks = plain  # type: ignore[assignment]
+    starts = threading.Semaphore(0)
+    monkeypatch.setattr(lazy, "_start_stack_forks", starts.release)
+    assert lazy.forks_for({"params": {"fitness_func": "import numpy"}}) is plain  # type: ignore[typeddict-item]
+    assert not starts.acquire(timeout=0.2)
+    assert lazy.forks_for({"params": {"fitness_func": "import sklearn"}}) is plain  # type: ignore[typeddict-item]
+    assert starts.acquire(timeout=5)
+    assert lazy.forks_for({"params": {"fitness_func": "import pandas"}}) is plain  # type: ignore[typeddict-item]
+    assert not starts.acquire(timeout=0.2)  # once
+    lazy.stack_forks = stack  # type: ignore[assignment]
+    assert lazy.forks_for({"params": {"fitness_func": "import scipy"}}) is stack  # type: ignore[typeddict-item]
+    assert lazy.forks_for({"params": {"fitness_func": "import numpy"}}) is plain  # type: ignore[typeddict-item]
 
 
 def test_the_address_space_leaves_room_for_what_libraries_reserve():

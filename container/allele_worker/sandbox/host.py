@@ -3,10 +3,11 @@ warm fork servers.
 
 ``Host.setup()`` is called at worker start: it claims a uid block (sweeping what crashed workers
 left), finds the cgroup interface, runs the startup probe and starts the fork server (unless
-``ALLELE_FORK_SERVER=0``, or when it cannot start: then each run starts a fresh interpreter), then, in
-the background, the stack's fork server (unless ``ALLELE_FORK_SERVER_STACK=0``): the same with the
-scientific stack imported (``forks.STACK_MODULES``), for the runs whose code names it (``forks_for``);
-until it is ready they are forked from the first one and import what they need themselves.
+``ALLELE_FORK_SERVER=0``, or when it cannot start: then each run starts a fresh interpreter).  The
+stack's fork server — the same with the scientific stack imported (``forks.STACK_MODULES``), for the
+runs whose code names it (``forks_for``) — is started in the background when the first such run comes
+(unless ``ALLELE_FORK_SERVER_STACK=0``), so a worker that never sees one never pays its start; until it
+is ready those runs are forked from the first one and import what they need themselves.
 ``ALLELE_REQUIRE_ISOLATION=all`` (set in the image) makes it refuse to start when any measure is
 missing, so production fails closed.
 """
@@ -47,6 +48,7 @@ class Host:
     stack_forks: ForkServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _closed: bool = False
+    _stack_started: bool = False
     _stack_settled: threading.Event = field(default_factory=threading.Event, repr=False)
 
     @classmethod
@@ -74,9 +76,8 @@ class Host:
                 host.forks = ForkServer()
             except (OSError, ForkServerGone) as exc:
                 log.warning("fork server unavailable, each run starts a fresh interpreter: %s", exc)
-        if host.forks is not None and os.environ.get("ALLELE_FORK_SERVER_STACK", "1") != "0":
-            threading.Thread(target=host._start_stack_forks, daemon=True, name="forkserver-stack").start()
-        else:
+        if host.forks is None or os.environ.get("ALLELE_FORK_SERVER_STACK", "1") == "0":
+            host._stack_started = True  # never: runs that name the stack come from the plain server
             host._stack_settled.set()
         if require_all is None:
             require_all = os.environ.get("ALLELE_REQUIRE_ISOLATION", "") == "all"
@@ -91,6 +92,14 @@ class Host:
                 + ")"
             )
         return host
+
+    def _want_stack(self) -> None:
+        """Start the stack's fork server in the background, once (the first run that names the stack)."""
+        with self._lock:
+            if self._stack_started or self._closed:
+                return
+            self._stack_started = True
+        threading.Thread(target=self._start_stack_forks, daemon=True, name="forkserver-stack").start()
 
     def _start_stack_forks(self) -> None:
         """Start the stack's fork server (in the background: the worker serves runs meanwhile)."""
@@ -111,17 +120,23 @@ class Host:
         self._stack_settled.set()
 
     def wait_for_stack(self, timeout: float = 120.0) -> ForkServer | None:
-        """The stack's fork server once its start has settled (None: off, failed, or not in time)."""
+        """The stack's fork server once its start has settled, starting it if it is not (None: off,
+        failed, or not in time)."""
+        self._want_stack()
         self._stack_settled.wait(timeout)
         return self.stack_forks
 
     def forks_for(self, job: ChildJob) -> ForkServer | None:
         """The fork server a run's child comes from: the stack's when the run's code names the stack and
-        that server is ready, else the plain one (None: a fresh interpreter)."""
+        that server is ready, else the plain one (None: a fresh interpreter).  The first run that names
+        the stack starts that server."""
+        if self.forks is None or not names_the_stack(job["params"]):
+            return self.forks
         stack = self.stack_forks
-        if stack is not None and self.forks is not None and names_the_stack(job["params"]):
-            return stack
-        return self.forks
+        if stack is None:
+            self._want_stack()
+            return self.forks
+        return stack
 
     def take_uid(self) -> int | None:
         return self.uids.take() if self.uids else None
