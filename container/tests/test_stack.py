@@ -62,10 +62,10 @@ def test_runs_are_forked_from_the_stacks_server_when_their_code_names_it():
     assert {module.partition(".")[0] for module in STACK_MODULES} == {"scipy", "pandas", "sklearn"}
 
 
-def test_the_stacks_fork_server_starts_with_the_first_run_that_names_the_stack(host, monkeypatch):
+def test_the_stacks_fork_server_starts_with_the_first_run_that_names_the_stack(monkeypatch):
     """A worker that never sees such a run never pays its start (2 CPU-seconds); until it is ready, such
     runs are forked from the plain server."""
-    lazy = sandbox.Host(isolation=host.isolation, uids=None, cgroups=None)
+    lazy = sandbox.Host(isolation=sandbox.Isolation(), uids=None, cgroups=None)
     plain, stack = object(), object()
     lazy.forks = plain  # type: ignore[assignment]
     starts = threading.Semaphore(0)
