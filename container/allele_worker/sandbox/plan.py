@@ -25,7 +25,7 @@ ADDRESS_SPACE_PER_PLACE_MB = 256
 # kerasga network's run peaks at ≈ 610 MB, past the free plan's 512 MB soft cap and close to its hard one
 # (640 MB). Below it, ``import tensorflow`` fails at once with an ImportError that says so
 # (child/libraries.py). = the trial plan's memory cap; premium's and every credit-paid run's are 2048 MB
-# (src/admission/limits.ts; test/workers/environment.test.ts holds the plans to it).
+# (src/admission/limits.ts; test/http/environment.test.ts holds the plans to it).
 NN_MIN_MEMORY_MB = 1024
 
 # --------------------------------------------------------------------------- limits
