@@ -129,7 +129,7 @@ def on_generation(ga):
 
 # What the service's own on_generation does at every generation of every run, on both engines, counted
 # as the engine's overhead (not user code): the population's statistics (child.jobs.PopulationHistory,
-# issue 29). ALLELE_BENCH_NO_POPULATION=1 leaves it out, to measure its cost.
+# population_history). ALLELE_BENCH_NO_POPULATION=1 leaves it out, to measure its cost.
 RECORD_POPULATION = os.environ.get("ALLELE_BENCH_NO_POPULATION") != "1"
 
 

@@ -38,9 +38,9 @@ export interface ConstraintViolation {
 /**
  * A progress report of a run, as its trail keeps it: [generations completed, best fitness or null], with
  * several objectives a third item, each of the first few objectives' maximum over the population, and a
- * fourth, the best solution's values of them (PyGAD's history; trails kept before issue 26 lack it). One
- * objective: a fifth item (the third and fourth null), the population's [best, mean, median, worst]
- * fitness at that generation (issue 29; trails kept before lack it).
+ * fourth, the best solution's values of them (PyGAD's history; trails kept before migration 0007 lack it).
+ * One objective: a fifth item (the third and fourth null), the population's [best, mean, median, worst]
+ * fitness at that generation (trails kept before migration 0009 lack it).
  */
 export type TrailPoint = [number, number | null, (number[] | null)?, (number[] | null)?, PopulationStats?];
 

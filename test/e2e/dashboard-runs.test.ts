@@ -124,7 +124,7 @@ describe("the new-submission form and a live run", () => {
     // The live chart grew: it showed at least two different numbers of points while running.
     expect([...points].filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
     await eventually(() => page.locator(".status").first().textContent()).toBe("succeeded");
-    // generation, the best fitness, and the population's mean, median and worst (issue 29).
+    // generation, the best fitness, and the population's mean, median and worst.
     await eventually(() => page.locator(".u-legend .u-series").count()).toBe(5);
     const api = await call(`/api/v1/submissions/${id}`, { key: account.key });
     expect(api.body).toMatchObject({ source: "web", status: "succeeded" });

@@ -100,7 +100,7 @@ describe("the new-submission form", () => {
     const account = await newAccount();
     const web = await signedIn(account.key);
     const page = await (await web.request("/submissions/new")).text();
-    // 10 genes: PyGAD's default mutation_percent_genes (10) selects one gene, so no warning (issue 29).
+    // 10 genes: PyGAD's default mutation_percent_genes (10) selects one gene, so no warning.
     expect(page).toMatch(/id="f-num_genes" name="num_genes"[^>]*value="10"/);
     const zero = await (await web.post("/submissions/new", form({ num_generations: "0" }))).text();
     expect(zero).toContain('<a href="#f-num_generations">Generations</a> must be at least 1');
@@ -137,7 +137,7 @@ async function created(web: WebClient, key: string, extra: Record<string, string
 }
 
 describe("the form takes every form the API accepts", () => {
-  it("PyGAD 3.9's parameters and a custom operator (issue 26): its code and entry fill the operator's field, and a copy puts them back", async () => {
+  it("PyGAD 3.9's parameters and a custom operator: its code and entry fill the operator's field, and a copy puts them back", async () => {
     const account = await newAccount();
     const web = await signedIn(account.key);
     const mix = "import numpy\n\ndef mix(parents, offspring_size, ga):\n    return numpy.zeros(offspring_size)\n";

@@ -20,7 +20,7 @@ export interface Series {
   /** Words for points whose value is null: "+∞" where the best fitness was infinite. */
   special?: Record<number, string>;
   /**
-   * A population statistic (issue 29) of the curve labelled `of`: its mean, its median, or its worst
+   * A population statistic of the curve labelled `of`: its mean, its median, or its worst
    * (the chart fills the band from the worst to that curve's best).
    */
   role?: PopulationRole;
@@ -110,7 +110,7 @@ export function historyChart(results: ResultRow[], runs: RunRow[], label: (r: Re
             points: r.bestSolutionsFitness.map((f, g): Point => [at.get(r.id)! + g, valueAt(f, i)]),
           }),
         ),
-        // The population's mean, median and worst per generation (issue 29), when the result kept them.
+        // The population's mean, median and worst per generation, when the result kept them.
         ...shown.flatMap(({ r, k }): Series[] =>
           r.populationHistory
             ? statSeries(label(r, k), (role) =>
@@ -144,7 +144,7 @@ export function historyChart(results: ResultRow[], runs: RunRow[], label: (r: Re
  * The chart of a run's progress trail (one point per progress report that reached a new generation):
  * the best fitness, or, when the reports carry several objectives, one panel per objective with the
  * best solution's value (PyGAD's history) and, dashed, the objective's maximum over the population
- * (a trail kept before issue 26 has the maxima only).
+ * (a trail kept before migration 0007 has the maxima only).
  */
 export function trailChart(trail: TrailPoint[], label: string): Panel[] {
   const count = trail.reduce((n, p) => Math.max(n, p[2]?.length ?? 1), 1);
@@ -159,7 +159,7 @@ export function trailChart(trail: TrailPoint[], label: string): Panel[] {
           ]
         : [
             { label, points: trail.map((p): Point => [p[0], p[1]]) },
-            // The population's mean, median and worst at each report (issue 29: the trail's fifth item).
+            // The population's mean, median and worst at each report (the trail's fifth item).
             ...(trail.some((p) => p[4])
               ? statSeries(label, (role) => trail.filter((p) => p[4]).map((p): Point => [p[0], p[4]![ROLES.indexOf(role) + 1] ?? null]))
               : []),
