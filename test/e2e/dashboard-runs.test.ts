@@ -340,6 +340,25 @@ describe("phone width and keyboard", () => {
       expect(overflow, path).toBeLessThanOrEqual(0);
     }
     await shot(p, "phone-new-submission", false);
+    // The navigation is one line with a Menu; the menu opens the links.
+    const header = await p.locator("header.top").boundingBox();
+    expect(header!.height).toBeLessThan(60);
+    expect(await p.locator("#main-nav").isVisible()).toBe(false);
+    await p.locator(".menu-button").click();
+    expect(await p.locator("#main-nav").isVisible()).toBe(true);
+    expect(await p.getByRole("link", { name: "Results" }).isVisible()).toBe(true);
+    // A result: its key numbers and its chart on the first screen (390 × 844).
+    const resultId = (await call("/api/v1/results/?page_size=1", { key: account.key })).body.results[0].id as string;
+    await p.goto(`/results/${resultId}`);
+    await eventually(() => p.locator("[data-chart] .u-wrap").count()).toBeGreaterThan(0);
+    const numbers = await p.locator(".key-numbers").boundingBox();
+    const chart = await p.locator("[data-chart]").first().boundingBox();
+    expect(numbers!.y + numbers!.height).toBeLessThanOrEqual(844);
+    expect(chart!.y).toBeLessThan(844); // the chart's top within the first screen
+    // its plot too (the legend may run below): the canvas's top half is on the first screen
+    const plot = await p.locator("[data-chart] canvas").first().boundingBox();
+    expect(plot!.y + plot!.height / 2).toBeLessThanOrEqual(844);
+    await shot(p, "phone-result", false);
     // Keyboard: the skip link comes first, then the navigation; every control has a label.
     await p.goto("/submissions/new");
     await p.keyboard.press("Tab");

@@ -149,6 +149,7 @@ export function DetailPage(p: {
   run: RunRow | null;
 }) {
   const { r } = p;
+  const chainShown = p.drawn.chart.panels[0]!.series.filter((s) => !s.role).length > 1;
   return (
     <Layout title={r.name || r.id} session={p.session} section="results" scripts={["editor"]}>
       <div class="title-row">
@@ -161,14 +162,12 @@ export function DetailPage(p: {
         {!p.submissionExists && " (deleted)"} · <a href={compareHref([r.runId])}>compare with other runs</a>
       </p>
       {p.run && p.run.kind !== "import" && <KeyNumbers run={p.run} />}
+      {/* The key numbers and the chart come first (on a phone's first screen too); the facts after. */}
+      {r.numObjectives <= 1 && <Chart id="result-chart" data={p.drawn.chart} caption={historyCaption(r, chainShown)} />}
       <Facts items={resultFacts(r, p.drawn.inf, { warnings: true, front: p.drawn.front })} />
       <ConstraintNotice violations={r.constraintViolations} />
       <FrontSection id="front-chart" r={r} drawn={p.drawn} files={p.files} base="/results" />
-      <Chart
-        id="result-chart"
-        data={p.drawn.chart}
-        caption={historyCaption(r, p.drawn.chart.panels[0]!.series.filter((s) => !s.role).length > 1)}
-      />
+      {r.numObjectives > 1 && <Chart id="result-chart" data={p.drawn.chart} caption={historyCaption(r, chainShown)} />}
       <Warnings warnings={r.warnings} />
       <div class="cols">
         <ManagePanel session={p.session} r={r} url={p.url} />

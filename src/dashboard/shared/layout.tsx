@@ -56,8 +56,15 @@ export const Layout: FC<PropsWithChildren<PageProps>> = ({ title, session, flash
         <a class="brand" href="/">
           Allele
         </a>
+        {/* On a phone the navigation folds behind a Menu button (a checkbox: no script needed). */}
+        {session && <input type="checkbox" id="nav-toggle" class="nav-toggle" aria-controls="main-nav" />}
         {session && (
-          <nav aria-label="Main">
+          <label for="nav-toggle" class="menu-button">
+            Menu
+          </label>
+        )}
+        {session && (
+          <nav aria-label="Main" id="main-nav">
             <ul>
               {NAV.map(([key, href, label]) => (
                 <li>
