@@ -246,8 +246,10 @@ describe("results", () => {
     expect(results).toHaveLength(2);
     resultId = results[0].id; // newest: the continued one
     await page.goto(`/results/${resultId}`);
-    // Two curves (the original and its continuation) on one chart: x, then one series each.
-    await eventually(() => page.locator(".u-legend .u-series").count()).toBe(3);
+    // Two curves (the original and its continuation) on one chart: x, then one series each — and each
+    // one's population mean, median and worst after them.
+    await eventually(() => page.locator(".u-legend .u-series").count()).toBe(9);
+    expect(await page.locator(".u-legend .u-series", { hasNotText: "population" }).count()).toBe(3);
     const table = await page.locator("details table tbody tr").allTextContents();
     expect(table.some((row) => row.startsWith("continued from 1") && row.includes("15"))).toBe(true);
     // Hovering the chart shows the values in the legend.
