@@ -8,6 +8,7 @@ import { newId, nowIso } from "../lib/ids";
 import { type GaParameters, parallelWorkers } from "../model/parameters";
 import { isLive, type RunKind, type SubmissionSource } from "../model/runs";
 import { getRunner, type RunMetrics } from "../runner/runner";
+import { submissionDataFileStatements, submissionDataFilesOf } from "../storage/data-files";
 import { getDb, rowsChanged } from "../storage/db";
 import { platformCapStatement } from "../storage/platform-queue";
 import {
@@ -18,6 +19,7 @@ import {
   type RunRow,
   type SubmissionRow,
 } from "../storage/submissions";
+import { type RunDataFile, recordsFor, releaseSubmissionFiles } from "./data-files";
 import { type EndedRun, endRun } from "./transitions";
 
 /** 409 for a reexecute or continue while a run of the submission is queued or running. */
@@ -57,6 +59,8 @@ export interface CreateInput {
   source?: SubmissionSource;
   /** Website runs may be paid by the plan (docs/api.md#payment); API runs are always paid with credits. */
   paidWithCredits?: boolean;
+  /** What the run's `data_files` stand for (domain/data-files.ts resolveDataFiles): recorded with the submission. */
+  dataFiles?: RunDataFile[];
 }
 
 /** Stores a submission with its first run, queued (the caller puts the run on the queue: `enqueueRun`). */
@@ -100,6 +104,7 @@ export async function createSubmission(
         updatedAt: now,
       },
     ),
+    ...submissionDataFileStatements(db, recordsFor(id, accountId, input.dataFiles ?? [], now)),
   ]);
   return { id, runId, createdAt: now };
 }
@@ -116,12 +121,14 @@ export async function addRun(
   parentResultId: string | null,
   runId: string,
   paidWithCredits = true,
+  dataFiles: RunDataFile[] = [],
 ): Promise<{ id: string; runId: string }> {
   const db = getDb(env.DB);
   const now = nowIso();
   const [, moved] = await db.batch([
     platformCapStatement(db, platformQueueCap(env)),
     ...addRunStatements(db, submission, { id: runId, kind, parentResultId, parameters, paidWithCredits }, now),
+    ...submissionDataFileStatements(db, recordsFor(submission.id, submission.accountId, dataFiles, now)),
   ]);
   if (rowsChanged(moved) !== 1) {
     throw runInProgress();
@@ -157,14 +164,20 @@ export async function cancelSubmission(env: Bindings, submission: SubmissionRow)
   return ended;
 }
 
-/** Deletes a submission and its runs; a live run is stopped and billed first. Its results stay. */
+/**
+ * Deletes a submission and its runs; a live run is stopped and billed first. Its results stay. Its
+ * records of data files go with it, and the bytes nothing else holds (docs/decisions.md#data-files).
+ */
 export async function deleteSubmission(env: Bindings, submission: SubmissionRow): Promise<EndedRun | null> {
   const db = getDb(env.DB);
+  // Read first: the end of a live run deletes the submission itself (storage/run-end.ts).
+  const files = await submissionDataFilesOf(db, submission.id);
   const run = await getRun(db, submission.latestRunId);
   let ended: EndedRun | null = null;
   if (run && isLive(run.status)) {
     ended = await endRun(env, run.id, { status: "deleted", metrics: await stopWorker(env, run) });
   }
   await deleteSubmissionRow(db, submission.id);
+  await releaseSubmissionFiles(env, submission.accountId, files);
   return ended;
 }

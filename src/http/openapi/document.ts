@@ -272,6 +272,7 @@ const TAG_ORDER = [
   "Results",
   "Imports",
   "Code uploads",
+  "Data files",
   "Webhooks",
   "Account",
   "Device login",

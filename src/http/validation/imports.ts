@@ -31,8 +31,11 @@ const ROLE_KEYS = CODE_FIELDS.flatMap((field) => [field, `${field}_entry`]);
 const isRoleKey = (key: string) => ROLE_KEYS.includes(key);
 
 const finite = z.number();
-const gaOnlyShape = Object.fromEntries(Object.entries(gaShape).filter(([name]) => !isRoleKey(name))) as {
-  [K in keyof typeof gaShape as K extends `${(typeof CODE_FIELDS)[number]}${"" | "_entry"}` ? never : K]: (typeof gaShape)[K];
+// An import names no data files: its run was made elsewhere (a continue of it may name some).
+const gaOnlyShape = Object.fromEntries(Object.entries(gaShape).filter(([name]) => !isRoleKey(name) && name !== "data_files")) as {
+  [K in keyof typeof gaShape as K extends `${(typeof CODE_FIELDS)[number]}${"" | "_entry"}` | "data_files"
+    ? never
+    : K]: (typeof gaShape)[K];
 };
 const dropped = Object.fromEntries(Object.entries(DROPPED).map(([name, schema]) => [name, schema.optional()])) as {
   [K in keyof typeof DROPPED]: z.ZodOptional<(typeof DROPPED)[K]>;
