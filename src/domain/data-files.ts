@@ -96,6 +96,8 @@ export async function stageUpload(
   const httpMetadata = { contentType: file.contentType };
   const digest = new crypto.DigestStream("SHA-256");
   const hashing = digest.getWriter();
+  const hashed = digest.digest;
+  hashed.catch(() => undefined); // an upload refused half-way aborts the hash: its rejection is expected
   let part = new Uint8Array(UPLOAD_PART_BYTES);
   let filled = 0;
   let size = 0;
@@ -134,7 +136,7 @@ export async function stageUpload(
     if (upload !== null) await (upload as R2MultipartUpload).abort().catch(() => undefined);
     throw err;
   }
-  return { id, accountId, key, name: file.name, contentType: file.contentType, sizeBytes: size, sha256: toHex(await digest.digest) };
+  return { id, accountId, key, name: file.name, contentType: file.contentType, sizeBytes: size, sha256: toHex(await hashed) };
 }
 
 /** Removes a staged upload's bytes (refused, replayed or a duplicate of bytes already kept). */
