@@ -51,9 +51,9 @@ export async function receiveDataFile(
     for await (const part of multipartParts(request.body, boundary)) {
       if (part.name === FILE_FIELD && part.filename !== null) {
         if (staged) throw validationError([{ field: FILE_FIELD, message: "send one file per upload" }]);
+        await options.beforeFile?.(fields);
         const problem = dataFileNameProblem(part.filename);
         if (problem) throw new ApiError("invalid_data_file_name", `${FILE_FIELD}: ${problem}.`, { field: FILE_FIELD });
-        await options.beforeFile?.(fields);
         staged = await stageUpload(
           env.FILES,
           account.id,

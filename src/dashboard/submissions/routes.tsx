@@ -9,6 +9,7 @@ import { ApiError, notFound } from "../../errors";
 import { fieldErrors } from "../../model/fields";
 import { reexecuteSubmission, startSubmission } from "../../operations/runs";
 import { createSubmissionSchema, submissionsListQuery, submissionsPage } from "../../operations/submissions";
+import { recentDataFiles, submissionDataFilesOf } from "../../storage/data-files";
 import { getDb } from "../../storage/db";
 import { resultsOfSubmission } from "../../storage/results";
 import { getSubmission, getSubmissionWithRun, runSummaries, runsOfSubmission } from "../../storage/submissions";
@@ -51,20 +52,45 @@ async function newForm(c: Ctx) {
     if (!copy) throw notFound("submission");
     values = bodyToForm(copy.parameters, { name: copy.name ? `${copy.name} (copy)` : "", description: copy.description });
   }
-  return c.html(<NewSubmissionPage env={c.env} session={session} values={values} errors={{}} payment="plan" />);
+  const dataFiles = await offeredFiles(c);
+  return c.html(<NewSubmissionPage env={c.env} session={session} values={values} errors={{}} payment="plan" dataFiles={dataFiles} />);
 }
+
+/** The data files the new-submission form offers: the account's newest hundred. */
+const offeredFiles = (c: Ctx) => recentDataFiles(getDb(c.env.DB), c.get("session")!.account.id, 100);
+
+/** The form's checked data files (every `data_files` value), in the form's order. */
+async function checkedFiles(c: Ctx): Promise<string[]> {
+  const body = await c.req.parseBody({ all: true });
+  return [body.data_files ?? []].flat().filter((v): v is string => typeof v === "string" && v !== "");
+}
+
+/** A refusal's field errors with every `data_files[i]` named as the one `data_files` choice of the form. */
+const withFileErrors = (errors: Record<string, string>) =>
+  Object.fromEntries(Object.entries(errors).map(([k, v]) => [k.startsWith("data_files") ? "data_files" : k, v]));
 
 /** The form sent: the API's body and schema, then the create operation; a refusal shows the form again. */
 async function create(c: Ctx) {
   const session = c.get("session")!;
   const values: FormValues = await formOf(c);
+  const files = await checkedFiles(c);
+  values.data_files = files.length ? JSON.stringify(files) : "";
   const payment = paymentOf(values.payment);
-  const again = (errors: Record<string, string>, formError?: string, status: ContentfulStatusCode = 400) =>
+  const again = async (errors: Record<string, string>, formError?: string, status: ContentfulStatusCode = 400) =>
     c.html(
-      <NewSubmissionPage env={c.env} session={session} values={values} errors={errors} formError={formError} payment={payment} />,
+      <NewSubmissionPage
+        env={c.env}
+        session={session}
+        values={values}
+        errors={withFileErrors(errors)}
+        formError={formError}
+        payment={payment}
+        dataFiles={await offeredFiles(c)}
+      />,
       status,
     );
   const { body, errors } = formToBody(values);
+  if (files.length) body.data_files = files;
   const parsed = createSubmissionSchema.safeParse(body);
   const schemaErrors = parsed.success ? {} : formErrors(fieldErrors(parsed.error));
   const all = { ...schemaErrors, ...errors };
@@ -85,8 +111,12 @@ async function loadDetail(c: Ctx, id: string): Promise<Detail> {
   const accountId = c.get("session")!.account.id;
   const row = await getSubmissionWithRun(db, accountId, id);
   if (!row) throw notFound("submission");
-  const [runs, results] = await Promise.all([runsOfSubmission(db, id), resultsOfSubmission(db, accountId, id)]);
-  return { s: row.submission, run: row.run, runs, results };
+  const [runs, results, files] = await Promise.all([
+    runsOfSubmission(db, id),
+    resultsOfSubmission(db, accountId, id),
+    submissionDataFilesOf(db, id),
+  ]);
+  return { s: row.submission, run: row.run, runs, results, files };
 }
 
 /** The session's submission `id`, or 404. */
