@@ -4,7 +4,7 @@
 // docs/decisions.md#data-files). A run's files are what its submission recorded when the run was admitted.
 import { dataFileLimits } from "../admission/limits";
 import type { Bindings } from "../env";
-import { ApiError } from "../errors";
+import { ApiError, type ErrorCode } from "../errors";
 import { toHex } from "../lib/crypto";
 import { newId, nowIso } from "../lib/ids";
 import type { AccountRow } from "../storage/accounts";
@@ -232,6 +232,13 @@ export async function sweepDataFiles(env: Bindings, now = Date.now(), scanObject
 }
 
 // ---------------------------------------------------------------------------------------- in runs
+
+/** What a job's `data_files` may be refused with (create, reexecute, continue): the routes document them. */
+export const DATA_FILES_ERRORS = [
+  "data_file_not_found",
+  "invalid_data_file_name",
+  "data_file_limit_exceeded",
+] as const satisfies ErrorCode[];
 
 /** A data file as a run's submission records it: the id it was named by, its name in /data and its bytes. */
 export type RunDataFile = Pick<SubmissionDataFileRow, "dataFileId" | "name" | "contentType" | "sizeBytes" | "sha256">;

@@ -3750,7 +3750,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: `payload_too_large` */
+            /** @description Error: `data_file_limit_exceeded`, `payload_too_large` */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3763,7 +3763,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "payload_too_large";
+                            code?: "data_file_limit_exceeded" | "payload_too_large";
                         };
                     };
                 };
@@ -3786,7 +3786,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: `entry_symbol_required`, `entry_symbol_not_found`, `idempotency_key_mismatch` */
+            /** @description Error: `entry_symbol_required`, `entry_symbol_not_found`, `data_file_not_found`, `invalid_data_file_name`, `idempotency_key_mismatch` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3799,7 +3799,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "entry_symbol_required" | "entry_symbol_not_found" | "idempotency_key_mismatch";
+                            code?: "entry_symbol_required" | "entry_symbol_not_found" | "data_file_not_found" | "invalid_data_file_name" | "idempotency_key_mismatch";
                         };
                     };
                 };
@@ -4313,7 +4313,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: `payload_too_large` */
+            /** @description Error: `data_file_limit_exceeded`, `payload_too_large` */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4326,7 +4326,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "payload_too_large";
+                            code?: "data_file_limit_exceeded" | "payload_too_large";
                         };
                     };
                 };
@@ -4349,7 +4349,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: `entry_symbol_required`, `entry_symbol_not_found`, `unsupported_submission_type`, `unsupported_field`, `code_upload_not_found`, `code_upload_expired`, `idempotency_key_mismatch` */
+            /** @description Error: `entry_symbol_required`, `entry_symbol_not_found`, `unsupported_submission_type`, `unsupported_field`, `code_upload_not_found`, `code_upload_expired`, `data_file_not_found`, `invalid_data_file_name`, `idempotency_key_mismatch` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4362,7 +4362,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "entry_symbol_required" | "entry_symbol_not_found" | "unsupported_submission_type" | "unsupported_field" | "code_upload_not_found" | "code_upload_expired" | "idempotency_key_mismatch";
+                            code?: "entry_symbol_required" | "entry_symbol_not_found" | "unsupported_submission_type" | "unsupported_field" | "code_upload_not_found" | "code_upload_expired" | "data_file_not_found" | "invalid_data_file_name" | "idempotency_key_mismatch";
                         };
                     };
                 };
@@ -4993,7 +4993,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: `payload_too_large` */
+            /** @description Error: `data_file_limit_exceeded`, `payload_too_large` */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5006,7 +5006,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "payload_too_large";
+                            code?: "data_file_limit_exceeded" | "payload_too_large";
                         };
                     };
                 };
@@ -5029,7 +5029,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: `entry_symbol_required`, `entry_symbol_not_found`, `idempotency_key_mismatch` */
+            /** @description Error: `entry_symbol_required`, `entry_symbol_not_found`, `data_file_not_found`, `invalid_data_file_name`, `idempotency_key_mismatch` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5042,7 +5042,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "entry_symbol_required" | "entry_symbol_not_found" | "idempotency_key_mismatch";
+                            code?: "entry_symbol_required" | "entry_symbol_not_found" | "data_file_not_found" | "invalid_data_file_name" | "idempotency_key_mismatch";
                         };
                     };
                 };

@@ -2,6 +2,7 @@
 
 import { Hono } from "hono";
 import { ADMISSION_ERRORS } from "../../admission/admission";
+import { DATA_FILES_ERRORS } from "../../domain/data-files";
 import { cancelSubmission, deleteSubmission } from "../../domain/submissions";
 import { notFound } from "../../errors";
 import { reexecuteSubmission, startSubmission } from "../../operations/runs";
@@ -51,6 +52,7 @@ export const submissionsRoutes = new Hono<AppEnv>()
         "unsupported_field",
         "code_upload_not_found",
         "code_upload_expired",
+        ...DATA_FILES_ERRORS,
         ...ADMISSION_ERRORS,
       ],
     }),
@@ -130,7 +132,7 @@ export const submissionsRoutes = new Hono<AppEnv>()
       tag: "Submissions",
       summary: "Run a submission again, with optional parameter overrides",
       success: { 202: SubmissionAccepted },
-      errors: ["not_found", "invalid_state", "entry_symbol_required", "entry_symbol_not_found", ...ADMISSION_ERRORS],
+      errors: ["not_found", "invalid_state", "entry_symbol_required", "entry_symbol_not_found", ...DATA_FILES_ERRORS, ...ADMISSION_ERRORS],
     }),
     requireScope("submissions:write"),
     optionalJsonBody(reexecuteSchema),
