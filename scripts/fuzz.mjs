@@ -89,7 +89,7 @@ const FITNESS = "import numpy\n\ndef fitness(ga, solution, idx):\n    return -fl
 
 /**
  * Real resources for the path parameters: a succeeded submission and its result, a webhook and its
- * deliveries (one failed for good, so re-send can succeed), a code upload. The fuzzer draws `{id}` and
+ * deliveries (one failed for good, so re-send can succeed), a code upload, a data file. The fuzzer draws `{id}` and
  * `{delivery_id}` from their ids most of the time (and generates one otherwise), so operations reach their
  * logic instead of answering 404 to made-up ids.
  */
@@ -117,6 +117,15 @@ export async function seedResources(baseUrl, key) {
   };
   const [kept, deleted] = [await succeeded(), await succeeded()];
   const upload = await api(baseUrl, key, "/code-uploads", { content: FITNESS });
+  /** A data file (multipart/form-data: its part named `file`). */
+  const dataFile = async (name) => {
+    const form = new FormData();
+    form.append("file", new Blob(["job,duration\na,3\n"], { type: "text/csv" }), name);
+    const res = await fetch(`${baseUrl}/api/v1/data-files`, { method: "POST", headers: { Authorization: `Bearer ${key}` }, body: form });
+    if (!res.ok) throw new Error(`/data-files: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  const [file, deletedFile] = [await dataFile("jobs.csv"), await dataFile("gone.csv")];
   // Nothing listens on port 9: a Test's delivery fails every attempt and, once its retries are spent
   // (1 s apart where the service is started with WEBHOOK_RETRY_DELAYS=1,…), is failed for good.
   const hook = await api(baseUrl, key, "/webhooks", { url: "http://127.0.0.1:9/hook", events: ["submission.succeeded"] });
@@ -127,10 +136,21 @@ export async function seedResources(baseUrl, key) {
     await new Promise((r) => setTimeout(r, 250));
   return {
     // Each resource's path: the ids of its kind (an unknown id besides, so 404s are tried too).
-    ids: { "/submissions/": [kept.id], "/results/": [kept.resultId], "/code-uploads/": [upload.code_id], "/webhooks/": [hook.id] },
+    ids: {
+      "/submissions/": [kept.id],
+      "/results/": [kept.resultId],
+      "/code-uploads/": [upload.code_id],
+      "/data-files/": [file.id],
+      "/webhooks/": [hook.id],
+    },
     // The DELETE operations get resources of their own: deleting the ones above would leave the
     // operations fuzzed after them (cancel, reexecute, continue, the webhook tools) only 404s.
-    forDelete: { deleteSubmission: [deleted.id], deleteResult: [deleted.resultId], deleteWebhook: [deletedHook.id] },
+    forDelete: {
+      deleteSubmission: [deleted.id],
+      deleteResult: [deleted.resultId],
+      deleteWebhook: [deletedHook.id],
+      deleteDataFile: [deletedFile.id],
+    },
     deliveries: [fired.delivery_id],
     files: ["result.json", "fitness.svg", "fitness_history.csv", "population.json"],
   };

@@ -2445,7 +2445,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The file as it was uploaded, with its content type, as an attachment */
+            /** @description The file as it was uploaded, with the content type it was uploaded with (any), as an attachment */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2455,7 +2455,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": unknown;
+                    "*/*": unknown;
                 };
             };
             /** @description Error: `unauthorized` */
