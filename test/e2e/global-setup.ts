@@ -13,14 +13,17 @@ declare module "vitest" {
   export interface ProvidedContext {
     baseUrl: string;
     adminToken: string;
+    /** The GA worker process's own URL (its /health: the data cache's counts). */
+    workerUrl: string;
   }
 }
 
 export default async function setup(project: TestProject) {
   const state = mkdtempSync(join(tmpdir(), "allele-e2e-"));
+  const workerPort = await freePort();
   const service = await startLocalService({
     port: await freePort(),
-    workerPort: await freePort(),
+    workerPort,
     persistTo: state,
     quiet: true,
     vars: {
@@ -36,6 +39,7 @@ export default async function setup(project: TestProject) {
   });
   project.provide("baseUrl", service.baseUrl);
   project.provide("adminToken", ADMIN_TOKEN);
+  project.provide("workerUrl", `http://127.0.0.1:${workerPort}`);
 
   return async () => {
     await service.stop();
