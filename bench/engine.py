@@ -4,6 +4,7 @@
     container/.venv/bin/python bench/engine.py --full     # stock "big" job in full (≈ 6 min more)
     container/.venv/bin/python bench/engine.py --quick    # smoke run (seconds), used by the tests
     container/.venv/bin/python bench/engine.py --jobs constraint100,parallel --repeat 7
+    container/.venv/bin/python bench/engine.py --jobs nsga2,nsga2-500,nsga3   # multi-objective (≈ 12 min)
 
 For every job: total run time (constructor + ``run()``), the time spent inside user code (fitness,
 gene constraints, ``on_generation``; each wrapped in a timer), the engine's own overhead (the
@@ -23,6 +24,13 @@ it — in a child forked from a parent that did what the warm fork server does
 (``allele_worker.child.forkserver.warm``) — and, for reference, the accelerated engine in a fresh
 interpreter.  Each round is a new process.
 
+Multi-objective jobs (``nsga2``, ``nsga2-500``, ``nsga3``, ``two_sss``) run the engine's exact mode,
+whose results must be stock's for the same seed: every round compares the two runs' final population,
+history (``best_solutions_fitness``), last parents, fronts and best solution, prints whether they were
+identical for every seed, and fails (exit status 1) if not.  Stock PyGAD's sort makes their stock runs
+long, so the population-500 job runs 5 generations and the NSGA-III job 20, and both run at most 2
+rounds.
+
 ``parallel`` jobs time ``parallel_processing`` with N = the machine's CPUs against one evaluation at a
 time and against stock PyGAD's own ``parallel_processing``, on a fitness function that costs ≈ 2 ms per
 call (calibrated on this machine): CPU-bound Python for ``["process", N]``, numpy work that releases the
@@ -32,6 +40,7 @@ GIL for ``["thread", N]``.  The ideal is the serial run's user time / N + its en
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import statistics
@@ -101,6 +110,14 @@ def two_objectives(ga, solution, index):
     return [-float(np.sum(solution**2)), -float(np.sum((solution - 1.0) ** 2))]
 
 
+def three_objectives(ga, solution, index):
+    return [
+        -float(np.sum(solution**2)),
+        -float(np.sum((solution - 1.0) ** 2)),
+        -float(np.sum((solution + 1.0) ** 2)),
+    ]
+
+
 def positive(solution, values):
     return [v for v in values if v > 0]
 
@@ -114,14 +131,23 @@ CONSTRAINT_SIZES = {"constraint100": 100, "constraint1k": 1000, "constraint10k":
 
 def job_params(name: str, generations: int) -> dict:
     base = dict(
-        num_generations=generations, sol_per_pop=50, num_parents_mating=10, num_genes=10, suppress_warnings=True
+        num_generations=generations,
+        sol_per_pop=50,
+        num_parents_mating=10,
+        num_genes=10,
+        suppress_warnings=True,
     )
     if name == "small":
         return base
     if name == "batch":
         return {**base, "fitness_batch_size": 50}
     if name == "big":
-        return {**base, "sol_per_pop": 1000, "num_parents_mating": 200, "num_genes": 1000}
+        return {
+            **base,
+            "sol_per_pop": 1000,
+            "num_parents_mating": 200,
+            "num_genes": 1000,
+        }
     if name == "long":
         return {
             **base,
@@ -134,6 +160,22 @@ def job_params(name: str, generations: int) -> dict:
         return {**base, "sample_size": CONSTRAINT_SIZES[name]}
     if name == "nsga2":
         return {**base, "parent_selection_type": "nsga2"}
+    if name == "nsga2-500":
+        return {
+            **base,
+            "parent_selection_type": "nsga2",
+            # --quick (5 generations asked): a population of 100, so the smoke run stays short.
+            "sol_per_pop": 500 if generations >= 100 else 100,
+            "num_generations": max(1, generations // 20),
+        }
+    if name == "nsga3":
+        return {
+            **base,
+            "parent_selection_type": "nsga3",
+            "nsga3_num_divisions": 12,
+            "sol_per_pop": 200,
+            "num_generations": max(1, generations // 5),
+        }
     if name == "two_sss":
         return base
     raise ValueError(name)
@@ -142,6 +184,9 @@ def job_params(name: str, generations: int) -> dict:
 # Jobs measured against a floor in the same rounds: the per-solution floor for "small", the batch
 # floor for "batch".  They take milliseconds, so they run at least CHEAP_REPEAT rounds.
 FLOORS = ("small", "batch")
+# Jobs of the exact mode: their results must be stock's, seed by seed; the long ones run few rounds.
+EXACT = ("nsga2", "nsga2-500", "nsga3", "two_sss")
+FEW_ROUNDS = ("big", "long", "nsga2-500", "nsga3")
 CHEAP_REPEAT = 31
 FIRST_REPEAT = 15  # *-first jobs: one process per round, each run measured once
 PARALLEL_REPEAT = 3
@@ -156,8 +201,10 @@ JOBS = {
     "constraint100": "small + gene_constraint on every gene, sample_size=100 (the default)",
     "constraint1k": "the same, sample_size=1000",
     "constraint10k": "the same, sample_size=10000",
-    "nsga2": "small with two objectives, parent_selection_type nsga2 (stock pygad.GA from the start)",
-    "two_sss": "small with two objectives, sss (the engine hands the run to stock's loop)",
+    "nsga2": "small with two objectives, parent_selection_type nsga2 (the exact mode from the start)",
+    "nsga2-500": "the same with sol_per_pop 500, 5 generations",
+    "nsga3": "three objectives, nsga3 (12 divisions: 91 reference points), sol_per_pop 200, 20 generations",
+    "two_sss": "small with two objectives, sss (the exact mode from the first evaluation)",
     "parallel": "50 gens x 64 pop x 20 genes, 2 ms of CPU-bound Python per call, ['process', N]",
     "parallel-thread": "the same with 2 ms of numpy per call (releases the GIL), ['thread', N]",
 }
@@ -167,7 +214,13 @@ def run_once(name: str, engine: str, generations: int, seed: int) -> dict:
     timer = UserTimer()
     params = job_params(name, generations)
     params["random_seed"] = seed
-    fitness = {"batch": sphere_batch, "nsga2": two_objectives, "two_sss": two_objectives}.get(name, sphere)
+    fitness = {
+        "batch": sphere_batch,
+        "nsga2": two_objectives,
+        "nsga2-500": two_objectives,
+        "nsga3": three_objectives,
+        "two_sss": two_objectives,
+    }.get(name, sphere)
     params["fitness_func"] = timer.fitness(fitness)
     params["on_generation"] = timer.callback(on_generation)
     if name in CONSTRAINT_SIZES:
@@ -186,11 +239,36 @@ def run_once(name: str, engine: str, generations: int, seed: int) -> dict:
         "best": float(np.ravel(best)[0]),
         "label": engine_label(ga),
         "generations": int(ga.generations_completed),
+        "digest": state_digest(ga),
     }
 
 
+def state_digest(ga) -> str:
+    """What two runs of the same seed must share: the final population, fitness and parents, the
+    history, the fronts and the best solution (a hash of their bytes)."""
+    digest = hashlib.sha256()
+    for array in (
+        ga.population,
+        ga.last_generation_fitness,
+        np.asarray(ga.best_solutions_fitness),
+        ga.last_generation_parents_indices,
+    ):
+        digest.update(np.ascontiguousarray(array).tobytes())
+    for front in ga.pareto_fronts or []:
+        digest.update(np.asarray(front[:, 0], dtype=np.int64).tobytes())
+        digest.update(np.asarray(list(front[:, 1]), dtype=np.float64).tobytes())
+    best, _, index = ga.best_solution(pop_fitness=ga.last_generation_fitness)
+    digest.update(np.ascontiguousarray(best).tobytes() + str(int(index)).encode())
+    return digest.hexdigest()
+
+
 def floor_run(
-    batch: bool, generations: int = 100, pop: int = 50, genes: int = 10, parents: int = 10, seed: int = 0
+    batch: bool,
+    generations: int = 100,
+    pop: int = 50,
+    genes: int = 10,
+    parents: int = 10,
+    seed: int = 0,
 ) -> dict:
     """A minimal numpy GA: the cost of the GA itself when nothing else is done."""
     timer = UserTimer()
@@ -256,6 +334,8 @@ def measure_pair(name: str, repeat: int, generations: int) -> tuple[dict, dict]:
     accel_summary["round_ratio"] = statistics.median(
         (s["total"] - s["user"]) / max(a["total"] - a["user"], 1e-9) for s, a in zip(stock, accel)
     )
+    if name in EXACT:
+        accel_summary["identical"] = [s["digest"] == a["digest"] for s, a in zip(stock, accel)]
     if floors:
         accel_summary["floor"] = median_of(floors, "total")
         accel_summary["floor_round_ratio"] = statistics.median(a["total"] / f["total"] for a, f in zip(accel, floors))
@@ -314,7 +394,12 @@ def measure_first(name: str, repeat: int, generations: int) -> tuple[dict, dict]
     stock, accel, fresh = [], [], []
     for seed in range(repeat):
         for engine, into in (("stock", stock), ("accelerated", fresh)):
-            command = [sys.executable, __file__, "--first", f"{job}:{engine}:{seed}:{generations}"]
+            command = [
+                sys.executable,
+                __file__,
+                "--first",
+                f"{job}:{engine}:{seed}:{generations}",
+            ]
             into.append(
                 json.loads(
                     subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1]
@@ -438,7 +523,7 @@ def measure_job(name: str, repeat: int, generations: int, quick: bool, full: boo
         return measure_parallel(name, min(repeat, PARALLEL_REPEAT), quick)
     if name.endswith("-first"):
         return measure_first(name, repeat if quick else max(repeat, FIRST_REPEAT), generations)
-    job_repeat = max(1, min(repeat, 3)) if name in ("big", "long") else repeat
+    job_repeat = max(1, min(repeat, 3 if name in ("big", "long") else 2)) if name in FEW_ROUNDS else repeat
     if name in FLOORS and not quick:
         job_repeat = max(repeat, CHEAP_REPEAT)
     if name == "big" and quick:
@@ -459,7 +544,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--full", action="store_true", help="run stock PyGAD's big job in full")
     parser.add_argument("--quick", action="store_true", help="tiny smoke run (for tests)")
     parser.add_argument("--repeat", type=int, default=None, help="runs per figure (median)")
-    parser.add_argument("--jobs", default=",".join(JOBS), help="comma-separated subset of: " + ", ".join(JOBS))
+    parser.add_argument(
+        "--jobs",
+        default=",".join(JOBS),
+        help="comma-separated subset of: " + ", ".join(JOBS),
+    )
     parser.add_argument("--one-job", default=None, help=argparse.SUPPRESS)  # internal, see below
     parser.add_argument("--first", default=None, help=argparse.SUPPRESS)  # internal: job:engine:seed:gens
     args = parser.parse_args(argv)
@@ -524,6 +613,15 @@ def main(argv: list[str]) -> int:
             f"{accel['label']}"
         )
     print("\nratio: stock overhead / accelerated overhead, of the medians; rounds: the median of the per-round ratios")
+    failed = False
+    for name, _, accel in rows:
+        if "identical" in accel:
+            same = all(accel["identical"])
+            failed |= not same
+            print(
+                f"{name}: results identical to stock per seed (population, history, parents, fronts, best "
+                f"solution): {'yes' if same else 'NO'} ({sum(accel['identical'])} of {len(accel['identical'])} seeds)"
+            )
     for name, _, accel in rows:
         if "fresh_overhead" in accel:
             print(
@@ -559,7 +657,7 @@ def main(argv: list[str]) -> int:
             f"(rounds {figures['vs_stock_rounds']:.2f})"
         )
     print(JOBS_LEGEND)
-    return 0
+    return 1 if failed else 0
 
 
 JOBS_LEGEND = "\n".join(f"  {name:<15} {text}" for name, text in JOBS.items())

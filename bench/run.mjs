@@ -1,4 +1,4 @@
-// `npm run bench [-- service gates webhooks load engine]`: every benchmark, each measuring its contenders side
+// `npm run bench [-- service gates webhooks load engine] [--jobs …]`: every benchmark, each measuring its contenders side
 // by side in one run on this machine (timings on shared machines are noisy: compare ratios, not
 // absolute numbers). Starts its own local service (fresh state) for the sections that need one.
 // `--smoke`: every section with a handful of samples — it proves the scripts run (npm test does
@@ -14,7 +14,16 @@ import { benchAccount } from "./accounts.mjs";
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
 const args = process.argv.slice(2);
 const smoke = args.includes("--smoke");
-const named = args.filter((a) => a !== "--smoke");
+// `--jobs a,b`, `--repeat N` and `--full` go to the engine benchmark (`npm run bench -- engine --jobs nsga2`).
+const engineArgs = [];
+const named = [];
+for (let i = 0; i < args.length; i++) {
+  const arg = args[i];
+  if (arg === "--smoke") continue;
+  if (arg === "--jobs" || arg === "--repeat") engineArgs.push(arg, args[++i] ?? "");
+  else if (arg.startsWith("--jobs=") || arg.startsWith("--repeat=") || arg === "--full") engineArgs.push(arg);
+  else named.push(arg);
+}
 const sections = named.length ? named : ["service", "gates", "webhooks", "load", "engine"];
 const results = {};
 
@@ -85,7 +94,10 @@ if (sections.includes("load")) {
 
 if (sections.includes("engine") && existsSync(join(ROOT, "bench", "engine.py"))) {
   console.log("\n## Engine: stock PyGAD vs the accelerated engine\n");
-  const res = spawnSync(VENV_PYTHON, [join(ROOT, "bench", "engine.py"), ...(smoke ? ["--quick"] : [])], { cwd: ROOT, stdio: "inherit" });
+  const res = spawnSync(VENV_PYTHON, [join(ROOT, "bench", "engine.py"), ...(smoke ? ["--quick"] : []), ...engineArgs], {
+    cwd: ROOT,
+    stdio: "inherit",
+  });
   results.engine = { exit: res.status };
   if (res.status !== 0) process.exitCode = 1;
 }

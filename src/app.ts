@@ -7,6 +7,7 @@ import type { AppEnv } from "./http/context";
 import { onError, onNotFound } from "./http/error-handler";
 import { countedBy, identifyAndLimit, requireKey } from "./http/middleware/auth";
 import { methodGuard } from "./http/middleware/methods";
+import { noStore } from "./http/middleware/no-store";
 import { describe } from "./http/openapi/describe";
 import { documentOf } from "./http/openapi/document";
 import { accountRoutes } from "./http/routes/account";
@@ -20,6 +21,7 @@ import { importsRoutes } from "./http/routes/imports";
 import { internalRunsRoutes } from "./http/routes/internal-runs";
 import { resultsRoutes } from "./http/routes/results";
 import { submissionsRoutes } from "./http/routes/submissions";
+import { sweepsRoutes } from "./http/routes/sweeps";
 import { webhooksRoutes } from "./http/routes/webhooks";
 import { Health, OpenApiDocument } from "./http/validation/responses";
 import { requestId } from "./surface/request-id";
@@ -30,12 +32,19 @@ const MACHINE_PATHS = /^\/(api|admin|internal|__bench|__scheduled)(\/|$)/;
 export function newApp() {
   const app = new Hono<AppEnv>({ strict: false });
   app.use("*", requestId);
+  // Nothing an API or admin request answers is stored by a cache (docs/api.md#caching).
+  app.use("/api/*", noStore);
+  app.use("/admin/*", noStore);
   app.onError(onError);
   // Only the machine paths get here: every other path is the dashboard's, with its own 404 page (below).
   app.notFound(onNotFound);
   // How each route's per-minute count is taken, where it is not up front (docs/decisions.md#write-rate-count):
   // the admitted writes count in their admission call, GET /account gets its usage from its count.
-  app.on("POST", ["/api/v1/submissions", "/api/v1/submissions/:id/reexecute", "/api/v1/results/:id/continue"], countedBy("admission"));
+  app.on(
+    "POST",
+    ["/api/v1/submissions", "/api/v1/submissions/:id/reexecute", "/api/v1/results/:id/continue", "/api/v1/sweeps"],
+    countedBy("admission"),
+  );
   app.on("GET", "/api/v1/account", countedBy("usage"));
   // The per-minute gate comes first for every API request, whatever happens to it next.
   app.use("/api/*", identifyAndLimit);
@@ -95,6 +104,7 @@ export function newApp() {
   api.use("*", requireKey);
   api.route("/account", accountRoutes);
   api.route("/submissions", submissionsRoutes);
+  api.route("/sweeps", sweepsRoutes);
   api.route("/results", resultsRoutes);
   api.route("/webhooks", webhooksRoutes);
   api.route("/code-uploads", codeUploadsRoutes);

@@ -5,6 +5,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 
 const STATUS = {
   malformed_json: 400,
+  non_finite_number: 400,
   validation_failed: 400,
   unauthorized: 401,
   insufficient_credits: 402,

@@ -5,7 +5,7 @@ import type { Bindings, DeliveryMessage, RunMessage } from "./env";
 import { requeueDueDeliveries } from "./events/outbox";
 import { handleDeliveryBatch } from "./queues/deliveries";
 import { handleRunBatch } from "./queues/runs";
-import { reconcileRuns, releaseEndedRuns, sweepDataFileBytes } from "./queues/scheduled";
+import { reconcileRuns, reconcileSweeps, releaseEndedRuns, sweepDataFileBytes } from "./queues/scheduled";
 
 export { AccountGate } from "./do/account-gate/object";
 export { Dispatcher } from "./do/dispatcher/object";
@@ -32,6 +32,7 @@ export default {
     ctx.waitUntil(reconcileRuns(env).then(() => undefined));
     ctx.waitUntil(sweepDataFileBytes(env, controller.scheduledTime).then(() => undefined));
     ctx.waitUntil(releaseEndedRuns(env).then(() => undefined));
+    ctx.waitUntil(reconcileSweeps(env).then(() => undefined));
     ctx.waitUntil(requeueDueDeliveries(env).then(() => undefined));
   },
 } satisfies ExportedHandler<Bindings>;

@@ -237,16 +237,23 @@ def validate_outcome(message: object) -> ValidOutcome | None:
     if not is_count(objectives, 1) or objectives > MAX_OBJECTIVES:
         return None
     history = result.get("best_solutions_fitness")
+    maxima = result.get("objective_maxima")
     checks = (
         _numbers(result.get("best_solution")),
-        _scalar(result.get("best_solution_fitness"))
-        if objectives == 1
-        else result.get("best_solution_fitness") is None,
+        _fitness(result.get("best_solution_fitness"), objectives),
         result.get("best_solution_objectives") is None
         if objectives == 1
         else _fitness(result.get("best_solution_objectives"), objectives),
         isinstance(result.get("best_solution_generation"), int),
         _history(history, objectives),
+        maxima is None
+        or (
+            objectives > 1
+            and isinstance(maxima, list)
+            and isinstance(history, list)
+            and len(maxima) == len(history)
+            and _history(maxima, objectives)
+        ),
         is_count(result.get("generations_completed")),
         _numbers(result.get("population"), depth=2),
         result.get("stopped_reason") in STOPPED_REASONS,
@@ -264,6 +271,7 @@ def validate_outcome(message: object) -> ValidOutcome | None:
         "best_solution_objectives": finite_in_place(result.get("best_solution_objectives")),
         "best_solution_generation": result["best_solution_generation"],
         "best_solutions_fitness": finite_in_place(result["best_solutions_fitness"]),
+        "objective_maxima": finite_in_place(maxima),
         "generations_completed": result["generations_completed"],
         "population": finite_in_place(result["population"]),
         "stopped_reason": result["stopped_reason"],

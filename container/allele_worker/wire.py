@@ -38,6 +38,7 @@ __all__ = [
     "MAX_DATA_FILES",
     "MAX_OBJECTIVES",
     "MESSAGE_BYTES",
+    "OPERATOR_FIELDS",
     "OUTCOME_PREFIX",
     "PLAIN_PARAMS",
     "POPULATION_PREFIX",
@@ -144,9 +145,15 @@ STAGED_FILES = ("pareto_front.json", "pareto_front.csv", "solutions.json", "best
 # The GA parameter names of ``params`` (docs/api.md#creation-parameters; the Worker's own list,
 # src/http/validation/submission.ts, is held to these by test/workers/parameters.test.ts).
 CALLBACK_FIELDS = ("on_start", "on_fitness", "on_parents", "on_crossover", "on_mutation", "on_generation", "on_stop")
+# Operators: one of PyGAD's names (a plain parameter), or Python source with ``<field>_entry``, a custom
+# operator PyGAD calls with its own arguments (a code field): the ``_entry`` decides.
+OPERATOR_FIELDS = ("parent_selection_type", "crossover_type", "mutation_type")
 # Code fields: Python source, each with ``<field>_entry`` naming the object to use.
-CODE_FIELDS = ("fitness_func", "gene_constraint", *CALLBACK_FIELDS)
-# Parameters passed through to pygad.GA as they are (after gene_type conversion).
+CODE_FIELDS = ("fitness_func", "gene_constraint", *CALLBACK_FIELDS, *OPERATOR_FIELDS)
+# Parameters passed through to pygad.GA as they are (after gene_type conversion); the operators among
+# them only when they name one of PyGAD's.  Every parameter of pygad.GA 3.9.2 is here or a code field,
+# except ``initial_population`` (the run's start population, beside ``params``: ``RunRequestBody``)
+# and ``logger`` (refused by the Worker: a run's log is its captured output, docs/decisions.md).
 PLAIN_PARAMS = (
     "num_generations",
     "num_parents_mating",
@@ -177,6 +184,11 @@ PLAIN_PARAMS = (
     "parallel_processing",
     "save_solutions",
     "save_best_solutions",
+    "nsga3_num_divisions",
+    "sbx_crossover_eta",
+    "polynomial_mutation_eta",
+    "gene_categorical",
+    "suppress_warnings",
 )
 
 # --------------------------------------------------------------------------- values on the wire
@@ -206,17 +218,19 @@ def is_count(value: object, low: int = 0) -> TypeGuard[int]:
 
 def checked_progress(message: Mapping[str, object]) -> Progress | None:
     """A progress message as the progress report it becomes, if it has that shape (user code can write
-    to the channel too): best objectives kept only when they are 1..MAX_OBJECTIVES finite numbers."""
+    to the channel too): each list of objectives (the best solution's, each objective's maximum) kept
+    only when it is 1..MAX_OBJECTIVES finite numbers."""
     generations = message.get("generations_completed")
     fitness = message.get("best_solution_fitness")
     if not is_count(generations) or not (fitness is None or is_number(fitness)):
         return None
     progress: Progress = {"generations_completed": generations, "best_solution_fitness": fitness}
-    objectives = message.get("best_objectives")
-    if isinstance(objectives, list) and 0 < len(objectives) <= MAX_OBJECTIVES:
-        finite = [v for v in objectives if is_finite_number(v)]
-        if len(finite) == len(objectives):
-            progress["best_objectives"] = finite
+    for key in ("best_solution_objectives", "best_objectives"):
+        objectives = message.get(key)
+        if isinstance(objectives, list) and 0 < len(objectives) <= MAX_OBJECTIVES:
+            finite = [v for v in objectives if is_finite_number(v)]
+            if len(finite) == len(objectives):
+                progress[key] = finite
     return progress
 
 
@@ -350,8 +364,12 @@ class Progress(TypedDict):
     ``progress``)."""
 
     generations_completed: int
-    best_solution_fitness: float | None
-    best_objectives: NotRequired[list[float]]  # several objectives: each one's best (≤ MAX_OBJECTIVES)
+    best_solution_fitness: float | None  # one objective; null for several (then the two lists below)
+    # Several objectives (≤ MAX_OBJECTIVES values each): the objective values of PyGAD's best solution
+    # (the point of ``best_solutions_fitness`` at this generation), and each objective's maximum over
+    # the population (the point of ``objective_maxima``).
+    best_solution_objectives: NotRequired[list[float]]
+    best_objectives: NotRequired[list[float]]
 
 
 class RunError(TypedDict):
@@ -398,9 +416,13 @@ class ResultFacts(TypedDict):
     """The keys a run's result has alike in the child's outcome (``OutcomeResult``) and, validated, in
     the completion report (``ResultBody``)."""
 
-    best_solution_fitness: Fitness  # one objective; null for several
-    best_solution_objectives: Fitness  # several objectives; null for one
-    best_solutions_fitness: list[Fitness]  # per generation (several objectives: each one's best)
+    # PyGAD's best_solution() fitness: a number for one objective, the list of objective values for several.
+    best_solution_fitness: Fitness
+    best_solution_objectives: Fitness  # several objectives: the same list; null for one
+    best_solutions_fitness: list[Fitness]  # PyGAD's history: per generation, its best solution's fitness
+    # Several objectives: per generation, each objective's maximum over the population (the values may
+    # come from different solutions); null for one.
+    objective_maxima: list[list[float | None]] | None
     generations_completed: int
     stopped_reason: StoppedReason
     num_objectives: int

@@ -1,7 +1,9 @@
 """The published Vilvik SDK (vilvik==0.5.7 from PyPI, unmodified) works against Allele: every call a
 user of it makes first — create, get, list, iterate, wait, update, continue, reexecute, delete,
-webhooks, health, `vilvik.run`, code uploads, `vilvik.push` of a local PyGAD run (one objective, and
-two with nsga2) — and the errors it maps (docs/clients.md)."""
+webhooks, health, `vilvik.run`, code uploads, `vilvik.push` of a local PyGAD run (one objective, two
+with nsga2, and every gene_type Allele runs; one whose parameters hold NaN is refused naming where) — and
+the errors it maps (docs/clients.md); a run of several objectives reads back as PyGAD gives it
+(`Result.best_fitness` the best solution's objective values)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,11 @@ from vilvik.exceptions import APIError, AuthenticationError, NotFoundError, Rate
 def sphere(ga, solution, idx):
     """A local run's fitness: `vilvik.push` captures this source (and `import numpy`) itself."""
     return -float(numpy.sum(solution**2))
+
+
+def sphere_skipping_nan(ga, solution, idx):
+    """A local run's fitness that skips a NaN gene (its gene space offers one)."""
+    return -float(numpy.nansum(solution**2))
 
 
 def two_wells(ga, solution, idx):
@@ -172,6 +179,26 @@ def test_push_a_local_pygad_run_then_continue_it(client):
     assert result.best_fitness >= imported.best_fitness
 
 
+def test_push_of_a_ga_whose_parameters_hold_nan_is_a_400_naming_where(client):
+    # Python's json.dumps (what the SDK sends) writes float('nan') as a bare NaN, which JSON does not have.
+    ga = pygad.GA(
+        num_generations=3,
+        num_parents_mating=4,
+        sol_per_pop=10,
+        num_genes=4,
+        fitness_func=sphere_skipping_nan,
+        gene_space=[0.0, 1.0, float("nan")],
+        random_seed=11,
+        suppress_warnings=True,
+    )
+    ga.run()
+    with pytest.raises(ValidationError) as refused:
+        vilvik.push(ga, client=client, name="nan pushed from pytest")
+    assert refused.value.status_code == 400 and refused.value.code == "non_finite_number"
+    assert refused.value.message.startswith("$.ga_parameters.gene_space[2]: NaN is not a finite number")
+    assert refused.value.payload["error"]["details"] == {"path": "$.ga_parameters.gene_space[2]", "value": "NaN"}
+
+
 def test_push_a_local_multi_objective_nsga2_run_then_continue_it(client, base_url, api_key):
     ga = pygad.GA(
         num_generations=10,
@@ -188,7 +215,9 @@ def test_push_a_local_multi_objective_nsga2_run_then_continue_it(client, base_ur
     record = vilvik.push(ga, client=client, name="nsga2 pushed from pytest")
     imported = client.results.get(record.result_id)
     raw = imported.raw
-    assert raw["num_objectives"] == 2 and imported.best_fitness is None and imported.stopped_reason == "imported"
+    assert raw["num_objectives"] == 2 and imported.stopped_reason == "imported"
+    # As PyGAD gives it: best_solution()'s objective values, for the SDK's Result.best_fitness too.
+    assert imported.best_fitness == pytest.approx(objectives.tolist())
     assert raw["best_solution_objectives"] == pytest.approx(objectives.tolist())
     assert imported.best_solution == pytest.approx(best.tolist())
     numpy.testing.assert_allclose(raw["best_solutions_fitness"], numpy.array(ga.best_solutions_fitness))
@@ -215,6 +244,65 @@ def test_push_a_local_multi_objective_nsga2_run_then_continue_it(client, base_ur
     assert result.raw["num_objectives"] == 2 and result.raw["pareto_front_size"] >= 1
     assert result.raw["parameters"]["parent_selection_type"] == "nsga2"
     assert {"pareto_front.json", "pareto_front.csv", "pareto_front.svg"} <= {f["name"] for f in result.raw["files"]}
+
+
+def test_a_multi_objective_result_reads_as_pygad_gives_it(client):
+    """A run of two objectives through the service: Result.best_fitness is the best solution's objective
+    values (a list, as PyGAD's best_solution() gives it), the history is PyGAD's best_solutions_fitness
+    (one list per generation), and each objective's population maximum is the second series."""
+    two = (
+        "def fitness(ga, solution, idx):\n"
+        "    return [-float((solution ** 2).sum()), -float(((solution - 1) ** 2).sum())]\n"
+    )
+    created = client.submissions.create(
+        name="sdk two objectives", **{**JOB, "fitness_func": two, "parent_selection_type": "nsga2", "random_seed": 4}
+    )
+    result = client.results.wait_for(created.id, timeout=120, poll_interval=0.2)
+    raw = result.raw
+    assert raw["num_objectives"] == 2 and isinstance(result.best_fitness, list) and len(result.best_fitness) == 2
+    assert result.best_fitness == raw["best_solution_fitness"] == raw["best_solution_objectives"]
+    history, maxima = raw["best_solutions_fitness"], raw["objective_maxima"]
+    assert len(history) == len(maxima) == JOB["num_generations"] + 1
+    assert all(isinstance(row, list) and len(row) == 2 for row in history)
+    assert history[-1] == result.best_fitness  # PyGAD's last history entry is the final best solution's
+    assert all(m >= h for row_m, row_h in zip(maxima, history) for m, h in zip(row_m, row_h))
+
+
+@pytest.mark.parametrize(
+    "gene_type,expected",
+    [
+        ([float, 2], ["float", 2]),
+        ([int, float, [float, 1], numpy.float32], ["int", "float", ["float", 1], "float32"]),
+        (numpy.float32, "float32"),
+    ],
+    ids=["[float, 2]", "a per-gene list", "numpy.float32"],
+)
+def test_push_a_run_of_any_gene_type_then_continue_it_with_the_same_types(client, gene_type, expected):
+    """`vilvik.push(ga)` sends gene_type as the SDK serialises it ("numpy.float32", or "custom" with a
+    `custom_gene_type` expression such as "[float, 2]"): stored as the same types, and continuing the
+    import runs them (a precision of 2 rounds every gene of the continued run)."""
+    ga = pygad.GA(
+        num_generations=6,
+        num_parents_mating=4,
+        sol_per_pop=8,
+        num_genes=4,
+        fitness_func=sphere,
+        gene_type=gene_type,
+        random_seed=3,
+        suppress_warnings=True,
+    )
+    ga.run()
+    record = vilvik.push(ga, client=client, name=f"gene_type {expected}")
+    imported = client.results.get(record.result_id)
+    assert imported.raw["parameters"]["gene_type"] == expected
+    client.results.continue_run(record.result_id, num_generations=4)
+    result = client.results.wait_for(record.id, timeout=120, poll_interval=0.2)
+    assert result.id != record.result_id and result.num_generations_ran == 4
+    assert result.raw["parameters"]["gene_type"] == expected
+    if expected == ["float", 2]:
+        assert all(round(v, 2) == v for v in result.best_solution)
+    if isinstance(expected, list) and expected[0] == "int":
+        assert float(result.best_solution[0]).is_integer()
 
 
 def test_a_429_is_the_sdks_rate_limit_error_with_retry_after(limited_client):

@@ -185,17 +185,24 @@ def test_an_infinite_fitness_in_text_and_several_objectives_pass():
         "result": {
             **GOOD["result"],
             "num_objectives": 2,
-            "best_solution_fitness": None,
+            "best_solution_fitness": [1.0, 2.0],
             "best_solution_objectives": [1.0, 2.0],
             "best_solutions_fitness": [[1.0, 2.0]],
+            "objective_maxima": [[1.5, 2.0]],
             "pareto_front": {"solutions": [[1.0, 2.0]], "objectives": [[1.0, 2.0]]},
         },
     }
-    assert fold(report(outcome=several))["result"]["num_objectives"] == 2
+    result = fold(report(outcome=several))["result"]
+    assert result["num_objectives"] == 2 and result["best_solution_fitness"] == [1.0, 2.0]
+    assert result["objective_maxima"] == [[1.5, 2.0]]
     for wrong in (
         {"best_solution_fitness": "inf"},
+        {"best_solution_fitness": None},
+        {"best_solution_fitness": [1.0]},
         {"best_solutions_fitness": [[1.0]]},
         {"best_solution_objectives": [1.0]},
+        {"objective_maxima": [[1.0, 2.0], [1.0, 2.0]]},  # not one per generation of the history
+        {"objective_maxima": [[1.0, "x"]]},
         {"num_objectives": 1001},
         {"pareto_front": None},
     ):

@@ -25,12 +25,17 @@ from conftest import CONTAINER, params
 from allele_worker import validation
 from allele_worker.child import ga_result, jobs, objectives, staged_files
 from allele_worker.child.warning_tally import MAX_DISTINCT, WarningTally
+from allele_worker.wire import OPERATOR_FIELDS as OPERATORS
 
 TYPES: dict[str, Any] = {"int": int, "float": float, **{name: getattr(np, name) for name in jobs.NUMPY_GENE_TYPES}}
 # A batch fitness whose values depend on the batch's size: batches of another size change the run.
 BATCH = "def fitness(ga, solutions, idx):\n    return [-float((s ** 2).sum()) - len(solutions) for s in solutions]\n"
 TWO = (
     "def fitness(ga, solution, idx):\n    return [-float((solution ** 2).sum()), -float(((solution - 1) ** 2).sum())]\n"
+)
+THREE = (
+    "def fitness(ga, solution, idx):\n"
+    "    return [-float((solution ** 2).sum()), -float(((solution - 1) ** 2).sum()), -float(solution[0])]\n"
 )
 STOCK_PATH = {"gene_type": ["float", None]}  # same genes as float, but not covered: stock pygad.GA
 
@@ -56,11 +61,12 @@ def _types(value: Any) -> Any:
 def stock_ga(job: dict[str, Any], initial_population: list[list[float]] | None = None) -> pygad.GA:
     """``pygad.GA`` run on the job's parameters, built without ``child/jobs.py``."""
     kwargs: dict[str, Any] = {"init_range_low": -4, "init_range_high": 4}
+    code = [name for name in jobs.CODE_FIELDS if name in job and (name not in OPERATORS or f"{name}_entry" in job)]
     for name, value in job.items():
-        if name in jobs.CODE_FIELDS or name.endswith("_entry"):
+        if name in code or name.endswith("_entry"):
             continue
         kwargs[name] = _types(value) if name == "gene_type" else value
-    for name in jobs.CODE_FIELDS:
+    for name in code:
         if name in job:
             namespace: dict[str, Any] = {}
             exec(compile(job[name], f"<{name}>", "exec"), namespace)
@@ -131,7 +137,8 @@ def test_the_stock_path_equals_stock_pygad_exactly(config):
     job = params(random_seed=11, num_generations=12, sol_per_pop=10, num_parents_mating=4, num_genes=3)
     job.update(STOCK_CONFIGS[config])
     outcome = succeeded(job)
-    assert outcome["engine"] in ("pygad", "pygad:multi-objective"), outcome["engine"]
+    # Several objectives take the exact mode (stock's results, the NSGA sort vectorised).
+    assert outcome["engine"] == "pygad" or outcome["engine"].startswith("exact:"), outcome["engine"]
     same_as_stock(outcome, stock_ga(job))
 
 
@@ -183,10 +190,26 @@ HONOURED: list[tuple[str, Any, dict[str, Any]]] = [
     ("save_solutions", True, {}),
     ("save_best_solutions", True, {}),
     ("parent_selection_type", "nsga2", {"fitness_func": TWO}),
+    ("parent_selection_type", "nsga3", {"fitness_func": THREE, "nsga3_num_divisions": 2}),
+    ("parent_selection_type", "tournament_nsga3", {"fitness_func": THREE, "nsga3_num_divisions": 2}),
+    ("nsga3_num_divisions", 2, {"fitness_func": THREE, "parent_selection_type": "nsga3", "nsga3_num_divisions": 4}),
+    ("crossover_type", "sbx", {}),
+    ("sbx_crossover_eta", 2, {"crossover_type": "sbx"}),
+    ("mutation_type", "polynomial", {}),
+    ("polynomial_mutation_eta", 2, {"mutation_type": "polynomial", "mutation_probability": 0.5}),
+    (
+        "gene_categorical",
+        [True, False, True],
+        {"gene_space": [[0, 1, 2, 3], None, [5, 6]], "crossover_type": "sbx", "mutation_type": "polynomial"},
+    ),
+    ("gene_categorical", True, {"gene_space": [0, 1, 2, 3], "mutation_type": "polynomial"}),
+    ("gene_space", {"low": 3, "high": -1}, {}),  # reversed: PyGAD takes it in either order
+    ("K_tournament", 40, {"parent_selection_type": "tournament"}),  # past sol_per_pop: PyGAD clips it
 ]
 
 
-REQUIRED = ("num_generations", "num_parents_mating", "sol_per_pop", "num_genes")
+# Leaving these out is no run (or PyGAD's error): compared with the base job's value instead.
+REQUIRED = ("num_generations", "num_parents_mating", "sol_per_pop", "num_genes", "nsga3_num_divisions")
 PARTNERS = {
     "init_range_low": ("init_range_high",),
     "init_range_high": ("init_range_low",),
@@ -227,7 +250,10 @@ def test_every_parameter_is_honoured(name, value, extra):
 
 
 # Parameters honoured by giving the same result, checked apart (below): parameter → its test.
-HONOURED_APART = {"parallel_processing": "test_parallel_processing_is_honoured"}
+HONOURED_APART = {
+    "parallel_processing": "test_parallel_processing_is_honoured",
+    "suppress_warnings": "test_suppress_warnings_is_honoured",
+}
 
 
 def test_the_table_covers_every_parameter():
@@ -240,7 +266,7 @@ def test_the_table_covers_every_parameter():
 PARALLEL_PATHS = {  # path → (the job's own parameters, the engine label's start)
     "accelerated": ({}, "accelerated:"),
     "stock": (STOCK_PATH, "pygad"),
-    "nsga2": ({"fitness_func": TWO, "parent_selection_type": "nsga2"}, "pygad"),
+    "nsga2": ({"fitness_func": TWO, "parent_selection_type": "nsga2"}, "exact:nsga2"),
 }
 
 
@@ -269,16 +295,75 @@ def test_parallel_processing_is_honoured(tmp_path, parallel, path):
     outcome = succeeded({**job, "parallel_processing": parallel})
     assert outcome["result"] == serial["result"] and outcome["engine"] == serial["engine"]
     assert set(where.read_text().splitlines()) - own, "no evaluation ran in a worker"
-    if outcome["engine"] == "pygad":
+    if outcome["engine"] == "pygad" or outcome["engine"].startswith("exact:"):
         same_as_stock(outcome, stock_ga({**job, "parallel_processing": parallel}))
+
+
+def test_suppress_warnings_is_honoured():
+    """PyGAD's warnings (here: K_tournament clipped, a mutation count rounded up) reach the run's
+    warnings, and none with ``suppress_warnings``; the run itself is the same, and stock's."""
+    job = _base({"parent_selection_type": "tournament", "K_tournament": 40, "mutation_percent_genes": 5})
+    loud = succeeded(job)
+    texts = [w["message"] for w in loud["warnings"]]
+    assert any("K_tournament is clipped to sol_per_pop (10)" in t for t in texts), texts
+    assert any("mutation_percent_genes selects fewer than one gene" in t for t in texts), texts
+    quiet = succeeded({**job, "suppress_warnings": True})
+    assert quiet["warnings"] == [] and quiet["result"] == loud["result"]
+    same_as_stock(quiet, stock_ga({**job, "suppress_warnings": True}))
+
+
+CUSTOM_OPERATORS = {
+    "parent_selection_type": (
+        "import numpy\n"
+        "def pick(fitness, num_parents, ga):\n"
+        "    order = numpy.argsort(fitness)[::-1][1 : num_parents + 1]  # not the best\n"
+        "    return ga.population[order].copy(), order\n"
+    ),
+    "crossover_type": (
+        "import numpy\n"
+        "def mix(parents, offspring_size, ga):\n"
+        "    offspring = numpy.empty(offspring_size)\n"
+        "    for k in range(offspring_size[0]):\n"
+        "        a, b = parents[k % len(parents)], parents[(k + 1) % len(parents)]\n"
+        "        offspring[k] = (a + b) / 2 + ga.numpy_random_generator.uniform(-0.1, 0.1, offspring_size[1])\n"
+        "    return offspring\n"
+    ),
+    "mutation_type": (
+        "def shake(offspring, ga):\n    return offspring + ga.numpy_random_generator.normal(0, 0.3, offspring.shape)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("field", list(CUSTOM_OPERATORS))
+def test_a_custom_operator_runs_as_in_pygad(field):
+    """A custom operator (source + ``<field>_entry``) is called by PyGAD with its own arguments: the
+    run is stock PyGAD's with the same function, on the stock path and on the accelerated engine's
+    (which hands the step to stock); leaving it out changes the run."""
+    source = CUSTOM_OPERATORS[field]
+    entry = source.split("def ")[1].split("(")[0]
+    for stock_path in (True, False):
+        job = {**_base({}, stock=stock_path), field: source, f"{field}_entry": entry}
+        outcome = succeeded(job)
+        if stock_path:
+            assert outcome["engine"] == "pygad"
+            same_as_stock(outcome, stock_ga(job))
+        else:
+            assert "+custom=pygad" in outcome["engine"] or outcome["engine"].startswith("accelerated:custom=pygad")
+        assert outcome["result"] != succeeded(_base({}, stock=stock_path))["result"]
 
 
 @pytest.mark.parametrize("field", jobs.CODE_FIELDS)
 def test_every_code_field_is_called(field):
     """A code field that raises fails the run naming itself: it was called, as PyGAD calls it."""
-    arity = {"fitness_func": "ga, s, i", "gene_constraint": "s, v", "on_start": "ga", "on_generation": "ga"}.get(
-        field, "ga, x"
-    )
+    arity = {
+        "fitness_func": "ga, s, i",
+        "gene_constraint": "s, v",
+        "on_start": "ga",
+        "on_generation": "ga",
+        "parent_selection_type": "fitness, num_parents, ga",
+        "crossover_type": "parents, offspring_size, ga",
+        "mutation_type": "offspring, ga",
+    }.get(field, "ga, x")
     source = f"def f({arity}):\n    raise ValueError('{field} ran')\n"
     job = params(random_seed=1, num_generations=2)
     if field == "gene_constraint":
@@ -366,14 +451,22 @@ def test_a_multi_objective_result_is_stocks_front_best_and_history():
         fitness_func=TWO,
         parent_selection_type="nsga2",
     )
-    result = succeeded(job)["result"]
+    outcome = succeeded(job)
+    result = outcome["result"]
+    assert outcome["engine"] == "exact:nsga2+single_point=pygad+random"
     ga = stock_ga({**job, "save_solutions": True})  # the same run, keeping every generation's fitness
     fitness = np.asarray(ga.last_generation_fitness)
-    assert result["num_objectives"] == 2 and result["best_solution_fitness"] is None
-    _, best_fitness, _ = ga.best_solution(pop_fitness=fitness)
+    same_as_stock(outcome, ga)
+    # As PyGAD gives them: best_solution()'s objective values, and PyGAD's own history.
+    best, best_fitness, _ = ga.best_solution(pop_fitness=fitness)
+    assert result["num_objectives"] == 2 and result["best_solution_fitness"] == best_fitness.tolist()
     assert result["best_solution_objectives"] == best_fitness.tolist()
+    assert result["best_solution"] == best.tolist()
+    assert result["best_solutions_fitness"] == [list(map(float, f)) for f in ga.best_solutions_fitness]
+    # Allele's second series: each objective's maximum over the population, per generation.
     per_generation = np.asarray(ga.solutions_fitness).reshape(-1, 16, 2).max(axis=1)
-    assert result["best_solutions_fitness"] == per_generation.tolist()
+    assert result["objective_maxima"] == per_generation.tolist()
+    assert result["objective_maxima"] != result["best_solutions_fitness"]  # the two series differ
     front = result["pareto_front"]
     assert len(front["solutions"]) == len(front["objectives"]) > 0
     rows = {tuple(row) for row in ga.population.tolist()}
@@ -384,7 +477,7 @@ def test_a_multi_objective_result_is_stocks_front_best_and_history():
     assert len({tuple(ga.population[i]) for i in range(16) if i not in dominated}) == len(front["solutions"])
 
 
-def test_progress_of_a_multi_objective_run_carries_each_objectives_best():
+def test_progress_of_a_multi_objective_run_carries_both_series():
     messages: list[dict[str, Any]] = []
     job = params(
         random_seed=4,
@@ -397,11 +490,13 @@ def test_progress_of_a_multi_objective_run_carries_each_objectives_best():
     result = jobs.execute(jobs.JobSpec(params=job), emit=messages.append)["result"]
     progress = [m for m in messages if m.get("type") == "progress"]
     assert progress and all(m["best_solution_fitness"] is None for m in progress)
-    for message in progress:  # the live chart's points: the history's values at that generation
-        assert message["best_objectives"] == result["best_solutions_fitness"][message["generations_completed"]]
+    for message in progress:  # the live chart's points: the two series' values at that generation
+        generation = message["generations_completed"]
+        assert message["best_solution_objectives"] == result["best_solutions_fitness"][generation]
+        assert message["best_objectives"] == result["objective_maxima"][generation]
     one: list[dict[str, Any]] = []
     jobs.execute(jobs.JobSpec(params=params(random_seed=4)), emit=one.append)
-    assert not any("best_objectives" in m for m in one)
+    assert not any("best_objectives" in m or "best_solution_objectives" in m for m in one)
 
 
 def test_pareto_front_of_known_points():
@@ -448,6 +543,7 @@ def test_multi_objective_continue_starts_from_the_population():
     assert second["population"] == ga_result.jsonable(ga.population)
     # generation 0 of the continued run is the stored population: its best values are the first's last
     assert second["best_solutions_fitness"][0] == first["best_solutions_fitness"][-1]
+    assert second["objective_maxima"][0] == first["objective_maxima"][-1]
 
 
 @pytest.mark.slow

@@ -37,6 +37,8 @@ def test_progress_messages_are_checked_before_they_are_reported():
         {"generations_completed": 7, "best_solution_fitness": None, "best_objectives": [True, 1.0]},
         {"generations_completed": -1, "best_solution_fitness": None, "best_objectives": [1.0, 2.0]},
         {"generations_completed": 8, "best_solution_fitness": "inf"},
+        {"generations_completed": 9, "best_solution_fitness": None, "best_solution_objectives": [2.5, -1]},
+        {"generations_completed": 10, "best_solution_fitness": None, "best_solution_objectives": [float("inf"), 1]},
     ]:
         sandbox.SandboxedProcess._progress(report, message)  # type: ignore[arg-type]
     assert got == [
@@ -45,6 +47,8 @@ def test_progress_messages_are_checked_before_they_are_reported():
         {"generations_completed": 5, "best_solution_fitness": None},
         {"generations_completed": 6, "best_solution_fitness": None},
         {"generations_completed": 7, "best_solution_fitness": None},
+        {"generations_completed": 9, "best_solution_fitness": None, "best_solution_objectives": [2.5, -1]},
+        {"generations_completed": 10, "best_solution_fitness": None},
     ]
     assert process.MAX_PROGRESS_OBJECTIVES == jobs.MAX_OBJECTIVES
 

@@ -15,9 +15,22 @@ import { deviceRoutes } from "./device/routes";
 import { resultRoutes, sharedRoutes } from "./results/routes";
 import type { DashboardEnv } from "./shared/context";
 import { ErrorPage } from "./shared/layout";
-import { loadSession } from "./shared/session";
+import { loadSession, SESSION_COOKIE } from "./shared/session";
 import { submissionRoutes } from "./submissions/routes";
+import { sweepRoutes } from "./submissions/sweeps/routes";
 import { webhookRoutes } from "./webhooks/routes";
+
+/**
+ * An error page never starts a session: a session cookie a handler set before it failed is taken off
+ * the response (its clearing, at sign-out or for a dead session, stays).
+ */
+function dropNewSession(c: Context<DashboardEnv>) {
+  const cookies = c.res.headers.getSetCookie();
+  const kept = cookies.filter((line) => !line.startsWith(`${SESSION_COOKIE}=`) || line.startsWith(`${SESSION_COOKIE}=;`));
+  if (kept.length === cookies.length) return;
+  c.res.headers.delete("Set-Cookie");
+  for (const line of kept) c.res.headers.append("Set-Cookie", line);
+}
 
 /** An error as a page: the words and the request id, never a stack trace (an unexpected error is logged). */
 export function errorPage(err: Error, c: Context<DashboardEnv>) {
@@ -32,6 +45,7 @@ export function errorPage(err: Error, c: Context<DashboardEnv>) {
         : apiError.message;
   c.header("X-Request-Id", requestId);
   for (const [name, value] of Object.entries(apiError.headers)) c.header(name, value);
+  dropNewSession(c);
   return c.html(
     <ErrorPage status={apiError.status} message={message} requestId={requestId} session={c.get("session") ?? null} />,
     apiError.status,
@@ -50,6 +64,7 @@ export function newDashboard() {
   web.route("/", authRoutes);
   web.route("/", deviceRoutes);
   web.route("/", submissionRoutes);
+  web.route("/", sweepRoutes);
   web.route("/", resultRoutes);
   web.route("/", sharedRoutes);
   web.route("/", webhookRoutes);

@@ -19,8 +19,13 @@ import { generateKey, issueKey } from "./keys";
 
 export const DEVICE_CODE_TTL_SECONDS = 900;
 export const POLL_INTERVAL_SECONDS = 5;
-/** RFC 8628 §3.5: a device that polls too fast gets slow_down and 5 more seconds of interval. */
-export const SLOW_DOWN_SECONDS = 5;
+/**
+ * RFC 8628 §3.5: a device that polls sooner than the interval after its previous poll gets slow_down,
+ * and the client adds 5 s to its own interval. The server's interval grows by those 5 s once (5 → 10 s)
+ * and never again: growing it at every early poll too ran away from a client that adds its own 5 s
+ * (the Vilvik SDK's `login(poll_interval=2)`: 5 → 10 → 15 …, always ahead; docs/decisions.md#device-slow-down).
+ */
+export const SLOWED_INTERVAL_SECONDS = POLL_INTERVAL_SECONDS + 5;
 /** Letters without vowels or look-alikes (RFC 8628 §6.1): 20^8 ≈ 2.6e10 codes. */
 const USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ";
 
@@ -86,11 +91,9 @@ export async function pollDeviceToken(db: Db, deviceCode: string): Promise<PollO
   if (row.status === "issued") return fail("invalid_grant", "This device code was already used.");
   if (Date.parse(row.expiresAt) <= now) return fail("expired_token", "The device code expired; start the login again.");
   if (row.status === "denied") return fail("access_denied", "The request was denied in the dashboard.");
-  if (!(await recordPoll(db, row, now, SLOW_DOWN_SECONDS))) {
-    return fail(
-      "slow_down",
-      `Polling faster than every ${row.intervalSeconds} s; wait ${row.intervalSeconds + SLOW_DOWN_SECONDS} s between polls.`,
-    );
+  if (!(await recordPoll(db, row, now, SLOWED_INTERVAL_SECONDS))) {
+    const wait = Math.max(row.intervalSeconds, SLOWED_INTERVAL_SECONDS);
+    return fail("slow_down", `Polled sooner than ${row.intervalSeconds} s after the previous poll; wait ${wait} s between polls.`);
   }
   if (row.status === "pending") return fail("authorization_pending", "Waiting for the code to be approved in the dashboard.");
   return issue(db, row);
@@ -100,7 +103,13 @@ async function issue(db: Db, row: DeviceCodeRow): Promise<PollOutcome> {
   const generated = generateKey();
   if (!row.accountId || !row.scopes || !(await markIssued(db, row.id, generated.prefix)))
     return fail("invalid_grant", "This device code was already used.");
-  const issued = await issueKey(db, row.accountId, row.keyName ?? "device", row.scopes, null, generated);
+  // Made from the key of the session that approved it (none after a sign-in link), like a key of the account page.
+  const issued = await issueKey(
+    db,
+    { accountId: row.accountId, name: row.keyName ?? "device", scopes: row.scopes, expiresAt: null, parentKeyId: row.parentKeyId },
+    generated,
+  );
+  if (!issued) return fail("access_denied", "The key of the session that approved this login was revoked since; no key was made.");
   return { kind: "issued", key: issued.key, prefix: issued.prefix, scopes: issued.scopes, name: issued.name };
 }
 
@@ -109,18 +118,21 @@ export async function pendingAuthorization(db: Db, userCode: string) {
   return findPendingUserCode(db, userCode, nowIso());
 }
 
-/** Approves (with the key's name and scopes) or denies a pending authorization; false when it is no longer pending. */
+/**
+ * Approves (with the key's name and scopes, and the key of the approving session, the new key's parent)
+ * or denies a pending authorization; false when it is no longer pending.
+ */
 export async function decideAuthorization(
   db: Db,
   id: string,
   accountId: string,
-  decision: { approve: true; keyName: string; scopes: Scope[] } | { approve: false },
+  decision: { approve: true; keyName: string; scopes: Scope[]; parentKeyId: string | null } | { approve: false },
 ): Promise<boolean> {
   return decideDeviceCode(
     db,
     id,
     decision.approve
-      ? { status: "approved", accountId, keyName: decision.keyName, scopes: decision.scopes }
+      ? { status: "approved", accountId, keyName: decision.keyName, scopes: decision.scopes, parentKeyId: decision.parentKeyId }
       : { status: "denied", accountId },
     nowIso(),
   );

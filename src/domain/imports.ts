@@ -8,7 +8,7 @@ import type { GaParameters } from "../model/parameters";
 import { getDb } from "../storage/db";
 import { insertImport } from "../storage/imports";
 import { paretoFront } from "./pareto";
-import { type GaResult, IMPORTED, paretoFrontFiles, r2Key, reportFiles, storeResultFiles, summaryFile } from "./result-files";
+import { type GaResult, IMPORTED, paretoFrontFiles, r2Key, reportFiles, rowFitness, storeResultFiles, summaryFile } from "./result-files";
 
 /** The outcome of a run as the client reported it (population included when it sent it), its objectives read. */
 export type ImportedOutcome = {
@@ -26,10 +26,14 @@ export type ImportedOutcome = {
       best_solutions_fitness: (number | null)[];
       last_generation_fitness?: (number | null)[];
     }
-  /** Several objectives: their values for the best solution, per generation (PyGAD's best_solutions_fitness) and per solution of the final population. */
+  /**
+   * Several objectives: their values for the best solution (best_solution_fitness, as PyGAD gives it, and
+   * best_solution_objectives), per generation (PyGAD's best_solutions_fitness) and per solution of the
+   * final population.
+   */
   | {
       num_objectives: number;
-      best_solution_fitness: null;
+      best_solution_fitness: number[];
       best_solution_objectives: number[];
       best_solutions_fitness: number[][];
       last_generation_fitness?: number[][];
@@ -59,6 +63,8 @@ export async function createImport(env: Bindings, accountId: string, input: Impo
   // What a run reports; its engine and warnings are not known, gene constraints not checked here.
   const outcome: GaResult = {
     ...result,
+    // The SDK sends PyGAD's history only: each objective's maximum per generation is not known.
+    objective_maxima: null,
     stopped_reason: IMPORTED,
     pareto_front: front && { size: front.objectives.length, objectives: front.objectives },
     constraint_violations: null,
@@ -100,7 +106,7 @@ export async function createImport(env: Bindings, accountId: string, input: Impo
         startedAt: now,
         finishedAt: now,
         generationsCompleted: result.generations_completed,
-        bestSolutionFitness: result.best_solution_fitness,
+        bestSolutionFitness: rowFitness(result.best_solution_fitness),
         creditsChargedMicro: 0,
         createdAt: now,
         updatedAt: now,
@@ -112,7 +118,7 @@ export async function createImport(env: Bindings, accountId: string, input: Impo
         runId,
         name: input.name,
         bestSolution: result.best_solution,
-        bestSolutionFitness: result.best_solution_fitness,
+        bestSolutionFitness: rowFitness(result.best_solution_fitness),
         bestSolutionGeneration: result.best_solution_generation,
         bestSolutionsFitness: result.best_solutions_fitness,
         generationsCompleted: result.generations_completed,

@@ -17,19 +17,29 @@ export function keyPrefix(key: string): string | null {
   return KEY_PATTERN.exec(key)?.[1] ?? null;
 }
 
+/** What a new key is: its account, name, scopes and expiry, and the key it is made from (if any). */
+export interface NewKey {
+  accountId: string;
+  name: string;
+  scopes: Scope[];
+  expiresAt: string | null;
+  /**
+   * The key the dashboard session that makes it was signed in with (the account page, a device login it
+   * approved): revoking that key revokes this one (docs/dashboard.md#account). Null for an operator's key
+   * and for a key made by a session of a sign-in link.
+   */
+  parentKeyId: string | null;
+}
+
 /**
- * Issues a new key of the account (the secret is returned once; only its SHA-256 is stored). `generated`
- * is the key when the caller needed its prefix first (a device login records it before the insert).
+ * Issues a new key of the account (the secret is returned once; only its SHA-256 is stored), or null
+ * when its parent is no longer live (revoked or expired meanwhile). `generated` is the key when the
+ * caller needed its prefix first (a device login records it before the insert).
  */
-export async function issueKey(
-  db: Db,
-  accountId: string,
-  name: string,
-  scopes: Scope[],
-  expiresAt: string | null,
-  generated = generateKey(),
-) {
+export async function issueKey(db: Db, request: NewKey, generated = generateKey()) {
   const { key, prefix } = generated;
-  await insertKey(db, { id: newId(), accountId, prefix, keyHash: await sha256Hex(key), name, scopes, expiresAt, createdAt: nowIso() });
+  const { accountId, name, scopes, expiresAt, parentKeyId } = request;
+  const row = { id: newId(), accountId, prefix, keyHash: await sha256Hex(key), name, scopes, expiresAt, createdAt: nowIso(), parentKeyId };
+  if (!(await insertKey(db, row))) return null;
   return { key, prefix, name, scopes, expires_at: expiresAt };
 }

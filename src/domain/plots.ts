@@ -6,6 +6,8 @@ export type Fitness = number | "inf" | "-inf" | null;
 
 const WIDTH = 640;
 const COLOR = "#1f77b4";
+/** The second series of a multi-objective panel (each objective's population maximum), drawn dashed. */
+const MAXIMA_COLOR = "#ff7f0e";
 /** Panels of fitness.svg for a multi-objective run; further objectives are named in the title only. */
 export const MAX_PANELS = 6;
 
@@ -77,10 +79,10 @@ function axes(
  * one), +inf / −inf generations as triangles on the top / bottom edge (JSON and the plot have no
  * infinity; docs/api.md#result-files).
  */
-function historyPanel(f: Frame, history: Fitness[], yLabel: string): string[] {
-  const finite = (y: Fitness): y is number => typeof y === "number" && Number.isFinite(y);
-  const points = history.map((y, x) => ({ x, y })).filter((p): p is { x: number; y: number } => finite(p.y));
-  // Runs of consecutive finite generations: the line breaks where a generation has no finite value.
+const finite = (y: Fitness): y is number => typeof y === "number" && Number.isFinite(y);
+
+/** Runs of consecutive finite generations: a line breaks where a generation has no finite value. */
+function finiteRuns(history: Fitness[]): { x: number; y: number }[][] {
   const runs: { x: number; y: number }[][] = [];
   history.forEach((y, x) => {
     if (!finite(y)) return;
@@ -88,7 +90,25 @@ function historyPanel(f: Frame, history: Fitness[], yLabel: string): string[] {
     if (last && last.at(-1)!.x === x - 1) last.push({ x, y });
     else runs.push([{ x, y }]);
   });
-  const range = span(points.map((p) => p.y));
+  return runs;
+}
+
+type Scale = (v: number) => number;
+
+/** One series' lines (a dot for a run of one finite value), in `color`, dashed when asked. */
+function seriesLines(runs: { x: number; y: number }[][], sx: Scale, sy: Scale, color: string, dashed: boolean): string[] {
+  const dash = dashed ? ' stroke-dasharray="6 4"' : "";
+  return runs.map((run) =>
+    run.length > 1
+      ? `<polyline fill="none" stroke="${color}" stroke-width="2"${dash} points="${run.map((p) => `${px(sx(p.x))},${px(sy(p.y))}`).join(" ")}"/>`
+      : `<circle cx="${px(sx(run[0]!.x))}" cy="${px(sy(run[0]!.y))}" r="3" fill="${color}"/>`,
+  );
+}
+
+function historyPanel(f: Frame, history: Fitness[], yLabel: string, maxima: Fitness[] | null = null): string[] {
+  const points = [...history, ...(maxima ?? [])].filter(finite);
+  const runs = finiteRuns(history);
+  const range = span(points);
   const lastX = Math.max(history.length - 1, 1);
   const sx = (x: number) => f.left + (x / lastX) * f.width;
   const sy = (y: number) => f.top + f.height - ((y - range[0]) / (range[1] - range[0])) * f.height;
@@ -102,11 +122,8 @@ function historyPanel(f: Frame, history: Fitness[], yLabel: string): string[] {
   });
   return [
     ...axes(f, sy, range, xTicks, "generation", yLabel),
-    ...runs.map((run) =>
-      run.length > 1
-        ? `<polyline fill="none" stroke="${COLOR}" stroke-width="2" points="${run.map((p) => `${px(sx(p.x))},${px(sy(p.y))}`).join(" ")}"/>`
-        : `<circle cx="${px(sx(run[0]!.x))}" cy="${px(sy(run[0]!.y))}" r="3" fill="${COLOR}"/>`,
-    ),
+    ...(maxima ? seriesLines(finiteRuns(maxima), sx, sy, MAXIMA_COLOR, true) : []),
+    ...seriesLines(runs, sx, sy, COLOR, false),
     ...infinite,
     ...(infinite.length
       ? [`<text x="${f.left + f.width}" y="${f.top + f.height + 32}" text-anchor="end" fill="#d62728">▲ +inf  ▼ −inf</text>`]
@@ -114,31 +131,46 @@ function historyPanel(f: Frame, history: Fitness[], yLabel: string): string[] {
   ];
 }
 
-/** The title of an imported run's history of several objectives (docs/api.md#imports-multi-objective): PyGAD's own. */
+/** The title of a history of several objectives: PyGAD's own, the best solution's values per generation. */
+export const MULTI_HISTORY_TITLE = "Objective values of the best solution per generation (PyGAD's history)";
+/** The same for an import (docs/api.md#imports-multi-objective), which has no population maxima. */
 export const IMPORTED_HISTORY_TITLE = "Objective values of the best solution per generation (PyGAD's history, imported)";
 
 /**
- * fitness.svg: the best fitness per generation (one objective), or one panel per objective with its
- * best value per generation (several; the first MAX_PANELS of them). An imported run's history of
- * several objectives is PyGAD's own, the best solution's values per generation (`imported`: its title says so).
+ * fitness.svg: the best fitness per generation (one objective), or one panel per objective (several; the
+ * first MAX_PANELS of them) with the best solution's value per generation — PyGAD's history, a solid
+ * line — and, when the result has them, the objective's maximum over the population (`maxima`, dashed).
+ * An import's title says its history is imported (`imported`).
  */
-export function fitnessPlot(history: (Fitness | number[])[], numObjectives = 1, { imported = false } = {}): string {
+export function fitnessPlot(
+  history: (Fitness | number[])[],
+  numObjectives = 1,
+  { imported = false, maxima = null }: { imported?: boolean; maxima?: number[][] | null } = {},
+): string {
   if (numObjectives <= 1) {
     const f = { left: 80, top: 30, width: WIDTH - 100, height: 280 };
     return svg(360, "Best fitness per generation", historyPanel(f, history as Fitness[], "best fitness"));
   }
   const shown = Math.min(numObjectives, MAX_PANELS);
   const panel = 170;
+  const top = maxima ? 48 : 30;
+  const legend = maxima
+    ? [
+        `<line x1="90" x2="120" y1="36" y2="36" stroke="${COLOR}" stroke-width="2"/><text x="126" y="40">best solution (PyGAD's history)</text>`,
+        `<line x1="340" x2="370" y1="36" y2="36" stroke="${MAXIMA_COLOR}" stroke-width="2" stroke-dasharray="6 4"/><text x="376" y="40">population maximum</text>`,
+      ]
+    : [];
   const body = Array.from({ length: shown }, (_, i) =>
     historyPanel(
-      { left: 80, top: 30 + i * panel, width: WIDTH - 100, height: panel - 60 },
+      { left: 80, top: top + i * panel, width: WIDTH - 100, height: panel - 60 },
       history.map((row) => (Array.isArray(row) ? (row[i] ?? null) : null)),
       `objective ${i}`,
+      maxima ? maxima.map((row) => row[i] ?? null) : null,
     ),
   ).flat();
   const which = numObjectives > shown ? ` (objectives 0–${shown - 1} of ${numObjectives})` : "";
-  const title = `${imported ? IMPORTED_HISTORY_TITLE : "Best value of each objective per generation"}${which}`;
-  return svg(30 + shown * panel, title, body);
+  const title = `${imported ? IMPORTED_HISTORY_TITLE : MULTI_HISTORY_TITLE}${which}`;
+  return svg(top + shown * panel, title, [...legend, ...body]);
 }
 
 /**

@@ -7,13 +7,15 @@ export type { Fitness } from "./plots";
 
 export interface GaResult {
   best_solution: number[];
-  /** One objective: the best fitness ("inf"/"-inf" when infinite); several objectives: null. */
-  best_solution_fitness: Fitness;
-  /** Several objectives: the objective vector of best_solution; one objective: null. */
+  /** PyGAD's best_solution() fitness: one objective's number ("inf"/"-inf" when infinite), or the objective values of several. */
+  best_solution_fitness: Fitness | number[];
+  /** Several objectives: the objective values of best_solution (as best_solution_fitness); one objective: null. */
   best_solution_objectives: number[] | null;
   best_solution_generation: number | null;
-  /** Per generation: the best fitness (one objective), or the best value of each objective (several). */
+  /** PyGAD's history: per generation, the best solution's fitness (a number; several objectives: its values). */
   best_solutions_fitness: (Fitness | number[])[];
+  /** Several objectives: per generation, each objective's maximum over the population; null for one (and imports). */
+  objective_maxima: number[][] | null;
   generations_completed: number;
   /** Inline only for small runs and tests; normally uploaded apart (see stagedKey). */
   population?: number[][] | null;
@@ -58,12 +60,26 @@ export const stagedKey = (runId: string, name: StagedFile) => `runs/${runId}/${n
 
 const csvCell = (v: Fitness) => (v === null ? "" : String(v));
 
+/**
+ * fitness_history.csv: per generation the best fitness (one objective), or the best solution's value of
+ * each objective (`objective_i`, PyGAD's history) followed, when the result has them, by each
+ * objective's maximum over the population (`max_objective_i`, the objective_maxima series).
+ */
 function historyCsv(result: GaResult): string {
   if (result.num_objectives <= 1) {
     return ["generation,best_fitness", ...result.best_solutions_fitness.map((f, i) => `${i},${csvCell(f as Fitness)}`)].join("\n");
   }
-  const header = ["generation", ...Array.from({ length: result.num_objectives }, (_, i) => `objective_${i}`)].join(",");
-  return [header, ...result.best_solutions_fitness.map((row, i) => [i, ...(Array.isArray(row) ? row : [])].join(","))].join("\n");
+  const count = result.num_objectives;
+  const maxima = result.objective_maxima;
+  const header = [
+    "generation",
+    ...Array.from({ length: count }, (_, i) => `objective_${i}`),
+    ...(maxima ? Array.from({ length: count }, (_, i) => `max_objective_${i}`) : []),
+  ].join(",");
+  const rows = result.best_solutions_fitness.map((row, i) =>
+    [i, ...(Array.isArray(row) ? row : []), ...(maxima ? (maxima[i] ?? []) : [])].join(","),
+  );
+  return [header, ...rows].join("\n");
 }
 
 /**
@@ -139,7 +155,10 @@ export function reportFiles(result: GaResult, output: string | null = null): Res
     {
       name: "fitness.svg",
       contentType: "image/svg+xml",
-      body: fitnessPlot(result.best_solutions_fitness, result.num_objectives, { imported: result.stopped_reason === IMPORTED }),
+      body: fitnessPlot(result.best_solutions_fitness, result.num_objectives, {
+        imported: result.stopped_reason === IMPORTED,
+        maxima: result.objective_maxima,
+      }),
     },
   ];
   if (result.pareto_front)

@@ -52,6 +52,10 @@ export async function startRun(env: Bindings, { run, account }: ClaimedRun): Pro
   if (run.kind === "continue" && run.parentResultId) {
     if (!(await startPopulationFile(env, run))) throw new MissingPopulation(`the population of result ${run.parentResultId} is gone`);
     initialPopulationUrl = `${reportUrl(env, run.id)}/initial-population`;
+  } else if (run.startPopulationKey) {
+    if (!(await env.FILES.head(run.startPopulationKey)))
+      throw new MissingPopulation(`the start population of submission ${run.submissionId} is gone`);
+    initialPopulationUrl = `${reportUrl(env, run.id)}/initial-population`;
   }
   const files = await runDataFiles(env, run);
   if (files.some((f) => f === null)) throw new MissingInput("a data file this run names is not recorded with its submission");
@@ -75,9 +79,13 @@ export async function startRun(env: Bindings, { run, account }: ClaimedRun): Pro
   return getRunner(env).start(request);
 }
 
-/** The file row of a continue run's start population (its parent result's population.json). */
-export async function startPopulationFile(env: Bindings, run: RunRow) {
-  return run.parentResultId ? getResultFile(getDb(env.DB), run.parentResultId, POPULATION_FILE) : undefined;
+/**
+ * Where a run's start population is in R2: a continue's, its parent result's population.json; another
+ * run's, the start population its submission was created with (undefined when it has none).
+ */
+export async function startPopulationFile(env: Bindings, run: RunRow): Promise<{ r2Key: string } | undefined> {
+  if (run.parentResultId) return getResultFile(getDb(env.DB), run.parentResultId, POPULATION_FILE);
+  return run.startPopulationKey ? { r2Key: run.startPopulationKey } : undefined;
 }
 
 /** Objectives a progress trail point keeps: as many as the charts draw (fitness.svg's panels). */
@@ -87,9 +95,19 @@ const TRAIL_OBJECTIVES = MAX_PANELS;
 export async function recordProgress(
   env: Bindings,
   runId: string,
-  progress: { generations_completed: number; best_solution_fitness: number | null; best_objectives?: number[] | null },
+  progress: {
+    generations_completed: number;
+    best_solution_fitness: number | null;
+    best_solution_objectives?: number[] | null;
+    best_objectives?: number[] | null;
+  },
 ): Promise<boolean> {
-  const { generations_completed: generation, best_solution_fitness: best, best_objectives: objectives } = progress;
-  const point: TrailPoint = objectives ? [generation, best, objectives.slice(0, TRAIL_OBJECTIVES)] : [generation, best];
+  const { generations_completed: generation, best_solution_fitness: best, best_objectives: maxima } = progress;
+  const objectives = progress.best_solution_objectives;
+  const point: TrailPoint = maxima
+    ? objectives
+      ? [generation, best, maxima.slice(0, TRAIL_OBJECTIVES), objectives.slice(0, TRAIL_OBJECTIVES)]
+      : [generation, best, maxima.slice(0, TRAIL_OBJECTIVES)]
+    : [generation, best];
   return recordRunProgress(getDb(env.DB), runId, progress, point, nowIso());
 }

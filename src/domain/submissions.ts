@@ -1,11 +1,10 @@
 // Submissions and their runs: create, add a run (reexecute / continue), cancel, delete (docs/api.md#submissions-runs-results).
 
 import { platformQueueCap } from "../admission/admission";
-import type { Bindings, RunMessage } from "../env";
-import { runsQueue } from "../env";
+import type { Bindings } from "../env";
 import { ApiError } from "../errors";
 import { newId, nowIso } from "../lib/ids";
-import { type GaParameters, parallelWorkers } from "../model/parameters";
+import type { GaParameters } from "../model/parameters";
 import { isLive, type RunKind, type SubmissionSource } from "../model/runs";
 import { getRunner, type RunMetrics } from "../runner/runner";
 import { submissionDataFileStatements, submissionDataFilesOf } from "../storage/data-files";
@@ -29,29 +28,6 @@ export function assertNoLiveRun(submission: SubmissionRow): void {
 
 const runInProgress = () => new ApiError("invalid_state", "A run of this submission is queued or running; wait for it to end.");
 
-/** What a run's queue message is made of. */
-type QueuedRun = Pick<RunRow, "id" | "accountId" | "parameters">;
-
-/** The runs queue's message for a run that asks for a place (its account and places ride along). */
-export const runMessage = (run: QueuedRun): RunMessage => ({
-  run_id: run.id,
-  account_id: run.accountId,
-  places: parallelWorkers(run.parameters),
-});
-
-/**
- * Puts an admitted run on the runs queue. The routes hand it to `waitUntil`, so the 202 does not wait
- * for the queue. The run's row is already written, so a failed send loses nothing: the cron puts every
- * run that stayed queued for QUEUED_TIMEOUT_MS on the queue again (queues/scheduled.ts).
- */
-export async function enqueueRun(env: Bindings, run: QueuedRun): Promise<void> {
-  try {
-    await runsQueue(env).send(runMessage(run));
-  } catch (err) {
-    console.error("runs queue send failed; the cron will enqueue the run", run.id, err);
-  }
-}
-
 export interface CreateInput {
   name: string;
   description?: string;
@@ -59,11 +35,19 @@ export interface CreateInput {
   source?: SubmissionSource;
   /** Website runs may be paid by the plan (docs/api.md#payment); API runs are always paid with credits. */
   paidWithCredits?: boolean;
+  /** A start population given at creation (checked against the parameters), stored in R2 for every run but a continue. */
+  initialPopulation?: number[][] | null;
   /** What the run's `data_files` stand for (domain/data-files.ts resolveDataFiles): recorded with the submission. */
   dataFiles?: RunDataFile[];
 }
 
-/** Stores a submission with its first run, queued (the caller puts the run on the queue: `enqueueRun`). */
+/** Where a submission's start population waits in R2 (what its runs' start requests point the GA worker to). */
+export const startPopulationKey = (submissionId: string) => `submissions/${submissionId}/initial_population.json`;
+
+/**
+ * Stores a submission with its first run, queued (the caller puts the run on the queue: `enqueueRun`);
+ * its start population first, in R2, removed again if the rows cannot be written.
+ */
 export async function createSubmission(
   env: Bindings,
   accountId: string,
@@ -73,8 +57,26 @@ export async function createSubmission(
   const db = getDb(env.DB);
   const now = nowIso();
   const id = newId();
+  const populationKey = input.initialPopulation ? startPopulationKey(id) : null;
+  if (populationKey)
+    await env.FILES.put(populationKey, JSON.stringify(input.initialPopulation), { httpMetadata: { contentType: "application/json" } });
+  try {
+    await insertNewSubmission(db, platformQueueCap(env), { id, accountId, runId, now, input, populationKey });
+  } catch (err) {
+    if (populationKey) await env.FILES.delete(populationKey);
+    throw err;
+  }
+  return { id, runId, createdAt: now };
+}
+
+async function insertNewSubmission(
+  db: ReturnType<typeof getDb>,
+  queueCap: number,
+  r: { id: string; accountId: string; runId: string; now: string; input: CreateInput; populationKey: string | null },
+): Promise<void> {
+  const { id, accountId, runId, now, input, populationKey } = r;
   await db.batch([
-    platformCapStatement(db, platformQueueCap(env)),
+    platformCapStatement(db, queueCap),
     ...insertSubmissionStatements(
       db,
       {
@@ -86,6 +88,7 @@ export async function createSubmission(
         source: input.source ?? "api",
         status: "queued",
         parameters: input.parameters,
+        initialPopulationKey: populationKey,
         latestRunId: runId,
         createdAt: now,
         updatedAt: now,
@@ -97,6 +100,7 @@ export async function createSubmission(
         kind: "initial",
         status: "queued",
         parameters: input.parameters,
+        startPopulationKey: populationKey,
         paidWithCredits: input.paidWithCredits ?? true,
         queuedAt: now,
         enqueuedAt: now,
@@ -106,7 +110,6 @@ export async function createSubmission(
     ),
     ...submissionDataFileStatements(db, recordsFor(id, accountId, input.dataFiles ?? [], now)),
   ]);
-  return { id, runId, createdAt: now };
 }
 
 /**
@@ -148,18 +151,22 @@ async function stopWorker(env: Bindings, run: RunRow): Promise<RunMetrics | null
   }
 }
 
+/**
+ * Cancels a live run: its worker stopped first, its usage so far billed. Null when it ended meanwhile.
+ * `silent`: no webhook event (a sweep's child cancelled with its sweep).
+ */
+export async function cancelRun(env: Bindings, run: RunRow, silent = false): Promise<EndedRun | null> {
+  const metrics = await stopWorker(env, run);
+  return endRun(env, run.id, { status: "cancelled", metrics, error: null, silent });
+}
+
 /** Cancels the live run of a submission: worker stopped first, partial usage billed. */
 export async function cancelSubmission(env: Bindings, submission: SubmissionRow): Promise<EndedRun> {
   const db = getDb(env.DB);
   const run = await getRun(db, submission.latestRunId);
   if (!run || !isLive(run.status))
     throw new ApiError("invalid_state", `The submission has already ${submission.status}; there is nothing to cancel.`);
-  const metrics = await stopWorker(env, run);
-  const ended = await endRun(env, run.id, {
-    status: "cancelled",
-    metrics,
-    error: null,
-  });
+  const ended = await cancelRun(env, run);
   if (!ended) throw new ApiError("invalid_state", "The run ended before it could be cancelled.");
   return ended;
 }
@@ -178,6 +185,8 @@ export async function deleteSubmission(env: Bindings, submission: SubmissionRow)
     ended = await endRun(env, run.id, { status: "deleted", metrics: await stopWorker(env, run) });
   }
   await deleteSubmissionRow(db, submission.id);
+  // Its start population served only its runs, which went with it (its results keep their own files).
+  if (submission.initialPopulationKey) await env.FILES.delete(submission.initialPopulationKey);
   await releaseSubmissionFiles(env, submission.accountId, files);
   return ended;
 }

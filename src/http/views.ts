@@ -55,12 +55,22 @@ function runLogs(output: string | null) {
   return { logs: new TextDecoder().decode(bytes.subarray(start)), logs_truncated: true };
 }
 
+/**
+ * Why a queued run waits (docs/api.md#states): a sweep's child not admitted yet waits for one of its
+ * account's concurrency slots; an admitted run for a place on the platform.
+ */
+export const queuedReason = (run: Pick<RunRow, "status" | "awaitingSlot">) =>
+  run.status !== "queued" ? null : run.awaitingSlot ? ("account_slot" as const) : ("platform_place" as const);
+
 export function submissionFull(origin: string, s: SubmissionRow, run: RunRow) {
   return {
     ...submissionListItem(s),
     submission_type: s.submissionType,
     description: s.description,
+    sweep_id: s.sweepId,
+    queued_reason: queuedReason(run),
     parameters: s.parameters,
+    has_initial_population: s.initialPopulationKey !== null,
     queued_at: run.queuedAt,
     started_at: run.startedAt,
     finished_at: run.finishedAt,
@@ -82,13 +92,21 @@ export function submissionFull(origin: string, s: SubmissionRow, run: RunRow) {
   };
 }
 
+/**
+ * A result's best fitness as PyGAD's best_solution() gives it: a number for one objective, the best
+ * solution's objective values for several (the row keeps NULL there, so the fitness orderings and
+ * filters treat it as the lowest: docs/api.md#multi-objective).
+ */
+export const bestFitness = (r: Pick<ResultRow, "numObjectives" | "bestSolutionFitness" | "bestSolutionObjectives">) =>
+  r.numObjectives > 1 && r.bestSolutionObjectives ? r.bestSolutionObjectives : r.bestSolutionFitness;
+
 export function resultListItem(r: ResultRow) {
   return {
     id: r.id,
     submission_id: r.submissionId,
     name: r.name,
     is_shared: r.isShared,
-    best_solution_fitness: r.bestSolutionFitness,
+    best_solution_fitness: bestFitness(r),
     num_objectives: r.numObjectives,
     generations_completed: r.generationsCompleted,
     created_at: r.createdAt,
@@ -106,6 +124,7 @@ export function resultFull(origin: string, r: ResultRow, files: ResultFileRow[])
     pareto_front_size: r.paretoFrontSize,
     best_solution_generation: r.bestSolutionGeneration,
     best_solutions_fitness: r.bestSolutionsFitness,
+    objective_maxima: r.objectiveMaxima,
     stopped_reason: r.stoppedReason,
     constraint_violations: r.constraintViolations,
     warnings: r.warnings,

@@ -1,5 +1,6 @@
 // The words of accounts, each stated once: the plans, the limits an operator may override, and the
-// scopes of an API key (docs/api.md#limits, #admin-api, #identifiers).
+// scopes of an API key with the one rule for a list of them (docs/api.md#limits, #admin-api, #identifiers).
+import { z } from "zod";
 
 export const PLANS = ["free", "trial", "premium"] as const;
 export type Plan = (typeof PLANS)[number];
@@ -16,6 +17,7 @@ export const OVERRIDABLE_LIMITS = {
   max_num_generations: "count",
   max_num_genes: "count",
   max_parallel_workers: "count",
+  max_sweep_children: "count",
   negative_balance_cap: "money",
   // Data files (docs/api.md#data-files): the account's, whichever way a run is paid.
   max_data_file_bytes: "bytes",
@@ -40,3 +42,13 @@ export type Scope = (typeof SCOPES)[number];
 export const isScope = (text: string): text is Scope => (SCOPES as readonly string[]).includes(text);
 /** Whether `scopes` hold every scope (a sign-in link's session, or a key with all of them). */
 export const hasEveryScope = (scopes: readonly string[]) => SCOPES.every((s) => scopes.includes(s));
+
+/**
+ * A key's scopes as every input takes them — the admin API's key, the account page's key, a device
+ * login's approval: at least one, each a scope, none repeated (a repeat is refused, not merged:
+ * docs/decisions.md#scope-lists).
+ */
+export const scopeList = z
+  .array(z.enum(SCOPES, `must be one of: ${SCOPES.join(", ")}`))
+  .min(1, "choose at least one scope")
+  .refine((s) => new Set(s).size === s.length, "must not repeat a scope");

@@ -1,6 +1,6 @@
 // The entry symbol of each code field: the top-level name the GA worker calls (docs/api.md#code-fields).
 import { ApiError } from "../errors";
-import { CODE_FIELDS } from "./parameters";
+import { CODE_FIELDS, holdsCode } from "./parameters";
 
 /** Top-level names a Python source defines, by a line scan: `def NAME`, `class NAME`, `NAME =`, `NAME: T =`. */
 export function topLevelNames(source: string): Set<string> {
@@ -21,6 +21,8 @@ export function topLevelNames(source: string): Set<string> {
 /**
  * Every code field needs its `<field>_entry` (422 entry_symbol_required), and the entry must be a
  * top-level name of that source (422 entry_symbol_not_found). An entry without its code field is 400.
+ * An operator (`parent_selection_type`, `crossover_type`, `mutation_type`) naming one of PyGAD's
+ * operators is no code: it needs no entry.
  */
 export function checkEntrySymbols(params: Record<string, unknown>): void {
   for (const field of CODE_FIELDS) {
@@ -31,7 +33,7 @@ export function checkEntrySymbols(params: Record<string, unknown>): void {
         fields: [{ field: `${field}_entry`, message: `requires ${field}` }],
       });
     }
-    if (typeof source !== "string") continue;
+    if (typeof source !== "string" || !holdsCode(params, field)) continue;
     if (typeof entryName !== "string") {
       throw new ApiError("entry_symbol_required", `${field} needs its entry symbol ${field}_entry: the top-level name to call.`, {
         field: `${field}_entry`,

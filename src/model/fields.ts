@@ -17,6 +17,19 @@ export const text = (max: number) =>
     .max(max)
     .refine((s) => !/\p{Cs}/u.test(s), { message: "must be valid Unicode text (it contains a lone surrogate)" });
 
+/**
+ * The first control character of `value` (C0, DEL or C1) and where it is, or null: what a URL a person
+ * gives must not hold (a browser or a URL parser silently drops some of them, so the address seen is not
+ * the one used).
+ */
+export function controlCharacter(value: string): { char: string; index: number } | null {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code <= 0x1f || (code >= 0x7f && code <= 0x9f)) return { char: `U+${code.toString(16).toUpperCase().padStart(4, "0")}`, index: i };
+  }
+  return null;
+}
+
 export function fieldErrors(error: { issues: z.core.$ZodIssue[] }): FieldError[] {
   return error.issues.flatMap((issue) => {
     // An unknown field is named by itself, not by the object that holds it ("body").

@@ -4,7 +4,7 @@ import type { z } from "zod";
 import { validationError } from "../errors";
 import { checkEntrySymbols } from "./entry-symbols";
 import { fieldErrors } from "./fields";
-import { FLOAT_TYPES, type GaParameters, gaObject, SAVED_VALUES_CAP } from "./parameters";
+import { FLOAT_TYPES, type GaParameters, gaObject, holdsCode, OPERATOR_FIELDS, SAVED_VALUES_CAP } from "./parameters";
 
 type Issue = { path: string[]; message: string };
 /** What the rules read: every parameter but the code (a creation body may name its fitness function by upload). */
@@ -20,7 +20,7 @@ function crossFieldIssues(p: RuledParameters): Issue[] {
     if (typeof v === "number" && v > max) add(field, `must be at most ${what} (${max})`);
   };
   upTo("num_parents_mating", p.sol_per_pop, "sol_per_pop");
-  upTo("K_tournament", p.sol_per_pop, "sol_per_pop");
+  // K_tournament past sol_per_pop: PyGAD clips it and warns (the run's warnings), as it does here.
   upTo("keep_elitism", p.sol_per_pop, "sol_per_pop");
   upTo("keep_parents", p.num_parents_mating, "num_parents_mating");
   upTo("fitness_batch_size", p.sol_per_pop, "sol_per_pop");
@@ -70,7 +70,14 @@ function crossFieldIssues(p: RuledParameters): Issue[] {
     add("save_best_solutions", `keeps (num_generations + 1) × num_genes = ${kept} gene values; at most ${SAVED_VALUES_CAP} are kept`);
   }
   const adaptive = p.mutation_type === "adaptive";
-  for (const field of ["mutation_probability", "mutation_percent_genes", "mutation_num_genes"] as const) {
+  const controls = ["mutation_probability", "mutation_percent_genes", "mutation_num_genes"] as const;
+  // PyGAD refuses adaptive mutation at its constructor unless one control is a pair.
+  if (adaptive && controls.every((field) => p[field] === undefined || p[field] === "default"))
+    add(
+      "mutation_type",
+      "adaptive needs mutation_probability, mutation_num_genes or mutation_percent_genes as a pair [low_quality, high_quality]",
+    );
+  for (const field of controls) {
     const v = p[field];
     if (v === undefined || v === "default") continue;
     if (adaptive !== Array.isArray(v)) {
@@ -90,11 +97,41 @@ function crossFieldIssues(p: RuledParameters): Issue[] {
   const ranges = [p.gene_space, ...(Array.isArray(p.gene_space) ? p.gene_space : [])];
   for (const r of ranges) {
     if (r && typeof r === "object" && !Array.isArray(r)) {
-      if (r.low >= r.high) add("gene_space", "a range needs low < high");
+      // Without a step PyGAD takes the bounds in either order; a step must lead from low up to high.
+      if (r.step !== undefined && r.low >= r.high) add("gene_space", "a range with a step needs low < high");
       else if (!span(r.low, r.high)) add("gene_space", `a range ${SPAN}`);
     }
   }
+  if ((p.parent_selection_type === "nsga3" || p.parent_selection_type === "tournament_nsga3") && p.nsga3_num_divisions === undefined)
+    add("nsga3_num_divisions", `is required with parent_selection_type ${p.parent_selection_type} (PyGAD has no default)`);
+  categoricalIssues(p, add);
   return issues;
+}
+
+/**
+ * gene_categorical: one bool, or one per gene; each categorical gene needs a finite gene space — a list
+ * of numbers or a range with a step — as PyGAD's constructor requires.
+ */
+function categoricalIssues(p: RuledParameters, add: (field: string, message: string) => void): void {
+  const flags = p.gene_categorical;
+  if (flags === undefined || flags === null) return;
+  if (Array.isArray(flags) && flags.length !== p.num_genes) {
+    add("gene_categorical", `a list needs exactly num_genes (${p.num_genes}) values`);
+    return;
+  }
+  const space = p.gene_space;
+  const perGene = Array.isArray(space) && space.some((g) => g === null || typeof g === "object");
+  const finite = (s: unknown) =>
+    (Array.isArray(s) && s.every((v) => typeof v === "number")) ||
+    (s !== null && typeof s === "object" && !Array.isArray(s) && "step" in s && s.step !== undefined);
+  const gene = Array.from({ length: p.num_genes }, (_, i) => i).find(
+    (i) => (flags === true || (Array.isArray(flags) && flags[i])) && !finite(perGene ? (space as unknown[])[i] : space),
+  );
+  if (gene !== undefined)
+    add(
+      "gene_categorical",
+      `gene ${gene} is categorical, so its gene_space must be a list of numbers or a range with a step (a finite set of values)`,
+    );
 }
 
 /** `schema` with the rules between parameters added (a creation body, the full parameters). */
@@ -107,9 +144,17 @@ export function withCrossFieldRules<T extends z.ZodType<RuledParameters>>(schema
 /** Full GA parameters (used to re-check a submission's parameters merged with overrides, and an import's). */
 export const gaParametersSchema = withCrossFieldRules(gaObject);
 
-/** A submission's stored parameters with a reexecute/continue's `overrides` applied, checked again as a whole. */
+/**
+ * A submission's stored parameters with a reexecute/continue's `overrides` applied, checked again as a
+ * whole. An operator overridden by one of PyGAD's names drops the custom operator's `_entry` it replaces.
+ */
 export function mergeParameters(base: GaParameters, overrides: Partial<GaParameters>): GaParameters {
-  const merged = { ...base, ...overrides };
+  const merged: Record<string, unknown> = { ...base, ...overrides };
+  for (const field of OPERATOR_FIELDS) {
+    const entryField = `${field}_entry`;
+    if (overrides[field] !== undefined && !(entryField in overrides) && !holdsCode({ [field]: overrides[field] }, field))
+      delete merged[entryField];
+  }
   checkEntrySymbols(merged);
   const parsed = gaParametersSchema.safeParse(merged);
   if (!parsed.success) throw validationError(fieldErrors(parsed.error));

@@ -6,6 +6,22 @@ import { z } from "zod";
 import { TOO_LARGE } from "./fields";
 import { stopCriterionProblem } from "./stop-criteria";
 
+/**
+ * PyGAD's operators: each one of PyGAD's names, or Python source with `<field>_entry` — a custom operator
+ * PyGAD calls with its own arguments (docs/api.md#custom-operators). The `_entry` decides which.
+ */
+export const OPERATOR_NAMES = {
+  parent_selection_type: ["sss", "rws", "sus", "rank", "random", "tournament", "nsga2", "tournament_nsga2", "nsga3", "tournament_nsga3"],
+  crossover_type: ["single_point", "two_points", "uniform", "scattered", "sbx"],
+  mutation_type: ["random", "swap", "inversion", "scramble", "adaptive", "polynomial"],
+} as const;
+export const OPERATOR_FIELDS = ["parent_selection_type", "crossover_type", "mutation_type"] as const;
+export type OperatorField = (typeof OPERATOR_FIELDS)[number];
+export const isOperatorField = (name: string): name is OperatorField => (OPERATOR_FIELDS as readonly string[]).includes(name);
+/** The selections made for a fitness of several objectives (the GA worker's exact mode, docs/engine.md). */
+export const MULTI_OBJECTIVE_SELECTIONS = ["nsga2", "tournament_nsga2", "nsga3", "tournament_nsga3"] as const;
+
+/** Fields that hold Python source with `<field>_entry` (the operators only when their `_entry` is given). */
 export const CODE_FIELDS = [
   "fitness_func",
   "gene_constraint",
@@ -16,9 +32,21 @@ export const CODE_FIELDS = [
   "on_mutation",
   "on_generation",
   "on_stop",
+  ...OPERATOR_FIELDS,
 ] as const;
 export type CodeField = (typeof CODE_FIELDS)[number];
 export const isCodeField = (name: string): name is CodeField => (CODE_FIELDS as readonly string[]).includes(name);
+
+/**
+ * Whether `params` hold Python source in `field`: a code field's string, except an operator's name (an
+ * operator is code only with its `_entry`; without it, a string that is not one of PyGAD's names is code
+ * missing its entry, which checkEntrySymbols refuses).
+ */
+export function holdsCode(params: Readonly<Record<string, unknown>>, field: string): boolean {
+  if (!isCodeField(field) || typeof params[field] !== "string") return false;
+  if (!isOperatorField(field)) return true;
+  return params[`${field}_entry`] !== undefined || !(OPERATOR_NAMES[field] as readonly string[]).includes(params[field] as string);
+}
 
 export const MAX_CODE_BYTES = 64 * 1024;
 /**
@@ -78,6 +106,32 @@ const geneType = z.union([
 ]);
 
 const range = z.strictObject({ low: z.number(), high: z.number(), step: z.number().positive().optional() });
+/**
+ * An operator: one of PyGAD's names, or a custom operator's source (with `<field>_entry`, at most 64 KiB
+ * as any code field). A bare word that is none of the names is a misspelt name, said as such (a
+ * custom operator's source is never one word).
+ */
+const operator = <F extends OperatorField>(field: F) => {
+  const names: readonly string[] = OPERATOR_NAMES[field];
+  return z
+    .string()
+    .min(1)
+    .superRefine((value, ctx) => {
+      if (names.includes(value)) return;
+      if (/^\s*[A-Za-z_][\w.-]*\s*$/.test(value))
+        ctx.addIssue({
+          code: "custom",
+          message: `is not one of PyGAD's ${field} names (${names.join(", ")}); a custom operator is Python source with ${field}_entry`,
+        });
+      else if (new TextEncoder().encode(value).byteLength > MAX_CODE_BYTES)
+        ctx.addIssue({ code: "custom", message: `${TOO_LARGE} a code field may hold at most ${MAX_CODE_BYTES} bytes` });
+    })
+    .meta({
+      description: `one of PyGAD's names (${names.join(", ")}), or the Python source of a custom operator with ${field}_entry`,
+    });
+};
+/** A positive finite number (PyGAD's distribution indexes). */
+const positive = z.number().gt(0);
 const geneSpaceItem = z.union([z.number(), z.array(z.number()).min(1).max(10_000), range, z.null()]);
 const geneSpace = z.union([range, z.array(geneSpaceItem).min(1).max(10_000)]);
 
@@ -89,22 +143,34 @@ export const gaShape = {
   init_range_low: bound.default(-4),
   init_range_high: bound.default(4),
   sample_size: int(1, 10_000).default(100),
-  mutation_type: z.enum(["random", "swap", "inversion", "scramble", "adaptive"]).nullable().optional(),
+  mutation_type: operator("mutation_type").nullable().optional(),
   mutation_probability: z.union([z.number().min(0).max(1), pair(z.number().min(0).max(1))]).optional(),
   mutation_percent_genes: z.union([z.literal("default"), z.number().gt(0).max(100), pair(z.number().gt(0).max(100))]).optional(),
   mutation_num_genes: z.union([int(1, 1_000_000), pair(int(1, 1_000_000))]).optional(),
   mutation_by_replacement: z.boolean().optional(),
   random_mutation_min_val: bound.optional(),
   random_mutation_max_val: bound.optional(),
-  crossover_type: z.enum(["single_point", "two_points", "uniform", "scattered"]).nullable().optional(),
+  crossover_type: operator("crossover_type").nullable().optional(),
   crossover_probability: z.number().min(0).max(1).optional(),
-  parent_selection_type: z.enum(["sss", "rws", "sus", "rank", "random", "tournament", "nsga2", "tournament_nsga2"]).optional(),
-  K_tournament: int(1, 5000).optional(),
+  parent_selection_type: operator("parent_selection_type").optional(),
+  // Past sol_per_pop PyGAD clips it and warns (the run's warnings say so).
+  K_tournament: int(1, 1_000_000).optional(),
+  // NSGA-III's divisions per objective axis: C(M + p - 1, p) reference points for M objectives, at most
+  // 5,000 (the largest population, which PyGAD grows to that many; checked by the GA worker once M is known).
+  nsga3_num_divisions: int(1, 1000).optional(),
+  sbx_crossover_eta: positive.optional(),
+  polynomial_mutation_eta: positive.optional(),
   keep_parents: int(-1, 5000).optional(),
   keep_elitism: int(0, 5000).optional(),
   gene_type: geneType.optional(),
   gene_space: geneSpace.optional(),
+  // Genes whose values are categories (one bool for all, or one per gene); each needs a finite gene_space.
+  gene_categorical: z
+    .union([z.boolean(), z.array(z.boolean()).min(1).max(1_000_000)])
+    .nullable()
+    .optional(),
   allow_duplicate_genes: z.boolean().optional(),
+  suppress_warnings: z.boolean().optional(),
   stop_criteria: z.union([stopCriterion, z.array(stopCriterion).min(1).max(10)]).optional(),
   random_seed: int(0, 4_294_967_295).optional(),
   fitness_batch_size: int(1, 5000).optional(),
@@ -134,6 +200,9 @@ export const gaShape = {
   on_generation_entry: entry.optional(),
   on_stop: code.optional(),
   on_stop_entry: entry.optional(),
+  parent_selection_type_entry: entry.optional(),
+  crossover_type_entry: entry.optional(),
+  mutation_type_entry: entry.optional(),
   // The job's data files (docs/api.md#data-files): ids of the account's uploads, read-only at /data/<name>
   // in the run. Not a PyGAD parameter: admission resolves them (operations/data-files.ts) and the GA
   // worker's start request carries the files themselves (docs/runner-protocol.md).

@@ -9,7 +9,8 @@ import type { DeferredRate } from "../admission/rate-limit";
 import { resolveCodeUploads } from "../domain/code-uploads";
 import { type RunDataFile, resolveDataFiles } from "../domain/data-files";
 import { POPULATION_FILE } from "../domain/result-files";
-import { addRun, assertNoLiveRun, createSubmission, enqueueRun } from "../domain/submissions";
+import { enqueueRun } from "../domain/run-queue";
+import { addRun, assertNoLiveRun, createSubmission } from "../domain/submissions";
 import type { Bindings } from "../env";
 import { ApiError, validationError } from "../errors";
 import { checkEntrySymbols } from "../model/entry-symbols";
@@ -45,7 +46,17 @@ export async function startSubmission(
   const accountId = who.account.id;
   const body = await resolveCodeUploads(getDb(env.DB), accountId, validated, CODE_FIELDS);
   refuseUnsupported(body);
-  const { name, description, submission_type: _type, webhook_url: _hook, notification_email: _mail, fitness_func, ...rest } = body;
+  const {
+    name,
+    description,
+    submission_type: _type,
+    webhook_url: _hook,
+    notification_email: _mail,
+    logger: _logger,
+    initial_population: initialPopulation,
+    fitness_func,
+    ...rest
+  } = body;
   // The schema asks for fitness_func or its upload, which resolveCodeUploads has read in its place.
   if (fitness_func === undefined)
     throw validationError([{ field: "fitness_func", message: "is required (or fitness_func_id, a code upload)" }]);
@@ -65,6 +76,7 @@ export async function startSubmission(
           parameters,
           source: who.source,
           paidWithCredits: who.payment === "credits",
+          initialPopulation: initialPopulation ?? null,
           dataFiles,
         }),
       ),
@@ -114,9 +126,17 @@ async function admitRun(
   return { ...added, submission };
 }
 
-/** Runs a submission again with its creation parameters and `overrides`. */
+/** What a start population given at creation fixes: a reexecute cannot change them (they are its shape and types). */
+const FIXED_BY_POPULATION = ["sol_per_pop", "num_genes", "gene_type"] as const;
+
+/** Runs a submission again with its creation parameters and `overrides` (from its start population, if it has one). */
 export async function reexecuteSubmission(env: Bindings, who: Starter, submission: SubmissionRow, overrides: Partial<GaParameters>) {
   assertNoLiveRun(submission);
+  const fixed = submission.initialPopulationKey ? FIXED_BY_POPULATION.filter((field) => overrides[field] !== undefined) : [];
+  if (fixed.length)
+    throw validationError(
+      fixed.map((field) => ({ field, message: "is fixed by the submission's start population (initial_population): it cannot change" })),
+    );
   return admitRun(env, who, submission, "reexecute", mergeParameters(submission.parameters, overrides), null);
 }
 

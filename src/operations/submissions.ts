@@ -8,43 +8,73 @@ import { text } from "../model/fields";
 import { withCrossFieldRules } from "../model/parameter-rules";
 import { CODE_FIELDS, type CodeField, code, gaShape } from "../model/parameters";
 import { isRunStatus, RUN_STATUSES, type RunStatus, SUBMISSION_SOURCES } from "../model/runs";
+import { populationProblems } from "../model/start-population";
 import { getDb } from "../storage/db";
 import { listSubmissions, SUBMISSION_ORDERINGS, type SubmissionOrdering, type SubmissionRow } from "../storage/submissions";
 import { DEFAULT_ORDERING, isoDate, type LinkedPage, last, linked, openCursor, paged, paging } from "./paging";
 
-/** A code upload's id, given as `<field>_id` in place of the field's source (docs/api.md#code-uploads). */
+/** The largest creation body: a start population (`initial_population`) rides inside it, as in an import. */
+export const MAX_CREATE_BYTES = 8 * 1024 * 1024;
+
+/** A start population as PyGAD takes it: rows of numbers, one row per solution (docs/api.md#creation-parameters). */
+const initialPopulation = z.array(z.array(z.number()).min(1).max(1_000_000)).min(1).max(5000).meta({
+  description:
+    "the start population, one row of num_genes numbers per solution (sol_per_pop rows), in place of the one PyGAD draws; each run of the submission but a continue starts from it",
+});
+
+/**
+ * PyGAD's `logger` takes a logging.Logger, which JSON cannot carry; a run's log is its captured output
+ * (docs/decisions.md#logger): refused with a message saying so.
+ */
+export const refusedLogger = z
+  .unknown()
+  .optional()
+  .refine((value) => value === undefined, {
+    message:
+      "is not taken: a run's log is its captured output — PyGAD's messages, print() and ga.logger in your code all go to the run's logs (the submission's logs, the result's logs.txt)",
+  })
+  .meta({ description: "not taken (a run's log is its captured output): 400 naming it" });
 const uploadId = z.string().min(1).max(64).optional();
 const uploadIds = Object.fromEntries(CODE_FIELDS.map((field) => [`${field}_id`, uploadId])) as {
   [F in CodeField as `${F}_id`]: typeof uploadId;
 };
 
+/** The fields of POST /submissions, each with its own schema (the rules between them: below). */
+export const createSubmissionShape = {
+  name: text(200).default(""),
+  description: text(2000).default(""),
+  // What the Vilvik SDK sends (docs/clients.md): checked by refuseUnsupported, after validation.
+  submission_type: z.string().max(100).optional(),
+  webhook_url: z.unknown().optional(),
+  notification_email: z.unknown().optional(),
+  // A code upload in place of a code field (docs/api.md#code-uploads), resolved before the checks.
+  ...uploadIds,
+  ...gaShape,
+  fitness_func: code.optional(), // or fitness_func_id: one of them is required (below)
+  initial_population: initialPopulation.optional(),
+  logger: refusedLogger,
+};
+
 /** The body of POST /submissions. */
-export const createSubmissionSchema = withCrossFieldRules(
-  z.strictObject({
-    name: text(200).default(""),
-    description: text(2000).default(""),
-    // What the Vilvik SDK sends (docs/clients.md): checked by refuseUnsupported, after validation.
-    submission_type: z.string().max(100).optional(),
-    webhook_url: z.unknown().optional(),
-    notification_email: z.unknown().optional(),
-    // A code upload in place of a code field (docs/api.md#code-uploads), resolved before the checks.
-    ...uploadIds,
-    ...gaShape,
-    fitness_func: code.optional(), // or fitness_func_id: one of them is required (below)
-  }),
-).superRefine(
-  (body, ctx) => {
-    const given: unknown = body;
-    if (!given || typeof given !== "object" || Array.isArray(given)) return; // the body itself is the error
-    if (
-      !("fitness_func" in given && given.fitness_func !== undefined) &&
-      !("fitness_func_id" in given && given.fitness_func_id !== undefined)
-    ) {
-      ctx.addIssue({ code: "custom", path: ["fitness_func"], message: "is required (or fitness_func_id, a code upload)" });
-    }
-  },
-  { when: () => true }, // reported with every other failing field, not only once the rest is valid
-);
+export const createSubmissionSchema = withCrossFieldRules(z.strictObject(createSubmissionShape))
+  .superRefine(
+    (body, ctx) => {
+      const given: unknown = body;
+      if (!given || typeof given !== "object" || Array.isArray(given)) return; // the body itself is the error
+      if (
+        !("fitness_func" in given && given.fitness_func !== undefined) &&
+        !("fitness_func_id" in given && given.fitness_func_id !== undefined)
+      ) {
+        ctx.addIssue({ code: "custom", path: ["fitness_func"], message: "is required (or fitness_func_id, a code upload)" });
+      }
+    },
+    { when: () => true }, // reported with every other failing field, not only once the rest is valid
+  )
+  .superRefine((body, ctx) => {
+    if (!body.initial_population) return;
+    for (const message of populationProblems(body.initial_population, body))
+      ctx.addIssue({ code: "custom", path: ["initial_population"], message });
+  });
 export type CreateBody = z.output<typeof createSubmissionSchema>;
 
 /** The submission types Allele runs (the Vilvik interface also names quick types it does not have). */

@@ -68,14 +68,23 @@ export const deliveriesQuery = paged(
 export type WebhooksListQuery = z.output<typeof webhooksListQuery>;
 export type DeliveriesQuery = z.output<typeof deliveriesQuery>;
 
-/** 422 invalid_webhook_url (with details.reason) unless the URL is https and resolves only to public addresses. */
+/**
+ * 422 invalid_webhook_url (with details.reason and details.field) unless the URL holds no control
+ * character, is https and resolves only to public addresses; the URL to store is the one checked, in
+ * its normalised form (WHATWG serialisation: what is shown is what is called, docs/webhooks.md#url-rules).
+ */
 export async function safeUrl(env: Bindings, raw: string): Promise<string> {
   const check = await checkWebhookUrl(raw, getResolver(env), policyOf(env));
   if (!check.ok) {
     const { reason, address, range } = check;
-    throw new ApiError("invalid_webhook_url", check.message, { reason, ...(address ? { address } : {}), ...(range ? { range } : {}) });
+    throw new ApiError("invalid_webhook_url", check.message, {
+      reason,
+      field: "url",
+      ...(address ? { address } : {}),
+      ...(range ? { range } : {}),
+    });
   }
-  return raw;
+  return check.url.href;
 }
 
 /** Registers a webhook (its secret is in the returned row: show it once). */

@@ -7,10 +7,10 @@ import type { Db } from "./db";
 import { runs, submissions } from "./schema";
 import type { RunRow } from "./submissions";
 
-/** The run and its submission's source, if the run exists. */
+/** The run, its submission's source and the sweep it is a child of (if any), if the run exists. */
 export function findRunWithSource(db: Db, runId: string) {
   return db
-    .select({ run: runs, source: submissions.source })
+    .select({ run: runs, source: submissions.source, sweepId: submissions.sweepId })
     .from(runs)
     .leftJoin(submissions, eq(submissions.id, runs.submissionId))
     .where(eq(runs.id, runId))
@@ -65,6 +65,7 @@ export interface ResultFields {
   warnings: RunWarning[];
   numObjectives: number;
   bestSolutionObjectives: number[] | null;
+  objectiveMaxima: number[][] | null;
   paretoFrontSize: number | null;
   constraintViolations: ConstraintViolation[] | null;
 }
@@ -74,11 +75,12 @@ export function insertResultStatement(db: Db, run: RunRow, r: ResultFields, won:
   return db.run(sql`
     INSERT INTO results (id, account_id, submission_id, run_id, name, is_shared, best_solution, best_solution_fitness,
       best_solution_generation, best_solutions_fitness, generations_completed, stopped_reason, parameters, engine, warnings,
-      num_objectives, best_solution_objectives, pareto_front_size, constraint_violations, created_at, updated_at)
+      num_objectives, best_solution_objectives, objective_maxima, pareto_front_size, constraint_violations, created_at, updated_at)
     SELECT ${r.resultId}, ${run.accountId}, ${run.submissionId}, ${run.id}, s.name, 0, ${JSON.stringify(r.bestSolution)},
       ${r.bestSolutionFitness}, ${r.bestSolutionGeneration}, ${JSON.stringify(r.bestSolutionsFitness)},
       ${r.generationsCompleted}, ${r.stoppedReason}, ${JSON.stringify(run.parameters)}, ${r.engine}, ${JSON.stringify(r.warnings)},
-      ${r.numObjectives}, ${r.bestSolutionObjectives === null ? null : JSON.stringify(r.bestSolutionObjectives)}, ${r.paretoFrontSize},
+      ${r.numObjectives}, ${r.bestSolutionObjectives === null ? null : JSON.stringify(r.bestSolutionObjectives)},
+      ${r.objectiveMaxima === null ? null : JSON.stringify(r.objectiveMaxima)}, ${r.paretoFrontSize},
       ${r.constraintViolations === null ? null : JSON.stringify(r.constraintViolations)}, ${r.now}, ${r.now}
     FROM submissions s WHERE s.id = ${run.submissionId} AND ${won}`);
 }
@@ -110,11 +112,14 @@ export function endSubmissionStatement(
         WHERE id = ${run.submissionId} AND ${won}`);
 }
 
-/** Of these run ids, those still queued (the Dispatcher's reconciliation of its waiting line). */
+/**
+ * Of these run ids, those still queued and admitted (the Dispatcher's reconciliation of its waiting line;
+ * a sweep's child awaiting a slot waits for no place).
+ */
 export async function queuedRunIds(d1: D1Database, runIds: string[]): Promise<Set<string>> {
   if (runIds.length === 0) return new Set();
   const found = await d1
-    .prepare(`SELECT id FROM runs WHERE id IN (${runIds.map(() => "?").join(",")}) AND status = 'queued'`)
+    .prepare(`SELECT id FROM runs WHERE id IN (${runIds.map(() => "?").join(",")}) AND status = 'queued' AND awaiting_slot = 0`)
     .bind(...runIds)
     .all<{ id: string }>();
   return new Set(found.results.map((r) => r.id));

@@ -8,6 +8,7 @@ import type { Overrides, Plan, Scope } from "../model/accounts";
 import type { DeliveryStatus, EventData, EventOrigin, EventType } from "../model/events";
 import type { GaParameters } from "../model/parameters";
 import type { ConstraintViolation, RunKind, RunStatus, RunWarning, SubmissionSource, TrailPoint } from "../model/runs";
+import type { Combination, Grid, StoredSweepStatus } from "../model/sweeps";
 
 export const accounts = sqliteTable("accounts", {
   id: text("id").primaryKey(),
@@ -35,8 +36,18 @@ export const apiKeys = sqliteTable(
     revokedAt: text("revoked_at"),
     lastUsedAt: text("last_used_at"),
     createdAt: text("created_at").notNull(),
+    /**
+     * The key a dashboard session was signed in with when it made this key (the account page, a device
+     * login it approved); null for a key of the operator, or of a session of a sign-in link. Revoking a key
+     * revokes the keys made from it, and theirs (docs/dashboard.md#account).
+     */
+    parentKeyId: text("parent_key_id"),
   },
-  (t) => [uniqueIndex("api_keys_prefix_uq").on(t.prefix), index("api_keys_account_idx").on(t.accountId)],
+  (t) => [
+    uniqueIndex("api_keys_prefix_uq").on(t.prefix),
+    index("api_keys_account_idx").on(t.accountId),
+    index("api_keys_parent_idx").on(t.parentKeyId),
+  ],
 );
 
 export const submissions = sqliteTable(
@@ -56,9 +67,16 @@ export const submissions = sqliteTable(
     // Mirrors the latest run's status (the status of a submission is its latest run's).
     status: text("status").$type<RunStatus>().notNull(),
     parameters: text("parameters", { mode: "json" }).$type<GaParameters>().notNull(),
+    // The R2 key of the start population it was created with (`initial_population`), which each of its
+    // runs but a continue starts from; null when PyGAD draws it.
+    initialPopulationKey: text("initial_population_key"),
     latestRunId: text("latest_run_id").notNull(),
     runCount: integer("run_count").notNull().default(1),
     creditsChargedMicro: integer("credits_charged_micro").notNull().default(0),
+    // A child of a sweep (docs/api.md#sweeps): the sweep, and the child's place in it (seed-major order,
+    // model/sweeps.ts childAt). Not a foreign key: a sweep's deletion removes its children itself.
+    sweepId: text("sweep_id"),
+    sweepIndex: integer("sweep_index"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -67,6 +85,7 @@ export const submissions = sqliteTable(
     index("submissions_account_name_idx").on(t.accountId, t.name, t.id),
     index("submissions_account_status_idx").on(t.accountId, t.status, t.id),
     index("submissions_account_source_created_idx").on(t.accountId, t.source, t.createdAt, t.id),
+    index("submissions_sweep_idx").on(t.sweepId, t.sweepIndex),
   ],
 );
 
@@ -80,12 +99,19 @@ export const runs = sqliteTable(
     accountId: text("account_id").notNull(),
     kind: text("kind").$type<RunKind>().notNull(),
     parentResultId: text("parent_result_id"),
+    // The R2 key of its start population when its submission was created with one (not a continue's,
+    // which is its parent result's population.json).
+    startPopulationKey: text("start_population_key"),
     status: text("status").$type<RunStatus>().notNull(),
     // Effective GA parameters of this run (the submission's, with reexecute/continue overrides).
     parameters: text("parameters", { mode: "json" }).$type<GaParameters>().notNull(),
     paidWithCredits: integer("paid_with_credits", { mode: "boolean" }).notNull().default(true),
     // How many times the run was handed to a worker (a lost worker re-enqueues it once).
     attempts: integer("attempts").notNull().default(0),
+    // A sweep's child queued but not admitted yet: it waits for one of its account's concurrency slots
+    // (docs/api.md#states). Not on the platform queue, never on the runs queue, until its admission
+    // clears the flag (domain/sweep-progress.ts).
+    awaitingSlot: integer("awaiting_slot", { mode: "boolean" }).notNull().default(false),
     queuedAt: text("queued_at").notNull(),
     enqueuedAt: text("enqueued_at").notNull(),
     startedAt: text("started_at"),
@@ -119,7 +145,45 @@ export const runs = sqliteTable(
     index("runs_submission_idx").on(t.submissionId, t.createdAt),
     index("runs_status_queued_idx").on(t.status, t.enqueuedAt),
     index("runs_status_heartbeat_idx").on(t.status, t.heartbeatAt),
+    index("runs_awaiting_slot_idx").on(t.awaitingSlot, t.status, t.accountId),
   ],
+);
+
+/**
+ * Parameter sweeps (docs/api.md#sweeps): a base job, a grid and a number of seeds, made into one child
+ * submission per combination × seed (submissions.sweep_id). `base` holds the job as the children share
+ * it (code included, random_seed left out); `combinations` the grid's combinations in order.
+ */
+export const sweeps = sqliteTable(
+  "sweeps",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    source: text("source").$type<"api" | "web">().notNull(),
+    status: text("status").$type<StoredSweepStatus>().notNull(),
+    paidWithCredits: integer("paid_with_credits", { mode: "boolean" }).notNull().default(true),
+    base: text("base", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    grid: text("grid", { mode: "json" }).$type<Grid>().notNull(),
+    combinations: text("combinations", { mode: "json" }).$type<Combination[]>().notNull(),
+    seeds: integer("seeds").notNull(),
+    // The first seed: base.random_seed when given, else derived from the id (model/sweeps.ts seedOf).
+    seedBase: integer("seed_base").notNull(),
+    seedGiven: integer("seed_given", { mode: "boolean" }).notNull(),
+    children: integer("children").notNull(),
+    // The last refusal that left a child waiting ({code, message}), for the sweep's answer.
+    waitingOn: text("waiting_on", { mode: "json" }).$type<{ code: string; message: string }>(),
+    cancelRequestedAt: text("cancel_requested_at"),
+    // Set by the one statement that ends the sweep: its event is written only where it is this one's.
+    endToken: text("end_token"),
+    endedAt: text("ended_at"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("sweeps_account_created_idx").on(t.accountId, t.createdAt, t.id), index("sweeps_status_idx").on(t.status)],
 );
 
 export const results = sqliteTable(
@@ -137,15 +201,20 @@ export const results = sqliteTable(
     bestSolution: text("best_solution", { mode: "json" }).$type<number[]>().notNull(),
     bestSolutionFitness: real("best_solution_fitness"),
     bestSolutionGeneration: integer("best_solution_generation"),
-    // Per generation: the best fitness (one objective), or the best value of each objective (several).
+    // PyGAD's history: per generation, the best solution's fitness (one objective: a number; several: its
+    // objective values).
     bestSolutionsFitness: text("best_solutions_fitness", { mode: "json" }).$type<(number | null | number[])[]>().notNull(),
+    // Several objectives: per generation, each objective's maximum over the population; null for one
+    // objective and for imports (docs/api.md#multi-objective).
+    objectiveMaxima: text("objective_maxima", { mode: "json" }).$type<number[][]>(),
     generationsCompleted: integer("generations_completed").notNull(),
     stoppedReason: text("stopped_reason").notNull(),
     parameters: text("parameters", { mode: "json" }).$type<GaParameters>().notNull(),
     // The engine path that ran (docs/engine.md); null for results made before it was kept here.
     engine: text("engine"),
     warnings: text("warnings", { mode: "json" }).$type<RunWarning[]>().notNull().default(sql`'[]'`),
-    // Multi-objective runs (docs/api.md#multi-objective): best_solution_fitness is NULL there.
+    // Multi-objective runs (docs/api.md#multi-objective): best_solution_fitness is NULL in the row (no one
+    // number ranks a front: it sorts as the lowest); the API shows best_solution_objectives in its place.
     numObjectives: integer("num_objectives").notNull().default(1),
     bestSolutionObjectives: text("best_solution_objectives", { mode: "json" }).$type<number[]>(),
     paretoFrontSize: integer("pareto_front_size"),
@@ -308,7 +377,7 @@ export const creditLedger = sqliteTable(
 
 /**
  * One row: how many runs are queued on the whole platform, and the cap in force. Kept exact by the
- * triggers of migrations/0001_platform_queue.sql on `runs` (in the same transaction as each change),
+ * triggers of migrations/0001_platform_queue.sql (redefined by 0008_sweeps.sql) on `runs` (in the same transaction as each change),
  * which also refuse a new queued run once `queued` reaches `cap` — no count over `runs` per request.
  */
 export const platformQueue = sqliteTable("platform_queue", {
@@ -459,6 +528,8 @@ export const deviceCodes = sqliteTable(
     keyName: text("key_name"),
     scopes: text("scopes", { mode: "json" }).$type<Scope[]>(),
     keyPrefix: text("key_prefix"),
+    /** The key of the session that approved it (null: a sign-in link's session): the new key's parent. */
+    parentKeyId: text("parent_key_id"),
     intervalSeconds: integer("interval_seconds").notNull(),
     lastPolledAt: text("last_polled_at"),
     clientInfo: text("client_info").notNull().default(""),

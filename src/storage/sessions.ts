@@ -78,10 +78,12 @@ export async function findPendingUserCode(db: Db, userCode: string, now: string)
 }
 
 /**
- * Records a poll if the device waited its interval since the last one; false means it polled too
- * fast, and its interval then grows by `slowDownBy` seconds (RFC 8628 §3.5).
+ * Records a poll (every poll, early or not, is the previous poll of the next one); false means it came
+ * sooner than the interval after the previous poll, and the interval is then `slowed` — a fixed value,
+ * not one more step per early poll, so a client that adds its own 5 s at each slow_down catches up
+ * (docs/dashboard.md#device-login).
  */
-export async function recordPoll(db: Db, row: DeviceCodeRow, now: number, slowDownBy: number): Promise<boolean> {
+export async function recordPoll(db: Db, row: DeviceCodeRow, now: number, slowed: number): Promise<boolean> {
   const stamp = new Date(now).toISOString();
   const earliest = new Date(now - row.intervalSeconds * 1000).toISOString();
   const [polled] = await db
@@ -92,7 +94,7 @@ export async function recordPoll(db: Db, row: DeviceCodeRow, now: number, slowDo
   if (polled) return true;
   await db
     .update(deviceCodes)
-    .set({ intervalSeconds: sql`${deviceCodes.intervalSeconds} + ${slowDownBy}`, lastPolledAt: stamp })
+    .set({ intervalSeconds: sql`max(${deviceCodes.intervalSeconds}, ${slowed})`, lastPolledAt: stamp })
     .where(eq(deviceCodes.id, row.id));
   return false;
 }
@@ -101,7 +103,9 @@ export async function recordPoll(db: Db, row: DeviceCodeRow, now: number, slowDo
 export async function decideDeviceCode(
   db: Db,
   id: string,
-  decision: { status: "approved"; accountId: string; keyName: string; scopes: Scope[] } | { status: "denied"; accountId: string },
+  decision:
+    | { status: "approved"; accountId: string; keyName: string; scopes: Scope[]; parentKeyId: string | null }
+    | { status: "denied"; accountId: string },
   now: string,
 ): Promise<boolean> {
   const res = await db

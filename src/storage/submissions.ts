@@ -114,10 +114,13 @@ export function addRunStatements(
           notInArray(submissions.status, [...LIVE_STATUSES]),
         ),
       ),
+    // A reexecute starts from the submission's start population, if it was created with one; a
+    // continue from its parent result's population.
     db.run(sql`
-      INSERT INTO runs (id, submission_id, account_id, kind, parent_result_id, status, parameters, paid_with_credits, attempts,
-        queued_at, enqueued_at, hit_time_cap, hit_memory_cap, created_at, updated_at)
-      SELECT ${run.id}, ${submission.id}, ${submission.accountId}, ${run.kind}, ${run.parentResultId}, 'queued',
+      INSERT INTO runs (id, submission_id, account_id, kind, parent_result_id, start_population_key, status, parameters,
+        paid_with_credits, attempts, queued_at, enqueued_at, hit_time_cap, hit_memory_cap, created_at, updated_at)
+      SELECT ${run.id}, ${submission.id}, ${submission.accountId}, ${run.kind}, ${run.parentResultId},
+        ${run.kind === "continue" ? null : sql`(SELECT initial_population_key FROM submissions WHERE id = ${submission.id})`}, 'queued',
         ${JSON.stringify(run.parameters)}, ${run.paidWithCredits ? 1 : 0}, 0, ${now}, ${now}, 0, 0, ${now}, ${now}
       WHERE EXISTS (SELECT 1 FROM submissions WHERE id = ${submission.id} AND latest_run_id = ${run.id})`),
   ] as const;
@@ -135,6 +138,7 @@ export async function runsOfSubmission(db: Db, submissionId: string): Promise<Ru
 /** What a list row shows of a submission's latest run: how far it got, its best fitness, its warnings. */
 export interface RunSummary {
   runId: string;
+  kind: RunKind;
   generationsCompleted: number | null;
   numGenerations: number | null;
   bestSolutionFitness: number | null;
@@ -150,6 +154,7 @@ export async function runSummaries(db: Db, runIds: string[]): Promise<RunSummary
   return db
     .select({
       runId: runs.id,
+      kind: runs.kind,
       generationsCompleted: runs.generationsCompleted,
       numGenerations: sql<number | null>`json_extract(${runs.parameters}, '$.num_generations')`,
       bestSolutionFitness: runs.bestSolutionFitness,
@@ -160,4 +165,22 @@ export async function runSummaries(db: Db, runIds: string[]): Promise<RunSummary
     .leftJoin(results, eq(results.runId, runs.id))
     .where(inArray(runs.id, runIds))
     .all();
+}
+
+/** The account's runs of these ids with their submission's name (at most 100 ids: a comparison). */
+export async function accountRunsByIds(db: Db, accountId: string, runIds: string[]): Promise<{ run: RunRow; name: string }[]> {
+  if (!runIds.length) return [];
+  return db
+    .select({ run: runs, name: submissions.name })
+    .from(runs)
+    .innerJoin(submissions, eq(submissions.id, runs.submissionId))
+    .where(and(eq(runs.accountId, accountId), inArray(runs.id, runIds)))
+    .all();
+}
+
+/** The kind of each of these runs that still exists (a page of results: at most 100 ids). */
+export async function runKinds(db: Db, runIds: string[]): Promise<Map<string, RunKind>> {
+  if (!runIds.length) return new Map();
+  const rows = await db.select({ id: runs.id, kind: runs.kind }).from(runs).where(inArray(runs.id, runIds)).all();
+  return new Map(rows.map((r) => [r.id, r.kind]));
 }

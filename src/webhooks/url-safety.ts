@@ -1,12 +1,15 @@
 // Webhook URL safety (docs/webhooks.md): https only, and every address the host resolves to must be
 // public. IP literals in any notation (decimal, octal, hex, short forms, IPv6 with embedded IPv4) are
 // checked the same way. Ranges come from ipaddr.js; anything it calls "unicast" is public unless it
-// falls in one of the extra ranges below. Run at create, at PATCH and before every delivery attempt.
+// falls in one of the extra ranges below. Run at create, at PATCH and before every delivery attempt; what
+// is stored and called is the URL as this check parsed it (`url.href`, WHATWG serialisation).
 import ipaddr from "ipaddr.js";
 import { config } from "../config";
+import { controlCharacter } from "../model/fields";
 import { ResolveError, type Resolver } from "./resolver";
 
 export type UnsafeReason =
+  | "control_character"
   | "invalid_url"
   | "scheme_not_allowed"
   | "credentials_not_allowed"
@@ -94,6 +97,15 @@ const reject = (reason: UnsafeReason, message: string, extra: { address?: string
 
 /** Checks a webhook URL: syntax, scheme, host, then every resolved address. */
 export async function checkWebhookUrl(raw: string, resolver: Resolver, policy: UrlPolicy): Promise<UrlCheck> {
+  // URL parsing drops TAB, CR and LF anywhere and other C0 controls at either end, so a URL holding one is
+  // not the URL that would be called: refused as written (docs/webhooks.md#url-rules).
+  const control = controlCharacter(raw);
+  if (control) {
+    return reject(
+      "control_character",
+      `url: must not contain control characters (${control.char} at position ${control.index}); send the URL without them.`,
+    );
+  }
   let url: URL;
   try {
     url = new URL(raw);

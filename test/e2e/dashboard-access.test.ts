@@ -1,6 +1,7 @@
-// The dashboard in a real browser: sign in with a key and with a one-time link, sign out; a session of
-// account A cannot open account B's pages; API keys created (shown once) and revoked; and the unmodified
-// Vilvik SDK's `vilvik.login()` completing once its code is approved in the browser.
+// The dashboard in a real browser: sign in with a key and with a one-time link, sign out; a sign-in's
+// `next` never takes the browser to another site; a session of account A cannot open account B's pages;
+// API keys created (shown once) and revoked; and the unmodified Vilvik SDK's `vilvik.login()` completing
+// once its code is approved in the browser, also when it polls faster than the interval.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -65,6 +66,38 @@ describe("sign in and out", () => {
   });
 });
 
+describe("sign-in redirects", () => {
+  it("signing in from /sign-in?next=/%09/evil.example/x stays on this site; so does a signed-in visit of it", async () => {
+    // A browser strips the TAB: `/<TAB>/evil.example/x` is `//evil.example/x`, another site.
+    const account = await newAccount();
+    const origin = new URL(baseUrl()).origin;
+    const context = await person(browser);
+    const left: string[] = [];
+    context.on("request", (r) => {
+      if (!r.url().startsWith(`${origin}/`) && !r.url().startsWith("data:")) left.push(r.url());
+    });
+    const page = await context.newPage();
+    const errors = watchErrors(page);
+    const shown = await page.goto("/sign-in?next=/%09/evil.example/x");
+    expect(shown!.status()).toBe(400);
+    expect(await page.getByRole("alert").textContent()).toContain("control character");
+    expect(await page.locator('input[name="next"]').inputValue()).toBe("/submissions");
+    await page.getByLabel("API key").fill(account.key);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${origin}/submissions`);
+    const again = await page.goto("/sign-in?next=/%09/evil.example/x");
+    expect(again!.status()).toBe(400);
+    expect(new URL(page.url()).origin).toBe(origin);
+    await page.goto("/sign-in?next=//evil.example/x");
+    await page.waitForURL(`${origin}/submissions`);
+    await page.goto("/sign-in?next=/%5Cevil.example/x");
+    await page.waitForURL(`${origin}/submissions`);
+    expect(left, "requests that left the site").toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
 describe("accounts are apart", () => {
   it("a session of account A gets 404 pages for account B's submission, result and webhook", async () => {
     const a = await newAccount();
@@ -117,31 +150,47 @@ describe("API keys", () => {
   });
 });
 
+/**
+ * The unmodified SDK's `vilvik.login()` in its own process (its own HOME, so its saved key is its own),
+ * with `login`'s keyword arguments; once it printed the code, its output so far, the URL and the code.
+ */
+async function sdkLogin(args = "") {
+  const home = mkdtempSync(join(tmpdir(), "allele-vilvik-"));
+  const script = [
+    "import vilvik, vilvik._credentials as c",
+    `key = vilvik.login(base_url=${JSON.stringify(`${baseUrl()}/api/v1`)}, open_browser=False, timeout=90${args ? `, ${args}` : ""})`,
+    "saved = c.load_api_key()",
+    "assert saved == key, 'the saved key is the one returned'",
+    `client = vilvik.Client(api_key=saved, base_url=${JSON.stringify(`${baseUrl()}/api/v1`)})`,
+    "page = client.submissions.list()",
+    "print('LISTED', type(page).__name__, flush=True)",
+  ].join("\n");
+  const sdk = spawn(SDK_PYTHON, ["-c", script], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, XDG_CONFIG_HOME: join(home, "config"), PYTHONUNBUFFERED: "1" },
+  });
+  // One object, its `out` growing as the process writes (a copy would keep what was there when it was made).
+  const run = {
+    home,
+    out: "",
+    url: "",
+    userCode: "",
+    exited: new Promise<number>((resolve) => sdk.on("exit", (code) => resolve(code ?? 1))),
+  };
+  sdk.stdout.on("data", (d) => (run.out += d));
+  sdk.stderr.on("data", (d) => (run.out += d));
+  await eventually(() => /confirm the code: ([A-Z]{4}-[A-Z]{4})/.test(run.out)).toBe(true);
+  run.url = /open:\s+(\S+)/.exec(run.out)![1]!;
+  run.userCode = /confirm the code: ([A-Z]{4}-[A-Z]{4})/.exec(run.out)![1]!;
+  return run;
+}
+
 describe("device login", () => {
   it("the unmodified SDK's vilvik.login() completes after the code is approved in the browser; the key it saved works", {
     timeout: 120_000,
   }, async () => {
     const account = await newAccount();
-    const home = mkdtempSync(join(tmpdir(), "allele-vilvik-"));
-    const script = [
-      "import vilvik, vilvik._credentials as c",
-      `key = vilvik.login(base_url=${JSON.stringify(`${baseUrl()}/api/v1`)}, open_browser=False, timeout=90)`,
-      "saved = c.load_api_key()",
-      "assert saved == key, 'the saved key is the one returned'",
-      `client = vilvik.Client(api_key=saved, base_url=${JSON.stringify(`${baseUrl()}/api/v1`)})`,
-      "page = client.submissions.list()",
-      "print('LISTED', type(page).__name__, flush=True)",
-    ].join("\n");
-    const sdk = spawn(SDK_PYTHON, ["-c", script], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, XDG_CONFIG_HOME: join(home, "config"), PYTHONUNBUFFERED: "1" },
-    });
-    let out = "";
-    sdk.stdout.on("data", (d) => (out += d));
-    sdk.stderr.on("data", (d) => (out += d));
-    const exited = new Promise<number>((resolve) => sdk.on("exit", (code) => resolve(code ?? 1)));
-    await eventually(() => /confirm the code: ([A-Z]{4}-[A-Z]{4})/.test(out)).toBe(true);
-    const url = /open:\s+(\S+)/.exec(out)![1]!;
-    const userCode = /confirm the code: ([A-Z]{4}-[A-Z]{4})/.exec(out)![1]!;
+    const login = await sdkLogin();
+    const { home, url, userCode, exited } = login;
     expect(url).toBe(`${baseUrl()}/device?user_code=${userCode}`);
 
     const context = await person(browser);
@@ -160,9 +209,9 @@ describe("device login", () => {
     await page.getByRole("button", { name: "Approve" }).click();
     await page.waitForURL(/\/account$/);
 
-    expect(await exited, out).toBe(0);
-    expect(out).toContain("Authorized. Credentials saved to");
-    expect(out).toContain("LISTED"); // the saved key worked for the SDK itself
+    expect(await exited, login.out).toBe(0);
+    expect(login.out).toContain("Authorized. Credentials saved to");
+    expect(login.out).toContain("LISTED"); // the saved key worked for the SDK itself
     const saved = JSON.parse(readFileSync(join(home, "config", "vilvik", "credentials"), "utf8")).api_key as string;
     const me = await call("/api/v1/account", { key: saved });
     expect(me.status).toBe(200);
@@ -172,6 +221,33 @@ describe("device login", () => {
     await page.reload();
     expect(await page.locator(`tr[data-key="${saved.slice(0, 12)}"]`).textContent()).toContain("my laptop");
     rmSync(home, { recursive: true, force: true });
+    await context.close();
+  });
+
+  it("vilvik.login(poll_interval=2), polling faster than the interval, completes: slow_down does not make the server's interval run away", {
+    timeout: 120_000,
+  }, async () => {
+    // The SDK adds 5 s to its own interval at each slow_down (2 → 7 → 12 s); the server's interval grows
+    // once (5 → 10 s), so the SDK catches up (docs/dashboard.md#device-login).
+    const account = await newAccount();
+    const login = await sdkLogin("poll_interval=2");
+    const context = await person(browser);
+    const page = await context.newPage();
+    await signIn(page, account.id);
+    await page.goto(login.url);
+    await page.getByRole("button", { name: "Continue" }).click();
+    await eventually(() => page.locator(".code-big").textContent()).toBe(login.userCode);
+    await page.getByLabel("Name of the new key").fill("fast poller");
+    await page.getByRole("button", { name: "Approve" }).click();
+    await page.waitForURL(/\/account$/);
+
+    expect(await login.exited, login.out).toBe(0);
+    expect(login.out).toContain("LISTED");
+    const saved = JSON.parse(readFileSync(join(login.home, "config", "vilvik", "credentials"), "utf8")).api_key as string;
+    const me = await call("/api/v1/account", { key: saved });
+    expect(me.status).toBe(200);
+    expect(me.body.id).toBe(account.id);
+    rmSync(login.home, { recursive: true, force: true });
     await context.close();
   });
 });

@@ -1,4 +1,4 @@
-// PyGAD fidelity end to end (issue 14): `wrangler dev` and the real GA worker run the jobs; what each
+// PyGAD fidelity end to end (docs/api.md#creation-parameters): `wrangler dev` and the real GA worker run the jobs; what each
 // parameter form, multi-objective run, warning, engine path and failure produces is read back through
 // the API as a user would.
 import { beforeAll, describe, expect, it } from "vitest";
@@ -92,10 +92,20 @@ describe("a multi-objective run (nsga2)", () => {
       num_parents_mating: 8,
     });
     expect(done).toMatchObject({ status: "succeeded", best_solution_fitness: null });
-    expect(result).toMatchObject({ num_objectives: 2, best_solution_fitness: null, engine: "pygad" }); // nsga2: stock PyGAD from the start
-    expect(result.best_solution_objectives).toHaveLength(2);
+    // nsga2: the engine's exact mode from the start (stock PyGAD's results, the sort vectorised).
+    expect(result).toMatchObject({ num_objectives: 2, engine: "exact:nsga2+single_point=pygad+random" });
+    // As PyGAD gives them: best_solution()'s objective values, and PyGAD's history, whose last entry they are.
+    expect(result.best_solution_fitness).toHaveLength(2);
+    expect(result.best_solution_objectives).toEqual(result.best_solution_fitness);
     expect(result.best_solutions_fitness).toHaveLength(31);
     expect(result.best_solutions_fitness.every((row: number[]) => row.length === 2)).toBe(true);
+    expect(result.best_solutions_fitness.at(-1)).toEqual(result.best_solution_fitness);
+    // Beside it, each objective's maximum over the population: never below the best solution's value.
+    expect(result.objective_maxima).toHaveLength(31);
+    result.objective_maxima.forEach((row: number[], g: number) => {
+      expect(row[0]).toBeGreaterThanOrEqual(result.best_solutions_fitness[g][0]);
+      expect(row[1]).toBeGreaterThanOrEqual(result.best_solutions_fitness[g][1]);
+    });
     const front = JSON.parse(await download(result, "pareto_front.json"));
     expect(front.objectives).toHaveLength(result.pareto_front_size);
     expect(front.solutions).toHaveLength(result.pareto_front_size);
@@ -105,7 +115,9 @@ describe("a multi-objective run (nsga2)", () => {
     }
     expect((await download(result, "pareto_front.csv")).split("\n")[0]).toBe("index,objective_0,objective_1,gene_0,gene_1,gene_2,gene_3");
     expect(await download(result, "pareto_front.svg")).toContain("Pareto front");
-    expect((await download(result, "fitness_history.csv")).split("\n")[0]).toBe("generation,objective_0,objective_1");
+    expect((await download(result, "fitness_history.csv")).split("\n")[0]).toBe(
+      "generation,objective_0,objective_1,max_objective_0,max_objective_1",
+    );
 
     expect((await call(`/api/v1/results/${result.id}/continue`, { key, method: "POST", body: { num_generations: 5 } })).status).toBe(202);
     expect(await waitForStatus(key, id)).toMatchObject({ status: "succeeded", latest_run: { kind: "continue" } });
@@ -116,6 +128,94 @@ describe("a multi-objective run (nsga2)", () => {
     expect(continued.best_solutions_fitness[0]).toEqual(first.best_solutions_fitness.at(-1)); // it starts where the first ended
     expect(rerun.best_solutions_fitness).toEqual(first.best_solutions_fitness);
     expect(await download(rerun, "pareto_front.json")).toBe(await download(first, "pareto_front.json"));
+  });
+});
+
+const THREE_OBJECTIVES =
+  "import numpy\n\ndef fitness(ga, solution, idx):\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2)), -float(numpy.sum((solution + 1) ** 2))]\n";
+
+describe("every parameter of pygad.GA 3.9.2 through the Worker (issue 26)", () => {
+  it("nsga3 with three objectives, and tournament_nsga3, succeed with PyGAD's results", async () => {
+    for (const selection of ["nsga3", "tournament_nsga3"]) {
+      const { done, result } = await ran({
+        fitness_func: THREE_OBJECTIVES,
+        parent_selection_type: selection,
+        nsga3_num_divisions: 3,
+        sol_per_pop: 16,
+        num_generations: 10,
+        random_seed: 8,
+      });
+      expect(done.status, JSON.stringify(done.error)).toBe("succeeded");
+      expect(result).toMatchObject({ num_objectives: 3, engine: `exact:${selection}+single_point=pygad+random` });
+      expect(result.best_solution_fitness).toHaveLength(3);
+      expect(result.best_solutions_fitness).toHaveLength(11);
+      expect(result.pareto_front_size).toBeGreaterThan(0);
+    }
+  });
+
+  it("sbx with polynomial, their etas, and categorical genes succeed", async () => {
+    const real = await ran({
+      crossover_type: "sbx",
+      sbx_crossover_eta: 5,
+      mutation_type: "polynomial",
+      polynomial_mutation_eta: 8,
+      random_seed: 9,
+    });
+    expect(real.done.status, JSON.stringify(real.done.error)).toBe("succeeded");
+    expect(real.result.engine).toBe("accelerated:sss+sbx=pygad+polynomial=pygad");
+    const categorical = await ran({
+      gene_type: "int",
+      gene_space: [0, 1, 2, 3],
+      gene_categorical: true,
+      crossover_type: "sbx",
+      mutation_type: "polynomial",
+      random_seed: 9,
+    });
+    expect(categorical.done.status, JSON.stringify(categorical.done.error)).toBe("succeeded");
+    expect(categorical.result.best_solution.every((g: number) => [0, 1, 2, 3].includes(g))).toBe(true);
+  });
+
+  it("a custom crossover runs as PyGAD calls it, in the run's sandbox", async () => {
+    const crossover =
+      "import numpy\n\ndef halves(parents, offspring_size, ga):\n    # the mean of two parents: PyGAD's arguments\n    out = numpy.empty(offspring_size)\n    for k in range(offspring_size[0]):\n        out[k] = (parents[k % len(parents)] + parents[(k + 1) % len(parents)]) / 2\n    return out\n";
+    const { done, result } = await ran({ crossover_type: crossover, crossover_type_entry: "halves", random_seed: 10 });
+    expect(done.status, JSON.stringify(done.error)).toBe("succeeded");
+    expect(result.engine).toBe("accelerated:sss+custom=pygad+random");
+    expect(result.parameters).toMatchObject({ crossover_type: crossover, crossover_type_entry: "halves" });
+    const broken = await ran({
+      crossover_type: "def halves(parents, offspring_size, ga):\n    raise ValueError('no')\n",
+      crossover_type_entry: "halves",
+    });
+    expect(broken.done).toMatchObject({
+      status: "failed",
+      error: { code: "code_error", message: "crossover_type line 2: ValueError: no" },
+    });
+  });
+
+  it("initial_population at creation is the run's start, and a reexecute's", async () => {
+    const start = Array.from({ length: 12 }, (_, i) => [i / 10, -i / 10, 0.5, 1 - i / 20]);
+    const fixed = { crossover_type: null, mutation_type: null, num_generations: 3 };
+    const { id, done, result } = await ran({ ...fixed, initial_population: start });
+    expect(done.status, JSON.stringify(done.error)).toBe("succeeded");
+    expect(done.has_initial_population).toBe(true);
+    // Nothing changes a population without crossover or mutation: every row of the last is one of those given.
+    const population = JSON.parse(await download(result, "population.json")) as number[][];
+    const given = new Set(start.map((row) => row.join(",")));
+    expect(population.every((row) => given.has(row.join(",")))).toBe(true);
+    expect((await call(`/api/v1/submissions/${id}/reexecute`, { key, method: "POST", body: {} })).status).toBe(202);
+    expect((await waitForStatus(key, id)).status).toBe("succeeded");
+    const [first, again] = await results(id);
+    expect(again.best_solutions_fitness).toEqual(first.best_solutions_fitness);
+  });
+
+  it("suppress_warnings silences PyGAD's warnings; K_tournament past sol_per_pop is clipped with PyGAD's warning", async () => {
+    const loud = await ran({ parent_selection_type: "tournament", K_tournament: 50, random_seed: 11 });
+    const texts = loud.result.warnings.map((w: { message: string }) => w.message);
+    expect(texts.some((m: string) => m.includes("K_tournament is clipped to sol_per_pop (12)"))).toBe(true);
+    const quiet = await ran({ parent_selection_type: "tournament", K_tournament: 50, suppress_warnings: true, random_seed: 11 });
+    expect(quiet.done.status).toBe("succeeded");
+    expect(quiet.result.warnings).toEqual([]);
+    expect(quiet.result.best_solutions_fitness).toEqual(loud.result.best_solutions_fitness);
   });
 });
 

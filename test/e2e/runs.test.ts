@@ -103,7 +103,7 @@ describe("a run end to end (wrangler dev + the real GA worker)", () => {
     }
   });
 
-  it("parallel_processing with several objectives (nsga2, stock PyGAD's executor): the serial run's front", async () => {
+  it("parallel_processing with several objectives (nsga2, the exact mode on the engine's workers): the serial run's front", async () => {
     const two =
       "import numpy\n\ndef fitness(ga, solution, idx):\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2))]\n";
     const results = [];
@@ -116,7 +116,11 @@ describe("a run end to end (wrangler dev + the real GA worker)", () => {
       const list = (await call(`/api/v1/results/?submission_id=${created.body.id}`, { key })).body.results;
       results.push((await call(`/api/v1/results/${list[0].id}`, { key })).body);
     }
-    expect(results[0]).toMatchObject({ num_objectives: 2, engine: "pygad", pareto_front_size: expect.any(Number) });
+    expect(results[0]).toMatchObject({
+      num_objectives: 2,
+      engine: "exact:nsga2+single_point=pygad+random",
+      pareto_front_size: expect.any(Number),
+    });
     expect(results[0].best_solution_objectives).toHaveLength(2);
     for (const other of results.slice(1)) {
       for (const field of ["best_solution", "best_solution_objectives", "best_solutions_fitness", "pareto_front_size", "engine"]) {

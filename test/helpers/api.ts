@@ -119,9 +119,10 @@ export interface CompletionOverrides {
 }
 
 /** The result of a two-objective run as the GA worker reports it (5 genes, a front of 3). */
+/** A two-objective run's report as the GA worker sends it (docs/runner-protocol.md): PyGAD's best solution and history, and the maxima. */
 export const TWO_OBJECTIVES = {
   best_solution: [0.1, -0.2, 0.3, 0, 0.05],
-  best_solution_fitness: null,
+  best_solution_fitness: [0.9, -0.1],
   best_solution_objectives: [0.9, -0.1],
   best_solution_generation: 3,
   best_solutions_fitness: [
@@ -129,6 +130,12 @@ export const TWO_OBJECTIVES = {
     [0.7, -1],
     [0.9, -0.1],
     [0.95, -0.1],
+  ],
+  objective_maxima: [
+    [0.6, -1.5],
+    [0.8, -0.9],
+    [0.95, -0.05],
+    [0.97, -0.05],
   ],
   num_objectives: 2,
   pareto_front: {

@@ -68,9 +68,11 @@ describe("a session never sees another account's data", () => {
 
 describe("the new-submission form", () => {
   it("lists every creation parameter the API accepts (a new schema field appears under Other)", () => {
-    const names = new Set(FORM_FIELDS.flatMap((f) => (f.kind === "code" ? [f.name, `${f.name}_entry`] : [f.name])));
+    // A custom operator's code field fills its operator (`param`), whose select keeps PyGAD's names.
+    const names = new Set(FORM_FIELDS.flatMap((f) => (f.kind === "code" ? [f.param ?? f.name, `${f.param ?? f.name}_entry`] : [f.name])));
     for (const p of GA_PARAMETER_NAMES) expect(names.has(p), p).toBe(true);
-    for (const f of CODE_FIELDS) expect(FORM_FIELDS.find((x) => x.name === f)?.group).toMatch(/basic|callbacks/);
+    for (const f of CODE_FIELDS)
+      expect(FORM_FIELDS.find((x) => x.kind === "code" && (x.param ?? x.name) === f)?.group, f).toMatch(/basic|callbacks|custom/);
     expect(names.has("name") && names.has("description")).toBe(true);
   });
 
@@ -112,6 +114,36 @@ async function created(web: WebClient, key: string, extra: Record<string, string
 }
 
 describe("the form takes every form the API accepts", () => {
+  it("PyGAD 3.9's parameters and a custom operator (issue 26): its code and entry fill the operator's field, and a copy puts them back", async () => {
+    const account = await newAccount();
+    const web = await signedIn(account.key);
+    const mix = "import numpy\n\ndef mix(parents, offspring_size, ga):\n    return numpy.zeros(offspring_size)\n";
+    expect(
+      await created(web, account.key, {
+        crossover_type: "single_point", // the custom code takes its place
+        custom_crossover_type: mix,
+        crossover_type_entry: "mix",
+        mutation_type: "polynomial",
+        polynomial_mutation_eta: "5",
+        suppress_warnings: "true",
+        initial_population: JSON.stringify(Array.from({ length: 10 }, (_, i) => [i, 0, 1])),
+      }),
+    ).toMatchObject({ crossover_type: mix, crossover_type_entry: "mix", mutation_type: "polynomial", polynomial_mutation_eta: 5 });
+    expect((await getSubmission(account.key, lastCreated)).has_initial_population).toBe(true);
+    const copy = await (await web.request(`/submissions/new?from=${lastCreated}`)).text();
+    expect(copy).toContain('name="custom_crossover_type"');
+    expect(copy).toContain("def mix(parents, offspring_size, ga):");
+    expect(copy).toContain('name="crossover_type_entry" value="mix"');
+    // A misspelt operator is said next to its select; code without its entry next to the code.
+    const typo = await web.post("/submissions/new", form({ crossover_type: "sbxx" }));
+    expect(typo.status).toBe(400);
+    expect(await typo.text()).toMatch(/id="f-crossover_type-error">[^<]*is not one of PyGAD(&#39;|')s crossover_type names/);
+    const nsga3 = await created(web, account.key, { parent_selection_type: "nsga3", nsga3_num_divisions: "3", fitness_func: TWO });
+    expect(nsga3).toMatchObject({ parent_selection_type: "nsga3", nsga3_num_divisions: 3 });
+    const page = await (await web.request("/submissions/new")).text();
+    for (const option of ["nsga3", "tournament_nsga3", "sbx", "polynomial"]) expect(page).toContain(`<option value="${option}">`);
+  });
+
   it("per-gene lists, gene_type pairs and per-gene types, nsga2, stop criteria, saved solutions and a null operator reach the API's body", async () => {
     const account = await newAccount();
     const web = await signedIn(account.key);

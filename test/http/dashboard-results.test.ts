@@ -1,4 +1,4 @@
-// The dashboard's pages of what PyGAD fidelity (issue 14) added, inside workerd (docs/dashboard.md#results):
+// The dashboard's pages of what PyGAD fidelity added, inside workerd (docs/dashboard.md#results):
 // multi-objective results (objectives, front, per-objective history, a continue chain of them), warnings
 // with counts and the constraint notice, the engine path, an infinite best fitness, a failed run's
 // progress, live progress of several objectives, the public page's share of it, and a submission with
@@ -115,8 +115,9 @@ describe("a multi-objective result", () => {
     expect(text).toContain("Pareto front 3 solutions");
     expect(text).toContain("Engine stock PyGAD (multi-objective) pygad:multi-objective");
     expect(text).not.toContain("Best fitness —");
+    // PyGAD's history, and each objective's maximum over the population beside it (dashed).
     expect(text).toContain(
-      "The best value of each objective per generation (over the population; the values may come from different solutions)",
+      "Objective values of the best solution per generation (PyGAD's history); dashed, each objective's maximum over the population (the values may come from different solutions)",
     );
     expect(text).not.toContain("An imported run's curves");
     expect(embedded(html, "front-chart")).toEqual({ objectives: TWO_OBJECTIVES.pareto_front.objectives, best: [0.9, -0.1] });
@@ -131,6 +132,16 @@ describe("a multi-objective result", () => {
       [2, -0.1],
       [3, -0.1],
     ]);
+    expect(chart.panels[1].series[1]).toMatchObject({
+      dash: true,
+      points: [
+        [0, -1.5],
+        [1, -0.9],
+        [2, -0.05],
+        [3, -0.05],
+      ],
+    });
+    expect(chart.panels[1].series[1].label).toContain("population maximum");
     // The table of the front and of the history says the same for screen readers.
     expect(text).toContain("The front as a table");
     expect(text).toMatch(/objective 1 this result \(\w+\) 1 -1/);
@@ -156,7 +167,13 @@ describe("a multi-objective result", () => {
         [0.97, -0.08],
         [0.99, -0.05],
       ],
+      best_solution_fitness: [0.99, -0.05],
       best_solution_objectives: [0.99, -0.05],
+      objective_maxima: [
+        [0.97, -0.05],
+        [0.98, -0.04],
+        [0.99, -0.02],
+      ],
     };
     expect((await completeRun(runId, { result: continued })).status).toBe(204);
     const second = (await json(await call(`/api/v1/results/?submission_id=${submissionId}&ordering=-created_at`, { key: account.key })))
@@ -164,10 +181,16 @@ describe("a multi-objective result", () => {
     const html = await (await web.request(`/results/${second}`)).text();
     const chart = embedded(html, "result-chart");
     expect(chart.panels).toHaveLength(2);
-    for (const panel of chart.panels) expect(panel.series).toHaveLength(2);
+    // Per panel the two results' histories, then their population maxima (dashed).
+    for (const panel of chart.panels) expect(panel.series.map((x: any) => Boolean(x.dash))).toEqual([false, false, true, true]);
     expect(chart.panels[0].series[1].points).toEqual([
       [4, 0.95],
       [5, 0.97],
+      [6, 0.99],
+    ]);
+    expect(chart.panels[0].series[3].points).toEqual([
+      [4, 0.97],
+      [5, 0.98],
       [6, 0.99],
     ]);
     // The continued run uploaded no pareto_front.json: its front is the result's own SVG instead.
@@ -175,7 +198,7 @@ describe("a multi-objective result", () => {
     expect(html).toContain(`src="/results/${second}/files/pareto_front.svg"`);
     // The submission page draws both results the same way.
     const page = await (await web.request(`/submissions/${submissionId}`)).text();
-    expect(embedded(page, "results-chart").panels.map((p: any) => p.series.length)).toEqual([2, 2]);
+    expect(embedded(page, "results-chart").panels.map((p: any) => p.series.length)).toEqual([4, 4]);
   });
 
   it("live progress of several objectives: the trail keeps each objective's best and the chart has a panel per objective", async () => {

@@ -77,6 +77,33 @@ describe("device authorization", () => {
     expect(await json(await poll(started.device_code))).toMatchObject({ error: "invalid_grant" });
   });
 
+  it("a client that adds 5 s to its own interval at each slow_down (vilvik.login(poll_interval=2)) catches up: the server's interval grows once", async () => {
+    const started = await start();
+    const code = started.user_code.replace("-", "");
+    const intervalNow = async () =>
+      (await env.DB.prepare("SELECT interval_seconds FROM device_codes WHERE user_code = ?")
+        .bind(code)
+        .first<{ interval_seconds: number }>())!.interval_seconds;
+    /** A poll `seconds` after the previous one (the test moves the previous poll back instead of waiting). */
+    const pollAfter = async (seconds: number) => {
+      await env.DB.prepare("UPDATE device_codes SET last_polled_at = ? WHERE user_code = ?")
+        .bind(new Date(Date.now() - seconds * 1000).toISOString(), code)
+        .run();
+      return (await json(await poll(started.device_code))).error as string;
+    };
+    expect(await json(await poll(started.device_code))).toMatchObject({ error: "authorization_pending" });
+    // The SDK: 2 s, then 5 s more at each slow_down (7, 12, …), as RFC 8628 §3.5 tells a client.
+    const answers: string[] = [];
+    for (let wait = 2; answers.length < 8 && answers.at(-1) !== "authorization_pending"; wait += 5) answers.push(await pollAfter(wait));
+    expect(answers).toEqual(["slow_down", "slow_down", "authorization_pending"]);
+    expect(await intervalNow()).toBe(10);
+    // More early polls get slow_down and leave the interval where it is.
+    expect(await pollAfter(1)).toBe("slow_down");
+    expect(await pollAfter(9)).toBe("slow_down");
+    expect(await intervalNow()).toBe(10);
+    expect(await pollAfter(10)).toBe("authorization_pending");
+  });
+
   it("denied, expired, unknown and malformed requests; form-encoded bodies work too", async () => {
     const account = await newAccount();
     const web = new WebClient();

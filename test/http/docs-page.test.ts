@@ -29,11 +29,11 @@ describe("/docs", () => {
     expect((await call("/docs/")).status).toBe(200);
   });
 
-  it("configures Swagger UI for this origin: the document at /api/v1/openapi.json, the key kept once entered, no outside validator", async () => {
+  it("configures Swagger UI for this origin: the document at /api/v1/openapi.json, the key NOT kept in the browser's storage, no outside validator", async () => {
     const init = await (await call("/docs/init.js")).text();
     expect(init.match(EXTERNAL) ?? []).toEqual([]);
     expect(init).toContain('url: "/api/v1/openapi.json"');
-    expect(init).toContain("persistAuthorization: true");
+    expect(init).toContain("persistAuthorization: false");
     expect(init).toContain("validatorUrl: null");
     const doc = await (await call("/api/v1/openapi.json")).json<{
       servers: { url: string }[];

@@ -1,8 +1,9 @@
-// PyGAD fidelity on the Worker's side (issue 14): the forms stock PyGAD accepts, multi-objective results
+// PyGAD fidelity on the Worker's side (docs/api.md#creation-parameters): the forms stock PyGAD accepts, multi-objective results
 // (rows, files, plots, lists, webhooks), warnings, the engine path, infinite fitness, failed runs'
 // progress and the files the GA worker uploads before its report. Runs end through the internal report
 // endpoint, as the GA worker ends them (the worker's side: container/tests/test_fidelity.py).
 import { describe, expect, it } from "vitest";
+import { liveView } from "../../src/dashboard/submissions/live";
 import {
   accountPerTest,
   call,
@@ -16,7 +17,9 @@ import {
   job,
   json,
   newResult,
+  reportProgress,
   runningRun as runningAs,
+  runToken,
   stageFile,
   TWO_OBJECTIVES,
 } from "../helpers/api";
@@ -50,6 +53,37 @@ describe("forms stock PyGAD 3.9.2 accepts", () => {
     ["save_solutions and save_best_solutions", { save_solutions: true, save_best_solutions: true }],
     ["nsga2", { parent_selection_type: "nsga2" }],
     ["tournament_nsga2 with K_tournament", { parent_selection_type: "tournament_nsga2", K_tournament: 3 }],
+    // Issue 26: every parameter of pygad.GA 3.9.2.
+    ["nsga3 with its divisions", { parent_selection_type: "nsga3", nsga3_num_divisions: 4 }],
+    ["tournament_nsga3", { parent_selection_type: "tournament_nsga3", nsga3_num_divisions: 2, K_tournament: 4 }],
+    ["sbx with its eta", { crossover_type: "sbx", sbx_crossover_eta: 2.5 }],
+    ["polynomial with its eta", { mutation_type: "polynomial", polynomial_mutation_eta: 5 }],
+    ["gene_categorical for all genes", { gene_categorical: true, gene_space: [0, 1, 2], gene_type: "int" }],
+    [
+      "gene_categorical per gene (a range with a step, a list)",
+      { gene_categorical: [true, false, false, false, true], gene_space: [{ low: 0, high: 4, step: 1 }, null, null, null, [1, 5]] },
+    ],
+    ["suppress_warnings", { suppress_warnings: true }],
+    ["K_tournament over sol_per_pop (PyGAD clips it and warns)", { parent_selection_type: "tournament", K_tournament: 11 }],
+    ["a gene_space range in reverse (PyGAD takes either order)", { gene_space: { low: 3, high: 1 } }],
+    ["adaptive mutation with a pair", { mutation_type: "adaptive", mutation_probability: [0.4, 0.1] }],
+    [
+      "a custom crossover with its entry",
+      {
+        crossover_type: "import numpy\n\ndef mix(parents, offspring_size, ga):\n    return numpy.zeros(offspring_size)\n",
+        crossover_type_entry: "mix",
+      },
+    ],
+    [
+      "a custom parent selection and mutation",
+      {
+        parent_selection_type:
+          "def pick(fitness, num_parents, ga):\n    return ga.population[:num_parents].copy(), list(range(num_parents))\n",
+        parent_selection_type_entry: "pick",
+        mutation_type: "def shake(offspring, ga):\n    return offspring\n",
+        mutation_type_entry: "shake",
+      },
+    ],
   ];
 
   it.each(accepted)("%s: 202, stored as given", async (_label, overrides) => {
@@ -104,15 +138,17 @@ describe("a multi-objective result", () => {
     expect((await completeRun(runId, { result: TWO_OBJECTIVES })).status).toBe(204);
     const row = await getSubmission(a.key, submissionId);
     expect(row).toMatchObject({ status: "succeeded", best_solution_fitness: null, error: null });
+    // As PyGAD gives them: best_solution()'s objective values, and PyGAD's history; the maxima beside it.
     const [item] = (await json(await call(`/api/v1/results/?submission_id=${submissionId}`, { key: a.key }))).results;
-    expect(item).toMatchObject({ best_solution_fitness: null, num_objectives: 2 });
+    expect(item).toMatchObject({ best_solution_fitness: [0.9, -0.1], num_objectives: 2 });
     const r = await result(item.id);
     expect(r).toMatchObject({
-      best_solution_fitness: null,
+      best_solution_fitness: [0.9, -0.1],
       num_objectives: 2,
       best_solution_objectives: [0.9, -0.1],
       pareto_front_size: 3,
       best_solutions_fitness: TWO_OBJECTIVES.best_solutions_fitness,
+      objective_maxima: TWO_OBJECTIVES.objective_maxima,
     });
     const names = r.files.map((f: { name: string }) => f.name);
     expect(names).toEqual(
@@ -128,19 +164,26 @@ describe("a multi-objective result", () => {
     expect(JSON.parse(await fileText(item.id, "pareto_front.json"))).toEqual(front);
     expect((await file(item.id, "pareto_front.csv")).headers.get("Content-Type")).toBe("text/csv");
     expect(await fileText(item.id, "fitness_history.csv")).toBe(
-      "generation,objective_0,objective_1\n0,0.5,-2\n1,0.7,-1\n2,0.9,-0.1\n3,0.95,-0.1\n",
+      "generation,objective_0,objective_1,max_objective_0,max_objective_1\n" +
+        "0,0.5,-2,0.6,-1.5\n1,0.7,-1,0.8,-0.9\n2,0.9,-0.1,0.95,-0.05\n3,0.95,-0.1,0.97,-0.05\n",
     );
     const scatter = await fileText(item.id, "pareto_front.svg");
     expect(scatter).toMatch(/^<svg /);
     expect(scatter.match(/<circle /g)).toHaveLength(3);
     expect(scatter).toContain("objective 0");
     const history = await fileText(item.id, "fitness.svg");
-    expect(history.match(/<polyline /g)).toHaveLength(2); // one panel per objective
+    // One panel per objective, each with PyGAD's history and the population maximum (dashed).
+    expect(history.match(/<polyline /g)).toHaveLength(4);
+    expect(history.match(/<polyline [^>]*stroke-dasharray/g)).toHaveLength(2);
+    expect(history).toContain("Objective values of the best solution per generation (PyGAD's history)");
+    expect(history).toContain("population maximum");
     const summary = JSON.parse(await fileText(item.id, "result.json"));
     expect(summary).toMatchObject({
       num_objectives: 2,
-      best_solution_fitness: null,
+      best_solution_fitness: [0.9, -0.1],
       best_solution_objectives: [0.9, -0.1],
+      best_solutions_fitness: TWO_OBJECTIVES.best_solutions_fitness,
+      objective_maxima: TWO_OBJECTIVES.objective_maxima,
       pareto_front_size: 3,
     });
     expect(summary).not.toHaveProperty("pareto_front");
@@ -158,8 +201,10 @@ describe("a multi-objective result", () => {
       {
         result: {
           ...TWO_OBJECTIVES,
+          best_solution_fitness: [1, 2, 3],
           best_solution_objectives: [1, 2, 3],
           best_solutions_fitness: [[1, 2, 3]],
+          objective_maxima: [[1, 3, 3]],
           num_objectives: 3,
           pareto_front: { size: 3, objectives },
         },
@@ -273,7 +318,7 @@ describe("warnings, engine and constraint violations", () => {
   });
 });
 
-describe("smaller defects (issue 14, item 6)", () => {
+describe("a failed run's progress and an infinite best fitness", () => {
   it("a failed run keeps the progress it made (generations completed, best fitness)", async () => {
     const submissionId = await createSubmission(a.key);
     await finishSubmission(a.key, submissionId, { status: "failed", progress: { generations_completed: 5, best_solution_fitness: -0.25 } });
@@ -298,5 +343,225 @@ describe("smaller defects (issue 14, item 6)", () => {
     const svg = await fileText(resultId, "fitness.svg");
     expect(svg).toContain("<polyline "); // the finite generations
     expect(svg.match(/<polygon /g)).toHaveLength(2); // a +inf marker per infinite generation
+  });
+});
+
+describe("every parameter of pygad.GA 3.9.2 (issue 26): what PyGAD's constructor refuses is refused here, naming the field", () => {
+  const refused: [string, Record<string, unknown>, number, string, string][] = [
+    ["nsga3 without its divisions", { parent_selection_type: "nsga3" }, 400, "validation_failed", "nsga3_num_divisions"],
+    ["adaptive mutation without a pair", { mutation_type: "adaptive" }, 400, "validation_failed", "mutation_type"],
+    ["a categorical gene without a finite gene space", { gene_categorical: true }, 400, "validation_failed", "gene_categorical"],
+    [
+      "a categorical gene over a range without a step",
+      { gene_categorical: [false, true, false, false, false], gene_space: [null, { low: 0, high: 3 }, null, null, null] },
+      400,
+      "validation_failed",
+      "gene_categorical",
+    ],
+    [
+      "gene_categorical of the wrong length",
+      { gene_categorical: [true], gene_space: [0, 1] },
+      400,
+      "validation_failed",
+      "gene_categorical",
+    ],
+    ["a gene_space range with a step in reverse", { gene_space: { low: 3, high: 1, step: 1 } }, 400, "validation_failed", "gene_space"],
+    ["sbx_crossover_eta not positive", { crossover_type: "sbx", sbx_crossover_eta: 0 }, 400, "validation_failed", "sbx_crossover_eta"],
+    ["nsga3_num_divisions 0", { parent_selection_type: "nsga3", nsga3_num_divisions: 0 }, 400, "validation_failed", "nsga3_num_divisions"],
+    ["a misspelt crossover", { crossover_type: "sbxx" }, 400, "validation_failed", "crossover_type"],
+    ["a logger", { logger: "INFO" }, 400, "validation_failed", "logger"],
+    [
+      "a custom operator without its entry",
+      { crossover_type: "def mix(parents, offspring_size, ga):\n    return parents\n" },
+      422,
+      "entry_symbol_required",
+      "crossover_type_entry",
+    ],
+    [
+      "one of PyGAD's names with an entry",
+      { crossover_type: "sbx", crossover_type_entry: "mix" },
+      422,
+      "entry_symbol_not_found",
+      "crossover_type_entry",
+    ],
+  ];
+
+  it.each(refused)("%s", async (_label, overrides, status, code, field) => {
+    const err = await expectError(await post(job(overrides)), status, code);
+    const named = err.details.field ?? failedFields(err);
+    expect([named].flat(), JSON.stringify(err)).toContain(field);
+  });
+
+  it("says where a run's log is when logger is given, and refuses it in overrides too", async () => {
+    const err = await expectError(await post(job({ logger: { level: "DEBUG" } })), 400, "validation_failed");
+    expect(JSON.stringify(err.details)).toContain("a run's log is its captured output");
+    const id = await createSubmission(a.key);
+    await finishSubmission(a.key, id);
+    await expectError(
+      await call(`/api/v1/submissions/${id}/reexecute`, { key: a.key, body: { logger: "INFO" } }),
+      400,
+      "validation_failed",
+    );
+  });
+
+  it("a custom operator is code everywhere code is: stored with its entry, taken as an override, shown as code", async () => {
+    const crossover = "import numpy\n\ndef mix(parents, offspring_size, ga):\n    return numpy.zeros(offspring_size)\n";
+    const { resultId } = await newResult(a.key, { crossover_type: crossover, crossover_type_entry: "mix" });
+    const r = await result(resultId);
+    expect(r.parameters).toMatchObject({ crossover_type: crossover, crossover_type_entry: "mix" });
+    // A continue may swap it for one of PyGAD's names, or for other code.
+    const back = await call(`/api/v1/results/${resultId}/continue`, { key: a.key, body: { crossover_type: "two_points" } });
+    expect(back.status).toBe(202);
+  });
+});
+
+describe("initial_population at creation (issue 26)", () => {
+  const POPULATION = Array.from({ length: 10 }, (_, i) => [i, 1 - i, 0.5, 1.5 * i, 2]);
+
+  it("is stored apart, shown as has_initial_population, and served to the run that starts from it", async () => {
+    const { submissionId, runId } = await runningRun({ initial_population: POPULATION });
+    const row = await getSubmission(a.key, submissionId);
+    expect(row.has_initial_population).toBe(true);
+    expect(row.parameters).not.toHaveProperty("initial_population");
+    const served = await call(`/internal/v1/runs/${runId}/initial-population`, {
+      headers: { Authorization: `Bearer ${await runToken(runId)}` },
+    });
+    expect(served.status).toBe(200);
+    expect(await served.json()).toEqual(POPULATION);
+    // Without one: false, and nothing to serve.
+    const { submissionId: plain, runId: plainRun } = await runningRun();
+    expect((await getSubmission(a.key, plain)).has_initial_population).toBe(false);
+    const none = await call(`/internal/v1/runs/${plainRun}/initial-population`, {
+      headers: { Authorization: `Bearer ${await runToken(plainRun)}` },
+    });
+    expect(none.status).toBe(404);
+  });
+
+  it("a reexecute starts from it again and cannot change its shape or types; deleting the submission removes it", async () => {
+    const id = await createSubmission(a.key, { initial_population: POPULATION });
+    await finishSubmission(a.key, id);
+    const key = (await env.DB.prepare("SELECT initial_population_key AS k FROM submissions WHERE id = ?").bind(id).first<{ k: string }>())!
+      .k;
+    expect(await env.FILES.head(key)).not.toBeNull();
+    for (const field of ["sol_per_pop", "num_genes", "gene_type"]) {
+      const body = { sol_per_pop: 12, num_genes: 6, gene_type: "int" }[field];
+      const err = await expectError(
+        await call(`/api/v1/submissions/${id}/reexecute`, { key: a.key, body: { [field]: body } }),
+        400,
+        "validation_failed",
+      );
+      expect(failedFields(err)).toEqual([field]);
+    }
+    expect((await call(`/api/v1/submissions/${id}/reexecute`, { key: a.key, body: { num_generations: 5 } })).status).toBe(202);
+    const runId = (await getSubmission(a.key, id)).latest_run.id;
+    const run = await env.DB.prepare("SELECT start_population_key AS k FROM runs WHERE id = ?").bind(runId).first<{ k: string }>();
+    expect(run!.k).toBe(key);
+    expect((await call(`/api/v1/submissions/${id}`, { key: a.key, method: "DELETE" })).status).toBe(204);
+    expect(await env.FILES.head(key)).toBeNull();
+  });
+
+  const refused: [string, Record<string, unknown>, string][] = [
+    ["fewer rows than sol_per_pop", { initial_population: POPULATION.slice(1) }, "has 9 solutions"],
+    ["a row of the wrong length", { initial_population: POPULATION.map((r, i) => (i === 3 ? r.slice(1) : r)) }, "row 3 has 4 values"],
+    ["a value an integer type cannot hold", { gene_type: "uint8", initial_population: POPULATION }, "does not fit gene type uint8"],
+    [
+      "a value float16 would make infinite",
+      { gene_type: "float16", initial_population: POPULATION.map((r) => [...r.slice(0, 4), 1e6]) },
+      "float16",
+    ],
+    ["not a list of rows", { initial_population: [1, 2, 3] }, ""],
+  ];
+
+  it.each(refused)("refuses %s, naming initial_population", async (_label, overrides, words) => {
+    const err = await expectError(await post(job(overrides)), 400, "validation_failed");
+    expect(failedFields(err).map((f) => f.split(".")[0])).toContain("initial_population");
+    expect(JSON.stringify(err.details)).toContain(words);
+  });
+
+  it("takes a body past 256 KiB only for a start population (to 8 MiB)", async () => {
+    const genes = 1000;
+    const big = Array.from({ length: 40 }, (_, i) => Array.from({ length: genes }, (_, g) => i + g / 1000));
+    const res = await post(job({ sol_per_pop: 40, num_genes: genes, initial_population: big }));
+    expect(JSON.stringify(job({ initial_population: big })).length).toBeGreaterThan(256 * 1024);
+    expect(res.status, await res.clone().text()).toBe(202);
+    const padded = job({
+      description: "x".repeat(1900),
+      name: "n",
+      on_stop: `# ${"y".repeat(60 * 1024)}\ndef s(ga, f):\n    pass\n`,
+      on_stop_entry: "s",
+    });
+    const padding = { ...padded, on_start: padded.on_stop, on_start_entry: "s", on_fitness: padded.on_stop, on_fitness_entry: "s" };
+    const many = { ...padding, on_parents: padded.on_stop, on_parents_entry: "s", on_crossover: padded.on_stop, on_crossover_entry: "s" };
+    expect(JSON.stringify(many).length).toBeGreaterThan(256 * 1024);
+    await expectError(await post(many), 413, "payload_too_large");
+  });
+});
+
+describe("a multi-objective run's progress (issue 26)", () => {
+  it("keeps both series' points in its trail, and the live chart draws them per objective", async () => {
+    const { runId } = await runningRun({ parent_selection_type: "nsga2" });
+    for (const g of [1, 2]) {
+      const res = await reportProgress(runId, {
+        generations_completed: g,
+        best_solution_fitness: null,
+        best_solution_objectives: [g, -g],
+        best_objectives: [g + 1, -g + 1],
+      });
+      expect(res.status).toBe(204);
+    }
+    const row = await env.DB.prepare("SELECT progress_trail AS t FROM runs WHERE id = ?").bind(runId).first<{ t: string }>();
+    expect(JSON.parse(row!.t)).toEqual([
+      [1, null, [2, 0], [1, -1]],
+      [2, null, [3, -1], [2, -2]],
+    ]);
+    const panels = liveView(
+      { status: "running", parameters: { num_generations: 20 } } as never,
+      {
+        id: runId,
+        kind: "initial",
+        generationsCompleted: 2,
+        parameters: { num_generations: 20 },
+        bestSolutionFitness: null,
+        progressTrail: JSON.parse(row!.t),
+        startedAt: null,
+        finishedAt: null,
+        errorCode: null,
+      } as never,
+    );
+    expect(panels.best_objectives).toEqual([2, -2]); // the best solution's values, as PyGAD's history
+    expect(panels.panels.map((p) => p.series.map((x) => [x.label.includes("population maximum"), x.points]))).toEqual([
+      [
+        [
+          false,
+          [
+            [1, 1],
+            [2, 2],
+          ],
+        ],
+        [
+          true,
+          [
+            [1, 2],
+            [2, 3],
+          ],
+        ],
+      ],
+      [
+        [
+          false,
+          [
+            [1, -1],
+            [2, -2],
+          ],
+        ],
+        [
+          true,
+          [
+            [1, 0],
+            [2, -1],
+          ],
+        ],
+      ],
+    ]);
   });
 });

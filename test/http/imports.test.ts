@@ -7,6 +7,7 @@ import {
   call,
   env,
   expectError,
+  finishSubmission,
   getSubmission,
   importBody,
   json,
@@ -56,9 +57,11 @@ describe("imports", () => {
       best_solution_fitness: -0.1025,
     });
     expect(row.latest_run).toMatchObject({ kind: "import", status: "succeeded" });
-    // The stored parameters are those a submission would store: PyGAD's extras dropped, code merged in, K_tournament only for tournament selection.
+    // The stored parameters are those a submission would store: what the run kept locally dropped, code merged in,
+    // K_tournament only for tournament selection; PyGAD's other parameters (its operators' etas) kept, as a creation would.
     expect(row.parameters).toMatchObject({ num_genes: 4, sol_per_pop: 8, fitness_func_entry: "fitness", mutation_num_genes: 1 });
-    for (const dropped of ["save_solutions", "sbx_crossover_eta", "K_tournament"]) expect(row.parameters).not.toHaveProperty(dropped);
+    expect(row.parameters).toMatchObject({ sbx_crossover_eta: 30, polynomial_mutation_eta: 20 });
+    for (const dropped of ["save_solutions", "K_tournament"]) expect(row.parameters).not.toHaveProperty(dropped);
 
     const result = await json(await call(`/api/v1/results/${created.result_id}`, { key: a.key }));
     expect(result).toMatchObject({
@@ -130,7 +133,26 @@ describe("imports", () => {
     const cases: [unknown, number, string, string][] = [
       [importBody({ ga_parameters: { num_genes: "four" } }), 400, "validation_failed", "ga_parameters.num_genes"],
       [importBody({ ga_parameters: { custom_gene_type: "[int, float]" } }), 400, "validation_failed", "ga_parameters.custom_gene_type"],
-      [importBody({ ga_parameters: { gene_type: "numpy.float16" } }), 400, "validation_failed", "ga_parameters.gene_type"],
+      [importBody({ ga_parameters: { gene_type: "numpy.complex64" } }), 400, "validation_failed", "ga_parameters.gene_type"],
+      [importBody({ ga_parameters: { gene_type: "custom" } }), 400, "validation_failed", "ga_parameters.custom_gene_type"],
+      [
+        importBody({ ga_parameters: { gene_type: "custom", custom_gene_type: "[float, numpy.complex64]" } }),
+        400,
+        "validation_failed",
+        "ga_parameters.custom_gene_type",
+      ],
+      [
+        importBody({ ga_parameters: { gene_type: "custom", custom_gene_type: "[float, 2" } }),
+        400,
+        "validation_failed",
+        "ga_parameters.custom_gene_type",
+      ],
+      [
+        importBody({ ga_parameters: { gene_type: "custom", custom_gene_type: "[int, float]" } }),
+        400,
+        "validation_failed",
+        "ga_parameters.gene_type", // two types for four genes: the creation rules name gene_type
+      ],
       [importBody({ ga_parameters: { num_parents_mating: 9 } }), 400, "validation_failed", "ga_parameters.num_parents_mating"],
       [importBody({ code: { fitness_func: undefined } }), 400, "validation_failed", "code.fitness_func"],
       [importBody({ code: { on_stop: "def done(ga, f):\n    pass\n" } }), 422, "entry_symbol_required", "code.on_stop_entry"],
@@ -183,15 +205,17 @@ describe("imports", () => {
       400,
       "malformed_json",
     );
-    // A non-finite objective as Python's json.dumps (the SDK's) writes it: not JSON.
+    // A non-finite objective as Python's json.dumps (the SDK's) writes it: not JSON, and the answer says
+    // where it is (was malformed_json; issue 25 asks for non_finite_number with the path).
     for (const token of ["NaN", "Infinity", "-Infinity"]) {
       const raw = JSON.stringify(twoObjectiveImport()).replace('"best_solution_fitness":[-1,-5]', `"best_solution_fitness":[-1,${token}]`);
       expect(raw).toContain(token);
-      await expectError(
+      const err = await expectError(
         await call("/api/v1/imports", { key: c.key, rawBody: raw, headers: { "Content-Type": "application/json" } }),
         400,
-        "malformed_json",
+        "non_finite_number",
       );
+      expect(err.details).toEqual({ path: "$.result.best_solution_fitness[1]", value: token });
     }
     await expectError(
       await call("/api/v1/imports", { key: c.key, rawBody: "{}", headers: { "Content-Type": "text/plain" } }),
@@ -225,10 +249,12 @@ describe("imports", () => {
     });
 
     const result = await json(await call(`/api/v1/results/${created.result_id}`, { key: a.key }));
+    // In a run's shapes: best_solution_fitness the list, PyGAD's history; no population maxima (not sent).
     expect(result).toMatchObject({
       num_objectives: 2,
-      best_solution_fitness: null,
+      best_solution_fitness: [-1, -5],
       best_solution_objectives: [-1, -5],
+      objective_maxima: null,
       pareto_front_size: 4,
       best_solution: population[0],
       best_solution_generation: 7,
@@ -268,13 +294,15 @@ describe("imports", () => {
     const summary = await (await file("result.json")).json<Record<string, unknown>>();
     expect(summary).toMatchObject({
       num_objectives: 2,
-      best_solution_fitness: null,
+      best_solution_fitness: [-1, -5],
       best_solution_objectives: [-1, -5],
       pareto_front_size: 4,
       last_generation_fitness: objectives,
     });
     const listed = await json(await call(`/api/v1/results/?submission_id=${created.id}`, { key: a.key }));
-    expect(listed.results).toEqual([expect.objectContaining({ id: created.result_id, num_objectives: 2, best_solution_fitness: null })]);
+    expect(listed.results).toEqual([
+      expect.objectContaining({ id: created.result_id, num_objectives: 2, best_solution_fitness: [-1, -5] }),
+    ]);
 
     // It continues from the imported population, like a run's result.
     const continued = await call(`/api/v1/results/${created.result_id}/continue`, { key: a.key, body: { num_generations: 5 } });
@@ -319,6 +347,65 @@ describe("imports", () => {
       pareto_front_size: null,
       best_solutions_fitness: base.best_solutions_fitness,
     });
+  });
+
+  it("takes every gene_type Allele runs as the SDK sends it, and a continue runs the same types (issue 26)", async () => {
+    const forms: [Record<string, unknown>, unknown][] = [
+      [{ gene_type: "custom", custom_gene_type: "[float, 2]" }, ["float", 2]],
+      [{ gene_type: "custom", custom_gene_type: "[int, float, [float, 1], numpy.float32]" }, ["int", "float", ["float", 1], "float32"]],
+      [
+        { gene_type: "custom", custom_gene_type: "[[float, 3], numpy.int16, numpy.float64, float]" },
+        [["float", 3], "int16", "float64", "float"],
+      ],
+      [{ gene_type: "numpy.float32" }, "float32"],
+      [{ gene_type: "numpy.uint8" }, "uint8"],
+      [{ gene_type: "int" }, "int"],
+    ];
+    for (const [ga, expected] of forms) {
+      const res = await post(a.key, importBody({ ga_parameters: ga }));
+      expect(res.status, `${JSON.stringify(ga)}: ${await res.clone().text()}`).toBe(201);
+      const created = await json(res);
+      const row = await getSubmission(a.key, created.id);
+      expect(row.parameters.gene_type, JSON.stringify(ga)).toEqual(expected);
+      expect(row.parameters).not.toHaveProperty("custom_gene_type");
+      if (!Array.isArray(expected)) continue;
+      // A continue runs the same types (one run in flight at a time: each is ended before the next).
+      const continued = await call(`/api/v1/results/${created.result_id}/continue`, { key: a.key, body: { num_generations: 2 } });
+      expect(continued.status, await continued.clone().text()).toBe(202);
+      const runId = (await getSubmission(a.key, created.id)).latest_run.id;
+      const run = await env.DB.prepare("SELECT parameters FROM runs WHERE id = ?").bind(runId).first<{ parameters: string }>();
+      expect(JSON.parse(run!.parameters).gene_type).toEqual(expected);
+      await finishSubmission(a.key, created.id);
+    }
+  });
+
+  it("keeps PyGAD 3.9's other parameters: NSGA-III and its divisions, SBX and polynomial with their etas, categorical genes", async () => {
+    const ga = {
+      parent_selection_type: "tournament_nsga3",
+      nsga3_num_divisions: 3,
+      K_tournament: 4,
+      crossover_type: "sbx",
+      sbx_crossover_eta: 12,
+      mutation_type: "polynomial",
+      polynomial_mutation_eta: 7,
+      gene_space: [[0, 1, 2], null, null, null],
+      gene_categorical: [true, false, false, false],
+    };
+    const created = await json(await post(a.key, importBody({ ga_parameters: ga })));
+    expect((await getSubmission(a.key, created.id)).parameters).toMatchObject(ga);
+  });
+
+  it("takes a custom operator as code, with its entry, under code (or ga_parameters), and names it there when refused", async () => {
+    const mix = "import numpy\n\ndef mix(parents, offspring_size, ga):\n    return numpy.zeros(offspring_size)\n";
+    const created = await json(await post(a.key, importBody({ code: { crossover_type: mix, crossover_type_entry: "mix" } })));
+    expect((await getSubmission(a.key, created.id)).parameters).toMatchObject({ crossover_type: mix, crossover_type_entry: "mix" });
+    const beside = await post(
+      a.key,
+      importBody({ ga_parameters: { mutation_type: "def m(o, ga):\n    return o\n", mutation_type_entry: "m" } }),
+    );
+    expect(beside.status, await beside.clone().text()).toBe(201);
+    const err = await expectError(await post(a.key, importBody({ code: { crossover_type: mix } })), 422, "entry_symbol_required");
+    expect(err.details.field).toBe("code.crossover_type_entry");
   });
 
   it("takes a population as large as 8 MiB allows (Premium-sized: 1,000 × 300)", async () => {

@@ -94,6 +94,7 @@ describe("the OpenAPI documents", () => {
       "submission.failed",
       "submission.cancelled",
       "result.completed",
+      "sweep.completed",
       "webhook.test",
     ]);
   });

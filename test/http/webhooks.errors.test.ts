@@ -2,8 +2,9 @@
 // limit, scopes, ownership and methods.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LITERALS, RESOLVED } from "../helpers/address-classes";
-import { call, expectError, failedFields, json, newAccount, newKey, type TestAccount } from "../helpers/api";
+import { call, env, expectError, failedFields, json, newAccount, newKey, type TestAccount } from "../helpers/api";
 import { type FakeNet, fakeNet } from "../helpers/net";
+import { WebClient } from "../helpers/web";
 
 let account: TestAccount;
 let net: FakeNet;
@@ -74,6 +75,74 @@ describe("URL safety at PATCH", () => {
       await expectError(res, 422, "invalid_webhook_url");
     }
     expect((await json(await call(`/api/v1/webhooks/${created.id}`, { key: account.key }))).url).toBe("https://public.example.com/ok");
+  });
+});
+
+describe("URLs with control characters, and the form stored", () => {
+  // URL parsing drops TAB, CR and LF anywhere and C0 controls at either end: such a URL is not the one called.
+  const HOSTILE = [
+    "https://8.8.8.8/\r\nX-Injected: 1",
+    "https://public.example.com/a\tb",
+    "https://public.example.com/\n",
+    "\u0000https://public.example.com/",
+    "https://public.example.com/\u007f",
+    "https://public.example.com/\u0085",
+    "https://public.example.com/\u009f",
+    "\thttps://public.example.com/in",
+  ];
+  it("refuses a URL holding a control character with 422 naming the field, at create and at PATCH, and keeps nothing", async () => {
+    for (const url of HOSTILE) {
+      const err = await expectError(await create(url), 422, "invalid_webhook_url");
+      expect(err.details, JSON.stringify(url)).toMatchObject({ reason: "control_character", field: "url" });
+      expect(err.message).toMatch(/^url: must not contain control characters \(U\+00[0-9A-F]{2} at position \d+\)/);
+    }
+    expect((await json(await call("/api/v1/webhooks", { key: account.key }))).results).toEqual([]);
+    const created = await json(await create("https://public.example.com/ok"));
+    for (const url of HOSTILE) {
+      const res = await call(`/api/v1/webhooks/${created.id}`, { key: account.key, method: "PATCH", body: { url } });
+      expect((await expectError(res, 422, "invalid_webhook_url")).details).toMatchObject({ reason: "control_character", field: "url" });
+    }
+    expect((await json(await call(`/api/v1/webhooks/${created.id}`, { key: account.key }))).url).toBe("https://public.example.com/ok");
+  });
+
+  it("stores the URL as it is checked and called (WHATWG serialisation), at create and at PATCH", async () => {
+    const created = await create("HTTPS://Public.Example.COM:443/a/../in?x=1#frag");
+    expect(created.status).toBe(201);
+    const body = await json(created);
+    expect(body.url).toBe("https://public.example.com/in?x=1#frag");
+    expect((await json(await call(`/api/v1/webhooks/${body.id}`, { key: account.key }))).url).toBe(
+      "https://public.example.com/in?x=1#frag",
+    );
+    const changed = await call(`/api/v1/webhooks/${body.id}`, {
+      key: account.key,
+      method: "PATCH",
+      body: { url: "https://[2606:4700:4700:0::1111]" },
+    });
+    expect((await json(changed)).url).toBe("https://[2606:4700:4700::1111]/");
+    const row = await env.DB.prepare("SELECT url FROM webhooks WHERE id = ?").bind(body.id).first<{ url: string }>();
+    expect(row!.url).toBe("https://[2606:4700:4700::1111]/");
+  });
+
+  it("the dashboard refuses it next to the field and stores the normalised form", async () => {
+    const web = new WebClient();
+    await web.signInWithKey(account.key);
+    const refused = await web.post("/webhooks", { url: "https://public.example.com/a\r\nX-Injected: 1", events: ["submission.succeeded"] });
+    expect(refused.status).toBe(422);
+    const html = await refused.text();
+    expect(html).toContain('id="w-url-error"');
+    expect(html).toContain("must not contain control characters");
+    expect((await json(await call("/api/v1/webhooks", { key: account.key }))).results).toEqual([]);
+    const made = await web.post("/webhooks", {
+      url: "https://PUBLIC.example.com/x/./y",
+      events: ["submission.succeeded"],
+      is_active: "true",
+    });
+    expect(made.status).toBe(200);
+    const [hook] = (await json(await call("/api/v1/webhooks", { key: account.key }))).results;
+    expect(hook.url).toBe("https://public.example.com/x/y");
+    const edited = await web.post(`/webhooks/${hook.id}`, { url: "https://public.example.com/\tz", events: ["submission.succeeded"] });
+    expect(edited.status).toBe(422);
+    expect((await json(await call(`/api/v1/webhooks/${hook.id}`, { key: account.key }))).url).toBe("https://public.example.com/x/y");
   });
 });
 

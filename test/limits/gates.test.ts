@@ -59,6 +59,7 @@ describe("per-minute rate limit", () => {
     expect(res.headers.get("Retry-After")).toBe(String(err.details.retry_after));
     expect(res.headers.get("X-RateLimit-Remaining")).toBe("0");
     expect(Number(res.headers.get("X-RateLimit-Reset"))).toBeGreaterThan(Date.now() / 1000);
+    expect(res.headers.get("Cache-Control")).toBe("no-store"); // docs/api.md#caching
   });
 
   it("caps the user at 120 across two keys", async () => {
@@ -126,6 +127,7 @@ describe("per-minute rate limit", () => {
       expect(err.details.bucket).toBe("key");
       expect(res.headers.get("Retry-After")).toBe(String(err.details.retry_after));
       expect(remaining(res)).toBe("0");
+      expect(res.headers.get("Cache-Control")).toBe("no-store"); // the 429 that replaced a refusal too
     }
     expect(await count(a.id)).toBe(1);
     expect(await usage(await newKey(a, ALL))).toMatchObject({ concurrent_submissions: 1, daily_quota_used: 1 });

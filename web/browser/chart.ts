@@ -7,6 +7,8 @@ import uPlot from "uplot";
 export interface Series {
   label: string;
   points: [number, number | null][];
+  /** Drawn dashed (a multi-objective result's population maxima, beside PyGAD's history). */
+  dash?: boolean;
 }
 
 export interface Panel {
@@ -65,6 +67,7 @@ export function drawChart(el: HTMLElement, initial: Panel[]): LiveChart {
               label: s.label,
               stroke: COLORS[i % COLORS.length],
               width: 2,
+              ...(s.dash && { dash: [6, 4] }),
               spanGaps: false,
               points: { show: s.points.length < 40 },
             })),

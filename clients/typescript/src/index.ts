@@ -15,6 +15,7 @@ export {
   type Schemas,
   type Submission,
   type Success,
+  type Sweep,
   type WaitOptions,
 } from "./client.js";
 export {

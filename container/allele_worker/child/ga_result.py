@@ -4,11 +4,13 @@ Single objective: ``best_solution_fitness`` and each entry of ``best_solutions_f
 or ``"inf"`` / ``"-inf"`` (PyGAD allows an infinite scalar fitness; JSON has no infinity).  A fitness
 answer of one value in a list or array (shape ``(1,)``) is one objective, as in stock PyGAD.
 
-Several objectives (``num_objectives`` > 1): ``best_solution_fitness`` is None,
-``best_solution_objectives`` is the objective vector of PyGAD's ``best_solution()`` (front 0, largest
-crowding distance), ``best_solutions_fitness`` holds per generation the best value of each objective
-(the largest over the population, objective by objective), and ``pareto_front`` the distinct
-non-dominated solutions of the final population with their objective vectors.
+Several objectives (``num_objectives`` > 1), as PyGAD gives them: ``best_solution_fitness`` is the
+objective vector of PyGAD's ``best_solution()`` (front 0, largest crowding distance; also given as
+``best_solution_objectives``), ``best_solutions_fitness`` is PyGAD's own history (per generation, that
+generation's best solution's objective vector); beside it ``objective_maxima`` holds per generation
+each objective's maximum over the population (the values may come from different solutions, kept by
+``jobs.GenerationGuard``), and ``pareto_front`` the distinct non-dominated solutions of the final
+population with their objective vectors.
 
 Also: ``constraint_violations`` (genes of the best solution that their ``gene_constraint`` refuses),
 and the data of ``save_solutions`` / ``save_best_solutions``.
@@ -195,6 +197,8 @@ def collect(
     note: Callable[[str], object],
 ) -> OutcomeResult:
     """The ``result`` of a succeeded outcome (raises ``UserCodeError`` for numbers JSON cannot carry)."""
+    import numpy as np
+
     from . import objectives
 
     fitness = ga.last_generation_fitness
@@ -208,17 +212,16 @@ def collect(
     violations = constraint_violations(ga, best, constraints, note)
     front: JSONObject | None = None
     best_objectives: Fitness = None
+    maxima: list[list[float | None]] | None = None
+    best_value: Fitness = fitness_value(best_fitness)
     if count == 1:
-        best_value: Fitness = fitness_value(best_fitness)
         history: list[Fitness] = [fitness_value(f) for f in ga.best_solutions_fitness]
     else:
-        bests = objective_history
-        if bests is None or len(bests) != len(ga.best_solutions_fitness):
-            bests = [list(f) for f in ga.best_solutions_fitness]  # PyGAD's own, if ours is off
+        best_objectives = best_value
+        history = [[_objective(v) for v in np.ravel(row).tolist()] for row in ga.best_solutions_fitness]
+        if objective_history is not None and len(objective_history) == len(history):
+            maxima = [[_objective(v) for v in row] for row in objective_history]
         indices = objectives.distinct_rows(ga.population, objectives.pareto_front(fitness))
-        best_value = None
-        best_objectives = fitness_value(best_fitness)
-        history = [[_objective(v) for v in row] for row in bests]
         front = {
             "solutions": jsonable(ga.population[indices]),
             "objectives": [fitness_value(fitness[i]) for i in indices.tolist()],
@@ -234,6 +237,7 @@ def collect(
         "best_solution_fitness": best_value,
         "best_solution_objectives": best_objectives,
         "best_solutions_fitness": history,
+        "objective_maxima": maxima,
     }
     if front is not None:
         result["pareto_front"] = front

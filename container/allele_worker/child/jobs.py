@@ -5,8 +5,10 @@ Everything the user sent reaches ``pygad.GA`` unchanged except:
 
 - ``gene_type`` names (``"int"``, ``"float"``, numpy's ``"float32"``…, in ``[name, precision]`` pairs
   or per-gene lists) become the types;
-- code fields (``fitness_func``, ``gene_constraint`` and the callbacks) arrive as source plus
-  ``<field>_entry`` and are compiled here, each under the file name ``<field>`` so a traceback names it;
+- code fields (``fitness_func``, ``gene_constraint``, the callbacks, and the operators
+  ``parent_selection_type``/``crossover_type``/``mutation_type`` when they carry an ``_entry``: custom
+  operators) arrive as source plus ``<field>_entry`` and are compiled here, each under the file name
+  ``<field>`` so a traceback names it;
 - ``on_generation`` is wrapped: the wrapper calls the user's callback (if any), then sends progress and
   applies the soft caps (wall time, memory) at the generation boundary;
 - each ``gene_constraint`` function is wrapped to remember its last answer (``ConstraintTrace``), so an
@@ -45,6 +47,7 @@ from ..wire import (
     CODE_FIELDS,
     JSON,
     MAX_OBJECTIVES,
+    OPERATOR_FIELDS,
     PLAIN_PARAMS,
     ChildMessage,
     ChildSpec,
@@ -230,8 +233,9 @@ def scalar_fitness(value: Any) -> float | None:  # what the fitness function ret
 class GenerationGuard:
     """The ``on_generation`` PyGAD sees: user callback, then progress, then the soft caps.
 
-    It also keeps, for a multi-objective run, the best value of each objective per generation
-    (``objective_history``: generation 0 from ``previous_generation_fitness`` at the first call).
+    It also keeps, for a multi-objective run, each objective's maximum over the population per
+    generation (``objective_history``, the result's ``objective_maxima``: generation 0 from
+    ``previous_generation_fitness`` at the first call).
     The run's memory is read at most every ``MEMORY_EVERY`` seconds (the parent's watchdog polls as
     often), so a fast generation does not pay a read of /proc for each of thousands of generations."""
 
@@ -285,7 +289,9 @@ class GenerationGuard:
                 "generations_completed": int(ga.generations_completed),
                 "best_solution_fitness": scalar_fitness(fitness),
             }
-            if self.objective_history:  # several objectives: each one's best so far (the live chart)
+            if self.objective_history:  # several objectives: the two series' points (the live chart)
+                values = fitness.tolist() if hasattr(fitness, "tolist") else list(fitness)
+                message["best_solution_objectives"] = [float(v) for v in values]
                 message["best_objectives"] = self.objective_history[-1]
             self.emit(message)
         if self.stop_reason is None:
@@ -396,6 +402,10 @@ def build_ga_kwargs(
     for name in CALLBACK_FIELDS:
         if name in code and name != "on_generation":
             kwargs[name] = code[name]
+    for name in OPERATOR_FIELDS:  # a custom operator: the compiled function in place of a name
+        operator = function_of(code, name)
+        if operator is not None:
+            kwargs[name] = operator
     kwargs["on_generation"] = on_generation
     if spec.initial_population is not None:
         kwargs["initial_population"] = spec.initial_population
@@ -409,9 +419,9 @@ def compile_all(params: GaParams) -> UserCode:
     code: UserCode = {}
     for name in CODE_FIELDS:
         source = params.get(name)
-        if source is None:
-            continue
         entry = params.get(f"{name}_entry")
+        if source is None or (name in OPERATOR_FIELDS and entry is None):
+            continue  # an operator without an entry names one of PyGAD's (a plain parameter)
         if not isinstance(source, str) or not isinstance(entry, str) or not entry:
             raise UserCodeError(f"{name}: source and {name}_entry must both be given as text")
         code[name] = compile_user_code(name, source, entry)

@@ -42,7 +42,9 @@ def coverage(kwargs: Mapping[str, object]) -> tuple[bool, str]:
 
 
 def build_ga(kwargs: Mapping[str, object]) -> GA:
-    """``AcceleratedGA(**kwargs)`` when covered, else ``pygad.GA(**kwargs)``."""
+    """``AcceleratedGA(**kwargs)`` when covered; for a multi-objective selection ``AcceleratedGA`` in
+    its exact mode (stock's results for the same seed, the NSGA sort vectorised); else
+    ``pygad.GA(**kwargs)``."""
     import pygad
 
     covered, _ = coverage(kwargs)
@@ -50,6 +52,12 @@ def build_ga(kwargs: Mapping[str, object]) -> GA:
         from .accelerated import AcceleratedGA
 
         return AcceleratedGA(**kwargs)
+    if kwargs.get("parent_selection_type") in MULTI_OBJECTIVE_SELECTIONS:
+        from .accelerated import AcceleratedGA
+
+        exact = AcceleratedGA(**kwargs)
+        exact.exact_mode()
+        return exact
     return pygad.GA(**kwargs)
 
 

@@ -39,6 +39,7 @@ from .crossover import CROSSOVERS, Crossover
 from .fitness import Fitness
 from .loop import LeanLoop
 from .mutation import Mutation
+from .nsga import NSGA, NSGA_SELECTIONS
 from .parallel import ParallelFitness
 from .selection import SELECTIONS, Selection
 
@@ -51,6 +52,7 @@ class AcceleratedGA(
     Fitness,
     ParallelFitness,
     Selection,
+    NSGA,
     Crossover,
     Mutation,
     Constraints,
@@ -59,7 +61,7 @@ class AcceleratedGA(
     """Drop-in ``pygad.GA``; see the module docstring for what is accelerated."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        self._accel_active = True  # turned off for good by a multi-objective fitness
+        self._accel_active = True  # turned off for good by a multi-objective fitness (the exact mode)
         self._accel_used: dict[str, str] = {}  # step → "accelerated" | "pygad", as they ran
         self._rng = None
         self._space_cache = None
@@ -68,30 +70,45 @@ class AcceleratedGA(
         # The engine's own generator: seeded from random_seed, so a seeded run is reproducible.
         self._rng = np.random.default_rng(self.random_seed)
 
+    def exact_mode(self) -> None:
+        """Run in the exact mode from the start (a multi-objective selection): stock's operators and
+        draws, the engine's exact steps only (fitness, the NSGA sort, stock's random mutation), so the
+        results are stock PyGAD's for the same seed.  Before ``run()``: the constructor (stock's, plus
+        the exact constraint pass) never uses the engine's own generator."""
+        self._accel_active = False
+        self._accel_used = {}
+
     def engine_label(self) -> str:
         """``"accelerated:<selection>+<crossover>+<mutation>"``, ``pygad`` for a step that fell
-        back, ``mixed`` for one that did both; at most 64 characters."""
-        if not self._accel_active:
-            return "pygad:multi-objective"
+        back, ``mixed`` for one that did both; ``"exact:…"`` the same for the exact mode (a
+        multi-objective run: stock's results, a step named bare ran the engine's exact code, ``=pygad``
+        stock's own); at most 64 characters."""
         used = self._accel_used
+        exact = not self._accel_active
 
         covered = {"selection": SELECTIONS, "crossover": CROSSOVERS + ("none",), "mutation": ("random", "none")}
+        if exact:
+            covered = {
+                "selection": tuple(SELECTIONS) + NSGA_SELECTIONS,
+                "crossover": ("none",),
+                "mutation": ("random", "none"),
+            }
 
         def part(step: str, name: object) -> str:
             name = "none" if name is None else str(name)  # lowercase: the label's alphabet
             state = used.get(step)
             if name not in covered[step]:
                 state = "pygad"  # an operator this engine never vectorises
-            if state is None or state == "accelerated":
+            if name == "none" or state == "accelerated" or (state is None and not exact):
                 return name
-            return f"{name}={state}"
+            return f"{name}={state or 'pygad'}"
 
         selection = self.parent_selection_type if isinstance(self.parent_selection_type, str) else "custom"
         crossover = (
             self.crossover_type if isinstance(self.crossover_type, str) or self.crossover_type is None else "custom"
         )
         mutation = self.mutation_type if isinstance(self.mutation_type, str) or self.mutation_type is None else "custom"
-        label = "accelerated:" + "+".join(
+        label = ("exact:" if exact else "accelerated:") + "+".join(
             (part("selection", selection), part("crossover", crossover), part("mutation", mutation))
         )
         if used.get("fitness") not in (None, "accelerated"):

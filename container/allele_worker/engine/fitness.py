@@ -84,8 +84,7 @@ class Fitness(EngineBase):
             return stored
         population = self.population
         if (
-            not self._accel_active
-            or not self.valid_parameters
+            not self.valid_parameters
             or self.save_solutions
             or self.save_best_solutions
             or not isinstance(population, np.ndarray)
@@ -103,8 +102,49 @@ class Fitness(EngineBase):
                 raise
         if self._accel_active and not self._single_objective(fitness) and len(fitness):
             if fitness.dtype != object or fitness.ndim != 1:
-                self._accel_active = False  # multi-objective: stock PyGAD from now on
+                # Multi-objective: stock's operators from now on, with the engine's exact steps only
+                # (this evaluation, the NSGA sort): the engine label starts again for that mode.
+                self._accel_active = False
+                self._accel_used = {"fitness": self._accel_used.get("fitness", "pygad")}
         return fitness
+
+    def _vector_ok(self, value: FitnessValue) -> bool:
+        """Whether stock's ``_validate_fitness_value`` accepts ``value`` as an objective vector
+        unchanged, decided without its per-objective Python work for the usual answers: a list or tuple
+        of finite floats (or of ints only), or a 1-D float64/int64 array (finite).  It records the
+        shape as stock does.  False: stock's validation decides (and raises its errors)."""
+        kind = type(value)
+        if kind is np.ndarray:
+            if value.ndim != 1 or not value.size:
+                return False
+            if value.dtype == np.float64:
+                if not np.isfinite(value).all():
+                    return False
+            elif value.dtype != np.int64:
+                return False
+            shape: tuple[int, ...] = value.shape
+        elif kind is list or kind is tuple:
+            if not value:
+                return False
+            first = type(value[0])
+            if first is float:
+                for item in value:
+                    if type(item) is not float or item - item != 0.0:  # NaN or inf: not 0
+                        return False
+            elif first is int:
+                for item in value:
+                    if type(item) is not int:
+                        return False
+            else:
+                return False
+            shape = (len(value),)
+        else:
+            return False
+        expected = self._fitness_value_shape
+        if expected is not None and expected != shape:
+            return False
+        self._fitness_value_shape = shape
+        return True
 
     def _cache_sources(self, population: Genes) -> Sources | None:
         """Stock's cache sources, elites before parents; None when one cannot be compared with the
@@ -156,7 +196,10 @@ class Fitness(EngineBase):
         validate = self._validate_fitness_value
         for index in sorted(found):  # population order, as stock
             value = found[index]
-            if type(value) not in SCALAR_TYPES or value != value or self._fitness_value_shape not in (None, ()):
+            if type(value) is np.ndarray:  # a row of a multi-objective fitness
+                if not self._vector_ok(value):
+                    value = validate(value, "cached fitness")
+            elif type(value) not in SCALAR_TYPES or value != value or self._fitness_value_shape not in (None, ()):
                 value = validate(value, "cached fitness")
             else:
                 self._fitness_value_shape = ()
@@ -192,7 +235,11 @@ class Fitness(EngineBase):
                 for index in missing:
                     value = fitness_func(self, population[index], index)
                     self.num_fitness_evaluations += 1
-                    if type(value) not in SCALAR_TYPES or value != value or self._fitness_value_shape not in (None, ()):
+                    kind = type(value)
+                    if kind is list or kind is tuple or kind is np.ndarray:  # objectives (or one value)
+                        if not self._vector_ok(value):
+                            value = validate(value, f"fitness_func for solution {index}")
+                    elif kind not in SCALAR_TYPES or value != value or self._fitness_value_shape not in (None, ()):
                         value = validate(value, f"fitness_func for solution {index}")
                     else:
                         self._fitness_value_shape = ()
@@ -295,5 +342,18 @@ class Fitness(EngineBase):
         ):
             index = int(np.argmax(pop_fitness))
             return self.population[index, :].copy(), pop_fitness[index], index
+        if (
+            type(pop_fitness) is np.ndarray
+            and pop_fitness.ndim == 2
+            and (pop_fitness.dtype == np.int64 or (pop_fitness.dtype == np.float64 and np.isfinite(pop_fitness).all()))
+            and len(pop_fitness) == len(self.population)
+            and len(pop_fitness)
+            and pop_fitness.shape[1]
+        ):
+            # Several objectives: stock validates each row (every value finite: it is) and takes the
+            # first of the NSGA-II order (NSGA.sort_solutions_nsga2: the generation's one sort).
+            order = self.sort_solutions_nsga2(fitness=pop_fitness, find_best_solution=True)
+            best = order[0]
+            return self.population[best, :].copy(), pop_fitness[best].copy(), best
         stock: tuple[Genes, FitnessValue, int] = super().best_solution(pop_fitness=pop_fitness)
         return stock

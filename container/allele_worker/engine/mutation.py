@@ -139,11 +139,64 @@ class Mutation(EngineBase):
     def random_mutation(self, offspring: Genes) -> Genes:
         space = self._mutation_covered(offspring)
         if space is None:
+            if self._exact_mutation_covered(offspring):
+                self._note("mutation", True)
+                return self._exact_random_mutation(offspring)
             self._note("mutation", False)
             stock: Genes = super().random_mutation(offspring)
             return stock
         self._note("mutation", True)
         return self._random_mutation(offspring, space)
+
+    def _exact_mutation_covered(self, offspring: object) -> bool:
+        """Whether ``_exact_random_mutation`` gives stock's result here: stock's ``mutation_randomly``
+        (no ``mutation_probability``, no ``gene_space``) on float64 genes of one float type without
+        precision, duplicates allowed, no gene constraint."""
+        constraints = self.gene_constraint
+        return bool(
+            self.mutation_probability is None
+            and self.gene_space is None
+            and self.allow_duplicate_genes
+            and not (constraints and any(c is not None for c in constraints))
+            and self.gene_type_single
+            and self.gene_type[1] is None
+            and self.gene_type[0] in (float, np.float64)
+            and isinstance(self.mutation_num_genes, (int, np.integer))
+            and not isinstance(self.mutation_num_genes, bool)
+            and type(offspring) is np.ndarray
+            and offspring.ndim == 2
+            and offspring.dtype == np.float64
+            and offspring.shape[1] == self.num_genes
+        )
+
+    def _exact_random_mutation(self, offspring: Genes) -> Genes:
+        """Stock's ``mutation_randomly`` for float genes, with stock's draws: per offspring, in order,
+        ``random.sample`` of the genes (PyGAD's ``python_random_generator``), then one
+        ``numpy_random_generator.uniform(low, high)`` per chosen gene in that order — drawn here in one
+        call (the legacy ``RandomState`` gives the same values one by one or as an array: each is
+        ``low + (high - low) * next_double``) — added to the gene (or replacing it with
+        ``mutation_by_replacement``) in float64, as stock's conversion does."""
+        rows_n = offspring.shape[0]
+        count = int(self.mutation_num_genes)
+        if rows_n == 0:
+            return offspring
+        sample = self.python_random_generator.sample
+        genes = range(self.num_genes)
+        cols = np.array([sample(genes, count) for _ in range(rows_n)], dtype=np.intp).reshape(-1)
+        rows = np.repeat(np.arange(rows_n), count)
+        low, high = self.random_mutation_min_val, self.random_mutation_max_val
+        draw = self.numpy_random_generator.uniform
+        if type(low) in SCALAR_TYPES:
+            low, high = sorted([low, high])
+            values = draw(low=low, high=high, size=cols.shape[0])
+        else:
+            bounds = np.array([sorted([lo, hi]) for lo, hi in zip(low, high)], dtype=np.float64)
+            values = draw(low=bounds[cols, 0], high=bounds[cols, 1])
+        if self.mutation_by_replacement:
+            offspring[rows, cols] = values
+        else:
+            offspring[rows, cols] += values
+        return offspring
 
     def _random_mutation(self, offspring: Genes, space: MutationSpace) -> Genes:
         """The accelerated random mutation, in place (``space`` from ``_mutation_covered``)."""

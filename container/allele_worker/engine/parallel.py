@@ -58,6 +58,7 @@ _LOCAL = frozenset(
         "_fitness_run_active",
         "_saved_fitness_indexes",
         "_rng",
+        "_nsga_cache",  # the engine's sort of the last fitness (engine.nsga): a worker keeps its own
     )
 )
 _DATA = (type(None), bool, int, float, complex, str, bytes, np.ndarray, np.generic, list, tuple, dict, set, frozenset)

@@ -123,7 +123,8 @@ class Selection(EngineBase):
 
     def _selection(self, kind: str, fitness: FitnessValues, num_parents: int, stock: Selector) -> tuple[Genes, Indices]:
         chosen = self._select(kind, fitness, num_parents)
-        self._note("selection", chosen is not None)
+        if self._accel_active:  # else the exact mode's NSGA sort notes the step (engine.nsga)
+            self._note("selection", chosen is not None)
         return stock(fitness, num_parents) if chosen is None else chosen
 
     def tournament_selection(self, fitness: FitnessValues, num_parents: int) -> tuple[Genes, Indices]:
@@ -142,7 +143,7 @@ class Selection(EngineBase):
         return self._selection("sus", fitness, num_parents, super().stochastic_universal_selection)
 
     def run_select_parents(self, call_on_parents: bool = True) -> None:
-        if self.parent_selection_type == "sss" and call_on_parents:
+        if self.parent_selection_type == "sss" and call_on_parents and self._accel_active:
             # steady_state_selection also serves elitism; note the parent step here only.
-            self._note("selection", self._accel_active)
+            self._note("selection", True)
         super().run_select_parents(call_on_parents=call_on_parents)

@@ -259,7 +259,10 @@ def test_lean_loop_hands_a_multi_objective_run_to_stock():
     assert fast.num_fitness_evaluations == stock.num_fitness_evaluations
     assert fast.generations_completed == 5 and fast.run_completed
     assert fast.on_start is not None and fast._handover is None
-    assert engine_label(fast) == "pygad:multi-objective"
+    # From the first evaluation on the exact mode: stock's operators, so stock's population.
+    assert engine_label(fast) == "exact:sss+single_point=pygad+random"
+    np.testing.assert_array_equal(fast.population, stock.population)
+    np.testing.assert_array_equal(np.array(fast.best_solutions_fitness), np.array(stock.best_solutions_fitness))
 
 
 def test_lean_loop_takes_stocks_steps_after_a_callback_edits_the_state():

@@ -3,13 +3,14 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import type { Session } from "../../domain/sessions";
-import { SCOPES, type Scope } from "../../model/accounts";
+import { type Scope, scopeList } from "../../model/accounts";
 import { fieldErrors, text } from "../../model/fields";
 import type { DashboardEnv } from "../shared/context";
+import { valuesOf } from "../shared/form";
 
 const keySchema = z.strictObject({
   name: text(100).pipe(z.string().trim().min(1, "is required")),
-  scopes: z.array(z.enum(SCOPES)).min(1, "choose at least one scope"),
+  scopes: scopeList,
   expires_at: z.iso.date().optional(),
 });
 
@@ -20,7 +21,7 @@ const midnight = (date: string) => Date.parse(`${date}T00:00:00Z`);
 
 /** Reads the create-key form for `session`: the schema, then what this session may grant. */
 export async function keyRequest(c: Context<DashboardEnv>, session: Session, form: Record<string, string>): Promise<KeyRequest> {
-  const scopes = [(await c.req.parseBody({ all: true })).scopes ?? []].flat().filter((s): s is string => typeof s === "string");
+  const scopes = await valuesOf(c, "scopes");
   const parsed = keySchema.safeParse({ name: form.name ?? "", scopes, ...(form.expires_at ? { expires_at: form.expires_at } : {}) });
   if (!parsed.success) return { errors: Object.fromEntries(fieldErrors(parsed.error).map((e) => [e.field.split(".")[0]!, e.message])) };
   const { name, expires_at } = parsed.data;

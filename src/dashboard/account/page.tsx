@@ -17,6 +17,7 @@ const LIMIT_LABELS: [keyof Limits, string][] = [
   ["max_num_generations", "Generations per run"],
   ["max_num_genes", "Genes per run"],
   ["max_parallel_workers", "Parallel fitness workers per run"],
+  ["max_sweep_children", "Children of one sweep"],
   ["run_time_seconds", "Run time (s)"],
   ["run_memory_mb", "Run memory (MB)"],
   ["negative_balance_cap", "Balance may go below zero by"],
@@ -77,17 +78,50 @@ const NewKey = (p: { newKey: { key: string; prefix: string } }) => (
   </div>
 );
 
-/** The account's keys by prefix; a session with every scope may revoke them. */
-function KeysTable(p: { session: Session; keys: ApiKeyRow[] }) {
+/** The live keys made from `key`, and from those, down the line (what revoking it revokes too). */
+function liveDependents(key: ApiKeyRow, all: ApiKeyRow[]): ApiKeyRow[] {
+  const found: ApiKeyRow[] = [];
+  const ids = new Set([key.id]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const k of all) {
+      if (k.parentKeyId && ids.has(k.parentKeyId) && !ids.has(k.id)) {
+        ids.add(k.id);
+        if (!k.revokedAt) found.push(k);
+        grew = true;
+      }
+    }
+  }
+  return found;
+}
+
+const revokeQuestion = (key: ApiKeyRow, all: ApiKeyRow[]) => {
+  const dependents = liveDependents(key, all).map((k) => k.prefix);
+  const also = dependents.length ? ` The keys made from it are revoked with it: ${dependents.join(", ")}.` : "";
+  return `Revoke ${key.prefix}? Programs using it stop working at once.${also}`;
+};
+
+/**
+ * The account's keys by prefix, each with the key it was made from; a session with every scope may
+ * revoke them (and, with one, the keys made from it). `all` holds every key (those long revoked too).
+ */
+function KeysTable(p: { session: Session; keys: ApiKeyRow[]; all: ApiKeyRow[] }) {
   const full = hasEveryScope(p.session.row.scopes);
+  const prefixOf = new Map(p.all.map((k) => [k.id, k.prefix]));
   return (
     <div class="table-wrap">
-      <table>
+      <p class="hint" id="keys-made-from">
+        A key made on this page, or by approving a device login, while signed in with a key is <em>made from</em> that key: revoking a key
+        also revokes every key made from it, and the keys made from those. Keys an operator issued, and keys made after signing in with a
+        one-time link, are made from no key.
+      </p>
+      <table aria-describedby="keys-made-from">
         <thead>
           <tr>
             <th scope="col">Prefix</th>
             <th scope="col">Name</th>
             <th scope="col">Scopes</th>
+            <th scope="col">Made from</th>
             <th scope="col">Expires</th>
             <th scope="col">Last used</th>
             <th scope="col">State</th>
@@ -101,6 +135,7 @@ function KeysTable(p: { session: Session; keys: ApiKeyRow[] }) {
               </td>
               <td>{k.name}</td>
               <td class="small">{k.scopes.join(", ")}</td>
+              <td class="made-from">{k.parentKeyId ? <code>{prefixOf.get(k.parentKeyId) ?? "a deleted key"}</code> : "—"}</td>
               <td>
                 <Time iso={k.expiresAt} />
               </td>
@@ -116,7 +151,7 @@ function KeysTable(p: { session: Session; keys: ApiKeyRow[] }) {
                     action={`/account/keys/${k.prefix}/revoke`}
                     label="Revoke"
                     danger
-                    confirm={`Revoke ${k.prefix}? Programs using it stop working at once.`}
+                    confirm={revokeQuestion(k, p.all)}
                   />
                 ) : (
                   "active"
@@ -138,9 +173,10 @@ const FieldErrorText = (p: { id: string; error: string | undefined }) =>
   ) : null;
 
 /** Create a key: a name, the scopes this session may grant, an expiry. */
-function CreateKeyForm(p: { session: Session; errors: Record<string, string> }) {
+function CreateKeyForm(p: { session: Session; errors: Record<string, string>; all: ApiKeyRow[] }) {
   const { session, errors } = p;
   const bound = session.keyExpiresAt;
+  const parent = p.all.find((k) => k.id === session.row.keyId)?.prefix;
   return (
     <form method="post" action="/account/keys" class="stack panel" novalidate>
       <h3>Create a key</h3>
@@ -179,6 +215,11 @@ function CreateKeyForm(p: { session: Session; errors: Record<string, string> }) 
       />
       <FieldErrorText id="k-exp-error" error={errors.expires_at} />
       <button type="submit">Create key</button>
+      {parent && (
+        <p class="hint">
+          The new key is made from <code>{parent}</code>, the key you signed in with: revoking that key revokes this one too.
+        </p>
+      )}
       {!hasEveryScope(session.row.scopes) && (
         <p class="hint">Signed in with a key of fewer scopes: you can grant only those, and not revoke keys.</p>
       )}
@@ -236,7 +277,10 @@ export function AccountPage(p: {
   ledger: LedgerRow[];
   next: string | null;
   previous: string | null;
+  /** The keys listed (revoked ones only for a while)… */
   keys: ApiKeyRow[];
+  /** …and every key of the account, for what each was made from. */
+  allKeys: ApiKeyRow[];
   newKey?: { key: string; prefix: string };
   errors: Record<string, string>;
 }) {
@@ -258,8 +302,8 @@ export function AccountPage(p: {
       <section aria-labelledby="keys-h">
         <h2 id="keys-h">API keys</h2>
         {p.newKey && <NewKey newKey={p.newKey} />}
-        <KeysTable session={p.session} keys={p.keys} />
-        <CreateKeyForm session={p.session} errors={p.errors} />
+        <KeysTable session={p.session} keys={p.keys} all={p.allKeys} />
+        <CreateKeyForm session={p.session} errors={p.errors} all={p.allKeys} />
       </section>
       <Ledger ledger={p.ledger} next={p.next} previous={p.previous} />
     </Layout>

@@ -15,8 +15,8 @@ import { cursor, openCursor, pageLinks } from "../../operations/paging";
 import { getDb } from "../../storage/db";
 import { listKeys, revokeKey } from "../../storage/keys";
 import { pageLedger } from "../../storage/ledger";
-import { formOf } from "../shared/actions";
 import type { DashboardEnv } from "../shared/context";
+import { formOf } from "../shared/form";
 import { flash, protectChange, requireSession } from "../shared/session";
 import { keyRequest } from "./forms";
 import { AccountPage } from "./page";
@@ -49,6 +49,7 @@ async function render(
       ledger={page.rows}
       {...links}
       keys={keys.filter((k) => !k.revokedAt || Date.parse(k.revokedAt) > Date.now() - REVOKED_SHOWN_MS)}
+      allKeys={keys}
       newKey={extra.newKey}
       errors={extra.errors ?? {}}
     />,
@@ -64,7 +65,15 @@ export const accountRoutes = new Hono<DashboardEnv>()
     const session = c.get("session")!;
     const request = await keyRequest(c, session, await formOf(c));
     if ("errors" in request) return render(c, { errors: request.errors }, 400);
-    const issued = await issueKey(getDb(c.env.DB), session.account.id, request.name, request.scopes, request.expiresAt);
+    // Made from the key the session was signed in with (none after a sign-in link): revoked with it.
+    const issued = await issueKey(getDb(c.env.DB), {
+      accountId: session.account.id,
+      name: request.name,
+      scopes: request.scopes,
+      expiresAt: request.expiresAt,
+      parentKeyId: session.row.keyId,
+    });
+    if (!issued) throw new ApiError("unauthorized", "Your session has ended; sign in again.");
     return render(c, { newKey: { key: issued.key, prefix: issued.prefix } }, 201);
   })
   .post("/account/keys/:prefix/revoke", protectChange, async (c) => {
@@ -79,7 +88,14 @@ export const accountRoutes = new Hono<DashboardEnv>()
     const prefix = c.req.param("prefix");
     const own = (await listKeys(db, session.account.id)).find((k) => k.prefix === prefix);
     if (!own) throw notFound("key");
-    await revokeKey(db, prefix, nowIso());
-    flash(c, "notice", `Key ${prefix} revoked.`);
+    const revoked = await revokeKey(db, prefix, nowIso());
+    const dependents = revoked?.dependents ?? [];
+    flash(
+      c,
+      "notice",
+      dependents.length
+        ? `Key ${prefix} revoked, and with it the ${dependents.length === 1 ? "key" : `${dependents.length} keys`} made from it: ${dependents.join(", ")}.`
+        : `Key ${prefix} revoked.`,
+    );
     return c.redirect("/account", 303);
   });

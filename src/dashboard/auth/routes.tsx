@@ -3,22 +3,25 @@
 // sign-ins are limited per IP.
 import { type Context, Hono } from "hono";
 import { endSession, signInWithLink, startSession } from "../../domain/sessions";
+import { ApiError } from "../../errors";
 import { sha256Hex } from "../../lib/crypto";
 import { getDb } from "../../storage/db";
 import { findKeyByPrefix } from "../../storage/keys";
 import { findSignInLink } from "../../storage/sessions";
 import { authenticate } from "../../surface/caller";
-import { formOf } from "../shared/actions";
 import type { DashboardEnv } from "../shared/context";
+import { formOf } from "../shared/form";
 import { clearSessionCookie, flash, protectChange, protectSignIn, setSessionCookie } from "../shared/session";
 import { signInFailed, signInWait, tooMany } from "../shared/sign-in-limit";
-import { bearerOf, LINK_TOKEN, safeNext } from "./forms";
+import { bearerOf, LINK_TOKEN, NEXT_REFUSED, nextOf } from "./forms";
 import { LinkPage, type LinkState, SignInPage } from "./pages";
 
 /** The sign-in form sent: a session with the key's scopes, or the form again saying why not. */
 async function signInWithKey(c: Context<DashboardEnv>) {
   const form = await formOf(c);
-  const next = safeNext(form.next);
+  const { path: next, refused } = nextOf(form.next);
+  // Refused before anything is checked or started: no session, no cookie, and the form again with the default page.
+  if (refused) return c.html(<SignInPage pre={c.get("preCsrf")} next={next} error={NEXT_REFUSED} session={null} />, 400);
   const wait = await signInWait(c);
   if (wait) return c.html(<SignInPage pre={c.get("preCsrf")} next={next} error={tooMany(wait)} session={null} />, 429);
   const caller = await authenticate(bearerOf(form), getDb(c.env.DB));
@@ -50,8 +53,17 @@ async function linkPage(c: Context<DashboardEnv>) {
 
 export const authRoutes = new Hono<DashboardEnv>()
   .get("/sign-in", (c) => {
-    if (c.get("session")) return c.redirect(safeNext(c.req.query("next")), 303);
-    return c.html(<SignInPage pre={c.get("preCsrf")} next={safeNext(c.req.query("next"))} session={null} />);
+    const { path: next, refused } = nextOf(c.req.query("next"));
+    if (c.get("session")) {
+      if (refused)
+        throw new ApiError("validation_failed", NEXT_REFUSED, { fields: [{ field: "next", message: "holds a control character" }] });
+      return c.redirect(next, 303);
+    }
+    // Signed out: the form keeps only a path of this site (the default page in place of anything else).
+    return c.html(
+      <SignInPage pre={c.get("preCsrf")} next={next} error={refused ? NEXT_REFUSED : undefined} session={null} />,
+      refused ? 400 : 200,
+    );
   })
   .post("/sign-in", protectSignIn, signInWithKey)
   .get("/sign-in/link/:token", linkPage)

@@ -6,8 +6,8 @@ import { Hono } from "hono";
 import { decideAuthorization, normalizeUserCode, pendingAuthorization } from "../../domain/device-auth";
 import { getDb } from "../../storage/db";
 import type { DeviceCodeRow } from "../../storage/sessions";
-import { formOf } from "../shared/actions";
 import type { DashboardEnv } from "../shared/context";
+import { formOf } from "../shared/form";
 import { flash, protectChange, requireSession } from "../shared/session";
 import { signInFailed, signInWait, tooMany } from "../shared/sign-in-limit";
 import { approvalProblem, decisionOf } from "./forms";
@@ -45,7 +45,10 @@ export const deviceRoutes = new Hono<DashboardEnv>()
     if (!pending || pending.id !== d.id) return c.html(<DevicePage session={session} error={NO_LONGER} />, 409);
     const problem = d.approve ? approvalProblem(session, d) : null;
     if (problem) return c.html(<DevicePage session={session} error={problem} pending={pendingOf(pending)} />, 400);
-    const decision = d.approve ? { approve: true as const, keyName: d.keyName, scopes: d.scopes } : { approve: false as const };
+    // The device's key is made from the key this session was signed in with (none after a sign-in link): revoked with it.
+    const decision = d.approve
+      ? { approve: true as const, keyName: d.keyName, scopes: d.scopes, parentKeyId: session.row.keyId }
+      : { approve: false as const };
     if (!(await decideAuthorization(getDb(c.env.DB), d.id, session.account.id, decision)))
       return c.html(<DevicePage session={session} error={NO_LONGER} />, 409);
     const notice = d.approve

@@ -2,10 +2,10 @@
 // Pieces a result's own page and its public page share: what they draw (the history chart with its
 // infinite values marked, the Pareto front), the chart's caption, the front's section, the genes, and
 // the parameters without code.
-import { IMPORTED_HISTORY_TITLE } from "../../domain/plots";
+import { IMPORTED_HISTORY_TITLE, MULTI_HISTORY_TITLE } from "../../domain/plots";
 import { IMPORTED } from "../../domain/result-files";
 import type { Bindings } from "../../env";
-import { isCodeField } from "../../model/parameters";
+import { holdsCode } from "../../model/parameters";
 import type { ResultFileRow, ResultRow } from "../../storage/results";
 import { type ChartData, markInfinite } from "../shared/charts";
 import { Facts, fmtNumber, plain } from "../shared/layout";
@@ -26,7 +26,7 @@ export async function drawn(env: Bindings, r: ResultRow, files: ResultFileRow[],
   return { chart, inf, front };
 }
 
-const SEVERAL = "The best value of each objective per generation (over the population; the values may come from different solutions)";
+const SEVERAL = `${MULTI_HISTORY_TITLE}; dashed, each objective's maximum over the population (the values may come from different solutions)`;
 
 export function historyCaption(r: ResultRow, chain: boolean): string {
   const curves = r.numObjectives <= 1 ? "Best fitness per generation" : r.stoppedReason === IMPORTED ? IMPORTED_HISTORY_TITLE : SEVERAL;
@@ -79,6 +79,6 @@ export const Genes = (p: { genes: number[]; objectives: number }) => (
 
 /** A result's GA parameters as facts, without its code and entry symbols. */
 export function ParameterFacts(p: { r: ResultRow }) {
-  const params = Object.entries(p.r.parameters).filter(([k]) => !isCodeField(k) && !k.endsWith("_entry"));
+  const params = Object.entries(p.r.parameters).filter(([k]) => !holdsCode(p.r.parameters, k) && !k.endsWith("_entry"));
   return <Facts items={params.map(([k, v]) => [k, plain(v)])} />;
 }

@@ -1,4 +1,4 @@
-// What every dashboard action shares: reading a form, who starts a run, and turning a refusal (a gate,
+// What every dashboard action shares: who starts a run, and turning a refusal (a gate,
 // a wrong state, a scope) into the same words the API would answer, shown on the page it came from.
 import type { Context } from "hono";
 import type { Payment } from "../../admission/limits";
@@ -6,17 +6,6 @@ import { ApiError } from "../../errors";
 import type { Starter } from "../../operations/runs";
 import type { DashboardEnv } from "./context";
 import { flash } from "./session";
-
-/** The form's fields as strings (a repeated field: its values, for `all`). */
-export async function formOf(c: Context<DashboardEnv>): Promise<Record<string, string>> {
-  const body = await c.req.parseBody({ all: true });
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(body)) {
-    const last = [value].flat().at(-1);
-    if (typeof last === "string") out[key] = last;
-  }
-  return out;
-}
 
 export const paymentOf = (value: string | undefined): Payment => (value === "credits" ? "credits" : "plan");
 

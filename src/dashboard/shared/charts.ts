@@ -15,6 +15,8 @@ export interface Series {
   label: string;
   points: Point[];
   resultId?: string;
+  /** Drawn dashed: a multi-objective result's second series, each objective's maximum over the population. */
+  dash?: boolean;
   /** Words for points whose value is null: "+∞" where the best fitness was infinite. */
   special?: Record<number, string>;
 }
@@ -68,7 +70,9 @@ function panelFrames(count: number): Omit<Panel, "series">[] {
 
 /** What an imported multi-objective curve is (docs/api.md#imports-multi-objective): the SDK sends PyGAD's history only. */
 const IMPORTED_HISTORY =
-  "An imported run's curves are PyGAD's own history: the objective values of its best solution in each generation, not the best value of each objective over the population that a run here draws.";
+  "An imported run's curves are PyGAD's own history only: the objective values of its best solution in each generation; each objective's maximum over the population (a run's dashed curve here) was not sent.";
+/** A multi-objective result's second series' label suffix. */
+export const MAXIMA_LABEL = "population maximum";
 
 /**
  * The history chart of `results`: one panel per objective (the first MAX_PANELS), each with one series
@@ -78,17 +82,33 @@ const IMPORTED_HISTORY =
 export function historyChart(results: ResultRow[], runs: RunRow[], label: (r: ResultRow, i: number) => string): ChartData {
   const at = offsets(results, new Map(runs.map((r) => [r.id, r])));
   const count = objectivesOf(results);
-  const panels = panelFrames(count).map((frame, i) => ({
-    ...frame,
-    series: results
-      .map((r, k) => ({ r, k }))
-      .filter(({ r }) => i === 0 || r.numObjectives > i)
-      .map(({ r, k }) => ({
-        label: label(r, k),
-        resultId: r.id,
-        points: r.bestSolutionsFitness.map((f, g): Point => [at.get(r.id)! + g, valueAt(f, i)]),
-      })),
-  }));
+  const panels = panelFrames(count).map((frame, i) => {
+    const shown = results.map((r, k) => ({ r, k })).filter(({ r }) => i === 0 || r.numObjectives > i);
+    return {
+      ...frame,
+      series: [
+        ...shown.map(
+          ({ r, k }): Series => ({
+            label: label(r, k),
+            resultId: r.id,
+            points: r.bestSolutionsFitness.map((f, g): Point => [at.get(r.id)! + g, valueAt(f, i)]),
+          }),
+        ),
+        // Several objectives: each one's maximum over the population, after the histories (dashed).
+        ...shown.flatMap(({ r, k }): Series[] =>
+          r.numObjectives > 1 && r.objectiveMaxima
+            ? [
+                {
+                  label: `${label(r, k)} · ${MAXIMA_LABEL}`,
+                  dash: true,
+                  points: r.objectiveMaxima.map((row, g): Point => [at.get(r.id)! + g, row[i] ?? null]),
+                },
+              ]
+            : [],
+        ),
+      ],
+    };
+  });
   const notes = [
     ...(count > MAX_PANELS ? [`Objectives 0–${MAX_PANELS - 1} of ${count} are drawn; fitness_history.csv holds every one.`] : []),
     ...(results.some((r) => r.numObjectives > 1 && r.stoppedReason === IMPORTED) ? [IMPORTED_HISTORY] : []),
@@ -98,13 +118,22 @@ export function historyChart(results: ResultRow[], runs: RunRow[], label: (r: Re
 
 /**
  * The chart of a run's progress trail (one point per progress report that reached a new generation):
- * the best fitness, or, when the reports carry several objectives, one panel per objective.
+ * the best fitness, or, when the reports carry several objectives, one panel per objective with the
+ * best solution's value (PyGAD's history) and, dashed, the objective's maximum over the population
+ * (a trail kept before issue 26 has the maxima only).
  */
 export function trailChart(trail: TrailPoint[], label: string): Panel[] {
   const count = trail.reduce((n, p) => Math.max(n, p[2]?.length ?? 1), 1);
+  const history = trail.some((p) => p[3]);
   return panelFrames(count).map((frame, i) => ({
     ...frame,
-    series: [{ label, points: trail.map((p): Point => [p[0], count > 1 ? (p[2]?.[i] ?? null) : p[1]]) }],
+    series:
+      count > 1
+        ? [
+            ...(history ? [{ label, points: trail.map((p): Point => [p[0], p[3]?.[i] ?? null]) }] : []),
+            { label: `${label} · ${MAXIMA_LABEL}`, dash: true, points: trail.map((p): Point => [p[0], p[2]?.[i] ?? null]) },
+          ]
+        : [{ label, points: trail.map((p): Point => [p[0], p[1]]) }],
   }));
 }
 
@@ -156,3 +185,40 @@ export function chainOf(result: ResultRow, all: ResultRow[], runs: RunRow[]): Re
 
 /** A `<script type="application/json">` body: JSON that cannot close the script element. */
 export const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c");
+
+/** One curve of a comparison: a run's result history, or (no result) its progress trail. */
+export interface ComparedCurve {
+  label: string;
+  runId: string;
+  /** The result's history per generation (one value, or one per objective), when the run has a result. */
+  history: (number | null | number[])[] | null;
+  trail: TrailPoint[];
+}
+
+/**
+ * The chart of a comparison (docs/dashboard.md#compare): every run from generation 0 on one axis — its
+ * result's best fitness per generation, or, without a result (live, failed, cancelled), its progress
+ * reports — one panel per objective when any run has several (the first MAX_PANELS).
+ */
+export function compareChart(curves: ComparedCurve[]): ChartData {
+  const count = curves.reduce(
+    (n, c) => Math.max(n, ...(c.history ?? []).map((e) => (Array.isArray(e) ? e.length : 1)), ...c.trail.map((p) => p[2]?.length ?? 1)),
+    1,
+  );
+  const panels = panelFrames(count).map((frame, i) => ({
+    ...frame,
+    series: curves.map(
+      (c): Series => ({
+        label: c.label,
+        points: c.history
+          ? c.history.map((f, g): Point => [g, valueAt(f, i)])
+          : c.trail.map((p): Point => [p[0], count > 1 ? (p[2]?.[i] ?? null) : p[1]]),
+      }),
+    ),
+  }));
+  const notes = [
+    ...(count > MAX_PANELS ? [`Objectives 0–${MAX_PANELS - 1} of ${count} are drawn.`] : []),
+    ...(curves.some((c) => !c.history) ? ["A run without a result is drawn from its progress reports (one point per report)."] : []),
+  ];
+  return { panels, notes };
+}

@@ -202,14 +202,19 @@ export function ConstraintNotice(p: { violations: ConstraintViolation[] | null }
 const STEP_NAMES = ["selection", "crossover", "mutation"];
 const FALLBACK: Record<string, string> = { pygad: "stock PyGAD", mixed: "partly stock PyGAD" };
 
-/** The engine path in words (docs/engine.md): which steps ran accelerated and which fell back to stock PyGAD. */
+/**
+ * The engine path in words (docs/engine.md): which steps ran accelerated and which fell back to stock
+ * PyGAD; the exact mode (several objectives) gives stock PyGAD's results, its steps named as well.
+ */
 function engineText(engine: string | null): string {
   if (engine === null) return "not recorded (a result made before the engine was kept)";
   if (engine === "pygad") return "stock PyGAD";
   if (engine === "pygad:multi-objective") return "stock PyGAD (multi-objective)";
-  if (!engine.startsWith("accelerated:")) return engine;
-  const steps = engine.slice("accelerated:".length).split("+");
-  return `accelerated — ${steps
+  const mode = engine.startsWith("accelerated:") ? "accelerated" : engine.startsWith("exact:") ? "exact" : null;
+  if (!mode) return engine;
+  const steps = engine.slice(mode.length + 1).split("+");
+  const intro = mode === "exact" ? "exact (stock PyGAD's results, multi-objective)" : "accelerated";
+  return `${intro} — ${steps
     .map((step, i) => {
       const [name, fallback] = step.split("=");
       return `${STEP_NAMES[i] ?? "step"} ${name}${fallback ? ` (${FALLBACK[fallback] ?? fallback})` : ""}`;

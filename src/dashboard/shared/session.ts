@@ -19,6 +19,7 @@ import { SAME_ORIGIN_CSP } from "../../lib/csp";
 import { randomBase62 } from "../../lib/ids";
 import { getDb } from "../../storage/db";
 import type { DashboardEnv, Flash } from "./context";
+import { formOf } from "./form";
 
 export const SESSION_COOKIE = "__Host-allele_session";
 const PRE_CSRF_COOKIE = "__Host-allele_pre_csrf";
@@ -124,13 +125,8 @@ function sameOrigin(c: Context<DashboardEnv>): boolean {
 async function presentedToken(c: Context<DashboardEnv>): Promise<string> {
   const header = c.req.header("X-CSRF-Token");
   if (header) return header;
-  const type = c.req.header("Content-Type") ?? "";
-  if (type.startsWith("application/x-www-form-urlencoded") || type.startsWith("multipart/form-data")) {
-    // Always parsed with `all` (Hono keeps the first parse): forms with repeated fields read the same cache.
-    const value = [(await c.req.parseBody({ all: true }))._csrf].flat().at(-1);
-    return typeof value === "string" ? value : "";
-  }
-  return "";
+  // The one form reader (form.ts): a body that is not a readable form is a 400 here, before anything else.
+  return (await formOf(c))._csrf ?? "";
 }
 
 const csrfRefused = () =>

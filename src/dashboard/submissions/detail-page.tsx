@@ -4,12 +4,13 @@
 // parameters and code, and the latest run's logs.
 import type { Session } from "../../domain/sessions";
 import type { Bindings } from "../../env";
-import { CODE_FIELDS } from "../../model/parameters";
+import { CODE_FIELDS, holdsCode } from "../../model/parameters";
 import { isLive } from "../../model/runs";
 import type { SubmissionDataFileRow } from "../../storage/data-files";
 import type { ResultRow } from "../../storage/results";
 import type { RunRow, SubmissionRow } from "../../storage/submissions";
 import { type ChartData, historyChart } from "../shared/charts";
+import { CompareBar, PickBox } from "../shared/compare";
 import { ActionButton, Csrf, Facts, fmtBytes, fmtNumber, Layout, money, plain, Status, Time } from "../shared/layout";
 import { Chart, Warnings, warningTotal } from "../shared/result-parts";
 import { liveView, progressFitness } from "./live";
@@ -37,6 +38,12 @@ function Header(p: { session: Session; s: SubmissionRow }) {
       </div>
       <p class="muted">
         Submission <code>{s.id}</code> · source {s.source} · created <Time iso={s.createdAt} />
+        {s.sweepId && (
+          <>
+            {" "}
+            · a child of <a href={`/sweeps/${s.sweepId}`}>sweep {s.sweepId}</a>
+          </>
+        )}
         {s.description && <> · {s.description}</>}
       </p>
       <div class="actions">
@@ -107,7 +114,8 @@ function ProgressPanel(p: { d: Detail }) {
   const trailShown = live || (!results.some((r) => r.runId === run.id) && lv.points > 0);
   const progressChart: ChartData = live ? { panels: lv.panels, live: `/submissions/${s.id}/live` } : { panels: lv.panels };
   const kindOf = (r: ResultRow) => runs.find((x) => x.id === r.runId)?.kind ?? "run";
-  const resultsChart = !live && results.length ? historyChart(results, runs, (r) => `${r.name || "result"} · ${kindOf(r)} ${r.id}`) : null;
+  const resultsChart =
+    !live && results.length ? historyChart(results, runs, (r) => `${r.name || "result"} · ${kindOf(r)} ${r.runId}`) : null;
   const curves = results.some((r) => r.numObjectives > 1) ? "The best value of each objective" : "Best fitness";
   const ended = `How far run ${run.id} got before it ${run.status === "cancelled" ? "was cancelled" : "failed"}: its progress reports`;
   return (
@@ -151,8 +159,11 @@ function RunRowView(p: { r: RunRow; result: ResultRow | undefined }) {
   const warnings = warningTotal(r.warnings ?? []);
   return (
     <tr>
+      <td class="pick-cell">
+        <PickBox runId={r.id} label={`run ${r.id}`} />
+      </td>
       <td>
-        <code>{r.id}</code>
+        <code class="run-id">{r.id}</code>
       </td>
       <td>{r.kind}</td>
       <td>
@@ -178,10 +189,14 @@ function RunsTable(p: { runs: RunRow[]; results: ResultRow[] }) {
   return (
     <section aria-labelledby="runs-h">
       <h2 id="runs-h">Runs</h2>
+      <CompareBar />
       <div class="table-wrap">
         <table>
           <thead>
             <tr>
+              <th scope="col">
+                <span class="visually-hidden">Compare</span>
+              </th>
               <th scope="col">Run</th>
               <th scope="col">Kind</th>
               <th scope="col">Status</th>
@@ -249,7 +264,7 @@ function Parameters(p: { s: SubmissionRow }) {
   const params = p.s.parameters;
   const code = CODE_FIELDS.flatMap((field) => {
     const source = params[field];
-    return typeof source === "string" ? [{ field, source }] : [];
+    return typeof source === "string" && holdsCode(params, field) ? [{ field, source }] : [];
   });
   const shown = new Set<string>(code.map((c) => c.field));
   const plainParams = Object.entries(params).filter(([k]) => !shown.has(k) && !k.endsWith("_entry"));

@@ -39,9 +39,12 @@ const ErrorText = (p: { id: string; error: string | undefined }) =>
     </p>
   ) : null;
 
+/** The API field a code field fills: its own, or a custom operator's (`param`). */
+const fieldOf = (f: FormField) => f.param ?? f.name;
+
 /** A code field's entry symbol: the top-level name to call, suggested from the code as it is typed. */
 function EntryInput(p: FieldProps) {
-  const entry = `${p.f.name}_entry`;
+  const entry = `${fieldOf(p.f)}_entry`;
   const entryError = p.errors[entry];
   return (
     <>
@@ -71,7 +74,7 @@ function EntryInput(p: FieldProps) {
 /** A code field: the Python editor, then its entry symbol. */
 function CodeField(p: FieldProps) {
   const { f, values, errors } = p;
-  const invalid = errors[f.name] || errors[`${f.name}_entry`];
+  const invalid = errors[f.name] || errors[`${fieldOf(f)}_entry`] || (f.param ? errors[f.param] : undefined);
   return (
     <div class={`field code-field${invalid ? " invalid" : ""}`}>
       <Label f={f} />
@@ -80,13 +83,13 @@ function CodeField(p: FieldProps) {
         {...commonOf(f, errors)}
         class="code-input"
         data-editor="python"
-        data-entry={`f-${f.name}_entry`}
+        data-entry={`f-${fieldOf(f)}_entry`}
         rows={f.required ? 10 : 4}
         spellcheck={false}
       >
         {values[f.name] ?? ""}
       </textarea>
-      <ErrorText id={`f-${f.name}`} error={errors[f.name]} />
+      <ErrorText id={`f-${f.name}`} error={errors[f.name] ?? (f.param ? errors[f.param] : undefined)} />
       <EntryInput {...p} />
     </div>
   );

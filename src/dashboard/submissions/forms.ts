@@ -8,7 +8,15 @@
 import { z } from "zod";
 import { type ApiError, type FieldError, refusedField, refusedFields } from "../../errors";
 import type { GaParameters } from "../../model/parameters";
-import { CODE_FIELDS, GA_PARAMETER_NAMES, GA_PARAMETER_SCHEMAS } from "../../model/parameters";
+import {
+  CODE_FIELDS,
+  GA_PARAMETER_NAMES,
+  GA_PARAMETER_SCHEMAS,
+  holdsCode,
+  isOperatorField,
+  OPERATOR_FIELDS,
+  OPERATOR_NAMES,
+} from "../../model/parameters";
 import { wholeGenerations } from "../shared/actions";
 
 /**
@@ -22,7 +30,9 @@ export interface FormField {
   name: string;
   label: string;
   kind: FieldKind;
-  group: "basic" | "operators" | "saved" | "callbacks" | "other";
+  group: "basic" | "operators" | "saved" | "callbacks" | "custom" | "other";
+  /** A custom operator's code field: the API field it fills (with its `_entry`) in place of the select's name. */
+  param?: string;
   required?: boolean;
   /** What PyGAD (or Allele) uses when the field is left empty. */
   default?: string;
@@ -40,7 +50,10 @@ export interface FormField {
 const SPHERE =
   "import numpy\n\n\ndef fitness(ga, solution, solution_idx):\n    # Higher is better: the sphere function, maximised at 0.\n    return -float(numpy.sum(solution ** 2))\n";
 
-/** A select's choices from the parameter's schema: its enum values, and "none" (null) where null is allowed. */
+/**
+ * A select's choices from the parameter's schema: its enum values (an operator's: PyGAD's names, the
+ * other branch of its union being a custom operator's code), and "none" (null) where null is allowed.
+ */
 function choicesOf(name: string, noneLabel = "none"): [string, string][] {
   let schema: z.ZodType | undefined = GA_PARAMETER_SCHEMAS[name];
   let nullable = false;
@@ -48,10 +61,21 @@ function choicesOf(name: string, noneLabel = "none"): [string, string][] {
     if (schema instanceof z.ZodNullable) nullable = true;
     schema = schema.unwrap() as z.ZodType;
   }
-  if (!(schema instanceof z.ZodEnum)) throw new Error(`${name} is not an enum in the API's schema`);
-  const values = (schema.options as string[]).map((v): [string, string] => [v, v]);
+  const options = isOperatorField(name) ? OPERATOR_NAMES[name] : schema instanceof z.ZodEnum ? (schema.options as string[]) : null;
+  if (!options) throw new Error(`${name} is not an enum in the API's schema`);
+  const values = options.map((v): [string, string] => [v, v]);
   return nullable ? [...values, ["null", noneLabel]] : values;
 }
+
+/** The form's name of a custom operator's code field (the select keeps the operator's own name). */
+const customField = (field: string) => `custom_${field}`;
+
+/** The arguments PyGAD calls each custom operator with (docs/api.md#custom-operators). */
+const OPERATOR_CALLS: Record<(typeof OPERATOR_FIELDS)[number], string> = {
+  parent_selection_type: "(fitness, num_parents, ga) returning (parents, their indices) as numpy arrays",
+  crossover_type: "(parents, offspring_size, ga) returning the offspring as a numpy array",
+  mutation_type: "(offspring, ga) returning the mutated offspring as a numpy array",
+};
 
 const PER_GENE = "a number, or a list of numbers (one per gene)";
 
@@ -144,7 +168,7 @@ const CURATED: FormField[] = [
     group: "operators",
     options: choicesOf("parent_selection_type"),
     default: "sss",
-    hint: "nsga2 and tournament_nsga2 are made for a fitness returning several objectives.",
+    hint: "nsga2, tournament_nsga2, nsga3 and tournament_nsga3 are made for a fitness returning several objectives (nsga3 for three or more).",
   },
   {
     name: "K_tournament",
@@ -152,7 +176,14 @@ const CURATED: FormField[] = [
     kind: "int",
     group: "operators",
     default: "3",
-    hint: "With tournament and tournament_nsga2 selection; 1..solutions per population.",
+    hint: "With the tournament selections; past the solutions per population PyGAD uses all of them (and warns).",
+  },
+  {
+    name: "nsga3_num_divisions",
+    label: "NSGA-III divisions",
+    kind: "int",
+    group: "operators",
+    hint: "Required with nsga3 and tournament_nsga3: divisions per objective axis of the reference points (C(M + p − 1, p) of them for M objectives; at most 5,000).",
   },
   {
     name: "keep_parents",
@@ -172,6 +203,14 @@ const CURATED: FormField[] = [
     default: "single_point",
   },
   { name: "crossover_probability", label: "Crossover probability", kind: "number", group: "operators", hint: "0..1." },
+  {
+    name: "sbx_crossover_eta",
+    label: "SBX distribution index",
+    kind: "number",
+    group: "operators",
+    default: "30",
+    hint: "With sbx crossover: higher keeps the children closer to their parents (> 0).",
+  },
   {
     name: "mutation_type",
     label: "Mutation",
@@ -205,6 +244,14 @@ const CURATED: FormField[] = [
     expects: "a whole number 1..genes, or a pair with adaptive mutation",
     hint: "1..genes, or a pair with adaptive mutation.",
   },
+  {
+    name: "polynomial_mutation_eta",
+    label: "Polynomial mutation index",
+    kind: "number",
+    group: "operators",
+    default: "20",
+    hint: "With polynomial mutation: higher makes smaller steps (> 0).",
+  },
   { name: "mutation_by_replacement", label: "Mutation by replacement", kind: "bool", group: "operators", default: "no" },
   {
     name: "random_mutation_min_val",
@@ -231,6 +278,14 @@ const CURATED: FormField[] = [
     group: "operators",
     expects: 'a list of values, a range {"low", "high", "step"}, or one item per gene',
     hint: 'JSON: a list of values, {"low": 0, "high": 1, "step": 0.1}, or one item per gene.',
+  },
+  {
+    name: "gene_categorical",
+    label: "Categorical genes",
+    kind: "json",
+    group: "operators",
+    expects: "true, false, or a list of true/false (one per gene)",
+    hint: "Genes whose values are categories without order: true for all, or one true/false per gene; each needs a finite gene space. SBX copies a parent's value there and polynomial mutation picks another allowed value.",
   },
   { name: "allow_duplicate_genes", label: "Allow duplicate genes", kind: "bool", group: "operators", default: "yes" },
   {
@@ -299,6 +354,25 @@ const CURATED: FormField[] = [
     hint: 'Called with (ga) after each generation; returning "stop" ends the run.',
   },
   { name: "on_stop", label: "on_stop", kind: "code", group: "callbacks", hint: "Called with (ga, last_population_fitness) at the end." },
+  { name: "suppress_warnings", label: "Suppress PyGAD's warnings", kind: "bool", group: "other", default: "no" },
+  {
+    name: "initial_population",
+    label: "Start population",
+    kind: "json",
+    group: "other",
+    expects: "a list of solutions, each a list of one number per gene",
+    hint: "JSON: one row per solution (solutions per population), one number per gene, in place of the population PyGAD draws: [[0.1, 2, 3], [4, 5, 6]]. Each run but a continue starts from it.",
+  },
+  ...OPERATOR_FIELDS.map(
+    (field): FormField => ({
+      name: customField(field),
+      param: field,
+      label: `Custom ${field}`,
+      kind: "code",
+      group: "custom",
+      hint: `Python defining a function PyGAD calls with ${OPERATOR_CALLS[field]}; it takes the place of the choice above.`,
+    }),
+  ),
 ];
 
 const listed = new Set([...CURATED.map((f) => f.name), ...CODE_FIELDS.map((f) => `${f}_entry`)]);
@@ -316,6 +390,7 @@ export const GROUPS: [FormField["group"], string][] = [
   ["operators", "GA operators"],
   ["saved", "Saved solutions"],
   ["callbacks", "Callbacks"],
+  ["custom", "Custom operators"],
   ["other", "Other parameters"],
 ];
 
@@ -380,14 +455,16 @@ export function formToBody(values: FormValues): { body: Record<string, unknown>;
   for (const f of FORM_FIELDS) {
     const raw = (values[f.name] ?? "").trim() === "" ? "" : values[f.name]!;
     if (f.kind === "code") {
+      const field = f.param ?? f.name; // a custom operator fills its operator's field
       if (raw.trim()) {
-        body[f.name] = raw.replace(/\r\n/g, "\n");
-        body[`${f.name}_entry`] = (values[`${f.name}_entry`] ?? "").trim() || undefined;
-      } else if ((values[`${f.name}_entry`] ?? "").trim()) {
-        body[`${f.name}_entry`] = values[`${f.name}_entry`]!.trim();
+        body[field] = raw.replace(/\r\n/g, "\n");
+        body[`${field}_entry`] = (values[`${field}_entry`] ?? "").trim() || undefined;
+      } else if ((values[`${field}_entry`] ?? "").trim()) {
+        body[`${field}_entry`] = values[`${field}_entry`]!.trim();
       }
       continue;
     }
+    if (isOperatorField(f.name) && (values[customField(f.name)] ?? "").trim()) continue; // the custom code is the operator
     if (!raw) continue;
     if (f.kind === "text" || f.kind === "textarea") {
       body[f.name] = raw;
@@ -423,7 +500,11 @@ export function formErrors(fields: FieldError[]): Record<string, string> {
 /** The form's values of stored parameters (a copy of an earlier submission). */
 export function bodyToForm(params: Record<string, unknown>, extra: { name?: string; description?: string } = {}): FormValues {
   const values: FormValues = {};
-  for (const [key, value] of Object.entries(params)) values[key] = typeof value === "string" ? value : JSON.stringify(value);
+  for (const [key, value] of Object.entries(params)) {
+    // A custom operator's source goes to its code field, not to the select of PyGAD's names.
+    const name = isOperatorField(key) && holdsCode(params, key) ? customField(key) : key;
+    values[name] = typeof value === "string" ? value : JSON.stringify(value);
+  }
   if (extra.name !== undefined) values.name = extra.name;
   if (extra.description !== undefined) values.description = extra.description;
   return values;

@@ -7,8 +7,14 @@ import { trailChart } from "../shared/charts";
 import { fmtNumber } from "../shared/layout";
 import { bestFitnessText } from "../shared/result-parts";
 
-/** The run's best value of each objective at its latest progress report (several objectives), else null. */
-const bestObjectives = (run: RunRow) => run.progressTrail?.at(-1)?.[2] ?? null;
+/**
+ * Several objectives, at the run's latest progress report: the best solution's objective values (PyGAD's
+ * history), else — a trail kept before issue 26 — each objective's maximum over the population; null for one.
+ */
+const bestObjectives = (run: RunRow) => {
+  const last = run.progressTrail?.at(-1);
+  return last?.[3] ?? last?.[2] ?? null;
+};
 
 /**
  * What the detail page's live panel polls every second: the latest run's progress and its trail as the

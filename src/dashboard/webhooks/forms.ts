@@ -5,6 +5,7 @@ import type { z } from "zod";
 import { type ApiError, refusedFields } from "../../errors";
 import { fieldErrors } from "../../model/fields";
 import type { DashboardEnv } from "../shared/context";
+import { valuesOf } from "../shared/form";
 
 export type Errors = Record<string, string>;
 
@@ -14,9 +15,7 @@ export function webhookBody(form: Record<string, string>, events: string[]) {
 }
 
 /** The event types ticked (a repeated field). */
-export async function eventsOf(c: Context<DashboardEnv>) {
-  return [(await c.req.parseBody({ all: true })).events ?? []].flat().filter((v): v is string => typeof v === "string");
-}
+export const eventsOf = (c: Context<DashboardEnv>) => valuesOf(c, "events");
 
 /** The schema's errors by the form's field (an item of the events list is the events field). */
 export const schemaErrors = (error: z.ZodError): Errors =>

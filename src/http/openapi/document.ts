@@ -3,7 +3,8 @@
 // under /admin/v1 (GET /admin/v1/openapi.json, docs/openapi.admin.json). hono-openapi collects each
 // route's fragments (describe.ts); this file turns them into operations: zod schemas into JSON Schema
 // (zod's own `toJSONSchema`, draft 2020-12 as OpenAPI 3.1 uses), error codes into responses grouped by
-// status, auth and scopes into security requirements, and the headers every response carries.
+// status, auth and scopes into security requirements, and the headers every response carries (its
+// request id, `Cache-Control: no-store`, and the rate-limit window where one applies).
 import type { Env, Hono } from "hono";
 import { generateSpecs } from "hono-openapi";
 import { z } from "zod";
@@ -66,6 +67,11 @@ const HEADERS = {
     { type: "string" },
     true,
   ),
+  "Cache-Control": header(
+    "Always `no-store`: no answer of this API (a download, an error) is kept by a browser or a shared cache",
+    { type: "string", enum: ["no-store"] },
+    true,
+  ),
   "X-RateLimit-Limit": header(
     "Requests allowed in the rolling 60-second window that applied (key, or IP without a valid key)",
     { type: "integer" },
@@ -92,7 +98,7 @@ function documentInfo(kind: DocumentKind) {
         description:
           "A job service for genetic-algorithm optimisation: submit PyGAD parameters and a fitness function, get a result. " +
           "Every request but `GET /health`, `GET /openapi.json` and the device login (`POST /auth/device/code|token`, how a command-line client gets a key) needs an API key (`Authorization: Bearer alk_…`); each operation names the scope it needs. " +
-          "Every response carries `X-Request-Id` and the `X-RateLimit-*` headers of the per-minute window that applied; errors share one envelope " +
+          "Every response carries `X-Request-Id`, `Cache-Control: no-store` and the `X-RateLimit-*` headers of the per-minute window that applied; errors share one envelope " +
           "`{error: {code, message, details, request_id}}` (the device login's 400s excepted: RFC 6749's `{error, error_description}`, as device clients read them) and each operation lists the codes it can answer. Writes accept `Idempotency-Key`. " +
           "Deliveries to your webhooks are described under `webhooks`. The prose contract: docs/api.md and docs/webhooks.md.",
       }
@@ -172,11 +178,12 @@ function buildOperation(kind: DocumentKind, raw: Operation, schemas: Schemas): J
   const headers: Json = rateLimited
     ? {
         "X-Request-Id": ref("X-Request-Id"),
+        "Cache-Control": ref("Cache-Control"),
         "X-RateLimit-Limit": ref("X-RateLimit-Limit"),
         "X-RateLimit-Remaining": ref("X-RateLimit-Remaining"),
         "X-RateLimit-Reset": ref("X-RateLimit-Reset"),
       }
-    : { "X-Request-Id": ref("X-Request-Id") };
+    : { "X-Request-Id": ref("X-Request-Id"), "Cache-Control": ref("Cache-Control") };
   const successHeaders = idempotent ? { ...headers, "Idempotent-Replayed": ref("Idempotent-Replayed") } : headers;
 
   const parameters: Json[] = (raw.parameters ?? []).map((p) => (p.in === "path" ? { ...p, schema: { type: "string", minLength: 1 } } : p));
@@ -269,6 +276,7 @@ function webhooks(schemas: Schemas): Json {
 
 const TAG_ORDER = [
   "Submissions",
+  "Sweeps",
   "Results",
   "Imports",
   "Code uploads",

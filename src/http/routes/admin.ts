@@ -11,7 +11,7 @@ import { createSignInLink, SIGN_IN_LINK_MAX_MS } from "../../domain/sessions";
 import { ApiError, notFound } from "../../errors";
 import { constantTimeEqual } from "../../lib/crypto";
 import { newId, nowIso } from "../../lib/ids";
-import { OVERRIDABLE_LIMITS, type OverridableLimit, type Overrides, PLANS, SCOPES } from "../../model/accounts";
+import { OVERRIDABLE_LIMITS, type OverridableLimit, type Overrides, PLANS, SCOPES, scopeList } from "../../model/accounts";
 import { text } from "../../model/fields";
 import { type AccountRow, getAccount, getAccountByEmail, grantCredits, insertAccount, updateAccount } from "../../storage/accounts";
 import { type Db, getDb } from "../../storage/db";
@@ -52,10 +52,6 @@ const money = z
   .number()
   .finite()
   .refine((n) => Math.abs(n) <= 1e9, "is out of range");
-const scopes = z
-  .array(z.enum(SCOPES))
-  .min(1)
-  .refine((s) => new Set(s).size === s.length, "must not repeat a scope");
 const future = z.iso.datetime({ offset: true }).refine((s) => Date.parse(s) > Date.now(), "must be in the future");
 
 const overrideValue = {
@@ -97,7 +93,8 @@ export const adminRoutes = new Hono<AppEnv>()
       const id = newId();
       await insertAccount(db, { id, email, plan: body.plan, overrides: {}, createdAt: now, updatedAt: now });
       if (body.credits) await grantCredits(db, id, toMicro(body.credits), "paid", newId(), now);
-      const issued = await issueKey(db, id, "default", [...SCOPES], null);
+      // An operator's key has no parent: it is always inserted.
+      const issued = (await issueKey(db, { accountId: id, name: "default", scopes: [...SCOPES], expiresAt: null, parentKeyId: null }))!;
       return c.json(
         { account: accountView(c.env, (await getAccount(db, id))!), key: issued.key } satisfies Body<typeof AdminAccountCreated>,
         201,
@@ -180,13 +177,14 @@ export const adminRoutes = new Hono<AppEnv>()
       summary: "Issue a key with scopes and an optional expiry",
       success: { 201: AdminKeyIssued },
     }),
-    jsonBody(z.strictObject({ name: text(100).pipe(z.string().min(1)), scopes, expires_at: future.nullable().optional() })),
+    jsonBody(z.strictObject({ name: text(100).pipe(z.string().min(1)), scopes: scopeList, expires_at: future.nullable().optional() })),
     async (c) => {
       const db = getDb(c.env.DB);
       const account = await ownAccount(db, c.req.param("id"));
       const body = c.req.valid("json");
       const expiresAt = body.expires_at ? new Date(body.expires_at).toISOString() : null;
-      return c.json((await issueKey(db, account.id, body.name, body.scopes, expiresAt)) satisfies Body<typeof AdminKeyIssued>, 201);
+      const issued = (await issueKey(db, { accountId: account.id, name: body.name, scopes: body.scopes, expiresAt, parentKeyId: null }))!;
+      return c.json(issued satisfies Body<typeof AdminKeyIssued>, 201);
     },
   )
   .post(
@@ -223,7 +221,14 @@ export const adminRoutes = new Hono<AppEnv>()
   )
   .post(
     "/keys/:prefix/revoke",
-    describe({ operationId: "revokeKey", tag: "Keys", summary: "Revoke a key by its prefix", success: { 200: AdminKeyRevoked } }),
+    describe({
+      operationId: "revokeKey",
+      tag: "Keys",
+      summary: "Revoke a key by its prefix, and the keys made from it",
+      description:
+        "The keys a dashboard session signed in with this key made (on the account page, or by approving a device login) are revoked with it, and theirs (docs/dashboard.md#account).",
+      success: { 200: AdminKeyRevoked },
+    }),
     async (c) => {
       const prefix = c.req.param("prefix");
       if (!(await revokeKey(getDb(c.env.DB), prefix, nowIso()))) throw notFound("key");

@@ -91,7 +91,10 @@ export const dataFilesRoutes = new Hono<AppEnv>()
       tag: "Data files",
       summary: "Download a data file",
       success: {
-        200: { raw: ["*/*"], description: "The file as it was uploaded, with the content type it was uploaded with (any), as an attachment" },
+        200: {
+          raw: ["*/*"],
+          description: "The file as it was uploaded, with the content type it was uploaded with (any), as an attachment",
+        },
       },
       errors: ["not_found"],
     }),

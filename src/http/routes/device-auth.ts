@@ -87,7 +87,7 @@ export const deviceAuthRoutes = new Hono<AppEnv>()
       tag: "Device login",
       summary: "Poll a device login (RFC 8628 §3.4): the new API key once the person approved, exactly once",
       description:
-        "No key needed; counted against the IP's per-minute window. Errors in RFC 6749 §5.2's shape `{error, error_description, request_id}`, not the API's envelope (the Vilvik SDK reads it): `authorization_pending` until decided, `slow_down` when polled sooner than `interval` (which grows by 5 s), `access_denied`, `expired_token` after 15 minutes, `invalid_grant` for an unknown or used code (docs/dashboard.md#device-login).",
+        "No key needed; counted against the IP's per-minute window. Errors in RFC 6749 §5.2's shape `{error, error_description, request_id}`, not the API's envelope (the Vilvik SDK reads it): `authorization_pending` until decided, `slow_down` when polled sooner than `interval` after the previous poll (the interval then grows once, from 5 to 10 s, and never again: a client that adds 5 s to its own interval at each `slow_down`, as RFC 8628 §3.5 says, catches up), `access_denied`, `expired_token` after 15 minutes, `invalid_grant` for an unknown or used code (docs/dashboard.md#device-login).",
       noKey: true,
       body: { schema: tokenParams, required: true, mediaTypes: MEDIA_TYPES },
       success: { 200: DeviceToken },

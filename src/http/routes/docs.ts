@@ -3,8 +3,10 @@
 // are the Worker's static assets (dist/web/docs, copied from swagger-ui-dist by scripts/build-web.mjs),
 // outside the Worker's script. Everything is on this origin, and the page's Content-Security-Policy of
 // 'self' makes the browser refuse any request to another: it works offline and under `wrangler dev`
-// without internet. The key is entered once (Authorize; kept in the browser's local storage) and
-// "Try it out" calls this same origin (the document's server is /api/v1).
+// without internet. The key is entered under Authorize for the page's life only: it is not kept in the
+// browser's storage (`persistAuthorization: false`), where any script of this origin could read it and where
+// it would outlive the tab; a reload asks for it again. "Try it out" calls this same origin (the
+// document's server is /api/v1).
 import { Hono } from "hono";
 import { SAME_ORIGIN_CSP } from "../../lib/csp";
 import type { AppEnv } from "../context";
@@ -31,7 +33,7 @@ const INIT = `window.ui = SwaggerUIBundle({
   url: "/api/v1/openapi.json",
   dom_id: "#docs",
   deepLinking: true,
-  persistAuthorization: true,
+  persistAuthorization: false,
   tryItOutEnabled: true,
   displayRequestDuration: true,
   validatorUrl: null,

@@ -26,7 +26,9 @@ const single = (v: number | string | number[] | null) =>
 const progressBody = z.object({
   generations_completed: z.number().int().min(0),
   best_solution_fitness: z.union([z.number(), z.string(), z.array(z.number())]).nullable(),
-  // Several objectives: the best value of each so far (the dashboard's live chart).
+  // Several objectives, the dashboard's live chart: the best solution's objective values (PyGAD's
+  // history) and each objective's maximum over the population.
+  best_solution_objectives: vector.nullable().optional(),
   best_objectives: vector.nullable().optional(),
 });
 
@@ -43,10 +45,13 @@ const completeBody = z.object({
   result: z
     .object({
       best_solution: z.array(z.number()),
-      best_solution_fitness: scalar,
+      // One objective: a number (or its infinity as text); several: the best solution's objective values.
+      best_solution_fitness: z.union([scalar, vector]),
       best_solution_objectives: vector.nullable().optional(),
       best_solution_generation: z.number().int().nullable(),
       best_solutions_fitness: z.array(z.union([scalar, vector])),
+      // Several objectives: each one's maximum over the population, per generation.
+      objective_maxima: z.array(vector).nullable().optional(),
       generations_completed: z.number().int().min(0),
       population: z.array(z.array(z.number())).nullable().optional(),
       stopped_reason: z.enum(["completed", "stop_criteria", "callback_stop", "time_cap", "memory_cap"]),
@@ -112,6 +117,7 @@ export const internalRunsRoutes = new Hono<AppEnv>()
     const progress = {
       generations_completed: body.generations_completed,
       best_solution_fitness: single(body.best_solution_fitness),
+      best_solution_objectives: body.best_solution_objectives ?? null,
       best_objectives: body.best_objectives ?? null,
     };
     if (!(await recordProgress(c.env, c.req.param("id"), progress))) throw notLive();
@@ -184,7 +190,8 @@ function completionOutcome(body: z.output<typeof completeBody>): RunOutcome {
     status: "succeeded",
     result: {
       ...r,
-      best_solution_objectives: r.best_solution_objectives ?? null,
+      best_solution_objectives: r.best_solution_objectives ?? (Array.isArray(r.best_solution_fitness) ? r.best_solution_fitness : null),
+      objective_maxima: r.objective_maxima ?? null,
       num_objectives: r.num_objectives ?? 1,
       pareto_front: r.pareto_front ?? null,
       constraint_violations: r.constraint_violations ?? null,

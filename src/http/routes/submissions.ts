@@ -4,9 +4,9 @@ import { Hono } from "hono";
 import { ADMISSION_ERRORS } from "../../admission/admission";
 import { DATA_FILES_ERRORS } from "../../domain/data-files";
 import { cancelSubmission, deleteSubmission } from "../../domain/submissions";
-import { notFound } from "../../errors";
+import { ApiError, notFound } from "../../errors";
 import { reexecuteSubmission, startSubmission } from "../../operations/runs";
-import { createSubmissionSchema, submissionsListQuery, submissionsPage } from "../../operations/submissions";
+import { createSubmissionSchema, MAX_CREATE_BYTES, submissionsListQuery, submissionsPage } from "../../operations/submissions";
 import { getDb } from "../../storage/db";
 import { getSubmission, getSubmissionWithRun } from "../../storage/submissions";
 import type { AppEnv } from "../context";
@@ -15,7 +15,7 @@ import { idempotent } from "../middleware/idempotency";
 import { describe } from "../openapi/describe";
 import { list, Submission, SubmissionAccepted, SubmissionListItem } from "../validation/responses";
 import { reexecuteSchema } from "../validation/submission";
-import { jsonBody, optionalJsonBody, query } from "../validation/validate";
+import { jsonBody, MAX_BODY_BYTES, optionalJsonBody, query } from "../validation/validate";
 import { origin, submissionAccepted, submissionFull, submissionListItem } from "../views";
 import { apiStarter } from "./starter";
 
@@ -57,10 +57,19 @@ export const submissionsRoutes = new Hono<AppEnv>()
       ],
     }),
     requireScope("submissions:write"),
-    jsonBody(createSubmissionSchema),
+    jsonBody(createSubmissionSchema, {
+      maxBytes: MAX_CREATE_BYTES,
+      tooLarge: "A creation body's size is mostly initial_population (a start population): give a smaller one, or none.",
+    }),
     idempotent,
     async (c) => {
       const body = c.req.valid("json");
+      // Past 256 KiB only a start population may take a body (to 8 MiB); anything else keeps the usual limit.
+      const size = Number(c.req.header("Content-Length") ?? new TextEncoder().encode(JSON.stringify(body)).byteLength);
+      if (!body.initial_population && size > MAX_BODY_BYTES)
+        throw new ApiError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES} bytes.`, {
+          limit_bytes: MAX_BODY_BYTES,
+        });
       const { id, createdAt } = await startSubmission(c.env, apiStarter(c), body);
       return c.json(
         submissionAccepted(

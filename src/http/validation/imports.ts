@@ -5,8 +5,9 @@ import type { ImportedOutcome } from "../../domain/imports";
 import { type FieldError, validationError } from "../../errors";
 import { checkEntrySymbols } from "../../model/entry-symbols";
 import { fieldErrors, text } from "../../model/fields";
+import { parseGeneTypeExpression, typeName } from "../../model/gene-type-expression";
 import { gaParametersSchema } from "../../model/parameter-rules";
-import { CODE_FIELDS, code, entry, type GaParameters, gaShape } from "../../model/parameters";
+import { CODE_FIELDS, code, entry, type GaParameters, gaShape, isOperatorField, type OperatorField } from "../../model/parameters";
 
 /** The largest import body: a population rides inside it (docs/api.md#imports). */
 export const MAX_IMPORT_BYTES = 8 * 1024 * 1024;
@@ -14,26 +15,27 @@ export const MAX_IMPORT_BYTES = 8 * 1024 * 1024;
 /**
  * PyGAD attributes the SDK reads off every GA that an import does not keep: what the run kept locally
  * (`save_*`: its saved solutions are not part of an import, so they would describe files the result does
- * not have; a continue asks for them again if it wants them) and the settings of operators Allele does
- * not offer (SBX crossover, polynomial mutation, NSGA-III). They are taken and dropped.
+ * not have; a continue asks for them again if it wants them). They are taken and dropped.
  */
 const DROPPED = {
   save_best_solutions: z.boolean(),
   save_solutions: z.boolean(),
-  sbx_crossover_eta: z.number(),
-  polynomial_mutation_eta: z.number(),
-  nsga3_num_divisions: z.number(),
 };
 
 const codeEntries = (fields: readonly string[]) =>
   Object.fromEntries(fields.map((field) => [field, field.endsWith("_entry") ? entry.optional() : code.optional()]));
-const ROLE_KEYS = CODE_FIELDS.flatMap((field) => [field, `${field}_entry`]);
+/**
+ * The code the SDK captures (its roles) comes under `code`; the operators' names under `ga_parameters`,
+ * and a custom operator's source with its `_entry` under either (like any code field, under `code`).
+ */
+const ROLE_KEYS = CODE_FIELDS.filter((field) => !isOperatorField(field)).flatMap((field) => [field, `${field}_entry`]);
+const CODE_KEYS = CODE_FIELDS.flatMap((field) => [field, `${field}_entry`]);
 const isRoleKey = (key: string) => ROLE_KEYS.includes(key);
 
 const finite = z.number();
 // An import names no data files: its run was made elsewhere (a continue of it may name some).
 const gaOnlyShape = Object.fromEntries(Object.entries(gaShape).filter(([name]) => !isRoleKey(name) && name !== "data_files")) as {
-  [K in keyof typeof gaShape as K extends `${(typeof CODE_FIELDS)[number]}${"" | "_entry"}` | "data_files"
+  [K in keyof typeof gaShape as K extends `${Exclude<(typeof CODE_FIELDS)[number], OperatorField>}${"" | "_entry"}` | "data_files"
     ? never
     : K]: (typeof gaShape)[K];
 };
@@ -49,13 +51,24 @@ const fitness = z
   .union([finite, z.array(finite).min(1).max(MAX_OBJECTIVES)])
   .meta({ description: "one objective: a number (or a list of one); several: a list of one value per objective" });
 
+/**
+ * gene_type as the SDK sends it: the API's forms, a numpy type's name with its module (`numpy.float32`),
+ * or `"custom"` with the Python expression in `custom_gene_type` (`[float, 2]`); read by `readGeneType`.
+ */
+const sdkGeneType = z.union([gaShape.gene_type.unwrap(), z.string().max(100)]).optional();
+
 export const importSchema = z.strictObject({
   name: text(200).optional(),
   description: text(2000).default(""),
   /** The GA's parameters as PyGAD holds them (`vilvik._extract.extract_ga_parameters`). */
-  ga_parameters: z.strictObject({ ...gaOnlyShape, ...dropped }),
+  ga_parameters: z.strictObject({
+    ...gaOnlyShape,
+    ...dropped,
+    gene_type: sdkGeneType,
+    custom_gene_type: z.string().max(100_000).optional(),
+  }),
   /** Each code field's source (the preamble merged in) and its entry name (`vilvik.push._code_payload`). */
-  code: z.strictObject({ ...codeEntries(ROLE_KEYS), fitness_func: code }),
+  code: z.strictObject({ ...codeEntries(CODE_KEYS), fitness_func: code }),
   /** The run's outcome (`vilvik._extract.extract_result`). */
   result: z.strictObject({
     best_solution: z.array(finite).min(1).max(MAX_GENES),
@@ -77,7 +90,10 @@ export const importSchema = z.strictObject({
 export type ImportBody = z.output<typeof importSchema>;
 
 /** A stored parameter's name in the import body: code fields live under `code`, the rest under `ga_parameters`. */
-const bodyField = (name: string) => (isRoleKey(name.split(".")[0]!) ? `code.${name}` : `ga_parameters.${name}`);
+const bodyField = (name: string, code: Record<string, unknown> = {}) => {
+  const field = name.split(".")[0]!;
+  return isRoleKey(field) || field in code || field.replace(/_entry$/, "") in code ? `code.${name}` : `ga_parameters.${name}`;
+};
 
 /**
  * An import checked: its submission parameters (those a submission created with the API would store),
@@ -86,31 +102,48 @@ const bodyField = (name: string) => (isRoleKey(name.split(".")[0]!) ? `code.${na
  * field as the body holds it. `K_tournament`, which PyGAD sets on every GA, is kept only for the tournament selections.
  */
 export function checkImport(body: ImportBody): { parameters: GaParameters; outcome: ImportedOutcome } {
-  const {
-    save_best_solutions: _1,
-    save_solutions: _2,
-    sbx_crossover_eta: _3,
-    polynomial_mutation_eta: _4,
-    nsga3_num_divisions: _5,
-    ...ga
-  } = body.ga_parameters;
-  if (ga.parent_selection_type !== "tournament" && ga.parent_selection_type !== "tournament_nsga2") delete ga.K_tournament;
-  const merged = { ...ga, ...body.code };
+  const { save_best_solutions: _1, save_solutions: _2, gene_type, custom_gene_type, ...ga } = body.ga_parameters;
+  if (!TOURNAMENTS.includes(ga.parent_selection_type ?? "")) delete ga.K_tournament;
+  const type = readGeneType(gene_type, custom_gene_type);
+  const merged = { ...ga, ...(type !== undefined && { gene_type: type }), ...body.code };
   try {
     checkEntrySymbols(merged);
   } catch (err) {
     const details = (err as { details?: { field?: string; fields?: FieldError[] } }).details;
-    if (details?.field) details.field = bodyField(details.field);
-    for (const f of details?.fields ?? []) f.field = bodyField(f.field);
+    if (details?.field) details.field = bodyField(details.field, body.code);
+    for (const f of details?.fields ?? []) f.field = bodyField(f.field, body.code);
     throw err;
   }
   const parsed = gaParametersSchema.safeParse(merged);
-  if (!parsed.success) throw validationError(fieldErrors(parsed.error).map((f) => ({ ...f, field: bodyField(f.field) })));
+  if (!parsed.success) throw validationError(fieldErrors(parsed.error).map((f) => ({ ...f, field: bodyField(f.field, body.code) })));
   const parameters = parsed.data;
   const issues = outcomeIssues(parameters, body.result);
   const outcome = readObjectives(body.result, issues);
   if (issues.length) throw validationError(issues);
   return { parameters, outcome: outcome! };
+}
+
+/** The selections that use K_tournament, which PyGAD sets on every GA. */
+const TOURNAMENTS = ["tournament", "tournament_nsga2", "tournament_nsga3"];
+
+/**
+ * The API's gene_type of the SDK's: `numpy.float32` → `"float32"`, `"custom"` with `custom_gene_type`
+ * `"[float, 2]"` → `["float", 2]` (model/gene-type-expression.ts); anything else as sent, for the
+ * creation rules to check. 400 naming `ga_parameters.custom_gene_type` for an expression it cannot read.
+ */
+function readGeneType(geneType: unknown, expression: string | undefined): unknown {
+  const refuse = (message: string) => {
+    throw validationError([{ field: "ga_parameters.custom_gene_type", message }]);
+  };
+  if (geneType === "custom") {
+    if (expression === undefined) refuse('is required with gene_type "custom"');
+    const parsed = parseGeneTypeExpression(expression!);
+    if ("error" in parsed) refuse(parsed.error);
+    return "value" in parsed ? parsed.value : undefined;
+  }
+  if (expression !== undefined) refuse('is taken only with gene_type "custom"');
+  if (typeof geneType === "string" && geneType.startsWith("numpy.")) return typeName(geneType) ?? geneType;
+  return geneType;
 }
 
 /** The outcome must be one of a GA with these parameters. */
@@ -183,6 +216,6 @@ function readObjectives(r: ImportBody["result"], issues: FieldError[]): Imported
   return (
     count === 1
       ? { ...outcome, num_objectives: 1, best_solution_fitness: scalar(best)!, best_solution_objectives: null }
-      : { ...outcome, num_objectives: count, best_solution_fitness: null, best_solution_objectives: best }
+      : { ...outcome, num_objectives: count, best_solution_fitness: best, best_solution_objectives: best }
   ) as ImportedOutcome;
 }

@@ -4,10 +4,12 @@
 // values at run time).
 import { z } from "zod";
 import { ERROR_CODES, type ErrorCode } from "../../errors";
-import type { cancelledData, failedData, resultCompletedData, succeededData } from "../../events/payloads";
+import type { cancelledData, failedData, resultCompletedData, succeededData, sweepCompletedData } from "../../events/payloads";
 import { OVERRIDABLE_LIMITS, type OverridableLimit, PLANS, SCOPES } from "../../model/accounts";
 import { DELIVERY_STATUSES, EVENT_TYPES } from "../../model/events";
 import { RUN_KINDS, RUN_STATUSES, SUBMISSION_SOURCES } from "../../model/runs";
+import { SWEEP_STATUSES } from "../../model/sweeps";
+import type { sweepAccepted, sweepFull, sweepListItem } from "../../operations/sweeps";
 import type { FiredDelivery, inspectDelivery } from "../../webhooks/tools";
 import type { attemptView, deliveryView, webhookView } from "../../webhooks/views";
 import type { accountView, resultFull, resultListItem, submissionAccepted, submissionFull, submissionListItem } from "../views";
@@ -88,7 +90,15 @@ export const Submission = z
     ...submissionItemShape,
     submission_type: z.string(),
     description: z.string(),
+    sweep_id: id.nullable().meta({ description: "the sweep this submission is a child of, or null" }),
+    queued_reason: z.enum(["account_slot", "platform_place"]).nullable().meta({
+      description:
+        "while queued, what the latest run waits for: `account_slot` (a sweep's child waiting for one of the account's concurrency slots) or `platform_place` (admitted, waiting for a place on the platform); null otherwise",
+    }),
     parameters,
+    has_initial_population: z
+      .boolean()
+      .meta({ description: "created with a start population (initial_population), which each of its runs but a continue starts from" }),
     queued_at: timestamp,
     started_at: timestamp.nullable(),
     finished_at: timestamp.nullable(),
@@ -122,7 +132,13 @@ const resultItemShape = {
   submission_id: id,
   name: z.string(),
   is_shared: z.boolean(),
-  best_solution_fitness: z.number().nullable().meta({ description: "null when not finite, and for a multi-objective result" }),
+  best_solution_fitness: z
+    .union([z.number(), z.array(z.number())])
+    .nullable()
+    .meta({
+      description:
+        "as PyGAD's best_solution() gives it: one objective, the best fitness (null when not finite); several, the best solution's objective values (the fitness orderings and filters treat those as the lowest)",
+    }),
   num_objectives: z.number().meta({ description: "1, or the number of objectives the fitness returned (docs/api.md#multi-objective)" }),
   generations_completed: z.number(),
   created_at: timestamp,
@@ -137,7 +153,7 @@ export const Result = z
     best_solution_objectives: z
       .array(z.number())
       .nullable()
-      .meta({ description: "several objectives: the objective values of best_solution; one objective: null" }),
+      .meta({ description: "several objectives: the objective values of best_solution (as best_solution_fitness); one objective: null" }),
     pareto_front_size: z
       .number()
       .nullable()
@@ -145,7 +161,11 @@ export const Result = z
     best_solution_generation: z.number().nullable(),
     best_solutions_fitness: z.array(z.union([z.number().nullable(), z.array(z.number())])).meta({
       description:
-        "per generation, generation 0 first: one objective, the best fitness (null when not finite); several, the best value of each objective",
+        "PyGAD's history, per generation, generation 0 first: the best solution's fitness — one objective, a number (null when not finite); several, its objective values",
+    }),
+    objective_maxima: z.array(z.array(z.number())).nullable().meta({
+      description:
+        "several objectives: per generation, each objective's maximum over the population (the values may come from different solutions); null for one objective, for imports and for runs made before it was kept",
     }),
     stopped_reason: z.string(),
     constraint_violations: z
@@ -165,6 +185,111 @@ export const Result = z
     updated_at: timestamp,
   })
   .meta({ id: "Result" });
+
+// Parameter sweeps (docs/api.md#sweeps).
+const sweepCounts = z
+  .strictObject({
+    queued: z.number(),
+    running: z.number(),
+    succeeded: z.number(),
+    failed: z.number(),
+    cancelled: z.number(),
+    waiting: z.number().meta({ description: "of the queued, the children waiting for one of the account's concurrency slots" }),
+  })
+  .meta({ id: "SweepCounts", description: "the children by status" });
+const sweepItemShape = {
+  id,
+  name: z.string(),
+  status: z.enum(SWEEP_STATUSES),
+  source: z.enum(["api", "web"]),
+  children: z.number().meta({ description: "combinations × seeds (less any child deleted since)" }),
+  counts: sweepCounts,
+  created_at: timestamp,
+  ended_at: timestamp.nullable(),
+};
+export const SweepListItem = z.strictObject(sweepItemShape).meta({ id: "SweepListItem" });
+export const SweepAccepted = z
+  .strictObject({
+    id,
+    name: z.string(),
+    status: z.literal("running"),
+    children: z.number(),
+    created_at: timestamp,
+    status_url: url,
+    submissions: z.array(
+      z.strictObject({
+        id,
+        combination: z.number().meta({ description: "the index of its combination in the sweep's `combinations`" }),
+        random_seed: z.number(),
+        status: runStatus,
+        status_url: url,
+      }),
+    ),
+    request_id: z.string(),
+  })
+  .meta({ id: "SweepAccepted" });
+const nullableNumber = z.number().nullable();
+export const Sweep = z
+  .strictObject({
+    ...sweepItemShape,
+    description: z.string(),
+    base: parameters.meta({ description: "the parameters every child shares (as given, code uploads resolved; without random_seed)" }),
+    grid: z.record(z.string(), z.array(z.unknown())),
+    seeds: z.number(),
+    seed_base: z.number().meta({ description: "the first child seed: base.random_seed, or derived from the sweep's id" }),
+    payment: z.enum(["credits", "plan"]),
+    waiting_on: errorObject.nullable().meta({ description: "why a child still waits: the last refusal of its admission" }),
+    cancel_requested: z.boolean(),
+    credits_charged: z.number(),
+    best_combination: nullableNumber.meta({ description: "the index of the best combination (highest median final best fitness)" }),
+    combinations: z.array(
+      z
+        .strictObject({
+          index: z.number(),
+          parameters: z.record(z.string(), z.unknown()),
+          is_best: z.boolean(),
+          runs: z.array(
+            z.strictObject({
+              submission_id: id,
+              run_id: id,
+              random_seed: nullableNumber,
+              status: runStatus,
+              waiting: z.boolean(),
+              result_id: id.nullable(),
+              best_solution_fitness: nullableNumber,
+              generations_completed: nullableNumber,
+              execution_duration_ms: nullableNumber,
+              credits_charged: nullableNumber,
+            }),
+          ),
+          statistics: z.strictObject({
+            n: z.number().meta({ description: "how many final best fitness values the figures are of" }),
+            min: nullableNumber,
+            q1: nullableNumber,
+            median: nullableNumber,
+            q3: nullableNumber,
+            max: nullableNumber,
+            mean: nullableNumber,
+            mean_execution_duration_ms: nullableNumber,
+            mean_credits_charged: nullableNumber,
+          }),
+          comparison: z
+            .strictObject({
+              u: z.number(),
+              p_value: z.number(),
+              method: z.enum(["exact", "normal"]),
+              significant: z.boolean().meta({ description: "p_value < 0.05" }),
+              verdict: z.string(),
+            })
+            .nullable()
+            .meta({ description: "the two-sided Mann–Whitney U test against the best combination; null for the best and without values" }),
+        })
+        .meta({ id: "SweepCombination" }),
+    ),
+    status_url: url,
+    updated_at: timestamp,
+  })
+  .meta({ id: "Sweep" });
 
 const webhookShape = {
   id,
@@ -371,6 +496,18 @@ export const FailedData = z
 export const CancelledData = z
   .strictObject({ submission_id: id, status: z.literal("cancelled"), execution_duration_ms: z.number(), cpu_seconds_used: z.number() })
   .meta({ id: "CancelledData" });
+export const SweepCompletedData = z
+  .strictObject({
+    sweep_id: id,
+    name: z.string(),
+    status: z.enum(["completed", "cancelled"]),
+    children: z.number(),
+    succeeded: z.number(),
+    failed: z.number(),
+    cancelled: z.number(),
+    best_combination: z.number().nullable(),
+  })
+  .meta({ id: "SweepCompletedData" });
 export const TestData = z
   .looseObject({ test: z.literal(true), sample_of: z.enum(EVENT_TYPES) })
   .meta({ id: "TestData", description: "a sample: `{test: true, sample_of}` and the fields of `sample_of`'s data, with sample ids" });
@@ -381,6 +518,7 @@ export const EVENT_DATA = {
   "submission.failed": FailedData,
   "submission.cancelled": CancelledData,
   "result.completed": ResultCompletedData,
+  "sweep.completed": SweepCompletedData,
   "webhook.test": TestData,
 } as const satisfies Record<(typeof EVENT_TYPES)[number], z.ZodType>;
 
@@ -431,4 +569,8 @@ export type ViewsConform = [
   Holds<Conforms<ReturnType<typeof resultCompletedData>, typeof ResultCompletedData>>,
   Holds<Conforms<ReturnType<typeof failedData>, typeof FailedData>>,
   Holds<Conforms<ReturnType<typeof cancelledData>, typeof CancelledData>>,
+  Holds<Conforms<ReturnType<typeof sweepCompletedData>, typeof SweepCompletedData>>,
+  Holds<Conforms<ReturnType<typeof sweepAccepted>, typeof SweepAccepted>>,
+  Holds<Conforms<ReturnType<typeof sweepListItem>, typeof SweepListItem>>,
+  Holds<Conforms<ReturnType<typeof sweepFull>, typeof Sweep>>,
 ];

@@ -2,6 +2,7 @@
 // (src/model/parameters.ts). The body of POST /submissions is the create operation's (operations/submissions.ts).
 import { z } from "zod";
 import { gaShape } from "../../model/parameters";
+import { refusedLogger } from "../../operations/submissions";
 
 /**
  * Overrides accepted by reexecute (any GA parameter) and continue (not num_genes, gene_type, sol_per_pop).
@@ -15,5 +16,8 @@ const overridable = z.strictObject(
     [K in keyof typeof gaShape]: (typeof gaShape)[K] extends z.ZodDefault<infer Inner> ? Inner : (typeof gaShape)[K];
   },
 );
-export const reexecuteSchema = overridable.partial();
-export const continueSchema = overridable.omit({ num_genes: true, gene_type: true, sol_per_pop: true }).partial();
+export const reexecuteSchema = overridable.partial().extend({ logger: refusedLogger });
+export const continueSchema = overridable
+  .omit({ num_genes: true, gene_type: true, sol_per_pop: true })
+  .partial()
+  .extend({ logger: refusedLogger });

@@ -1,6 +1,9 @@
-// Request validation the way Hono documents it (`zValidator`), with our error envelope:
-// 415 for a non-JSON body, 413 past the size limits, 400 malformed_json / validation_failed.
+// Request validation with our error envelope: 415 for a non-JSON body, 413 past the size limits, 400
+// malformed_json / non_finite_number / validation_failed. Every JSON body of the API is read here, by
+// `jsonBody` (json.ts: the one parse, which finds NaN and Infinity and says where); queries the way Hono
+// documents it (`zValidator`).
 import { zValidator } from "@hono/zod-validator";
+import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { every } from "hono/combine";
 import { createMiddleware } from "hono/factory";
@@ -9,6 +12,7 @@ import { ApiError, type ErrorCode, validationError } from "../../errors";
 import { fieldErrors, TOO_LARGE } from "../../model/fields";
 import type { AppEnv } from "../context";
 import { documented } from "../openapi/describe";
+import { parseJsonBody } from "./json";
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -40,6 +44,9 @@ const limitBody = (maxSize: number, hint = "") =>
     },
   });
 
+/** A middleware that leaves `schema`'s output for `c.req.valid("json")`, typed as Hono's validators are. */
+type JsonValidator<T extends z.ZodType> = MiddlewareHandler<AppEnv, string, { in: { json: z.input<T> }; out: { json: z.output<T> } }>;
+
 /**
  * A JSON body validated by `schema` (at most `maxBytes`, 256 KiB unless a route needs more); the handler
  * reads it with `c.req.valid("json")`.
@@ -47,18 +54,27 @@ const limitBody = (maxSize: number, hint = "") =>
 export function jsonBody<T extends z.ZodType>(
   schema: T,
   { maxBytes = MAX_BODY_BYTES, tooLarge }: { maxBytes?: number; tooLarge?: string } = {},
-) {
-  const validate = zValidator("json", schema, (result) => {
-    if (!result.success) throwFor(result.error);
+): JsonValidator<T> {
+  const validate = createMiddleware<AppEnv>(async (c, next) => {
+    const parsed = await schema.safeParseAsync(parseJsonBody(await c.req.text()));
+    if (!parsed.success) throwFor(parsed.error);
+    c.req.addValidatedData("json", parsed.data as object);
+    await next();
   });
-  // `every` runs them in order; it keeps the validator's input/output types only through this cast.
+  // `every` runs them in order; the validator's input/output types come back through this cast.
   return documented(every(requireJsonContentType, limitBody(maxBytes, tooLarge), validate), {
     "x-allele-body": { schema, required: true },
     "x-allele-errors": BODY_ERRORS,
-  }) as unknown as typeof validate;
+  }) as unknown as JsonValidator<T>;
 }
 
-const BODY_ERRORS = ["malformed_json", "validation_failed", "payload_too_large", "unsupported_media_type"] as const satisfies ErrorCode[];
+const BODY_ERRORS = [
+  "malformed_json",
+  "non_finite_number",
+  "validation_failed",
+  "payload_too_large",
+  "unsupported_media_type",
+] as const satisfies ErrorCode[];
 
 /**
  * An optional JSON body: an empty body (no Content-Length or 0, no Content-Type) counts as `{}`.
