@@ -91,7 +91,7 @@ export async function startSubmission(
  * between their resolution and the write (its listing deleted and swept meanwhile), the write fails
  * whole on the records' foreign key, and the request is 422 `data_file_not_found`.
  */
-async function whileFilesKept<T>(write: Promise<T>): Promise<T> {
+export async function whileFilesKept<T>(write: Promise<T>): Promise<T> {
   try {
     return await write;
   } catch (err) {

@@ -163,6 +163,15 @@ export async function submissionDataFilesOf(db: Db, submissionId: string): Promi
     .all();
 }
 
+/** What every child of a sweep recorded (their contents: the bytes to look at once the children are deleted). */
+export async function sweepChildrenDataFiles(db: Db, sweepId: string): Promise<SubmissionDataFileRow[]> {
+  return db
+    .select()
+    .from(submissionDataFiles)
+    .where(inArray(submissionDataFiles.submissionId, sql`(SELECT id FROM submissions WHERE sweep_id = ${sweepId})`))
+    .all();
+}
+
 /**
  * The statements that record what `rows` stand for with their submission (a run that names them is being
  * added in the same batch). An id the submission has already is left as it is. The bytes must still be
@@ -170,6 +179,25 @@ export async function submissionDataFilesOf(db: Db, submissionId: string): Promi
  */
 export function submissionDataFileStatements(db: Db, rows: SubmissionDataFileRow[]) {
   return rows.map((row) => db.insert(submissionDataFiles).values(row).onConflictDoNothing());
+}
+
+/**
+ * The statement that records `files` with every child submission of a sweep (written in the sweep's own
+ * batch, after its children): one statement whatever the number of children. As above, the bytes must
+ * still be kept, or the whole batch fails on the foreign key.
+ */
+export function sweepDataFilesStatement(
+  db: Db,
+  sweepId: string,
+  files: Pick<SubmissionDataFileRow, "dataFileId" | "name" | "contentType" | "sizeBytes" | "sha256">[],
+  now: string,
+) {
+  return db.run(sql`
+    INSERT INTO submission_data_files (submission_id, data_file_id, account_id, name, content_type, size_bytes, sha256, created_at)
+    SELECT s.id, j.value ->> '$.dataFileId', s.account_id, j.value ->> '$.name', j.value ->> '$.contentType',
+      j.value ->> '$.sizeBytes', j.value ->> '$.sha256', ${now}
+    FROM submissions s JOIN json_each(${JSON.stringify(files)}) j
+    WHERE s.sweep_id = ${sweepId}`);
 }
 
 /** Whether a database error is a foreign key's refusal (the bytes of a data file went while it was named). */

@@ -5938,7 +5938,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: `payload_too_large` */
+            /** @description Error: `data_file_limit_exceeded`, `payload_too_large` */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5952,7 +5952,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "payload_too_large";
+                            code?: "data_file_limit_exceeded" | "payload_too_large";
                         };
                     };
                 };
@@ -5976,7 +5976,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: `entry_symbol_required`, `entry_symbol_not_found`, `unsupported_submission_type`, `unsupported_field`, `code_upload_not_found`, `code_upload_expired`, `idempotency_key_mismatch` */
+            /** @description Error: `entry_symbol_required`, `entry_symbol_not_found`, `unsupported_submission_type`, `unsupported_field`, `code_upload_not_found`, `code_upload_expired`, `data_file_not_found`, `invalid_data_file_name`, `idempotency_key_mismatch` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5990,7 +5990,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "entry_symbol_required" | "entry_symbol_not_found" | "unsupported_submission_type" | "unsupported_field" | "code_upload_not_found" | "code_upload_expired" | "idempotency_key_mismatch";
+                            code?: "entry_symbol_required" | "entry_symbol_not_found" | "unsupported_submission_type" | "unsupported_field" | "code_upload_not_found" | "code_upload_expired" | "data_file_not_found" | "invalid_data_file_name" | "idempotency_key_mismatch";
                         };
                     };
                 };

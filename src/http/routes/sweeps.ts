@@ -2,6 +2,7 @@
 
 import { Hono } from "hono";
 import { ADMISSION_ERRORS } from "../../admission/admission";
+import { DATA_FILES_ERRORS } from "../../domain/data-files";
 import { cancelSweep, deleteSweep } from "../../domain/sweeps";
 import { notFound } from "../../errors";
 import {
@@ -69,6 +70,7 @@ export const sweepsRoutes = new Hono<AppEnv>()
         "unsupported_field",
         "code_upload_not_found",
         "code_upload_expired",
+        ...DATA_FILES_ERRORS,
         ...ADMISSION_ERRORS,
       ],
     }),
