@@ -179,4 +179,41 @@ describe("the new-submission form", () => {
     const rows = await env.DB.prepare("SELECT count(*) AS n FROM submissions WHERE account_id = ?").bind(account.id).first<{ n: number }>();
     expect(rows!.n).toBe(0);
   });
+
+  it("the sweep form offers the same checkboxes: the checked files become the base's data_files, read by every child", async () => {
+    const { account, web } = await signedIn();
+    const jobs = await newDataFile(account.key, "jobs.csv", "job,duration\na,3\n");
+    const form = await (await web.request("/sweeps/new")).text();
+    expect(form).toContain(`name="data_files" value="${jobs.id}"`);
+    const sweepForm = {
+      name: "swept with data",
+      num_generations: "5",
+      sol_per_pop: "8",
+      num_parents_mating: "4",
+      num_genes: "3",
+      fitness_func: "def fitness(ga, solution, idx):\n    return 0.0\n",
+      fitness_func_entry: "fitness",
+      grid_param_0: "sol_per_pop",
+      grid_values_0: "8, 10",
+      seeds: "1",
+      payment: "plan",
+    };
+    const refused = await web.post("/sweeps/new", { ...sweepForm, data_files: [jobs.id, "nosuchfile01"] });
+    expect(refused.status).toBe(422);
+    const html = await refused.text();
+    expect(html).toContain('id="f-data_files-error"');
+    expect(html).toMatch(new RegExp(`name="data_files" value="${jobs.id}" checked`));
+    const sent = await web.post("/sweeps/new", { ...sweepForm, data_files: [jobs.id] });
+    expect(sent.status).toBe(303);
+    const id = sent.headers.get("Location")!.split("/").at(-1)!;
+    const children = await env.DB.prepare("SELECT id, parameters FROM submissions WHERE sweep_id = ?")
+      .bind(id)
+      .all<{ id: string; parameters: string }>();
+    expect(children.results).toHaveLength(2);
+    for (const child of children.results) {
+      expect(JSON.parse(child.parameters).data_files).toEqual([jobs.id]);
+      const detail = await (await web.request(`/submissions/${child.id}`)).text();
+      expect(detail).toContain("<code>/data/jobs.csv</code>");
+    }
+  });
 });

@@ -69,7 +69,7 @@ export function chosenFiles(value: string | undefined): string[] {
  * The account's data files as checkboxes (`data_files`), those of the copied job or the form sent
  * checked; with the script, "Upload and attach" sends a file to /data-files and adds it here, checked.
  */
-function DataFilesChooser(p: { session: Session; files: DataFileRow[]; chosen: string[]; error?: string }) {
+export function DataFilesChooser(p: { session: Session; files: DataFileRow[]; chosen: string[]; error?: string }) {
   const listed = new Set(p.files.map((f) => f.id));
   const unlisted = p.chosen.filter((id) => !listed.has(id));
   return (

@@ -9,7 +9,7 @@ import { ApiError, notFound } from "../../errors";
 import { fieldErrors } from "../../model/fields";
 import { reexecuteSubmission, startSubmission } from "../../operations/runs";
 import { createSubmissionSchema, submissionsListQuery, submissionsPage } from "../../operations/submissions";
-import { recentDataFiles, submissionDataFilesOf } from "../../storage/data-files";
+import { submissionDataFilesOf } from "../../storage/data-files";
 import { getDb } from "../../storage/db";
 import { resultsOfSubmission } from "../../storage/results";
 import { getSubmission, getSubmissionWithRun, runSummaries, runsOfSubmission } from "../../storage/submissions";
@@ -19,6 +19,7 @@ import type { DashboardEnv } from "../shared/context";
 import { formOf } from "../shared/form";
 import { listQueryOf } from "../shared/lists";
 import { protectChange, requireSession } from "../shared/session";
+import { checkedFiles, offeredFiles, withFileErrors } from "./data-file-choice";
 import { type Detail, DetailPage } from "./detail-page";
 import { bodyToForm, type FormValues, formErrors, formToBody, initialValues, refusalByField, runAgainOverrides } from "./forms";
 import { ListPage } from "./list-page";
@@ -56,19 +57,6 @@ async function newForm(c: Ctx) {
   const dataFiles = await offeredFiles(c);
   return c.html(<NewSubmissionPage env={c.env} session={session} values={values} errors={{}} payment="plan" dataFiles={dataFiles} />);
 }
-
-/** The data files the new-submission form offers: the account's newest hundred. */
-const offeredFiles = (c: Ctx) => recentDataFiles(getDb(c.env.DB), c.get("session")!.account.id, 100);
-
-/** The form's checked data files (every `data_files` value), in the form's order. */
-async function checkedFiles(c: Ctx): Promise<string[]> {
-  const body = await c.req.parseBody({ all: true });
-  return [body.data_files ?? []].flat().filter((v): v is string => typeof v === "string" && v !== "");
-}
-
-/** A refusal's field errors with every `data_files[i]` named as the one `data_files` choice of the form. */
-const withFileErrors = (errors: Record<string, string>) =>
-  Object.fromEntries(Object.entries(errors).map(([k, v]) => [k.startsWith("data_files") ? "data_files" : k, v]));
 
 /** The form sent: the API's body and schema, then the create operation; a refusal shows the form again. */
 async function create(c: Ctx) {
