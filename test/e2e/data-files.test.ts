@@ -1,7 +1,7 @@
 // Data files end to end (docs/api.md#data-files), against `wrangler dev` and the real GA worker: a CSV
 // uploaded as a data file is read at /data/<name> by a fitness function; its listing deleted, a
 // continue of the submission still reads it; a burst of ten runs of one file downloads it once (the GA
-// worker's /health counts its downloads).
+// worker's /health counts its downloads); a sweep's children read the file of its base.
 import { describe, expect, inject, it } from "vitest";
 import { baseUrl, call, job, newAccount, waitForStatus } from "./client";
 
@@ -89,6 +89,28 @@ describe("data files in real runs", () => {
     expect(done.logs).not.toContain("write allowed");
     expect(done.logs).not.toContain("create allowed");
   });
+
+  it("a sweep whose base names a data file: every child reads it, and a continue of a child after the listing is deleted", async () => {
+    const { key } = await newAccount();
+    const uploaded = await upload(key, "jobs.csv", CSV);
+    const { name: _name, ...base } = job({ num_genes: 3, num_generations: 10, fitness_func: READS_CSV, data_files: [uploaded.body.id] });
+    const created = await call("/api/v1/sweeps", { key, body: { name: "with data", base, grid: { sol_per_pop: [8, 12] }, seeds: 2 } });
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    expect(created.body.submissions).toHaveLength(4);
+    for (const child of created.body.submissions) {
+      const done = await waitForStatus(key, child.id, undefined, 180_000);
+      expect(done.status, JSON.stringify(done.error)).toBe("succeeded");
+      expect(done.logs).toContain("read 4 jobs of 17");
+    }
+    expect((await call(`/api/v1/data-files/${uploaded.body.id}`, { key, method: "DELETE" })).status).toBe(204);
+    const first = created.body.submissions[0].id;
+    const result = await latestResult(key, first);
+    expect((await call(`/api/v1/results/${result.id}/continue`, { key, body: { num_generations: 5 } })).status).toBe(202);
+    const again = await waitForStatus(key, first, (s) => s === "succeeded" || s === "failed");
+    expect(again.status, JSON.stringify(again.error)).toBe("succeeded");
+    expect(again.latest_run.kind).toBe("continue");
+    expect(again.logs).toContain("read 4 jobs of 17");
+  }, 300_000);
 
   it("a burst of ten runs reading one file downloads it once", async () => {
     const { id, key } = await newAccount();
