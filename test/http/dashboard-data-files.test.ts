@@ -112,6 +112,22 @@ describe("the data files page", () => {
     ]);
     expect(res.status).toBe(303);
     expect(WebClient.flashOf(res)).toContain("invalid_data_file_name");
+    // A body that is no readable upload at all is the error page's 400 or 415, the token sent or not.
+    for (const headers of [{ "X-CSRF-Token": csrf }, {}] as Record<string, string>[]) {
+      const broken = await web.request("/data-files", {
+        method: "POST",
+        rawBody: `--${BOUNDARY}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n--${BOUNDARY}\r\nbroken`,
+        headers: { "Content-Type": `multipart/form-data; boundary=${BOUNDARY}`, ...headers },
+      });
+      expect(broken.status, JSON.stringify(headers)).toBe(400);
+      const noBoundary = await web.request("/data-files", {
+        method: "POST",
+        rawBody: "x",
+        headers: { "Content-Type": "multipart/form-data", ...headers },
+      });
+      expect(noBoundary.status, JSON.stringify(headers)).toBeGreaterThanOrEqual(400);
+      expect(noBoundary.status).toBeLessThan(500);
+    }
   });
 
   it("another account's file is 404 to download and delete", async () => {

@@ -31,6 +31,14 @@ async function ownFile(c: Ctx, id: string) {
   return row;
 }
 
+/**
+ * A body that is no readable upload at all — not multipart, or malformed — rather than a file refused:
+ * the error page's 4xx, as any form that cannot be read (shared/form.ts), not a message on the page.
+ */
+const unreadable = (err: ApiError) =>
+  err.code === "unsupported_media_type" ||
+  (Array.isArray(err.details.fields) && err.details.fields.some((f) => (f as { field?: unknown } | null)?.field === "body"));
+
 /** An upload: the file streamed to storage once the CSRF token is checked; JSON for the script, else a redirect with a message. */
 async function upload(c: Ctx) {
   const account = c.get("session")!.account;
@@ -55,7 +63,7 @@ async function upload(c: Ctx) {
   } catch (err) {
     const refusal = translate(err as Error);
     if (json) return c.json(errorBody(refusal, c.get("requestId") ?? ""), refusal.status);
-    if (!checked || !(err instanceof ApiError) || err.status >= 500) throw err;
+    if (!checked || !(err instanceof ApiError) || err.status >= 500 || unreadable(err)) throw err;
     flash(c, "error", refusalText(err));
   }
   return c.redirect(backOf(c), 303);
