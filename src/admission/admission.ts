@@ -53,18 +53,22 @@ export function creditFailure(limits: Limits, account: AccountRow): GateError | 
   };
 }
 
-/**
- * Admits one new run of `accountId` (counting the write's per-minute window first when it is
- * `deferred` to this call) and calls `create(runId)`; if the run cannot be created after all, every
- * place the admission took is given back. A run paid by the plan (a website run, docs/api.md#payment)
- * passes the plan's limits, takes no in-flight place and skips the credit gate.
- */
 /** The error codes `withAdmission` answers besides the per-minute limit (docs/api.md#gates). */
 export const ADMISSION_ERRORS = [
   "capacity_exceeded",
   "too_many_active_api_requests",
   "tier_limit_exceeded",
   "insufficient_credits",
+] as const satisfies ErrorCode[];
+/** The error codes of a creation (a submission, a sweep): its code's checks, then the admission's. */
+export const CREATION_ERRORS = [
+  "entry_symbol_required",
+  "entry_symbol_not_found",
+  "unsupported_submission_type",
+  "unsupported_field",
+  "code_upload_not_found",
+  "code_upload_expired",
+  ...ADMISSION_ERRORS,
 ] as const satisfies ErrorCode[];
 
 /**
@@ -104,6 +108,12 @@ export function admissionRequest(
 export const refusalError = (refusal: GateError) =>
   new ApiError(refusal.code, refusal.message, refusal.details, retryAfterHeader(refusal.details));
 
+/**
+ * Admits one new run of `accountId` (counting the write's per-minute window first when it is
+ * `deferred` to this call) and calls `create(runId)`; if the run cannot be created after all, every
+ * place the admission took is given back. A run paid by the plan (a website run, docs/api.md#payment)
+ * passes the plan's limits, takes no in-flight place and skips the credit gate.
+ */
 export async function withAdmission<T>(
   env: Bindings,
   account: AccountRow,

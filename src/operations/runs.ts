@@ -21,7 +21,7 @@ import { isForeignKeyFailure, submissionDataFilesOf } from "../storage/data-file
 import { getDb } from "../storage/db";
 import { getResultFile, type ResultRow } from "../storage/results";
 import { getSubmission, type SubmissionRow } from "../storage/submissions";
-import { type createSubmissionSchema, refuseUnsupported } from "./submissions";
+import { type createSubmissionSchema, creationParameters, refuseUnsupported } from "./submissions";
 
 /** Who starts the run and how: the account (as read at the start of the request), where it comes from and how it is paid. */
 export interface Starter {
@@ -46,21 +46,8 @@ export async function startSubmission(
   const accountId = who.account.id;
   const body = await resolveCodeUploads(getDb(env.DB), accountId, validated, CODE_FIELDS);
   refuseUnsupported(body);
-  const {
-    name,
-    description,
-    submission_type: _type,
-    webhook_url: _hook,
-    notification_email: _mail,
-    logger: _logger,
-    initial_population: initialPopulation,
-    fitness_func,
-    ...rest
-  } = body;
-  // The schema asks for fitness_func or its upload, which resolveCodeUploads has read in its place.
-  if (fitness_func === undefined)
-    throw validationError([{ field: "fitness_func", message: "is required (or fitness_func_id, a code upload)" }]);
-  const parameters: GaParameters = { ...rest, fitness_func };
+  const { name, description } = body;
+  const { parameters, initialPopulation } = creationParameters(body);
   checkEntrySymbols(parameters);
   const dataFiles = await resolveDataFiles(env, who.account, parameters.data_files);
   const created = await withAdmission(
@@ -88,7 +75,7 @@ export async function startSubmission(
 
 /**
  * A submission's or run's rows written with the records of its data files: when a file's bytes went
- * between their resolution and the write (its listing deleted and swept meanwhile), the write fails
+ * between their resolution and the write (its listing deleted and its bytes collected meanwhile), the write fails
  * whole on the records' foreign key, and the request is 422 `data_file_not_found`.
  */
 export async function whileFilesKept<T>(write: Promise<T>): Promise<T> {

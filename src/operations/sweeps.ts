@@ -14,7 +14,7 @@ import { sha256Hex } from "../lib/crypto";
 import { newId, nowIso } from "../lib/ids";
 import { checkEntrySymbols } from "../model/entry-symbols";
 import { fieldErrors, text } from "../model/fields";
-import { CODE_FIELDS, GA_PARAMETER_SCHEMAS, type GaParameters, MULTI_OBJECTIVE_SELECTIONS } from "../model/parameters";
+import { CODE_FIELDS, GA_PARAMETER_SCHEMAS, MULTI_OBJECTIVE_SELECTIONS } from "../model/parameters";
 import { meanOrNull } from "../model/statistics";
 import {
   type Combination,
@@ -53,7 +53,7 @@ import {
 } from "../storage/sweeps";
 import { DEFAULT_ORDERING, type LinkedPage, last, linked, openCursor, paged, paging } from "./paging";
 import { type Starter, whileFilesKept } from "./runs";
-import { createSubmissionSchema, createSubmissionShape, refuseUnsupported } from "./submissions";
+import { createSubmissionSchema, createSubmissionShape, creationParameters, refuseUnsupported } from "./submissions";
 
 // ---- The body ----
 
@@ -136,7 +136,7 @@ export const createSweepSchema = z
     description: text(2000).default(""),
     base: baseSchema.meta({
       description:
-        "the submission's body (docs/api.md#creation-parameters) every child shares, but `name` and `description`; a field a grid parameter supplies may be left out",
+        "the submission's body (docs/api.md#creation-parameters) every child shares, but `name`, `description` and `initial_population`; a field a grid parameter supplies may be left out",
     }),
     grid: z
       .record(z.string(), z.array(z.unknown()).min(1).max(MAX_GRID_VALUES))
@@ -181,18 +181,6 @@ function inBase(err: unknown): unknown {
     );
   return new ApiError(err.code, err.message, details, err.headers);
 }
-
-/** The fields of a body that are not GA parameters (the base keeps the parameters alone). */
-const NOT_PARAMETERS = new Set([
-  "name",
-  "description",
-  "submission_type",
-  "webhook_url",
-  "notification_email",
-  ...CODE_FIELDS.map((f) => `${f}_id`),
-]);
-const parametersOf = (body: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(body).filter(([k, v]) => !NOT_PARAMETERS.has(k) && v !== undefined)) as GaParameters;
 
 /** A child's name: the sweep's, its combination and its seed (at most 200 characters, as any name). */
 const childName = (name: string, combo: Combination, seed: number) => {
@@ -239,9 +227,11 @@ export async function startSweep(env: Bindings, who: Starter, body: CreateSweepB
     );
   }
   // Every combination as a submission's parameters (defaults filled in), for the parameter caps.
-  const parameters = combos.map((combo) => parametersOf(createSubmissionSchema.parse({ ...base, ...combo })));
+  const parameters = combos.map((combo) => creationParameters(createSubmissionSchema.parse({ ...base, ...combo })).parameters);
   const gridKeys = Object.keys(body.grid);
-  const shared = Object.fromEntries(Object.entries(parameters[0]!).filter(([k]) => !gridKeys.includes(k) && k !== "random_seed"));
+  const shared = Object.fromEntries(
+    Object.entries(parameters[0]!).filter(([k, v]) => v !== undefined && !gridKeys.includes(k) && k !== "random_seed"),
+  );
 
   const id = newId();
   const given = typeof base.random_seed === "number" ? base.random_seed : null;

@@ -346,7 +346,7 @@ describe("a failed run's progress and an infinite best fitness", () => {
   });
 });
 
-describe("every parameter of pygad.GA 3.9.2 (issue 26): what PyGAD's constructor refuses is refused here, naming the field", () => {
+describe("every parameter of pygad.GA 3.9.2: what PyGAD's constructor refuses is refused here, naming the field", () => {
   const refused: [string, Record<string, unknown>, number, string, string][] = [
     ["nsga3 without its divisions", { parent_selection_type: "nsga3" }, 400, "validation_failed", "nsga3_num_divisions"],
     ["adaptive mutation without a pair", { mutation_type: "adaptive" }, 400, "validation_failed", "mutation_type"],
@@ -415,7 +415,7 @@ describe("every parameter of pygad.GA 3.9.2 (issue 26): what PyGAD's constructor
   });
 });
 
-describe("initial_population at creation (issue 26)", () => {
+describe("initial_population at creation", () => {
   const POPULATION = Array.from({ length: 10 }, (_, i) => [i, 1 - i, 0.5, 1.5 * i, 2]);
 
   it("is stored apart, shown as has_initial_population, and served to the run that starts from it", async () => {
@@ -497,7 +497,7 @@ describe("initial_population at creation (issue 26)", () => {
   });
 });
 
-describe("a multi-objective run's progress (issue 26)", () => {
+describe("a multi-objective run's progress", () => {
   it("keeps both series' points in its trail, and the live chart draws them per objective", async () => {
     const { runId } = await runningRun({ parent_selection_type: "nsga2" });
     for (const g of [1, 2]) {

@@ -5711,7 +5711,7 @@ export interface operations {
                     name?: string;
                     /** @default  */
                     description?: string;
-                    /** @description the submission's body (docs/api.md#creation-parameters) every child shares, but `name` and `description`; a field a grid parameter supplies may be left out */
+                    /** @description the submission's body (docs/api.md#creation-parameters) every child shares, but `name`, `description` and `initial_population`; a field a grid parameter supplies may be left out */
                     base: {
                         submission_type?: string;
                         webhook_url?: unknown;

@@ -120,7 +120,7 @@ export function historyChart(results: ResultRow[], runs: RunRow[], label: (r: Re
  * The chart of a run's progress trail (one point per progress report that reached a new generation):
  * the best fitness, or, when the reports carry several objectives, one panel per objective with the
  * best solution's value (PyGAD's history) and, dashed, the objective's maximum over the population
- * (a trail kept before issue 26 has the maxima only).
+ * (a trail kept before migration 0007 has the maxima only).
  */
 export function trailChart(trail: TrailPoint[], label: string): Panel[] {
   const count = trail.reduce((n, p) => Math.max(n, p[2]?.length ?? 1), 1);

@@ -1,7 +1,7 @@
 // /api/v1/sweeps: list, create, get (with its statistics), cancel, delete (docs/api.md#sweeps).
 
 import { Hono } from "hono";
-import { ADMISSION_ERRORS } from "../../admission/admission";
+import { CREATION_ERRORS } from "../../admission/admission";
 import { DATA_FILES_ERRORS } from "../../domain/data-files";
 import { cancelSweep, deleteSweep } from "../../domain/sweeps";
 import { notFound } from "../../errors";
@@ -63,16 +63,7 @@ export const sweepsRoutes = new Hono<AppEnv>()
       description:
         "Answers 202 at once. The children wait for the account's concurrency slots on the server and are admitted as they free; the daily quota, parameter caps and credits are counted per child and a sweep past them is refused up front (docs/api.md#sweep-gates).",
       success: { 202: SweepAccepted },
-      errors: [
-        "entry_symbol_required",
-        "entry_symbol_not_found",
-        "unsupported_submission_type",
-        "unsupported_field",
-        "code_upload_not_found",
-        "code_upload_expired",
-        ...DATA_FILES_ERRORS,
-        ...ADMISSION_ERRORS,
-      ],
+      errors: [...CREATION_ERRORS, ...DATA_FILES_ERRORS],
     }),
     requireScope("submissions:write"),
     jsonBody(createSweepSchema),
