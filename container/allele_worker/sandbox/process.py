@@ -287,9 +287,11 @@ class SandboxedProcess:
         on_progress: Callable[[Progress], None] | None = None,
         poll_seconds: float = 0.05,
         data_files: list[DataMount] | None = None,
+        places: int = 1,
     ) -> None:
         self.job, self.limits, self.isolation = job, limits, isolation
         self.data_files = data_files or []  # bound read-only at /data/<name> in the run's minimal root
+        self.places = places  # the CPUs the run takes: its thread pools' size
         self.workdir, self.uid = workdir, uid
         self.group: RunCgroup | None = None
         if cgroups is not None and isolation.cgroup is not None:
@@ -327,6 +329,7 @@ class SandboxedProcess:
         spec: ChildSpec = {
             **self.job,
             "started_at": self.started_at,
+            "places": self.places,
             "sandbox": plan,
             "channel": self.limits.channel(),
         }
@@ -367,7 +370,7 @@ class SandboxedProcess:
                     stdout=out_w,
                     stderr=out_w,
                     pass_fds=(msg_w, spec_fd, self.store.fd),
-                    env=child_environment("/tmp" if self.isolation.minimal_root else self.workdir),
+                    env=child_environment("/tmp" if self.isolation.minimal_root else self.workdir, self.places),
                     cwd=self.workdir,
                     start_new_session=True,
                     close_fds=True,

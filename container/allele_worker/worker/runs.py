@@ -87,6 +87,7 @@ class _Run:
             time_seconds=request.time_seconds,
             memory_mb=request.memory_mb,
             population_size=reported,
+            places=self.places,
             **self.manager.limit_overrides,
         )
 
@@ -151,18 +152,20 @@ class _Run:
             population = self._start_population()
             if population is not None:
                 self.limits = self._limits(population)
+            job = self.request.child_job(population)
             data_files = self._data_files()
             self.process = SandboxedProcess(
-                job=self.request.child_job(population),
+                job=job,
                 limits=self.limits,
                 isolation=host.isolation,
                 workdir=workdir,
                 uid=uid,
                 cgroups=host.cgroups,
-                forks=host.forks,
+                forks=host.forks_for(job),
                 group_name=host.group_name(uid, self.request.run_id),
                 on_progress=self._on_progress,
                 data_files=data_files,
+                places=self.places,
             )
             if self._cancel.is_set():
                 raise _Cancelled

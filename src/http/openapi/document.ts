@@ -284,6 +284,7 @@ const TAG_ORDER = [
   "Webhooks",
   "Account",
   "Device login",
+  "Environment",
   "Health",
   "Documents",
   "Accounts",
