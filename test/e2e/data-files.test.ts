@@ -1,7 +1,8 @@
 // Data files end to end (docs/api.md#data-files), against `wrangler dev` and the real GA worker: a CSV
-// uploaded as a data file is read at /data/<name> by a fitness function; its listing deleted, a
-// continue of the submission still reads it; a burst of ten runs of one file downloads it once (the GA
-// worker's /health counts its downloads); a sweep's children read the file of its base.
+// uploaded as a data file is read at /data/<name> by a fitness function (with the csv module; pandas
+// too); its listing deleted, a continue of the submission still reads it; a burst of ten runs of one
+// file downloads it once (the GA worker's /health counts its downloads); a sweep's children read the
+// file of its base.
 import { describe, expect, inject, it } from "vitest";
 import { baseUrl, call, job, newAccount, waitForStatus } from "./client";
 
@@ -59,6 +60,28 @@ describe("data files in real runs", () => {
     expect(again.latest_run.kind).toBe("continue");
     expect(again.logs).toContain("read 4 jobs of 17");
   });
+
+  it("pandas reads the same CSV at /data/<name>", async () => {
+    const { key } = await newAccount();
+    const uploaded = await upload(key, "jobs.csv", CSV);
+    const withPandas = [
+      "import pandas",
+      "JOBS = pandas.read_csv('/data/jobs.csv')",
+      "print('pandas read', len(JOBS), 'jobs of', int(JOBS['duration'].sum()))",
+      "",
+      "def fitness(ga, solution, idx):",
+      "    return -abs(float(solution.sum()) - float(JOBS['duration'].sum()))",
+      "",
+    ].join("\n");
+    const created = await call("/api/v1/submissions/", {
+      key,
+      body: job({ num_genes: 3, num_generations: 5, fitness_func: withPandas, data_files: [uploaded.body.id] }),
+    });
+    expect(created.status).toBe(202);
+    const done = await waitForStatus(key, created.body.id, undefined, 180_000);
+    expect(done.status, JSON.stringify(done.error)).toBe("succeeded");
+    expect(done.logs).toContain("pandas read 4 jobs of 17");
+  }, 240_000);
 
   it("a run that writes to /data/<name> or looks around is refused, and sees only its own files", async () => {
     const { key } = await newAccount();
