@@ -211,7 +211,11 @@ export async function releaseSubmissionFiles(env: Bindings, accountId: string, f
  * hour, R2 objects under DATA_PREFIX that no row names, older than ORPHAN_AGE_MS (an upload that never
  * finished, an object whose delete failed). Answers how many objects went.
  */
-export async function sweepDataFiles(env: Bindings, now = Date.now(), scanObjects = new Date(now).getUTCMinutes() === 0): Promise<number> {
+export async function collectDataFiles(
+  env: Bindings,
+  now = Date.now(),
+  scanObjects = new Date(now).getUTCMinutes() === 0,
+): Promise<number> {
   const db = getDb(env.DB);
   const keys = await sweepUnheld(db, 100);
   await deleteObjects(env.FILES, keys);

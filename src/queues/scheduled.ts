@@ -1,7 +1,7 @@
 // The cron handler: nothing stays stuck. Safe to run twice (every change is conditional).
 
 import { accountGate } from "../do/account-gate/client";
-import { sweepDataFiles } from "../domain/data-files";
+import { collectDataFiles } from "../domain/data-files";
 import { runMessage } from "../domain/run-queue";
 import { unclaimRun } from "../domain/runs";
 import { admitWaiting, finishSweep } from "../domain/sweep-progress";
@@ -72,9 +72,9 @@ export async function releaseEndedRuns(env: Bindings, now = Date.now()): Promise
  * Data files' bytes that nothing holds any more go (a deletion whose own sweep did not finish), and once an
  * hour R2 objects no row names (docs/decisions.md#data-files).
  */
-export async function sweepDataFileBytes(env: Bindings, now = Date.now()): Promise<number> {
+export async function collectDataFileBytes(env: Bindings, now = Date.now()): Promise<number> {
   try {
-    return await sweepDataFiles(env, now);
+    return await collectDataFiles(env, now);
   } catch (err) {
     console.error("the data files' sweep failed; the next cron tries again", err);
     return 0;

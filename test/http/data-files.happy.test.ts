@@ -2,7 +2,7 @@
 // get, download, delete; a run's files fetched by the GA worker; the bytes kept while a submission names
 // them, and swept once nothing does (docs/decisions.md#data-files).
 import { describe, expect, it } from "vitest";
-import { sweepDataFiles } from "../../src/domain/data-files";
+import { collectDataFiles } from "../../src/domain/data-files";
 import {
   accountPerTest,
   call,
@@ -198,13 +198,13 @@ describe("data files in a job", () => {
     await env.DB.prepare("DELETE FROM data_files WHERE id = ?").bind(orphanRow.id).run();
     // An upload that never got its row.
     await env.FILES.put(`data/${a.id}/unrecorded`, "u");
-    expect(await sweepDataFiles(env, Date.now(), false)).toBeGreaterThanOrEqual(1);
+    expect(await collectDataFiles(env, Date.now(), false)).toBeGreaterThanOrEqual(1);
     expect(await keptKey(a.id, orphanRow.sha256)).toBeNull();
     expect(await env.FILES.head(orphanKey!)).toBeNull();
     // Too young to be an orphan: an upload may still be on its way.
-    await sweepDataFiles(env, Date.now(), true);
+    await collectDataFiles(env, Date.now(), true);
     expect(await env.FILES.head(`data/${a.id}/unrecorded`)).not.toBeNull();
-    await sweepDataFiles(env, Date.now() + 2 * 60 * 60 * 1000, true);
+    await collectDataFiles(env, Date.now() + 2 * 60 * 60 * 1000, true);
     expect(await env.FILES.head(`data/${a.id}/unrecorded`)).toBeNull();
     expect(await env.FILES.head((await keptKey(a.id, kept.sha256))!)).not.toBeNull();
     expect((await call(`/api/v1/data-files/${kept.id}/content`, { key: a.key })).status).toBe(200);
