@@ -105,10 +105,11 @@ function e2eProject(name: string, files: { include: string[]; exclude?: string[]
  * (hundreds of requests), the Vilvik SDK's suite (several runs live at once), the files whose runs take
  * every run place (the dashboard's queued → running run, parallel_processing runs with a worker per
  * place), and /docs in a browser (Swagger UI's page renders for seconds on this machine; beside another
- * browser its clicks ran past the 20 s a person waits). Every other e2e file makes its own accounts and
+ * browser its clicks ran past the 20 s a person waits), and the data files' (it counts the GA worker's
+ * downloads, to which another file's runs would add). Every other e2e file makes its own accounts and
  * only shares the service: two run at once.
  */
-const E2E_ALONE = ["bench", "start", "fuzz", "sdk", "dashboard-runs", "dashboard-parallel", "runs", "docs-browser"].map(
+const E2E_ALONE = ["bench", "start", "fuzz", "sdk", "dashboard-runs", "dashboard-parallel", "runs", "docs-browser", "data-files"].map(
   (f) => `test/e2e/${f}.test.ts`,
 );
 

@@ -23,7 +23,11 @@ export const LAYERS = [
       apart: true,
       // The dashboard inside: its app, then one folder per area (side by side), then what they share.
       inside: {
-        "dashboard/": [["index.tsx"], ["auth/", "device/", "submissions/", "results/", "webhooks/", "account/"], ["shared/"]],
+        "dashboard/": [
+          ["index.tsx"],
+          ["auth/", "device/", "submissions/", "results/", "data-files/", "webhooks/", "account/"],
+          ["shared/"],
+        ],
       },
     },
   ],

@@ -90,7 +90,7 @@ const FITNESS = "import numpy\n\ndef fitness(ga, solution, idx):\n    return -fl
 
 /**
  * Real resources for the path parameters: a succeeded submission and its result, a webhook and its
- * deliveries (one failed for good, so re-send can succeed), a code upload, a sweep. The fuzzer draws `{id}` and
+ * deliveries (one failed for good, so re-send can succeed), a code upload, a data file, a sweep. The fuzzer draws `{id}` and
  * `{delivery_id}` from their ids most of the time (and generates one otherwise), so operations reach their
  * logic instead of answering 404 to made-up ids.
  */
@@ -118,6 +118,15 @@ export async function seedResources(baseUrl, key) {
   };
   const [kept, deleted] = [await succeeded(), await succeeded()];
   const upload = await api(baseUrl, key, "/code-uploads", { content: FITNESS });
+  /** A data file (multipart/form-data: its part named `file`). */
+  const dataFile = async (name) => {
+    const form = new FormData();
+    form.append("file", new Blob(["job,duration\na,3\n"], { type: "text/csv" }), name);
+    const res = await fetch(`${baseUrl}/api/v1/data-files`, { method: "POST", headers: { Authorization: `Bearer ${key}` }, body: form });
+    if (!res.ok) throw new Error(`/data-files: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  const [file, deletedFile] = [await dataFile("jobs.csv"), await dataFile("gone.csv")];
   const { name: _name, ...base } = job;
   const sweepBody = { name: "fuzz sweep", base, grid: { sol_per_pop: [4, 6] }, seeds: 1 };
   const [sweep, deletedSweep] = [await api(baseUrl, key, "/sweeps", sweepBody), await api(baseUrl, key, "/sweeps", sweepBody)];
@@ -135,6 +144,7 @@ export async function seedResources(baseUrl, key) {
       "/submissions/": [kept.id],
       "/results/": [kept.resultId],
       "/code-uploads/": [upload.code_id],
+      "/data-files/": [file.id],
       "/webhooks/": [hook.id],
       "/sweeps/": [sweep.id],
     },
@@ -144,6 +154,7 @@ export async function seedResources(baseUrl, key) {
       deleteSubmission: [deleted.id],
       deleteResult: [deleted.resultId],
       deleteWebhook: [deletedHook.id],
+      deleteDataFile: [deletedFile.id],
       deleteSweep: [deletedSweep.id],
     },
     deliveries: [fired.delivery_id],

@@ -14,6 +14,7 @@ import { accountRoutes } from "./http/routes/account";
 import { adminAuth, adminRoutes } from "./http/routes/admin";
 import { benchRoutes } from "./http/routes/bench";
 import { codeUploadsRoutes } from "./http/routes/code-uploads";
+import { dataFilesRoutes } from "./http/routes/data-files";
 import { deviceAuthRoutes } from "./http/routes/device-auth";
 import { docsRoutes } from "./http/routes/docs";
 import { importsRoutes } from "./http/routes/imports";
@@ -121,6 +122,7 @@ export function newApp() {
   api.route("/results", resultsRoutes);
   api.route("/webhooks", webhooksRoutes);
   api.route("/code-uploads", codeUploadsRoutes);
+  api.route("/data-files", dataFilesRoutes);
   api.route("/imports", importsRoutes);
   app.route("/api/v1", api);
 

@@ -5,7 +5,7 @@ import type { Bindings, DeliveryMessage, RunMessage } from "./env";
 import { requeueDueDeliveries } from "./events/outbox";
 import { handleDeliveryBatch } from "./queues/deliveries";
 import { handleRunBatch } from "./queues/runs";
-import { reconcileRuns, reconcileSweeps, releaseEndedRuns } from "./queues/scheduled";
+import { collectDataFileBytes, reconcileRuns, reconcileSweeps, releaseEndedRuns } from "./queues/scheduled";
 
 export { AccountGate } from "./do/account-gate/object";
 export { Dispatcher } from "./do/dispatcher/object";
@@ -28,8 +28,9 @@ export default {
     if (batch.queue.startsWith("allele-deliveries")) return handleDeliveryBatch(batch as MessageBatch<DeliveryMessage>, env);
     console.error("message from an unknown queue", batch.queue);
   },
-  async scheduled(_controller, env, ctx) {
+  async scheduled(controller, env, ctx) {
     ctx.waitUntil(reconcileRuns(env).then(() => undefined));
+    ctx.waitUntil(collectDataFileBytes(env, controller.scheduledTime).then(() => undefined));
     ctx.waitUntil(releaseEndedRuns(env).then(() => undefined));
     ctx.waitUntil(reconcileSweeps(env).then(() => undefined));
     ctx.waitUntil(requeueDueDeliveries(env).then(() => undefined));

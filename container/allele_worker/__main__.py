@@ -7,7 +7,9 @@ of the per-run users when running as root, default 1000000; each worker claims a
 ``ALLELE_REQUIRE_ISOLATION`` (``all``: refuse to start unless every sandbox measure holds),
 ``ALLELE_FORK_SERVER`` (``0``: start each run's child as a fresh interpreter instead of a fork of the
 warm fork server), ``ALLELE_RUN_DIR`` (parent directory of the runs' temporary directories, default a
-fresh one under the system temp dir), ``LOG_LEVEL``.
+fresh one under the system temp dir), ``ALLELE_DATA_CACHE_DIR`` (the cache of runs' data files, default
+``data-cache`` in the run directory), ``ALLELE_DATA_CACHE_BYTES`` (its bound, default 2 GiB; files that
+live runs hold may pass it), ``LOG_LEVEL``.
 Logs go to stderr; at start, one line per sandbox measure this machine cannot enforce.
 """
 
@@ -24,7 +26,8 @@ import uvicorn
 
 from .sandbox import Host, IsolationMissing, set_dumpable
 from .worker.app import create_app
-from .worker.runs import RunManager
+from .worker.data_cache import DataCache
+from .worker.runs import DATA_CACHE_BYTES, RunManager
 
 log = logging.getLogger("allele")
 CLEANUP: list[Callable[[], object]] = []  # run at graceful shutdown (uvicorn re-raises SIGTERM afterwards: no atexit)
@@ -52,7 +55,14 @@ def build_manager() -> RunManager:
         run_root = tempfile.mkdtemp(prefix="allele-runs-")
         CLEANUP.append(lambda: shutil.rmtree(run_root, ignore_errors=True))
     concurrency = os.environ.get("WORKER_CONCURRENCY")
-    return RunManager(host=host, run_root=run_root, concurrency=int(concurrency) if concurrency else None)
+    cache_bytes = os.environ.get("ALLELE_DATA_CACHE_BYTES")
+    cache = DataCache(
+        os.environ.get("ALLELE_DATA_CACHE_DIR") or os.path.join(run_root, "data-cache"),
+        int(cache_bytes) if cache_bytes else DATA_CACHE_BYTES,
+    )
+    return RunManager(
+        host=host, run_root=run_root, concurrency=int(concurrency) if concurrency else None, data_cache=cache
+    )
 
 
 def main() -> None:

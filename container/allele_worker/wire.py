@@ -35,6 +35,7 @@ __all__ = [
     "CODE_FIELDS",
     "ERROR_CODES",
     "JSON",
+    "MAX_DATA_FILES",
     "MAX_OBJECTIVES",
     "MESSAGE_BYTES",
     "OPERATOR_FIELDS",
@@ -56,6 +57,9 @@ __all__ = [
     "CollectedMessage",
     "CollectedOutcome",
     "CompleteReport",
+    "DataCacheHealth",
+    "DataFileRef",
+    "DataMount",
     "Environment",
     "EnvironmentDataFiles",
     "EnvironmentMemory",
@@ -138,6 +142,9 @@ OUTCOME_PREFIX = b'{"type":"outcome",'
 POPULATION_PREFIX = b'{"type":"population","population":'
 CHANNEL_LINE_BYTES = 64 * 1024  # a line of the relay's channel to the worker (a re-encoded progress fits)
 SUMMARY_BYTES = 1024 * 1024  # the CollectedOutcome in the store (warnings, error: bounded, ≈ 350 KB at most)
+# A run's data files (docs/runner-protocol.md#data-files): at most this many, each read-only at
+# /data/<name> in the run (the Worker's MAX_DATA_FILES, src/model/parameters.ts).
+MAX_DATA_FILES = 100
 # The data too large for a report, uploaded as files before it (worker.runs, child.staged_files).
 STAGED_FILES = ("pareto_front.json", "pareto_front.csv", "solutions.json", "best_solutions.json")
 
@@ -262,6 +269,15 @@ class ReportTarget(TypedDict):
     token: str  # the run's bearer token (never reaches the child)
 
 
+class DataFileRef(TypedDict):
+    """A data file of a run: fetched from ``url`` with the run's token, cached by ``sha256``."""
+
+    name: str  # the run reads it at /data/<name>
+    sha256: str  # 64 lowercase hex digits: checked after the download
+    size_bytes: int
+    url: str  # {report.url}/data-files/{sha256}
+
+
 class RunRequestBody(TypedDict):
     """``POST /runs``."""
 
@@ -270,6 +286,8 @@ class RunRequestBody(TypedDict):
     params: GaParams
     initial_population: NotRequired[Population | None]
     initial_population_url: NotRequired[str | None]
+    data_files: NotRequired[list[DataFileRef]]
+    data_scope: NotRequired[str]  # whose bytes they are: one account's cached files are kept apart from another's
     caps: Caps
     report: ReportTarget
 
@@ -313,6 +331,17 @@ class IsolationHealth(TypedDict):
     notes: list[str]
 
 
+class DataCacheHealth(TypedDict):
+    """The data file cache (``worker.data_cache``): what it holds and how it was used since the start."""
+
+    files: int
+    bytes: int
+    max_bytes: int
+    downloads: int  # files fetched from the Worker
+    hits: int  # files a run found cached (or being fetched for another run)
+    evictions: int
+
+
 class Health(TypedDict):
     """``GET /health``."""
 
@@ -322,6 +351,7 @@ class Health(TypedDict):
     capacity: int
     in_use: int
     active_runs: int
+    data_cache: DataCacheHealth
 
 
 class EnvironmentPackage(TypedDict):
@@ -500,6 +530,13 @@ class CompleteReport(TypedDict):
 # --------------------------------------------------------------------------- worker → child
 
 
+class DataMount(TypedDict):
+    """A data file in a run's minimal root: the cached file ``path`` bound read-only at /data/<name>."""
+
+    name: str
+    path: str
+
+
 class SandboxPlan(TypedDict):
     """What ``sandbox.confine`` applies in the child (``sandbox.make_plan``)."""
 
@@ -513,6 +550,7 @@ class SandboxPlan(TypedDict):
     require: bool  # a measure that fails ends the run (False only for the startup probe)
     rlimits: dict[str, list[int]]  # name (sandbox.plan.RLIMITS) → [soft, hard]
     tmpfs_mb: int  # the size of the run's writable /tmp
+    data_files: NotRequired[list[DataMount]]  # bound read-only at /data/<name> in the minimal root
     probe_hidden: NotRequired[list[str]]  # the probe only: host paths the run must not see
 
 

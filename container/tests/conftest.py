@@ -74,6 +74,7 @@ def run_child(
     memory_mb: int = 512,
     initial_population: list | None = None,
     on_start: Callable[[sandbox.SandboxedProcess], None] | None = None,
+    data_files: list[Any] | None = None,
     places: int = 1,
     **limit_overrides: Any,
 ) -> tuple[dict[str, Any], sandbox.ProcessReport]:
@@ -98,6 +99,7 @@ def run_child(
         forks=host.forks_for(spec),
         group_name=host.group_name(uid, os.path.basename(workdir)),
         on_progress=progress.append,
+        data_files=data_files,
         places=places,
     )
     try:
@@ -132,8 +134,8 @@ def materialize(done: completion.Completion) -> dict[str, Any]:
 
 class FakeWorker:
     """Records every request; POST/PUT answer ``status_for[path suffix]`` if set, else the status
-    queued in ``answers`` (default 204); GET serves ``served[path]`` (a JSON value, or an int
-    status) and 404 for any other path."""
+    queued in ``answers`` (default 204); GET serves ``served[path]`` (a JSON value, bytes as they
+    are, or an int status) and 404 for any other path."""
 
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
@@ -183,9 +185,11 @@ class FakeWorker:
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
-                data = json.dumps(served).encode()
+                data = served if isinstance(served, bytes) else json.dumps(served).encode()
                 self.send_response(200)
-                self.send_header("Content-Type", "application/json")
+                self.send_header(
+                    "Content-Type", "application/octet-stream" if isinstance(served, bytes) else "application/json"
+                )
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)

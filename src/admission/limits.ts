@@ -1,5 +1,5 @@
 // Plan limits, per-user overrides, and the limits that apply to a credit-paid API run (docs/api.md#limits).
-import type { OverridableLimit, Overrides, Plan } from "../model/accounts";
+import { DATA_FILE_LIMITS, type DataFileLimit, type OverridableLimit, type Overrides, type Plan } from "../model/accounts";
 
 /**
  * Every limit of a plan: the overridable ones (model/accounts.ts OVERRIDABLE_LIMITS; there,
@@ -10,6 +10,8 @@ export type Limits = Record<OverridableLimit, number> & {
   run_time_seconds: number;
   run_memory_mb: number;
 };
+
+const MIB = 1024 * 1024;
 
 export const PLAN_LIMITS: Record<Plan, Limits> = {
   free: {
@@ -23,6 +25,9 @@ export const PLAN_LIMITS: Record<Plan, Limits> = {
     negative_balance_cap: 1,
     run_time_seconds: 2 * 60,
     run_memory_mb: 512,
+    max_data_file_bytes: 5 * MIB,
+    max_data_files_per_submission: 5,
+    data_storage_bytes: 50 * MIB,
   },
   trial: {
     concurrent_submissions: 5,
@@ -35,6 +40,9 @@ export const PLAN_LIMITS: Record<Plan, Limits> = {
     negative_balance_cap: 1,
     run_time_seconds: 15 * 60,
     run_memory_mb: 1024,
+    max_data_file_bytes: 25 * MIB,
+    max_data_files_per_submission: 10,
+    data_storage_bytes: 250 * MIB,
   },
   premium: {
     concurrent_submissions: 5,
@@ -47,6 +55,9 @@ export const PLAN_LIMITS: Record<Plan, Limits> = {
     negative_balance_cap: 1,
     run_time_seconds: 60 * 60,
     run_memory_mb: 2048,
+    max_data_file_bytes: 100 * MIB,
+    max_data_files_per_submission: 20,
+    data_storage_bytes: 1024 * MIB,
   },
 };
 
@@ -75,10 +86,23 @@ export function apiRunLimits(plan: Plan, overrides: Overrides, negativeBalanceCa
   const own = PLAN_LIMITS[plan];
   const premium = PLAN_LIMITS.premium;
   const merged: Limits = { ...own };
-  for (const key of Object.keys(own) as (keyof Limits)[]) merged[key] = Math.max(own[key], premium[key]);
+  // The data file limits are the account's storage, not a run's: its plan's own, however a run is paid.
+  for (const key of Object.keys(own) as (keyof Limits)[]) if (!isDataFileLimit(key)) merged[key] = Math.max(own[key], premium[key]);
   merged.negative_balance_cap = negativeBalanceCap;
   for (const [key, value] of Object.entries(overrides)) {
     if (typeof value === "number") merged[key as keyof Limits] = value;
   }
   return merged;
+}
+
+const isDataFileLimit = (key: string): key is DataFileLimit => (DATA_FILE_LIMITS as readonly string[]).includes(key);
+
+/** The account's data file limits (docs/api.md#data-files): its plan's, then its overrides. */
+export function dataFileLimits(plan: Plan, overrides: Overrides): Record<DataFileLimit, number> {
+  const limits = Object.fromEntries(DATA_FILE_LIMITS.map((key) => [key, PLAN_LIMITS[plan][key]])) as Record<DataFileLimit, number>;
+  for (const key of DATA_FILE_LIMITS) {
+    const value = overrides[key];
+    if (typeof value === "number") limits[key] = value;
+  }
+  return limits;
 }

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 // The dashboard, the server side of the website: every page under `/` of the same Worker (the API stays
-// under /api/v1), one folder per area (auth, device, submissions, results, webhooks, account), each with
+// under /api/v1), one folder per area (auth, device, submissions, results, webhooks, data files, account), each with
 // its routes, its pages and its forms; what they share is in shared/. Server-rendered Hono JSX; the
 // assets under /assets are files of the Worker's static assets (built by scripts/build-web.mjs from
 // web/browser), so nothing comes from another host (docs/architecture.md#dashboard).
@@ -10,6 +10,7 @@ import { ApiError, translate } from "../errors";
 import { requestId } from "../surface/request-id";
 import { accountRoutes } from "./account/routes";
 import { authRoutes } from "./auth/routes";
+import { dataFileRoutes } from "./data-files/routes";
 import { deviceRoutes } from "./device/routes";
 import { resultRoutes, sharedRoutes } from "./results/routes";
 import type { DashboardEnv } from "./shared/context";
@@ -67,6 +68,7 @@ export function newDashboard() {
   web.route("/", resultRoutes);
   web.route("/", sharedRoutes);
   web.route("/", webhookRoutes);
+  web.route("/", dataFileRoutes);
   web.route("/", accountRoutes);
   web.notFound(notFoundPage);
   return web;

@@ -12,6 +12,7 @@ import { getDb } from "../storage/db";
 import { getResultFile } from "../storage/results";
 import { type ClaimedRun, claimQueuedRun, recordRunProgress, unclaimRunningRun } from "../storage/runs";
 import type { RunRow } from "../storage/submissions";
+import { runDataFiles } from "./data-files";
 import { MAX_PANELS } from "./plots";
 import { POPULATION_FILE } from "./result-files";
 
@@ -38,7 +39,9 @@ export function unclaimRun(env: Bindings, run: RunRow): Promise<boolean> {
   return unclaimRunningRun(getDb(env.DB), run, nowIso());
 }
 
-export class MissingPopulation extends Error {}
+/** A run whose start input is gone: it fails (`invalid_state`) rather than start. */
+export class MissingInput extends Error {}
+export class MissingPopulation extends MissingInput {}
 
 /** Builds the worker's start request for a claimed run and hands it to the runner. */
 export async function startRun(env: Bindings, { run, account }: ClaimedRun): Promise<"started" | "already"> {
@@ -54,10 +57,20 @@ export async function startRun(env: Bindings, { run, account }: ClaimedRun): Pro
       throw new MissingPopulation(`the start population of submission ${run.submissionId} is gone`);
     initialPopulationUrl = `${reportUrl(env, run.id)}/initial-population`;
   }
+  const files = await runDataFiles(env, run);
+  if (files.some((f) => f === null)) throw new MissingInput("a data file this run names is not recorded with its submission");
+  const { data_files: _named, ...params } = run.parameters;
   const request: StartRequest = {
     run_id: run.id,
     submission_id: run.submissionId,
-    params: run.parameters,
+    params,
+    data_files: files.map((f) => ({
+      name: f!.name,
+      sha256: f!.sha256,
+      size_bytes: f!.sizeBytes,
+      url: `${reportUrl(env, run.id)}/data-files/${f!.sha256}`,
+    })),
+    data_scope: run.accountId,
     initial_population: null,
     initial_population_url: initialPopulationUrl,
     caps: { time_seconds: limits.run_time_seconds, memory_mb: limits.run_memory_mb },

@@ -7,6 +7,7 @@ import { newId, nowIso } from "../lib/ids";
 import type { GaParameters } from "../model/parameters";
 import { isLive, type RunKind, type SubmissionSource } from "../model/runs";
 import { getRunner, type RunMetrics } from "../runner/runner";
+import { submissionDataFileStatements, submissionDataFilesOf } from "../storage/data-files";
 import { getDb, rowsChanged } from "../storage/db";
 import { platformCapStatement } from "../storage/platform-queue";
 import {
@@ -17,6 +18,7 @@ import {
   type RunRow,
   type SubmissionRow,
 } from "../storage/submissions";
+import { type RunDataFile, recordsFor, releaseSubmissionFiles } from "./data-files";
 import { type EndedRun, endRun } from "./transitions";
 
 /** 409 for a reexecute or continue while a run of the submission is queued or running. */
@@ -35,6 +37,8 @@ export interface CreateInput {
   paidWithCredits?: boolean;
   /** A start population given at creation (checked against the parameters), stored in R2 for every run but a continue. */
   initialPopulation?: number[][] | null;
+  /** What the run's `data_files` stand for (domain/data-files.ts resolveDataFiles): recorded with the submission. */
+  dataFiles?: RunDataFile[];
 }
 
 /** Where a submission's start population waits in R2 (what its runs' start requests point the GA worker to). */
@@ -104,6 +108,7 @@ async function insertNewSubmission(
         updatedAt: now,
       },
     ),
+    ...submissionDataFileStatements(db, recordsFor(id, accountId, input.dataFiles ?? [], now)),
   ]);
 }
 
@@ -119,12 +124,14 @@ export async function addRun(
   parentResultId: string | null,
   runId: string,
   paidWithCredits = true,
+  dataFiles: RunDataFile[] = [],
 ): Promise<{ id: string; runId: string }> {
   const db = getDb(env.DB);
   const now = nowIso();
   const [, moved] = await db.batch([
     platformCapStatement(db, platformQueueCap(env)),
     ...addRunStatements(db, submission, { id: runId, kind, parentResultId, parameters, paidWithCredits }, now),
+    ...submissionDataFileStatements(db, recordsFor(submission.id, submission.accountId, dataFiles, now)),
   ]);
   if (rowsChanged(moved) !== 1) {
     throw runInProgress();
@@ -164,9 +171,14 @@ export async function cancelSubmission(env: Bindings, submission: SubmissionRow)
   return ended;
 }
 
-/** Deletes a submission and its runs; a live run is stopped and billed first. Its results stay. */
+/**
+ * Deletes a submission and its runs; a live run is stopped and billed first. Its results stay. Its
+ * records of data files go with it, and the bytes nothing else holds (docs/decisions.md#data-files).
+ */
 export async function deleteSubmission(env: Bindings, submission: SubmissionRow): Promise<EndedRun | null> {
   const db = getDb(env.DB);
+  // Read first: the end of a live run deletes the submission itself (storage/run-end.ts).
+  const files = await submissionDataFilesOf(db, submission.id);
   const run = await getRun(db, submission.latestRunId);
   let ended: EndedRun | null = null;
   if (run && isLive(run.status)) {
@@ -175,5 +187,6 @@ export async function deleteSubmission(env: Bindings, submission: SubmissionRow)
   await deleteSubmissionRow(db, submission.id);
   // Its start population served only its runs, which went with it (its results keep their own files).
   if (submission.initialPopulationKey) await env.FILES.delete(submission.initialPopulationKey);
+  await releaseSubmissionFiles(env, submission.accountId, files);
   return ended;
 }

@@ -6,6 +6,7 @@
 import type { Bindings } from "../env";
 import { ApiError } from "../errors";
 import { nowIso } from "../lib/ids";
+import { sweepChildrenDataFiles } from "../storage/data-files";
 import { getDb } from "../storage/db";
 import {
   cancelWaitingStatements,
@@ -16,6 +17,7 @@ import {
   requestCancelStatement,
   type SweepRow,
 } from "../storage/sweeps";
+import { releaseSubmissionFiles } from "./data-files";
 import { cancelRun, deleteSubmission } from "./submissions";
 import { finishSweep } from "./sweep-progress";
 
@@ -29,11 +31,16 @@ export async function cancelSweep(env: Bindings, sweep: SweepRow): Promise<void>
   await finishSweep(env, sweep.id);
 }
 
-/** Deletes a sweep, every child of it first (live ones stopped and billed), then the sweep. Their results stay. */
+/**
+ * Deletes a sweep, every child of it first (live ones stopped and billed), then the sweep. Their results
+ * stay; their records of data files go with them, and the bytes nothing else holds (docs/decisions.md#data-files).
+ */
 export async function deleteSweep(env: Bindings, sweep: SweepRow): Promise<void> {
   const db = getDb(env.DB);
+  const files = await sweepChildrenDataFiles(db, sweep.id);
   const now = nowIso();
   await db.batch([markDeletingStatement(db, sweep.id, now), ...cancelWaitingStatements(db, sweep.id, crypto.randomUUID(), now)]);
   for (const child of await childrenWithLiveRun(db, sweep.id)) await deleteSubmission(env, child);
   await deleteSweepRows(db, sweep.id);
+  await releaseSubmissionFiles(env, sweep.accountId, files);
 }

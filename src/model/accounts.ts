@@ -8,7 +8,7 @@ export type Plan = (typeof PLANS)[number];
 /**
  * The limits an operator may override per account (docs/api.md#admin-api), from which the stored
  * `overrides` type, the admin PATCH body and the limits in force derive. `money` is a currency amount
- * (may be fractional); `count` a whole number.
+ * (may be fractional); `count` a whole number; `bytes` a whole number of bytes (up to 10^12).
  */
 export const OVERRIDABLE_LIMITS = {
   concurrent_submissions: "count",
@@ -19,8 +19,15 @@ export const OVERRIDABLE_LIMITS = {
   max_parallel_workers: "count",
   max_sweep_children: "count",
   negative_balance_cap: "money",
+  // Data files (docs/api.md#data-files): the account's, whichever way a run is paid.
+  max_data_file_bytes: "bytes",
+  max_data_files_per_submission: "count",
+  data_storage_bytes: "bytes",
 } as const;
 export type OverridableLimit = keyof typeof OVERRIDABLE_LIMITS;
+/** The data file limits: the account's own (its plan's, then its overrides), the same for an API run and a website run. */
+export const DATA_FILE_LIMITS = ["max_data_file_bytes", "max_data_files_per_submission", "data_storage_bytes"] as const;
+export type DataFileLimit = (typeof DATA_FILE_LIMITS)[number];
 export type Overrides = Partial<Record<OverridableLimit, number>>;
 
 export const SCOPES = [

@@ -60,6 +60,11 @@ export const MAX_PARALLEL_WORKERS = 16;
  * (num_generations + 1) × sol_per_pop × num_genes; save_best_solutions likewise (num_generations + 1) × num_genes.
  */
 export const SAVED_VALUES_CAP = 1_000_000;
+/**
+ * The most data files one run may name, whatever its plan (the plan's own count per submission is lower:
+ * src/admission/limits.ts, docs/api.md#data-files).
+ */
+export const MAX_DATA_FILES = 100;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
@@ -198,6 +203,10 @@ export const gaShape = {
   parent_selection_type_entry: entry.optional(),
   crossover_type_entry: entry.optional(),
   mutation_type_entry: entry.optional(),
+  // The job's data files (docs/api.md#data-files): ids of the account's uploads, read-only at /data/<name>
+  // in the run. Not a PyGAD parameter: admission resolves them (operations/data-files.ts) and the GA
+  // worker's start request carries the files themselves (docs/runner-protocol.md).
+  data_files: z.array(z.string().min(1).max(64)).max(MAX_DATA_FILES).optional(),
 };
 
 /** Every parameter checked on its own (the rules between them: parameter-rules.ts). */
@@ -205,9 +214,12 @@ export const gaObject = z.strictObject(gaShape);
 /** A job's GA parameters, as stored with its submission and each of its runs and results. */
 export type GaParameters = z.output<typeof gaObject>;
 
+/** The parameter that names the job's data files: stored with the others, never passed to PyGAD. */
+export const DATA_FILES_FIELD = "data_files";
 /** Every GA parameter a submission may carry, code fields and their entry names included (the GA
- * worker's own list, container/allele_worker/wire.py, must agree: test/workers/parameters.test.ts). */
-export const GA_PARAMETER_NAMES: readonly string[] = Object.keys(gaShape);
+ * worker's own list, container/allele_worker/wire.py, must agree: test/workers/parameters.test.ts);
+ * not `data_files`, which the GA worker receives as files. */
+export const GA_PARAMETER_NAMES: readonly string[] = Object.keys(gaShape).filter((name) => name !== DATA_FILES_FIELD);
 /** Each GA parameter's own schema (the dashboard's form reads its choices from them). */
 export const GA_PARAMETER_SCHEMAS: Readonly<Record<string, z.ZodType>> = gaShape;
 

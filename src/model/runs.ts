@@ -40,7 +40,7 @@ export interface ConstraintViolation {
  * several objectives a third item, each of the first few objectives' maximum over the population, and a
  * fourth, the best solution's values of them (PyGAD's history; trails kept before migration 0007 lack it).
  * One objective: a fifth item (the third and fourth null), the population's [best, mean, median, worst]
- * fitness at that generation (trails kept before migration 0009 lack it).
+ * fitness at that generation (trails kept before migration 0010 lack it).
  */
 export type TrailPoint = [number, number | null, (number[] | null)?, (number[] | null)?, PopulationStats?];
 

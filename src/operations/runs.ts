@@ -7,6 +7,7 @@ import { withAdmission } from "../admission/admission";
 import type { Payment } from "../admission/limits";
 import type { DeferredRate } from "../admission/rate-limit";
 import { resolveCodeUploads } from "../domain/code-uploads";
+import { type RunDataFile, resolveDataFiles } from "../domain/data-files";
 import { POPULATION_FILE } from "../domain/result-files";
 import { enqueueRun } from "../domain/run-queue";
 import { addRun, assertNoLiveRun, createSubmission } from "../domain/submissions";
@@ -16,6 +17,7 @@ import { checkEntrySymbols } from "../model/entry-symbols";
 import { mergeParameters } from "../model/parameter-rules";
 import { CODE_FIELDS, type GaParameters } from "../model/parameters";
 import type { AccountRow } from "../storage/accounts";
+import { isForeignKeyFailure, submissionDataFilesOf } from "../storage/data-files";
 import { getDb } from "../storage/db";
 import { getResultFile, type ResultRow } from "../storage/results";
 import { getSubmission, type SubmissionRow } from "../storage/submissions";
@@ -47,24 +49,44 @@ export async function startSubmission(
   const { name, description } = body;
   const { parameters, initialPopulation } = creationParameters(body);
   checkEntrySymbols(parameters);
+  const dataFiles = await resolveDataFiles(env, who.account, parameters.data_files);
   const created = await withAdmission(
     env,
     who.account,
     parameters,
     who.deferredRate,
     (runId) =>
-      createSubmission(env, accountId, runId, {
-        name,
-        description,
-        parameters,
-        source: who.source,
-        paidWithCredits: who.payment === "credits",
-        initialPopulation: initialPopulation ?? null,
-      }),
+      whileFilesKept(
+        createSubmission(env, accountId, runId, {
+          name,
+          description,
+          parameters,
+          source: who.source,
+          paidWithCredits: who.payment === "credits",
+          initialPopulation: initialPopulation ?? null,
+          dataFiles,
+        }),
+      ),
     who.payment,
   );
   who.waitUntil(enqueueRun(env, { id: created.runId, accountId, parameters }));
   return created;
+}
+
+/**
+ * A submission's or run's rows written with the records of its data files: when a file's bytes went
+ * between their resolution and the write (its listing deleted and its bytes collected meanwhile), the write fails
+ * whole on the records' foreign key, and the request is 422 `data_file_not_found`.
+ */
+export async function whileFilesKept<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if (!isForeignKeyFailure(err)) throw err;
+    throw new ApiError("data_file_not_found", "A data file this job names was deleted while the request was being made.", {
+      field: "data_files",
+    });
+  }
 }
 
 /** Admits and adds a run of `kind` to an idle submission, then puts it on the queue. */
@@ -76,12 +98,15 @@ async function admitRun(
   parameters: GaParameters,
   parentResultId: string | null,
 ) {
+  // The run's data files: those its submission recorded for earlier runs (their listings may be gone), or new ones.
+  const recorded = parameters.data_files?.length ? await submissionDataFilesOf(getDb(env.DB), submission.id) : [];
+  const dataFiles: RunDataFile[] = await resolveDataFiles(env, who.account, parameters.data_files, recorded);
   const added = await withAdmission(
     env,
     who.account,
     parameters,
     who.deferredRate,
-    (runId) => addRun(env, submission, kind, parameters, parentResultId, runId, who.payment === "credits"),
+    (runId) => whileFilesKept(addRun(env, submission, kind, parameters, parentResultId, runId, who.payment === "credits", dataFiles)),
     who.payment,
   );
   who.waitUntil(enqueueRun(env, { id: added.runId, accountId: who.account.id, parameters }));

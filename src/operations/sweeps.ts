@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { limitsFor, withSweepAdmission } from "../admission/admission";
 import { resolveCodeUploads } from "../domain/code-uploads";
+import { type RunDataFile, resolveDataFiles } from "../domain/data-files";
 import { childrenByCombination, combinationSamples, countedFitness } from "../domain/sweep-figures";
 import { admitWaiting } from "../domain/sweep-progress";
 import type { Bindings } from "../env";
@@ -35,6 +36,7 @@ import {
   seedOf,
   verdict,
 } from "../model/sweeps";
+import { sweepDataFilesStatement } from "../storage/data-files";
 import { getDb } from "../storage/db";
 import {
   type ChildCounts,
@@ -50,7 +52,7 @@ import {
   shownStatus,
 } from "../storage/sweeps";
 import { DEFAULT_ORDERING, type LinkedPage, last, linked, openCursor, paged, paging } from "./paging";
-import type { Starter } from "./runs";
+import { type Starter, whileFilesKept } from "./runs";
 import { createSubmissionSchema, createSubmissionShape, creationParameters, refuseUnsupported } from "./submissions";
 
 // ---- The body ----
@@ -78,9 +80,11 @@ function gridIssues(grid: Record<string, unknown[]>): FieldError[] {
       const why =
         key === "random_seed"
           ? "is set per child (base.random_seed seeds the derivation, docs/api.md#sweep-seeds)"
-          : GA_PARAMETER_SCHEMAS[key]
-            ? "cannot be varied by a grid (code fields and their entries are the base's)"
-            : `is not a parameter a grid may vary (one of: ${GRID_PARAMETERS.join(", ")})`;
+          : key === "data_files"
+            ? "cannot be varied by a grid: every child reads the base's data_files (docs/api.md#sweep-data-files)"
+            : GA_PARAMETER_SCHEMAS[key]
+              ? "cannot be varied by a grid (code fields and their entries are the base's)"
+              : `is not a parameter a grid may vary (one of: ${GRID_PARAMETERS.join(", ")})`;
       issues.push({ field: `grid.${key}`, message: why });
       continue;
     }
@@ -202,10 +206,13 @@ export async function startSweep(env: Bindings, who: Starter, body: CreateSweepB
   const account = who.account;
   const db = getDb(env.DB);
   let base: Record<string, unknown>;
+  // What the base's data_files stand for, recorded with every child as with a submission (docs/api.md#sweep-data-files).
+  let dataFiles: RunDataFile[];
   try {
     base = await resolveCodeUploads(db, account.id, body.base as Record<string, unknown>, CODE_FIELDS);
     refuseUnsupported(base);
     checkEntrySymbols(base);
+    dataFiles = await resolveDataFiles(env, account, body.base.data_files);
   } catch (err) {
     throw inBase(err);
   }
@@ -271,8 +278,13 @@ export async function startSweep(env: Bindings, who: Starter, body: CreateSweepB
     newChildren.map((c) => c.run_id),
     who.deferredRate,
     async () => {
-      const statements = insertSweepStatements(db, row, newChildren, gridKeys);
-      await db.batch(statements as unknown as [(typeof statements)[0], ...(typeof statements)[number][]]);
+      const statements = [
+        ...insertSweepStatements(db, row, newChildren, gridKeys),
+        ...(dataFiles.length ? [sweepDataFilesStatement(db, row.id, dataFiles, now)] : []),
+      ];
+      await whileFilesKept(db.batch(statements as unknown as [(typeof statements)[0], ...(typeof statements)[number][]])).catch((err) => {
+        throw inBase(err);
+      });
     },
     who.payment,
   );

@@ -5,7 +5,7 @@
 
 import { givePlaceBack, offerPlace, releasePlace } from "../do/dispatcher/client";
 import type { Offer } from "../do/dispatcher/object";
-import { claimRun, MissingPopulation, startRun, unclaimRun } from "../domain/runs";
+import { claimRun, MissingInput, startRun, unclaimRun } from "../domain/runs";
 import { endRun } from "../domain/transitions";
 import type { Bindings, RunMessage } from "../env";
 import { parallelWorkers } from "../model/parameters";
@@ -58,7 +58,7 @@ export async function handleRunMessage(env: Bindings, message: Message<RunMessag
   try {
     await startRun(env, claimed);
   } catch (err) {
-    if (err instanceof MissingPopulation) {
+    if (err instanceof MissingInput) {
       await endRun(env, run.id, { status: "failed", error: { code: "invalid_state", message: err.message } });
       return message.ack();
     }

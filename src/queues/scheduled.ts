@@ -1,6 +1,7 @@
 // The cron handler: nothing stays stuck. Safe to run twice (every change is conditional).
 
 import { accountGate } from "../do/account-gate/client";
+import { collectDataFiles } from "../domain/data-files";
 import { runMessage } from "../domain/run-queue";
 import { unclaimRun } from "../domain/runs";
 import { admitWaiting, finishSweep } from "../domain/sweep-progress";
@@ -65,6 +66,19 @@ export async function releaseEndedRuns(env: Bindings, now = Date.now()): Promise
   const ended = await recentlyEndedRuns(getDb(env.DB), new Date(now - RECENTLY_ENDED_MS).toISOString(), 500);
   const released = await Promise.all(ended.map((run) => accountGate(env, run.accountId).release(run.id)));
   return released.filter(Boolean).length;
+}
+
+/**
+ * Data files' bytes that nothing holds any more go (a deletion whose own sweep did not finish), and once an
+ * hour R2 objects no row names (docs/decisions.md#data-files).
+ */
+export async function collectDataFileBytes(env: Bindings, now = Date.now()): Promise<number> {
+  try {
+    return await collectDataFiles(env, now);
+  } catch (err) {
+    console.error("the data files' sweep failed; the next cron tries again", err);
+    return 0;
+  }
 }
 
 /** A sweep's deletion not finished this long after it began is finished by the cron. */

@@ -10,10 +10,23 @@ export interface RunMetrics {
   hit_memory_cap: boolean;
 }
 
+/** A data file of the run (docs/runner-protocol.md): the GA worker fetches it from `url` with the run's token, caches it by content, and binds it read-only at /data/<name>. */
+export interface StartDataFile {
+  name: string;
+  sha256: string;
+  size_bytes: number;
+  url: string;
+}
+
 export interface StartRequest {
   run_id: string;
   submission_id: string;
-  params: GaParameters;
+  /** The GA parameters but `data_files`, whose files ride in `data_files` below. */
+  params: Omit<GaParameters, "data_files">;
+  /** The run's data files, in the order its parameters name them; [] when it has none. */
+  data_files: StartDataFile[];
+  /** Who the bytes belong to: the GA worker keeps one account's cached files apart from another's. */
+  data_scope: string;
   initial_population: number[][] | null;
   /** A continue's start population, fetched by the GA worker with the run's token (streamed from R2). */
   initial_population_url: string | null;

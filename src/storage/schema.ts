@@ -3,7 +3,7 @@
 // Money is integer micro-units of currency. JSON columns hold text parsed by drizzle's json mode, each typed
 // by what it holds (src/model/: the GA parameters, the warnings, the scopes, ...); the types change no SQL.
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { foreignKey, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { Overrides, Plan, Scope } from "../model/accounts";
 import type { DeliveryStatus, EventData, EventOrigin, EventType } from "../model/events";
 import type { GaParameters } from "../model/parameters";
@@ -404,6 +404,75 @@ export const codeUploads = sqliteTable(
     expiresAt: text("expires_at").notNull(),
   },
   (t) => [index("code_uploads_account_created_idx").on(t.accountId, t.createdAt, t.id)],
+);
+
+/**
+ * The bytes of the account's data files (docs/api.md#data-files, docs/decisions.md#data-files): one R2
+ * object per account and content (sha256), kept while a listing (`data_files`) or a submission
+ * (`submission_data_files`) names it; then swept (storage/data-files.ts). `r2_key` is the key the first
+ * upload of these bytes wrote (`data/<account>/<upload id>`): R2 cannot rename, and the hash is known only
+ * once the bytes went through. Its sizes summed are the account's storage.
+ */
+export const dataBlobs = sqliteTable(
+  "data_blobs",
+  {
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    sha256: text("sha256").notNull(),
+    sizeBytes: integer("size_bytes").notNull(),
+    r2Key: text("r2_key").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.sha256] }), index("data_blobs_r2_key_idx").on(t.r2Key)],
+);
+
+/** The account's data files as it lists them (docs/api.md#data-files); deleting one leaves its bytes to the submissions naming them. */
+export const dataFiles = sqliteTable(
+  "data_files",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    contentType: text("content_type").notNull(),
+    sizeBytes: integer("size_bytes").notNull(),
+    sha256: text("sha256").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    index("data_files_account_created_idx").on(t.accountId, t.createdAt, t.id),
+    index("data_files_account_sha_idx").on(t.accountId, t.sha256),
+    foreignKey({ columns: [t.accountId, t.sha256], foreignColumns: [dataBlobs.accountId, dataBlobs.sha256] }),
+  ],
+);
+
+/**
+ * The data files a submission's runs read (docs/api.md#data-files): what each id of their `data_files`
+ * stood for when it was admitted — a name and bytes — so reruns and continues read the same files after
+ * the listing is deleted. Deleting the submission drops them (cascade), and with them the hold on the bytes.
+ */
+export const submissionDataFiles = sqliteTable(
+  "submission_data_files",
+  {
+    submissionId: text("submission_id")
+      .notNull()
+      .references(() => submissions.id, { onDelete: "cascade" }),
+    // The listing's id as the parameters name it; not a foreign key: the listing may be deleted.
+    dataFileId: text("data_file_id").notNull(),
+    accountId: text("account_id").notNull(),
+    name: text("name").notNull(),
+    contentType: text("content_type").notNull(),
+    sizeBytes: integer("size_bytes").notNull(),
+    sha256: text("sha256").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.submissionId, t.dataFileId] }),
+    index("submission_data_files_account_sha_idx").on(t.accountId, t.sha256),
+    foreignKey({ columns: [t.accountId, t.sha256], foreignColumns: [dataBlobs.accountId, dataBlobs.sha256] }),
+  ],
 );
 
 /**

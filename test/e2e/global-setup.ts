@@ -13,11 +13,13 @@ declare module "vitest" {
   export interface ProvidedContext {
     baseUrl: string;
     adminToken: string;
+    /** The GA worker process's own URL (its /health: the data cache's counts). */
+    workerUrl: string;
   }
 }
 
 type Service = { baseUrl: string; log: string[]; stop: () => Promise<void> };
-type Shared = { service: Promise<{ service: Service; state: string }>; users: number };
+type Shared = { service: Promise<{ service: Service; state: string; workerUrl: string }>; users: number };
 
 /**
  * One service for both end-to-end projects (e2e and e2e-alone, vitest.config.ts): each project's global
@@ -25,11 +27,12 @@ type Shared = { service: Promise<{ service: Service; state: string }>; users: nu
  */
 const shared = globalThis as { __alleleE2eService?: Shared };
 
-async function start(): Promise<{ service: Service; state: string }> {
+async function start(): Promise<{ service: Service; state: string; workerUrl: string }> {
   const state = mkdtempSync(join(tmpdir(), "allele-e2e-"));
+  const workerPort = await freePort();
   const service: Service = await startLocalService({
     port: await freePort(),
-    workerPort: await freePort(),
+    workerPort,
     persistTo: state,
     quiet: true,
     vars: {
@@ -43,16 +46,17 @@ async function start(): Promise<{ service: Service; state: string }> {
       RATE_LIMIT_IP: "1000000",
     },
   });
-  return { service, state };
+  return { service, state, workerUrl: `http://127.0.0.1:${workerPort}` };
 }
 
 export default async function setup(project: TestProject) {
   shared.__alleleE2eService ??= { service: start(), users: 0 };
   const current = shared.__alleleE2eService;
   current.users++;
-  const { service, state } = await current.service;
+  const { service, state, workerUrl } = await current.service;
   project.provide("baseUrl", service.baseUrl);
   project.provide("adminToken", ADMIN_TOKEN);
+  project.provide("workerUrl", workerUrl);
 
   return async () => {
     if (--current.users > 0) return;

@@ -420,3 +420,40 @@ export function twoObjectiveImport(result: Record<string, unknown> = {}) {
     },
   });
 }
+
+/** POST /api/v1/data-files: `content` as the multipart part `file` named `name` (docs/api.md#data-files). */
+export async function uploadDataFile(
+  key: string,
+  name: string,
+  content: string | Uint8Array,
+  opts: { contentType?: string; headers?: Record<string, string> } = {},
+): Promise<Response> {
+  const form = new FormData();
+  form.append("file", new File([content], name, { type: opts.contentType ?? "text/csv" }));
+  return worker.default.fetch(
+    new Request(`${BASE}/api/v1/data-files`, { method: "POST", headers: { Authorization: `Bearer ${key}`, ...opts.headers }, body: form }),
+  );
+}
+
+/** A data file uploaded (asserting 201): its listing. */
+export async function newDataFile(key: string, name: string, content: string | Uint8Array): Promise<any> {
+  const res = await uploadDataFile(key, name, content);
+  if (res.status !== 201) throw new Error(`uploading a data file failed: ${res.status} ${await res.text()}`);
+  return json(res);
+}
+
+/** GET {report.url}/data-files/{sha256}, as the GA worker fetches a run's data file with the run's token. */
+export async function fetchRunDataFile(runId: string, sha256: string, token?: string): Promise<Response> {
+  return worker.default.fetch(
+    new Request(`${BASE}/internal/v1/runs/${runId}/data-files/${sha256}`, {
+      headers: { Authorization: `Bearer ${token ?? (await runToken(runId))}` },
+    }),
+  );
+}
+
+/** The hex SHA-256 of `content`. */
+export async function sha256Of(content: string | Uint8Array): Promise<string> {
+  const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
+  const digest = await crypto.subtle.digest("SHA-256", bytes);
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}

@@ -1,5 +1,6 @@
 // The dashboard's one small script (pages work without it): charts, the live progress of a running
-// submission, copy buttons, confirmations, local times.
+// submission, copy buttons, confirmations, local times, and the new-submission form's "Upload and attach"
+// of a data file.
 import "uplot/dist/uPlot.min.css";
 import "./style.css";
 import { drawChart, type LiveChart, type Panel } from "./chart";
@@ -171,6 +172,57 @@ function initCanonical() {
   if (canonical && window.location.pathname !== canonical) history.replaceState(null, "", canonical);
 }
 
+/**
+ * The new-submission form's "Upload and attach": the chosen file goes to /data-files (the session's CSRF
+ * token in `X-CSRF-Token`, JSON back), then joins the form's data files, checked. Without the script the
+ * control stays hidden and the Data files page uploads.
+ */
+function initDataFileUpload() {
+  const box = document.querySelector<HTMLElement>("[data-upload-url]");
+  const list = document.querySelector<HTMLElement>("[data-file-list]");
+  if (!box || !list) return;
+  const input = box.querySelector<HTMLInputElement>("input[type=file]")!;
+  const status = box.querySelector<HTMLElement>("[data-upload-status]")!;
+  box.hidden = false;
+  input.addEventListener("change", async () => {
+    const file = input.files?.[0];
+    if (!file) return;
+    status.textContent = `Uploading ${file.name}…`;
+    const form = new FormData();
+    form.append("file", file, file.name);
+    try {
+      const res = await fetch(box.dataset.uploadUrl!, {
+        method: "POST",
+        body: form,
+        credentials: "same-origin",
+        headers: { Accept: "application/json", "X-CSRF-Token": box.dataset.csrf ?? "" },
+      });
+      const body = (await res.json()) as { id?: string; name?: string; size_bytes?: number; error?: { message?: string } };
+      if (!res.ok || !body.id) {
+        status.textContent = body.error?.message ?? `The upload failed (HTTP ${res.status}).`;
+        return;
+      }
+      const item = document.createElement("li");
+      const label = document.createElement("label");
+      const box_ = document.createElement("input");
+      box_.type = "checkbox";
+      box_.name = "data_files";
+      box_.value = body.id;
+      box_.checked = true;
+      const name = document.createElement("code");
+      name.textContent = body.name ?? file.name;
+      label.append(box_, " ", name);
+      item.append(label);
+      list.prepend(item);
+      document.querySelector("[data-file-empty]")?.remove();
+      status.textContent = `Uploaded and attached ${body.name ?? file.name}.`;
+      input.value = "";
+    } catch {
+      status.textContent = "The upload failed; try again.";
+    }
+  });
+}
+
 initCanonical();
 initTimes();
 initCharts();
@@ -180,4 +232,5 @@ initSweepForm();
 initSweepLive();
 initCopy();
 initConfirm();
+initDataFileUpload();
 initRefresh();

@@ -56,6 +56,11 @@ const OPERATIONS = {
   listCodeUploads: ["get", "/code-uploads", false],
   createCodeUpload: ["post", "/code-uploads", true],
   getCodeUpload: ["get", "/code-uploads/{id}", false],
+  listDataFiles: ["get", "/data-files", false],
+  createDataFile: ["post", "/data-files", true],
+  getDataFile: ["get", "/data-files/{id}", false],
+  getDataFileContent: ["get", "/data-files/{id}/content", false],
+  deleteDataFile: ["delete", "/data-files/{id}", false],
   createImport: ["post", "/imports", true],
   startDeviceAuthorization: ["post", "/auth/device/code", false],
   pollDeviceToken: ["post", "/auth/device/token", false],
@@ -85,7 +90,12 @@ export interface CallArgs<K extends OperationId> extends CallOptions {
   path?: PathParams<K>;
   query?: QueryParams<K>;
   body?: RequestBody<K>;
+  /** A multipart/form-data body in place of `body` (a data file's upload); fetch writes its boundary. */
+  form?: FormData;
 }
+
+/** What a data file's upload takes: its bytes, as a Blob (a File), an ArrayBuffer, a Uint8Array or text. */
+export type DataFileContent = Blob | ArrayBuffer | Uint8Array | string;
 
 export type Schemas = components["schemas"];
 export type Submission = Schemas["Submission"];
@@ -161,7 +171,7 @@ async function send<K extends OperationId>(t: Transport, id: K, args: CallArgs<K
   }
   const headers: Record<string, string> = { Accept: "application/json" };
   if (t.apiKey) headers.Authorization = `Bearer ${t.apiKey}`;
-  if (args.body !== undefined) headers["Content-Type"] = "application/json";
+  if (args.body !== undefined && !args.form) headers["Content-Type"] = "application/json";
   if (idempotent) headers["Idempotency-Key"] = args.idempotencyKey ?? crypto.randomUUID();
   const retryable = method === "get" || idempotent;
   for (let attempt = 0; ; attempt++) {
@@ -170,7 +180,7 @@ async function send<K extends OperationId>(t: Transport, id: K, args: CallArgs<K
       res = await t.fetchImpl(url, {
         method: method.toUpperCase(),
         headers,
-        body: args.body === undefined ? undefined : JSON.stringify(args.body),
+        body: args.form ?? (args.body === undefined ? undefined : JSON.stringify(args.body)),
         signal: args.signal,
       });
     } catch (err) {
@@ -329,6 +339,28 @@ export class Allele {
     iterate: (query?: QueryParams<"listCodeUploads">) => this.iterate("listCodeUploads", query),
     create: (content: string, options?: CallOptions) => this.call("createCodeUpload", { body: { content }, ...options }),
     get: (id: string) => this.call("getCodeUpload", { path: { id } }),
+  };
+
+  /** Data files (docs/api.md#data-files): read-only at `/data/<name>` in the runs whose `data_files` name their ids. */
+  readonly dataFiles = {
+    list: (query?: QueryParams<"listDataFiles">) => this.call("listDataFiles", { query }),
+    iterate: (query?: QueryParams<"listDataFiles">) => this.iterate("listDataFiles", query),
+    /**
+     * Uploads `content` as the data file `name` (multipart/form-data; the content type of a Blob, else
+     * `options.contentType`, else application/octet-stream). A retry sends the same Idempotency-Key.
+     */
+    upload: (content: DataFileContent, name: string, options: CallOptions & { contentType?: string } = {}) => {
+      const { contentType, ...call } = options;
+      const type = contentType ?? (content instanceof Blob && content.type ? content.type : "application/octet-stream");
+      const form = new FormData();
+      form.append("file", new Blob([content as BlobPart], { type }), name);
+      return this.call("createDataFile", { form, ...call });
+    },
+    get: (id: string) => this.call("getDataFile", { path: { id } }),
+    /** The file's bytes as the raw Response: read it with `.text()`, `.arrayBuffer()` or stream `.body`. */
+    download: (id: string, options?: { signal?: AbortSignal }) =>
+      this.send("getDataFileContent", { path: { id }, signal: options?.signal }),
+    delete: (id: string) => this.call("deleteDataFile", { path: { id } }),
   };
 
   readonly imports = {

@@ -4,6 +4,7 @@ export {
   type CallArgs,
   type CallOptions,
   type ClientOptions,
+  type DataFileContent,
   type DeviceLoginOptions,
   type DeviceToken,
   type OperationId,

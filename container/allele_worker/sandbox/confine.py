@@ -21,8 +21,10 @@ The minimal root (a read-only tmpfs): the system's ``/usr`` (and the ``/bin``, `
 directories), the Python installation(s) and the worker package — read-only, bound at their own paths;
 ``/dev`` with null, zero, full, random and urandom only; a fresh ``/proc`` that shows the run's own
 processes only; a private size-capped writable ``/tmp`` (also ``HOME``, ``TMPDIR``, ``/dev/shm`` and
-``/var/tmp``); an ``/etc`` with ``passwd``/``group`` entries for the run's user. Nothing else of the
-host: no checkout, no ``.wrangler``, no ``/root``, no other run.
+``/var/tmp``); an ``/etc`` with ``passwd``/``group`` entries for the run's user; ``/data``, read-only,
+holding the run's own data files (each a file of the worker's cache bound read-only at /data/<name>;
+empty for a run without any). Nothing else of the host: no checkout, no ``.wrangler``, no ``/root``, no
+other run, not the data cache.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn, Protocol
 
-from ..wire import SandboxPlan
+from ..wire import DataMount, SandboxPlan
 from . import syscalls
 from .plan import RLIMITS
 
@@ -48,6 +50,7 @@ CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+DATA = "/data"  # where a run's data files are (docs/api.md#data-files)
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(platform.machine())
@@ -334,6 +337,7 @@ def _build_root(libc: ctypes.CDLL, plan: SandboxPlan, *, pid_namespace: bool) ->
         os.chmod(path, 0o644)
     if os.path.islink("/etc/localtime"):
         os.symlink(os.readlink("/etc/localtime"), root + "/etc/localtime")
+    _data_files(libc, root, plan.get("data_files", []))
     os.makedirs(root + "/proc", mode=0o555)
     if pid_namespace:
         _mount(libc, "proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
@@ -343,6 +347,28 @@ def _build_root(libc: ctypes.CDLL, plan: SandboxPlan, *, pid_namespace: bool) ->
     _check(libc.umount2(b".", MNT_DETACH), "detach the host's root")  # the old root, stacked on "."
     os.chdir("/")
     _mount(libc, None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def _data_files(libc: ctypes.CDLL, root: str, files: list[DataMount]) -> None:
+    """/data, holding each data file of the run bound read-only (no exec, no device, no setuid) at
+    /data/<name>: the cache's file (root's, 0644: the run's uid reads it, cannot write it). The name is
+    checked again here, so whatever a request said, a bind lands in /data and nowhere else."""
+    folder = root + DATA
+    os.makedirs(folder, mode=0o755)
+    for item in files:
+        name = item["name"]
+        too_long = len(name.encode("utf-8", "surrogatepass")) > 255
+        if not name or name in (".", "..") or "/" in name or "\0" in name or too_long:
+            raise OSError(f"data file name {name!r} is not a file name")
+        target = os.path.join(folder, name)
+        if os.path.dirname(target) != folder:
+            raise OSError(f"data file name {name!r} leaves {DATA}")
+        source = item["path"]
+        if not os.path.isfile(source) or os.path.islink(source):
+            raise OSError(f"data file {name!r}: its cached file is missing")
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o444))  # a fresh mount point
+        _mount(libc, source, target, None, MS_BIND)
+        _mount(libc, None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
 
 
 # --------------------------------------------------------------------------- the job's own limits

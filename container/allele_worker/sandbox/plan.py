@@ -8,7 +8,7 @@ import math
 import resource
 from dataclasses import dataclass, field, replace
 
-from ..wire import MESSAGE_BYTES, ChannelLimits, IsolationHealth, SandboxPlan
+from ..wire import MESSAGE_BYTES, ChannelLimits, DataMount, IsolationHealth, SandboxPlan
 
 MIB = 1024 * 1024
 
@@ -176,6 +176,7 @@ def make_plan(
     uid: int | None,
     require: bool,
     cgroup_procs: list[str] | None = None,
+    data_files: list[DataMount] | None = None,
 ) -> SandboxPlan:
     """What confine() applies in the child (JSON: it crosses a process boundary)."""
     return {
@@ -196,4 +197,5 @@ def make_plan(
             "core": [0, 0],
         },
         "tmpfs_mb": limits.file_size_mb,
+        "data_files": list(data_files or []),  # read-only at /data/<name> (the minimal root's)
     }

@@ -28,6 +28,7 @@ from ..wire import (
     SUMMARY_BYTES,
     ChildJob,
     ChildSpec,
+    DataMount,
     JSONObject,
     ProbeAnswer,
     Progress,
@@ -285,9 +286,11 @@ class SandboxedProcess:
         forks: ForkServer | None = None,
         on_progress: Callable[[Progress], None] | None = None,
         poll_seconds: float = 0.05,
+        data_files: list[DataMount] | None = None,
         places: int = 1,
     ) -> None:
         self.job, self.limits, self.isolation = job, limits, isolation
+        self.data_files = data_files or []  # bound read-only at /data/<name> in the run's minimal root
         self.places = places  # the CPUs the run takes: its thread pools' size
         self.workdir, self.uid = workdir, uid
         self.group: RunCgroup | None = None
@@ -320,6 +323,7 @@ class SandboxedProcess:
             uid=self.uid,
             require=True,
             cgroup_procs=self.group.procs_files() if self.group else None,
+            data_files=self.data_files,
         )
         self.started_at = time.monotonic()
         spec: ChildSpec = {

@@ -42,6 +42,7 @@ def create_app(manager: RunManager, on_shutdown: list[Callable[[], object]] | No
             "capacity": manager.concurrency,
             "in_use": manager.in_use,
             "active_runs": manager.active_runs,
+            "data_cache": manager.data_cache.health(),
         }
         return JSONResponse(body)
 

@@ -101,9 +101,10 @@ def describe(*, python: str | None = None) -> Environment:
         "data_files": {
             "mount": DATA_MOUNT,
             "read_only": True,
-            "available": False,
+            "available": True,
             "description": (
-                f"a submission's data files, read-only at {DATA_MOUNT}/<name> (the data files feature lands separately)"
+                f"a submission's data files (POST /api/v1/data-files, then data_files on the job), read-only at "
+                f"{DATA_MOUNT}/<name>; {DATA_MOUNT} exists, empty, in every run"
             ),
         },
     }

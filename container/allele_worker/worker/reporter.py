@@ -1,12 +1,12 @@
 """Reports to the Worker with the run's bearer token: ``POST {report.url}/progress`` and ``/complete``,
-``PUT {report.url}/population`` and ``PUT {report.url}/files/{name}``; and the fetch of a continue's
-start population.
+``PUT {report.url}/population`` and ``PUT {report.url}/files/{name}``; and the fetches of a continue's
+start population and of a run's data files.
 
 Progress is best effort (one attempt, failures ignored).  The completion report and the uploads
 are retried with back-off 1 s, 2 s, 4 s … capped at 60 s for up to 15 minutes while the Worker
 answers 5xx or cannot be reached; any other answer (2xx applied, 4xx: run no longer live or bad token)
-ends the retries.  The start population (``GET``) is retried the same way for up to 60 s.  A cancel
-(``stopped``) ends every retry loop at once.
+ends the retries.  The start population and a data file (``GET``) are retried the same way for up to
+60 s.  A cancel (``stopped``) ends every retry loop at once.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Sequence
+from typing import BinaryIO
 
 import httpx
 
@@ -174,6 +175,41 @@ class Reporter:
             return value
         except (ValueError, RecursionError) as exc:
             raise LookupError(f"not JSON ({type(exc).__name__})") from None
+
+    def fetch_file(self, url: str, sink: BinaryIO, max_bytes: int) -> bool:
+        """``GET url`` (a data file) streamed into ``sink``, at most ``max_bytes`` of it; each attempt
+        starts ``sink`` afresh.  True once it is whole; False when a cancel stopped it.  Raises
+        ``LookupError`` when it is refused (4xx), longer than ``max_bytes``, or could not be had within
+        ``fetch_for_seconds``."""
+        deadline = time.monotonic() + self.fetch_for_seconds
+        delay = self.first_delay
+        while not self.stopped.is_set():
+            try:
+                sink.seek(0)
+                sink.truncate()
+                with self._client.stream("GET", url) as answer:
+                    if answer.status_code < 500:
+                        if not 200 <= answer.status_code < 300:
+                            raise LookupError(f"answered {answer.status_code}")
+                        received = 0
+                        for chunk in answer.iter_bytes(1 << 16):
+                            received += len(chunk)
+                            if received > max_bytes:
+                                raise LookupError(f"more than the {max_bytes} bytes announced")
+                            sink.write(chunk)
+                            if self.stopped.is_set():
+                                return False
+                        sink.flush()
+                        return True
+                    log.warning("data file fetch answered %s: retrying in %.0f s", answer.status_code, delay)
+            except httpx.HTTPError as exc:
+                log.warning("data file fetch failed (%s): retrying in %.0f s", type(exc).__name__, delay)
+            if time.monotonic() + delay > deadline:
+                raise LookupError(f"gave up after {self.fetch_for_seconds:.0f} s")
+            if self.stopped.wait(delay):
+                break
+            delay = min(delay * 2, self.max_delay)
+        return False
 
     def close(self) -> None:
         self._client.close()

@@ -7,11 +7,73 @@ import re
 from dataclasses import dataclass
 
 from ..errors import InvalidRequest
-from ..wire import ChildJob, GaParams, Population, RunRequestBody, is_count, is_finite_number
+from ..wire import (
+    MAX_DATA_FILES,
+    ChildJob,
+    DataFileRef,
+    GaParams,
+    Population,
+    RunRequestBody,
+    is_count,
+    is_finite_number,
+)
 
-__all__ = ["RunRequest", "check_population", "check_run_request", "parse_run_request"]
+__all__ = [
+    "RunRequest",
+    "check_data_files",
+    "check_population",
+    "check_run_request",
+    "data_file_name_ok",
+    "parse_run_request",
+]
 
 ID = re.compile(r"^[A-Za-z0-9]{1,64}$")
+SHA256 = re.compile(r"^[0-9a-f]{64}$")
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+MAX_NAME_BYTES = 128
+
+
+def data_file_name_ok(name: object) -> bool:
+    """Whether ``name`` may be /data/<name> (the Worker's rule, src/domain/data-files.ts, checked again
+    here: a name never leaves /data): 1..128 bytes of UTF-8, no ``/`` or ``\\``, no control character,
+    not ``.`` or ``..``."""
+    if not isinstance(name, str) or name in (".", "..") or "/" in name or "\\" in name or CONTROL.search(name):
+        return False
+    try:
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError:  # a lone surrogate
+        return False
+    return 0 < size <= MAX_NAME_BYTES
+
+
+def check_data_files(files: object, scope: object) -> list[DataFileRef]:
+    """A run's ``data_files`` (and its ``data_scope`` when it has any): at most MAX_DATA_FILES, each a
+    name for /data, a sha256, a size and an http(s) url; names distinct."""
+    if files is None:
+        return []
+    if not isinstance(files, list) or len(files) > MAX_DATA_FILES:
+        raise InvalidRequest(f"data_files must be a list of at most {MAX_DATA_FILES} files")
+    checked: list[DataFileRef] = []
+    for index, item in enumerate(files):
+        if (
+            not isinstance(item, dict)
+            or not data_file_name_ok(item.get("name"))
+            or not isinstance(item.get("sha256"), str)
+            or not SHA256.match(item["sha256"])
+            or not is_count(item.get("size_bytes"))
+            or not _http_url(item.get("url"))
+        ):
+            raise InvalidRequest(
+                f"data_files[{index}] must hold a name for /data, a sha256, a size_bytes and an http(s) url"
+            )
+        checked.append(
+            {"name": item["name"], "sha256": item["sha256"], "size_bytes": item["size_bytes"], "url": item["url"]}
+        )
+    if len({f["name"] for f in checked}) != len(checked):
+        raise InvalidRequest("data_files must have distinct names")
+    if checked and (not isinstance(scope, str) or not ID.match(scope)):
+        raise InvalidRequest("data_scope must be an id of letters and digits")
+    return checked
 
 
 def check_population(population: object, name: str = "initial_population") -> Population:
@@ -63,6 +125,7 @@ def check_run_request(body: object) -> RunRequestBody:
         or caps["memory_mb"] <= 0
     ):
         raise InvalidRequest("caps must hold positive time_seconds and memory_mb")
+    data_files = check_data_files(body.get("data_files"), body.get("data_scope"))
     report = body.get("report")
     if (
         not isinstance(report, dict)
@@ -77,6 +140,8 @@ def check_run_request(body: object) -> RunRequestBody:
         "params": params,
         "initial_population": population,
         "initial_population_url": population_url,
+        "data_files": data_files,
+        "data_scope": body.get("data_scope") or "",
         "caps": {"time_seconds": caps["time_seconds"], "memory_mb": caps["memory_mb"]},
         "report": {"url": report["url"], "token": report["token"]},
     }
@@ -95,6 +160,8 @@ class RunRequest:
     report_url: str
     report_token: str
     initial_population_url: str | None = None  # fetched by the parent when no inline population
+    data_files: tuple[DataFileRef, ...] = ()  # fetched (or found cached) by the parent, bound at /data/<name>
+    data_scope: str = ""  # the account whose bytes they are (the cache keeps accounts apart)
 
     @classmethod
     def from_body(cls, body: RunRequestBody) -> RunRequest:
@@ -108,6 +175,8 @@ class RunRequest:
             report_url=body["report"]["url"],
             report_token=body["report"]["token"],
             initial_population_url=body.get("initial_population_url"),
+            data_files=tuple(body.get("data_files") or ()),
+            data_scope=body.get("data_scope") or "",
         )
 
     @property

@@ -1,9 +1,10 @@
 """The runs this worker knows: start each in its own sandboxed child, report, cancel, forget.
 
-One supervisor thread per run: (fetch the start population of a continue) → spawn → (progress every
-≤ 1.5 s) → reap → fold → upload the final population (when too large to ride in the report) and the
-staged files → complete report.  The population, the files and the result go from the run's store
-(``sandbox.store``, where the run's relay wrote them) to the Worker a piece at a time, unparsed.
+One supervisor thread per run: (fetch the start population of a continue; fetch its data files or find
+them in the data cache) → spawn → (progress every ≤ 1.5 s) → reap → fold → upload the final population
+(when too large to ride in the report) and the staged files → complete report.  The population, the
+files and the result go from the run's store (``sandbox.store``, where the run's relay wrote them) to
+the Worker a piece at a time, unparsed.
 Finished run ids are remembered (bounded, by age and count) so a queue message delivered twice
 starts nothing new.
 """
@@ -22,13 +23,14 @@ from collections.abc import Callable, Mapping
 from ..errors import AtCapacity, InvalidRequest, UnknownRun
 from ..sandbox import Host, Limits, SandboxedProcess
 from ..sandbox.store import Part, Store
-from ..wire import Metrics, Population, Progress, RunState, size_param
+from ..wire import DataMount, Metrics, Population, Progress, RunState, size_param
 from . import completion
 from .completion import Completion
+from .data_cache import DataCache, DataFileRefused, DataFileUnavailable
 from .reporter import Reporter, tls_context
 from .run_request import RunRequest, check_population
 
-__all__ = ["POPULATION_NOT_LOADED", "RunManager"]
+__all__ = ["DATA_CACHE_BYTES", "POPULATION_NOT_LOADED", "RunManager"]
 
 log = logging.getLogger("allele.runs")
 
@@ -37,6 +39,8 @@ POPULATION_NOT_LOADED = "the start population could not be loaded"
 # request fewer for most runs; a larger one is PUT before the report (it may be hundreds of MB, more
 # than the Worker may hold: docs/runner-protocol.md).
 INLINE_POPULATION_BYTES = 256 * 1024
+# The data cache's bound by default (ALLELE_DATA_CACHE_BYTES): files live runs hold may pass it.
+DATA_CACHE_BYTES = 2 * 1024 * 1024 * 1024
 
 
 class _Cancelled(Exception):
@@ -45,6 +49,10 @@ class _Cancelled(Exception):
 
 class _PopulationNotLoaded(Exception):
     """The continue's start population could not be fetched or is not a population."""
+
+
+class _DataFilesNotLoaded(Exception):
+    """A data file of the run could not be had (the message says which and why, in the run's words)."""
 
 
 class _Run:
@@ -58,6 +66,7 @@ class _Run:
         self.final_metrics: Metrics | None = None
         self.process_done = threading.Event()
         self._progress: Progress | None = None
+        self._held: list[str] = []  # sha256 of the data files this run holds in the cache
         self.thread = threading.Thread(target=self._supervise, name=f"run-{request.run_id}", daemon=True)
 
     def _limits(self, population: Population | None) -> Limits:
@@ -103,6 +112,34 @@ class _Run:
             log.warning("run %s: start population rejected: %s", request.run_id, exc)
             raise _PopulationNotLoaded from None
 
+    def _data_files(self) -> list[DataMount]:
+        """The run's data files, each from the cache or fetched into it now (with the run's token, in the
+        parent: the child has no network), held until the run ends; bound at /data/<name> in its root."""
+        request = self.request
+        if not request.data_files:
+            return []
+        if not self.manager.isolation.minimal_root:
+            raise _DataFilesNotLoaded("data files need the sandbox's minimal root, which this GA worker cannot make")
+        cache = self.manager.data_cache
+        mounts: list[DataMount] = []
+        for ref in request.data_files:
+            try:
+                path = cache.acquire(request.data_scope, ref, self.reporter.fetch_file)
+            except DataFileUnavailable as exc:
+                if self._cancel.is_set():
+                    raise _Cancelled from None
+                log.warning("run %s: data file %s not loaded: %s", request.run_id, ref["sha256"], exc)
+                problem = "did not match its sha256" if isinstance(exc, DataFileRefused) else "could not be loaded"
+                raise _DataFilesNotLoaded(f"the data file {ref['name']} {problem}") from None
+            self._held.append(ref["sha256"])
+            mounts.append({"name": ref["name"], "path": path})
+        return mounts
+
+    def _release_data_files(self) -> None:
+        for sha256 in self._held:
+            self.manager.data_cache.release(self.request.data_scope, sha256)
+        self._held.clear()
+
     def _supervise(self) -> None:
         host = self.manager.host
         uid = host.take_uid()
@@ -116,6 +153,7 @@ class _Run:
             if population is not None:
                 self.limits = self._limits(population)
             job = self.request.child_job(population)
+            data_files = self._data_files()
             self.process = SandboxedProcess(
                 job=job,
                 limits=self.limits,
@@ -126,6 +164,7 @@ class _Run:
                 forks=host.forks_for(job),
                 group_name=host.group_name(uid, self.request.run_id),
                 on_progress=self._on_progress,
+                data_files=data_files,
                 places=self.places,
             )
             if self._cancel.is_set():
@@ -147,6 +186,9 @@ class _Run:
         except _PopulationNotLoaded:
             done = Completion(completion.failure("internal_error", POPULATION_NOT_LOADED))
             self.final_metrics = done.body["metrics"]
+        except _DataFilesNotLoaded as exc:
+            done = Completion(completion.failure("internal_error", str(exc)))
+            self.final_metrics = done.body["metrics"]
         except Exception as exc:
             log.exception("run %s: worker failure", self.request.run_id)
             done = Completion(
@@ -155,6 +197,7 @@ class _Run:
             self.final_metrics = done.body["metrics"]
         finally:
             self.process_done.set()
+            self._release_data_files()
             shutil.rmtree(workdir, ignore_errors=True)
             host.give_uid(uid)
             if store is None and self.process is not None and self.process.store is not None:
@@ -254,6 +297,7 @@ class RunManager:
         limit_overrides: Mapping[str, int] | None = None,
         concurrency: int | None = None,
         progress_seconds: float = 1.5,
+        data_cache: DataCache | None = None,
     ) -> None:
         self.host = host
         # Runs whose child may exist at once (WORKER_CONCURRENCY; default: one per CPU). A start past it
@@ -262,6 +306,8 @@ class RunManager:
         self.isolation = host.isolation
         self.run_root = run_root or tempfile.mkdtemp(prefix="allele-runs-")
         os.chmod(self.run_root, 0o711)
+        # Runs' data files by account and sha256 (docs/runner-protocol.md#data-files); the worker's own (0700).
+        self.data_cache = data_cache or DataCache(os.path.join(self.run_root, "data-cache"), DATA_CACHE_BYTES)
         self.reporter_factory = reporter_factory
         self.progress_seconds = progress_seconds  # between a run's progress reports (its heartbeat)
         tls_context()  # the reports' TLS context, built once now rather than by the first run

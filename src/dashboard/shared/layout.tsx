@@ -14,7 +14,7 @@ export interface PageProps {
   /** Extra client bundles this page needs (the code editor). */
   scripts?: string[];
   /** The current section, for the navigation's aria-current. */
-  section?: "submissions" | "new" | "sweeps" | "results" | "compare" | "webhooks" | "account" | "device";
+  section?: "submissions" | "new" | "sweeps" | "results" | "compare" | "data-files" | "webhooks" | "account" | "device";
 }
 
 const NAV: [NonNullable<PageProps["section"]>, string, string][] = [
@@ -22,6 +22,7 @@ const NAV: [NonNullable<PageProps["section"]>, string, string][] = [
   ["new", "/submissions/new", "New submission"],
   ["sweeps", "/sweeps", "Sweeps"],
   ["results", "/results", "Results"],
+  ["data-files", "/data-files", "Data files"],
   ["webhooks", "/webhooks", "Webhooks"],
   ["account", "/account", "Account"],
 ];
@@ -129,6 +130,19 @@ export const Status: FC<{ status: string }> = ({ status }) => <span class={`stat
 /** A timestamp shown in UTC, machine-readable for the client script to show it in local time. */
 export const Time: FC<{ iso: string | null | undefined }> = ({ iso }) =>
   iso ? <time datetime={iso}>{iso.replace("T", " ").replace(/\.\d+Z$/, " UTC")}</time> : <span class="muted">—</span>;
+
+/** A size in bytes as a person reads it. */
+export function fmtBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${Number(value.toPrecision(3))} ${units[unit]}`;
+}
 
 export const fmtNumber = (n: number | null | undefined, digits = 6): string => {
   if (n === null || n === undefined) return "—";

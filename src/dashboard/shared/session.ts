@@ -139,9 +139,19 @@ const csrfRefused = () =>
  * windows an API key's requests count against (this session's, 60, and the account's, 120).
  */
 export const protectChange = createMiddleware<DashboardEnv>(async (c, next) => {
+  await checkChange(c, await presentedToken(c));
+  await next();
+});
+
+/**
+ * What `protectChange` checks, for a change whose body it must not read first (a data file's upload,
+ * streamed: its `_csrf` field is read from the stream, before the file): same origin, `presented` is the
+ * session's CSRF token, and the per-minute windows.
+ */
+export async function checkChange(c: Context<DashboardEnv>, presented: string): Promise<void> {
   const session = c.get("session");
   if (!session) throw new ApiError("unauthorized", "Your session has ended; sign in again.");
-  if (!sameOrigin(c) || !constantTimeEqual(await presentedToken(c), session.row.csrfToken)) throw csrfRefused();
+  if (!sameOrigin(c) || !constantTimeEqual(presented, session.row.csrfToken)) throw csrfRefused();
   const decision = await accountGate(c.env, session.account.id).rate(`session:${session.row.id}`, rateLimits(c.env));
   if (!decision.allowed) {
     throw new ApiError(
@@ -151,8 +161,7 @@ export const protectChange = createMiddleware<DashboardEnv>(async (c, next) => {
       { "Retry-After": String(decision.retryAfter) },
     );
   }
-  await next();
-});
+}
 
 /** The forms shown before sign-in: same origin and the double-submit token. */
 export const protectSignIn = createMiddleware<DashboardEnv>(async (c, next) => {

@@ -1,16 +1,17 @@
 /** @jsxImportSource hono/jsx */
 // A submission (docs/dashboard.md#pages): its status and actions, its live progress (and how far a failed
-// run got) with its results' curves, the latest run's warnings, run again, its runs, its parameters and
-// code, and the latest run's logs.
+// run got) with its results' curves, the latest run's warnings, run again, its runs, its data files, its
+// parameters and code, and the latest run's logs.
 import type { Session } from "../../domain/sessions";
 import type { Bindings } from "../../env";
 import { CODE_FIELDS, holdsCode } from "../../model/parameters";
 import { isLive } from "../../model/runs";
+import type { SubmissionDataFileRow } from "../../storage/data-files";
 import type { ResultRow } from "../../storage/results";
 import type { RunRow, SubmissionRow } from "../../storage/submissions";
 import { type ChartData, historyChart } from "../shared/charts";
 import { CompareBar, PickBox } from "../shared/compare";
-import { ActionButton, Csrf, Facts, fmtNumber, Layout, money, plain, Status, Time } from "../shared/layout";
+import { ActionButton, Csrf, Facts, fmtBytes, fmtNumber, Layout, money, plain, Status, Time } from "../shared/layout";
 import { Chart, Warnings, warningTotal } from "../shared/result-parts";
 import { liveView, progressFitness } from "./live";
 import { CodeBlock, PaymentChoice, progressText, runFitnessText } from "./parts";
@@ -21,6 +22,8 @@ export interface Detail {
   run: RunRow;
   runs: RunRow[];
   results: ResultRow[];
+  /** The data files its runs read (what each id named when the run was admitted). */
+  files: SubmissionDataFileRow[];
 }
 
 function Header(p: { session: Session; s: SubmissionRow }) {
@@ -221,6 +224,45 @@ function RunsTable(p: { runs: RunRow[]; results: ResultRow[] }) {
   );
 }
 
+/** The data files its runs read at /data/<name>: kept for them even once their listing is deleted. */
+function DataFiles(p: { files: SubmissionDataFileRow[] }) {
+  if (!p.files.length) return null;
+  return (
+    <section aria-labelledby="files-h">
+      <h2 id="files-h">Data files</h2>
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">In the run</th>
+              <th scope="col">Size</th>
+              <th scope="col">Data file</th>
+              <th scope="col">SHA-256</th>
+            </tr>
+          </thead>
+          <tbody>
+            {p.files.map((f) => (
+              <tr>
+                <td>
+                  <code>/data/{f.name}</code>
+                </td>
+                <td>{fmtBytes(f.sizeBytes)}</td>
+                <td>
+                  <a href={`/data-files/${f.dataFileId}/content`}>{f.dataFileId}</a>
+                </td>
+                <td>
+                  <code title={f.sha256}>{f.sha256.slice(0, 12)}…</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <p class="hint">Reruns and continues read these files even after they are deleted from your data files.</p>
+    </section>
+  );
+}
+
 /** The parameters as facts, then each code field's source with its entry symbol. */
 function Parameters(p: { s: SubmissionRow }) {
   const params = p.s.parameters;
@@ -256,6 +298,7 @@ export function DetailPage(p: { env: Bindings; session: Session; d: Detail }) {
       <Warnings warnings={live ? [] : (run.warnings ?? [])} heading="Warnings of the latest run" />
       {!live && <RunAgain env={p.env} session={p.session} s={s} run={run} />}
       <RunsTable runs={p.d.runs} results={p.d.results} />
+      <DataFiles files={p.d.files} />
       <Parameters s={s} />
       {run.output && (
         <section aria-labelledby="logs-h">

@@ -9,6 +9,7 @@ import { ApiError, notFound } from "../../errors";
 import { fieldErrors } from "../../model/fields";
 import { reexecuteSubmission, startSubmission } from "../../operations/runs";
 import { createSubmissionSchema, submissionsListQuery, submissionsPage } from "../../operations/submissions";
+import { submissionDataFilesOf } from "../../storage/data-files";
 import { getDb } from "../../storage/db";
 import { resultsOfSubmission } from "../../storage/results";
 import { getSubmission, getSubmissionWithRun, runSummaries, runsOfSubmission } from "../../storage/submissions";
@@ -18,6 +19,7 @@ import type { DashboardEnv } from "../shared/context";
 import { formOf } from "../shared/form";
 import { listQueryOf } from "../shared/lists";
 import { protectChange, requireSession } from "../shared/session";
+import { checkedFiles, offeredFiles, withFileErrors } from "./data-file-choice";
 import { type Detail, DetailPage } from "./detail-page";
 import { bodyToForm, type FormValues, formErrors, formToBody, initialValues, refusalByField, runAgainOverrides } from "./forms";
 import { ListPage } from "./list-page";
@@ -52,20 +54,32 @@ async function newForm(c: Ctx) {
     if (!copy) throw notFound("submission");
     values = bodyToForm(copy.parameters, { name: copy.name ? `${copy.name} (copy)` : "", description: copy.description });
   }
-  return c.html(<NewSubmissionPage env={c.env} session={session} values={values} errors={{}} payment="plan" />);
+  const dataFiles = await offeredFiles(c);
+  return c.html(<NewSubmissionPage env={c.env} session={session} values={values} errors={{}} payment="plan" dataFiles={dataFiles} />);
 }
 
 /** The form sent: the API's body and schema, then the create operation; a refusal shows the form again. */
 async function create(c: Ctx) {
   const session = c.get("session")!;
   const values: FormValues = await formOf(c);
+  const files = await checkedFiles(c);
+  values.data_files = files.length ? JSON.stringify(files) : "";
   const payment = paymentOf(values.payment);
-  const again = (errors: Record<string, string>, formError?: string, status: ContentfulStatusCode = 400) =>
+  const again = async (errors: Record<string, string>, formError?: string, status: ContentfulStatusCode = 400) =>
     c.html(
-      <NewSubmissionPage env={c.env} session={session} values={values} errors={errors} formError={formError} payment={payment} />,
+      <NewSubmissionPage
+        env={c.env}
+        session={session}
+        values={values}
+        errors={withFileErrors(errors)}
+        formError={formError}
+        payment={payment}
+        dataFiles={await offeredFiles(c)}
+      />,
       status,
     );
   const { body, errors } = formToBody(values);
+  if (files.length) body.data_files = files;
   const parsed = createSubmissionSchema.safeParse(body);
   const schemaErrors = parsed.success ? {} : formErrors(fieldErrors(parsed.error));
   const all = { ...schemaErrors, ...errors };
@@ -86,8 +100,12 @@ async function loadDetail(c: Ctx, id: string): Promise<Detail> {
   const accountId = c.get("session")!.account.id;
   const row = await getSubmissionWithRun(db, accountId, id);
   if (!row) throw notFound("submission");
-  const [runs, results] = await Promise.all([runsOfSubmission(db, id), resultsOfSubmission(db, accountId, id)]);
-  return { s: row.submission, run: row.run, runs, results };
+  const [runs, results, files] = await Promise.all([
+    runsOfSubmission(db, id),
+    resultsOfSubmission(db, accountId, id),
+    submissionDataFilesOf(db, id),
+  ]);
+  return { s: row.submission, run: row.run, runs, results, files };
 }
 
 /** The session's submission `id`, or 404. */

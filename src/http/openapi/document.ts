@@ -280,6 +280,7 @@ const TAG_ORDER = [
   "Results",
   "Imports",
   "Code uploads",
+  "Data files",
   "Webhooks",
   "Account",
   "Device login",

@@ -3,6 +3,8 @@
 import { Hono } from "hono";
 import type { z } from "zod";
 import { rateLimits } from "../../do/rate-window";
+import { dataStorageUsed } from "../../storage/data-files";
+import { getDb } from "../../storage/db";
 import type { AppEnv } from "../context";
 import { describe } from "../openapi/describe";
 import { Account } from "../validation/responses";
@@ -29,7 +31,7 @@ export const accountRoutes = new Hono<AppEnv>().get(
       overrides,
       balances,
       limits: { ...inForce, rate_limit_per_key: limits.key, rate_limit_per_user: limits.user },
-      usage,
+      usage: { ...usage, data_storage_bytes: await dataStorageUsed(getDb(c.env.DB), id) },
       key: { prefix: caller.keyPrefix, scopes: caller.scopes },
     } satisfies z.input<typeof Account>);
   },

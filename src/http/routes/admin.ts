@@ -54,7 +54,11 @@ const money = z
   .refine((n) => Math.abs(n) <= 1e9, "is out of range");
 const future = z.iso.datetime({ offset: true }).refine((s) => Date.parse(s) > Date.now(), "must be in the future");
 
-const overrideValue = { count: z.number().int().min(0).max(1_000_000_000), money: money.min(0) } as const;
+const overrideValue = {
+  count: z.number().int().min(0).max(1_000_000_000),
+  bytes: z.number().int().min(0).max(1_000_000_000_000),
+  money: money.min(0),
+} as const;
 const overridesBody = z.strictObject(
   Object.fromEntries(Object.entries(OVERRIDABLE_LIMITS).map(([name, kind]) => [name, overrideValue[kind].nullable().optional()])) as Record<
     OverridableLimit,

@@ -3,11 +3,13 @@
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
+import { runDataFiles } from "../../domain/data-files";
 import { isStagedFile, POPULATION_FILE, STAGED_FILES, type StagedFile, stagedKey } from "../../domain/result-files";
 import { recordProgress, runToken, startPopulationFile } from "../../domain/runs";
 import { endRun, type RunOutcome } from "../../domain/transitions";
 import { ApiError } from "../../errors";
 import { constantTimeEqual } from "../../lib/crypto";
+import { getBlob } from "../../storage/data-files";
 import { getDb } from "../../storage/db";
 import { getRun } from "../../storage/submissions";
 import { bearerToken } from "../../surface/caller";
@@ -140,6 +142,18 @@ export const internalRunsRoutes = new Hono<AppEnv>()
     const object = file ? await c.env.FILES.get(file.r2Key) : null;
     if (!object) throw new ApiError("not_found", "This run has no start population.");
     return new Response(object.body, { headers: { "Content-Type": "application/json", "Content-Length": String(object.size) } });
+  })
+  // A data file of the run (by its sha256: docs/runner-protocol.md), streamed from R2; only the run's own.
+  .get("/:id/data-files/:sha256", async (c) => {
+    const run = await liveRun(c.env, c.req.param("id"));
+    const sha256 = c.req.param("sha256");
+    const named = (await runDataFiles(c.env, run)).some((f) => f?.sha256 === sha256);
+    const blob = named ? await getBlob(getDb(c.env.DB), run.accountId, sha256) : undefined;
+    const object = blob ? await c.env.FILES.get(blob.r2Key) : null;
+    if (!object) throw new ApiError("not_found", "This run has no such data file.");
+    return new Response(object.body, {
+      headers: { "Content-Type": "application/octet-stream", "Content-Length": String(object.size) },
+    });
   })
   // The final population and the other files too large for a report, streamed to R2 unparsed before the
   // completion report; endRun() files them.

@@ -2,6 +2,7 @@
 
 import { Hono } from "hono";
 import { ADMISSION_ERRORS } from "../../admission/admission";
+import { DATA_FILES_ERRORS } from "../../domain/data-files";
 import { notFound } from "../../errors";
 import { nowIso } from "../../lib/ids";
 import { downloadResultFile, removeResult, resultPatchBody, resultsListQuery, resultsPage } from "../../operations/results";
@@ -120,7 +121,7 @@ export const resultsRoutes = new Hono<AppEnv>()
       tag: "Results",
       summary: "Continue a result: a new run of its submission from its final population",
       success: { 202: SubmissionAccepted },
-      errors: ["not_found", "invalid_state", "entry_symbol_required", "entry_symbol_not_found", ...ADMISSION_ERRORS],
+      errors: ["not_found", "invalid_state", "entry_symbol_required", "entry_symbol_not_found", ...DATA_FILES_ERRORS, ...ADMISSION_ERRORS],
     }),
     requireScope("submissions:write"),
     optionalJsonBody(continueSchema),

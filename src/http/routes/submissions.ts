@@ -2,6 +2,7 @@
 
 import { Hono } from "hono";
 import { ADMISSION_ERRORS, CREATION_ERRORS } from "../../admission/admission";
+import { DATA_FILES_ERRORS } from "../../domain/data-files";
 import { cancelSubmission, deleteSubmission } from "../../domain/submissions";
 import { ApiError, notFound } from "../../errors";
 import { reexecuteSubmission, startSubmission } from "../../operations/runs";
@@ -44,7 +45,7 @@ export const submissionsRoutes = new Hono<AppEnv>()
       description:
         "Answers 202 at once and queues the first run. A write: every gate applies (docs/api.md#gates). A code field may be given inline or as `<field>_id`, a code upload.",
       success: { 202: SubmissionAccepted },
-      errors: [...CREATION_ERRORS],
+      errors: [...CREATION_ERRORS, ...DATA_FILES_ERRORS],
     }),
     requireScope("submissions:write"),
     jsonBody(createSubmissionSchema, {
@@ -131,7 +132,7 @@ export const submissionsRoutes = new Hono<AppEnv>()
       tag: "Submissions",
       summary: "Run a submission again, with optional parameter overrides",
       success: { 202: SubmissionAccepted },
-      errors: ["not_found", "invalid_state", "entry_symbol_required", "entry_symbol_not_found", ...ADMISSION_ERRORS],
+      errors: ["not_found", "invalid_state", "entry_symbol_required", "entry_symbol_not_found", ...DATA_FILES_ERRORS, ...ADMISSION_ERRORS],
     }),
     requireScope("submissions:write"),
     optionalJsonBody(reexecuteSchema),

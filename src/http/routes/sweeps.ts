@@ -2,6 +2,7 @@
 
 import { Hono } from "hono";
 import { CREATION_ERRORS } from "../../admission/admission";
+import { DATA_FILES_ERRORS } from "../../domain/data-files";
 import { cancelSweep, deleteSweep } from "../../domain/sweeps";
 import { notFound } from "../../errors";
 import {
@@ -62,7 +63,7 @@ export const sweepsRoutes = new Hono<AppEnv>()
       description:
         "Answers 202 at once. The children wait for the account's concurrency slots on the server and are admitted as they free; the daily quota, parameter caps and credits are counted per child and a sweep past them is refused up front (docs/api.md#sweep-gates).",
       success: { 202: SweepAccepted },
-      errors: [...CREATION_ERRORS],
+      errors: [...CREATION_ERRORS, ...DATA_FILES_ERRORS],
     }),
     requireScope("submissions:write"),
     jsonBody(createSweepSchema),

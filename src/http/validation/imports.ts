@@ -33,8 +33,9 @@ const CODE_KEYS = CODE_FIELDS.flatMap((field) => [field, `${field}_entry`]);
 const isRoleKey = (key: string) => ROLE_KEYS.includes(key);
 
 const finite = z.number();
-const gaOnlyShape = Object.fromEntries(Object.entries(gaShape).filter(([name]) => !isRoleKey(name))) as {
-  [K in keyof typeof gaShape as K extends `${Exclude<(typeof CODE_FIELDS)[number], OperatorField>}${"" | "_entry"}`
+// An import names no data files: its run was made elsewhere (a continue of it may name some).
+const gaOnlyShape = Object.fromEntries(Object.entries(gaShape).filter(([name]) => !isRoleKey(name) && name !== "data_files")) as {
+  [K in keyof typeof gaShape as K extends `${Exclude<(typeof CODE_FIELDS)[number], OperatorField>}${"" | "_entry"}` | "data_files"
     ? never
     : K]: (typeof gaShape)[K];
 };

@@ -100,6 +100,7 @@ export const Account = z
       concurrent_submissions: z.number(),
       inflight_api_runs: z.number(),
       daily_quota_used: z.number(),
+      data_storage_bytes: z.number().meta({ description: "the bytes of data files the account keeps: listed, or read by its submissions" }),
       rate_window: z.strictObject({ limit: z.number(), remaining: z.number(), reset: z.number() }),
     }),
     key: z.strictObject({ prefix: z.string(), scopes: z.array(z.enum(SCOPES)) }),
@@ -410,6 +411,25 @@ const codeUploadShape = {
 };
 export const CodeUpload = z.strictObject(codeUploadShape).meta({ id: "CodeUpload" });
 export const CodeUploadWithContent = z.strictObject({ ...codeUploadShape, content: z.string() }).meta({ id: "CodeUploadWithContent" });
+
+export const DataFile = z
+  .strictObject({
+    id,
+    name: z.string().meta({ description: "the upload's file name: the file is /data/<name> in a run" }),
+    size_bytes: z.number(),
+    sha256: z.string().meta({ description: "hex SHA-256 of the bytes" }),
+    content_type: z.string(),
+    created_at: timestamp,
+  })
+  .meta({ id: "DataFile" });
+/** A data file's upload (multipart/form-data: the file in a part named `file`, its file name the data file's name). */
+export const DataFileUpload = z
+  .strictObject({
+    file: z
+      .string()
+      .meta({ format: "binary", contentMediaType: "application/octet-stream", description: "the file; its part's filename is its name" }),
+  })
+  .meta({ id: "DataFileUpload" });
 
 export const ImportCreated = z
   .strictObject({ id, status: z.literal("succeeded"), source: z.literal("import"), result_id: id, status_url: url, result_url: url })

@@ -8,10 +8,11 @@ import type { Payment } from "../../../admission/limits";
 import type { Session } from "../../../domain/sessions";
 import type { Bindings } from "../../../env";
 import { GRID_PARAMETERS, MAX_SEEDS } from "../../../model/sweeps";
+import type { DataFileRow } from "../../../storage/data-files";
 import { Csrf, Layout } from "../../shared/layout";
 import type { FormValues } from "../forms";
 import { GROUPS } from "../forms";
-import { FieldGroup, FormErrors } from "../new-page";
+import { chosenFiles, DataFilesChooser, FieldGroup, FormErrors } from "../new-page";
 import { PaymentChoice } from "../parts";
 import { gridRowCount } from "./forms";
 
@@ -120,6 +121,8 @@ export function NewSweepPage(p: {
   errors: Record<string, string>;
   formError?: string;
   payment: Payment;
+  /** The account's data files the form offers (the base's `data_files`). */
+  dataFiles: DataFileRow[];
 }) {
   const caps = {
     plan: limitsFor(p.env, p.session.account, "plan").max_sweep_children,
@@ -136,12 +139,22 @@ export function NewSweepPage(p: {
       <form method="post" action="/sweeps/new" class="submission-form sweep-form" novalidate>
         <Csrf session={p.session} />
         {GROUPS.map(([group, title]) => (
-          <FieldGroup
-            group={group}
-            title={group === "basic" ? "Basic (the sweep's name and the base job)" : title}
-            values={p.values}
-            errors={p.errors}
-          />
+          <>
+            <FieldGroup
+              group={group}
+              title={group === "basic" ? "Basic (the sweep's name and the base job)" : title}
+              values={p.values}
+              errors={p.errors}
+            />
+            {group === "basic" && (
+              <DataFilesChooser
+                session={p.session}
+                files={p.dataFiles}
+                chosen={chosenFiles(p.values.data_files)}
+                error={p.errors.data_files}
+              />
+            )}
+          </>
         ))}
         <GridEditor values={p.values} errors={p.errors} caps={caps} />
         <PaymentChoice env={p.env} session={p.session} chosen={p.payment} />

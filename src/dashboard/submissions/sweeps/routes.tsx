@@ -17,6 +17,7 @@ import type { DashboardEnv } from "../../shared/context";
 import { formOf } from "../../shared/form";
 import { listQueryOf } from "../../shared/lists";
 import { protectChange, requireSession } from "../../shared/session";
+import { checkedFiles, offeredFiles, withFileErrors } from "../data-file-choice";
 import { type FormValues, initialValues } from "../forms";
 import { SweepDetailPage } from "./detail-page";
 import { initialSweepValues, sweepFormErrors, sweepFormToBody } from "./forms";
@@ -51,10 +52,24 @@ async function list(c: Ctx) {
 async function create(c: Ctx) {
   const session = c.get("session")!;
   const values: FormValues = await formOf(c);
+  const files = await checkedFiles(c);
+  values.data_files = files.length ? JSON.stringify(files) : "";
   const payment = paymentOf(values.payment);
-  const again = (errors: Record<string, string>, formError?: string, status: ContentfulStatusCode = 400) =>
-    c.html(<NewSweepPage env={c.env} session={session} values={values} errors={errors} formError={formError} payment={payment} />, status);
+  const again = async (errors: Record<string, string>, formError?: string, status: ContentfulStatusCode = 400) =>
+    c.html(
+      <NewSweepPage
+        env={c.env}
+        session={session}
+        values={values}
+        errors={withFileErrors(errors)}
+        formError={formError}
+        payment={payment}
+        dataFiles={await offeredFiles(c)}
+      />,
+      status,
+    );
   const { body, errors } = sweepFormToBody(values);
+  if (files.length) (body.base as Record<string, unknown>).data_files = files;
   const parsed = createSweepSchema.safeParse(body);
   const all = { ...(parsed.success ? {} : sweepFormErrors(fieldErrors(parsed.error), values)), ...errors };
   if (Object.keys(all).length || !parsed.success) return again(all);
@@ -83,7 +98,7 @@ export const sweepRoutes = new Hono<DashboardEnv>()
   .use("/sweeps", requireSession)
   .use("/sweeps/*", requireSession)
   .get("/sweeps", requireScope("submissions:read"), list)
-  .get("/sweeps/new", requireScope("submissions:write"), (c) =>
+  .get("/sweeps/new", requireScope("submissions:write"), async (c) =>
     c.html(
       <NewSweepPage
         env={c.env}
@@ -91,6 +106,7 @@ export const sweepRoutes = new Hono<DashboardEnv>()
         values={{ ...initialValues(), ...initialSweepValues() }}
         errors={{}}
         payment="plan"
+        dataFiles={await offeredFiles(c)}
       />,
     ),
   )
