@@ -51,6 +51,7 @@ import time
 import numpy as np
 import pygad
 
+from allele_worker.child.jobs import PopulationHistory
 from allele_worker.engine import build_ga, engine_label
 
 
@@ -124,6 +125,24 @@ def positive(solution, values):
 
 def on_generation(ga):
     return None
+
+
+# What the service's own on_generation does at every generation of every run, on both engines, counted
+# as the engine's overhead (not user code): the population's statistics (child.jobs.PopulationHistory,
+# population_history). ALLELE_BENCH_NO_POPULATION=1 leaves it out, to measure its cost.
+RECORD_POPULATION = os.environ.get("ALLELE_BENCH_NO_POPULATION") != "1"
+
+
+def service_hook(user_callback):
+    if not RECORD_POPULATION:
+        return user_callback
+    history = PopulationHistory()
+
+    def on_generation(ga):
+        history.record(ga)
+        return user_callback(ga)
+
+    return on_generation
 
 
 CONSTRAINT_SIZES = {"constraint100": 100, "constraint1k": 1000, "constraint10k": 10000}
@@ -222,7 +241,7 @@ def run_once(name: str, engine: str, generations: int, seed: int) -> dict:
         "two_sss": two_objectives,
     }.get(name, sphere)
     params["fitness_func"] = timer.fitness(fitness)
-    params["on_generation"] = timer.callback(on_generation)
+    params["on_generation"] = service_hook(timer.callback(on_generation))
     if name in CONSTRAINT_SIZES:
         params["gene_constraint"] = [timer.constraint(positive) for _ in range(params["num_genes"])]
     start = time.perf_counter()

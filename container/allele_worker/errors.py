@@ -57,13 +57,17 @@ class RunFailure(WorkerError):
 
     code: ErrorCode = "internal_error"
     engine: str | None = None  # the engine path that was running, when known
+    compile_stage = False  # the user's code did not compile: none of it ran (``RunError.stage``)
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
 
     def as_error(self) -> RunError:
-        return {"code": self.code, "message": self.message}
+        error: RunError = {"code": self.code, "message": self.message}
+        if self.compile_stage:
+            error["stage"] = "compile"
+        return error
 
     def with_engine(self, engine: str) -> RunFailure:
         self.engine = engine

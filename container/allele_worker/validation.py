@@ -15,8 +15,10 @@ from collections.abc import Mapping
 from typing import TypedDict, TypeVar, cast
 
 from .wire import (
+    CODE_FIELDS,
     ERROR_CODES,
     MAX_OBJECTIVES,
+    POPULATION_HISTORY_POINTS,
     STOPPED_REASONS,
     WARNING_MESSAGE_LIMIT,
     WARNING_TEMPLATES,
@@ -133,6 +135,34 @@ def _fitness(value: object, objectives: int) -> bool:
     return isinstance(value, list) and _numbers(value) and len(value) == objectives
 
 
+def _population_ok(value: object, objectives: int) -> bool:
+    """``population_history``: at most POPULATION_HISTORY_POINTS points of rising generations, each value
+    a number or null (several objectives: a list of one per objective)."""
+    if not isinstance(value, list) or len(value) > POPULATION_HISTORY_POINTS:
+        return False
+    last = -1
+    for point in value:
+        if not isinstance(point, dict) or set(point) != _POINT_KEYS:
+            return False
+        generation = point["generation"]
+        if not is_count(generation) or generation <= last:
+            return False
+        last = generation
+        for key in ("best", "mean", "median", "worst"):
+            item = point[key]
+            if objectives == 1:
+                if not (item is None or _number(item)):
+                    return False
+            elif not (
+                isinstance(item, list) and len(item) == objectives and all(v is None or _number(v) for v in item)
+            ):
+                return False
+    return True
+
+
+_POINT_KEYS = {"generation", "best", "mean", "median", "worst"}
+
+
 def _saved_ok(value: object, objectives: int, *, many: bool) -> bool:
     """``save_solutions`` (``many``) / ``save_best_solutions`` data."""
     if value is None:
@@ -205,7 +235,28 @@ def error_of(value: object) -> RunError | None:
     """A run's error (a code of ``ERROR_CODES`` and a message, clipped), if it has that shape."""
     if not isinstance(value, dict) or value.get("code") not in ERROR_CODES or not isinstance(value.get("message"), str):
         return None
-    return {"code": value["code"], "message": value["message"][:ERROR_MESSAGE_LIMIT]}
+    error: RunError = {"code": value["code"], "message": value["message"][:ERROR_MESSAGE_LIMIT]}
+    if value["code"] == "code_error" and value.get("stage") == "compile":
+        error["stage"] = "compile"
+    return error
+
+
+def compile_refused(sources: Mapping[str, object]) -> bool:
+    """Whether Python's ``compile()`` refuses one of the job's code fields (``sources``: the job's
+    params; only the code fields are looked at).  The relay asks this before it keeps a job's claim
+    that its code did not compile (``RunError.stage``): compiling runs none of the code, and a job
+    whose code compiled cannot make its run look like one that did not."""
+    for name in CODE_FIELDS:
+        source = sources.get(name)
+        if not isinstance(source, str):
+            continue
+        try:
+            compile(source, f"<{name}>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            return True
+        except (RecursionError, MemoryError):
+            return False
+    return False
 
 
 def validate_outcome(message: object) -> ValidOutcome | None:
@@ -255,6 +306,7 @@ def validate_outcome(message: object) -> ValidOutcome | None:
             and _history(maxima, objectives)
         ),
         is_count(result.get("generations_completed")),
+        _population_ok(result.get("population_history", []), objectives),
         _numbers(result.get("population"), depth=2),
         result.get("stopped_reason") in STOPPED_REASONS,
         _violations_ok(result.get("constraint_violations")),
@@ -272,6 +324,7 @@ def validate_outcome(message: object) -> ValidOutcome | None:
         "best_solution_generation": result["best_solution_generation"],
         "best_solutions_fitness": finite_in_place(result["best_solutions_fitness"]),
         "objective_maxima": finite_in_place(maxima),
+        "population_history": finite_in_place(result.get("population_history", [])),
         "generations_completed": result["generations_completed"],
         "population": finite_in_place(result["population"]),
         "stopped_reason": result["stopped_reason"],

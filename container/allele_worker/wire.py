@@ -86,6 +86,7 @@ __all__ = [
     "ParetoFront",
     "Population",
     "PopulationMessage",
+    "PopulationPoint",
     "ProbeAnswer",
     "Progress",
     "ProgressMessage",
@@ -230,6 +231,9 @@ def checked_progress(message: Mapping[str, object]) -> Progress | None:
     if not is_count(generations) or not (fitness is None or is_number(fitness)):
         return None
     progress: Progress = {"generations_completed": generations, "best_solution_fitness": fitness}
+    population = message.get("population")
+    if isinstance(population, list) and len(population) == 4 and all(v is None or is_number(v) for v in population):
+        progress["population"] = [v if is_finite_number(v) else None for v in population]
     for key in ("best_solution_objectives", "best_objectives"):
         objectives = message.get(key)
         if isinstance(objectives, list) and 0 < len(objectives) <= MAX_OBJECTIVES:
@@ -398,6 +402,25 @@ class HttpError(TypedDict):
 # --------------------------------------------------------------------------- worker → Worker (reports)
 
 
+# A result's population statistics (docs/api.md#results, ``population_history``): at most this many
+# generations (every one up to it; past it, this many spread evenly over the run, the first and the last
+# included), and at most POPULATION_HISTORY_VALUES numbers in all (fewer generations with many objectives).
+POPULATION_HISTORY_POINTS = 2000
+POPULATION_HISTORY_VALUES = 200_000
+
+
+class PopulationPoint(TypedDict):
+    """One generation of ``population_history``: the population's best (maximum), mean, median and worst
+    (minimum) fitness; with several objectives each is a list, one value per objective.  A value that is
+    not finite is null."""
+
+    generation: int
+    best: list[float | None] | float | None
+    mean: list[float | None] | float | None
+    median: list[float | None] | float | None
+    worst: list[float | None] | float | None
+
+
 class Progress(TypedDict):
     """``POST {report.url}/progress``, and how far a failed run got (the completion report's
     ``progress``)."""
@@ -409,11 +432,18 @@ class Progress(TypedDict):
     # the population (the point of ``objective_maxima``).
     best_solution_objectives: NotRequired[list[float]]
     best_objectives: NotRequired[list[float]]
+    # One objective: the population's [best, mean, median, worst] fitness at this generation (null where
+    # not finite); the live chart's band and lines (docs/runner-protocol.md).
+    population: NotRequired[list[float | None]]
 
 
 class RunError(TypedDict):
     code: ErrorCode
     message: str
+    # "compile": the user's code did not compile (Python's compile() refused a code field), so none of it
+    # ran; set by the job, kept by the relay only when compiling the job's sources fails there too
+    # (``validation.compile_refused``), and the Worker charges such a run 0 (docs/api.md#credits).
+    stage: NotRequired[Literal["compile"]]
 
 
 class WarningEntry(TypedDict):
@@ -462,6 +492,9 @@ class ResultFacts(TypedDict):
     # Several objectives: per generation, each objective's maximum over the population (the values may
     # come from different solutions); null for one.
     objective_maxima: list[list[float | None]] | None
+    # The population's best, mean, median and worst fitness per generation, generation 0 first (bounded:
+    # POPULATION_HISTORY_POINTS, POPULATION_HISTORY_VALUES).
+    population_history: list[PopulationPoint]
     generations_completed: int
     stopped_reason: StoppedReason
     num_objectives: int

@@ -36,14 +36,16 @@ def outcome(population: Any) -> dict[str, Any]:
     }
 
 
-def relay(written: bytes) -> tuple[list[dict[str, Any]], dict[str, Any] | None, Store]:
+def relay(
+    written: bytes, sources: dict[str, Any] | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None, Store]:
     """``written`` through a collector as the job's pipe: the channel's messages, the summary, the store."""
     job_r, job_w = os.pipe()
     channel_r, channel_w = os.pipe()
     store = Store()
     writer = threading.Thread(target=lambda: (os.write(job_w, written), os.close(job_w)))
     writer.start()
-    Collector(job_r, channel_w, store.fd, LIMITS)(0)
+    Collector(job_r, channel_w, store.fd, LIMITS, sources=sources)(0)
     writer.join()
     os.close(job_r)
     os.close(channel_w)
@@ -99,3 +101,17 @@ def test_a_population_line_counts_only_for_an_outcome_without_a_population():
     written = POPULATION_PREFIX + b'"rows"}\n' + to_json({**outcome(None), "result": RESULT}) + b"\n"
     messages, summary, _ = relay(written)
     assert messages == [{"type": "outcome", "at": None}] and summary == {}
+
+
+def test_a_failure_to_compile_is_kept_only_when_the_relay_cannot_compile_the_code_either():
+    # docs/runner-protocol.md: "stage": "compile" makes the run free, so the relay checks the job's word.
+    error = {"code": "code_error", "message": "fitness_func line 1: SyntaxError: x", "stage": "compile"}
+    failed = {"type": "outcome", "status": "failed", "error": error, "hit_time_cap": False, "hit_memory_cap": False}
+    broken = {"fitness_func": "def f(ga, s, i):\n    return (", "fitness_func_entry": "f"}
+    fine = {"fitness_func": "def f(ga, s, i):\n    return 1.0\n", "fitness_func_entry": "f"}
+    _, summary, _ = relay(lines(failed), sources=broken)
+    assert summary is not None and summary["error"] == error
+    _, summary, _ = relay(lines(failed), sources=fine)  # user code that compiled forged the claim
+    assert summary is not None and summary["error"] == {"code": "code_error", "message": error["message"]}
+    _, summary, _ = relay(lines({**failed, "error": {**error, "code": "internal_error"}}), sources=broken)
+    assert summary is not None and "stage" not in summary["error"]  # only a code_error has a stage

@@ -125,6 +125,7 @@ def test_syntax_error_names_field_and_line():
         jobs.compile_user_code("fitness_func", "def f(ga, s, i):\n    x = 1\n    return (\n", "f")
     assert info.value.message.startswith("fitness_func line 3: SyntaxError")
     assert "/" not in info.value.message
+    assert info.value.as_error()["stage"] == "compile"  # none of it ran: charged 0 (docs/api.md#credits)
 
 
 def test_entry_missing_or_wrong_kind():
@@ -142,6 +143,7 @@ def test_error_at_module_level_names_line():
     with pytest.raises(UserCodeError) as info:
         jobs.compile_user_code("on_start", "x = 1\ny = x / 0\n", "x")
     assert info.value.message == "on_start line 2: ZeroDivisionError: division by zero"
+    assert "stage" not in info.value.as_error()  # it compiled and ran: charged
 
 
 def test_jsonable():

@@ -65,6 +65,7 @@ export async function createImport(env: Bindings, accountId: string, input: Impo
     ...result,
     // The SDK sends PyGAD's history only: each objective's maximum per generation is not known.
     objective_maxima: null,
+    population_history: null,
     stopped_reason: IMPORTED,
     pareto_front: front && { size: front.objectives.length, objectives: front.objectives },
     constraint_violations: null,

@@ -41,3 +41,39 @@ export function paretoFront(objectives: number[][], population: number[][]): { o
     });
   return { objectives: kept.map((i) => objectives[i]!), solutions: kept.map((i) => population[i]!) };
 }
+
+/**
+ * What a final front is, in numbers a person compares (docs/dashboard.md#results; every objective
+ * maximised): its size, each objective's spread (its range over the front), the reference point (each
+ * objective's worst value on the front, less a tenth of its range, or 1 when the range is 0) and, for two
+ * objectives, the hypervolume against it (the area the front dominates above the reference point; more is
+ * better). Null for an empty front.
+ */
+export function frontSummary(front: number[][]): {
+  size: number;
+  spread: number[];
+  reference: number[];
+  hypervolume: number | null;
+} | null {
+  const count = front[0]?.length ?? 0;
+  if (!front.length || count === 0) return null;
+  const low = Array.from({ length: count }, (_, k) => Math.min(...front.map((o) => o[k]!)));
+  const high = Array.from({ length: count }, (_, k) => Math.max(...front.map((o) => o[k]!)));
+  const spread = high.map((h, k) => h - low[k]!);
+  const reference = low.map((l, k) => l - (spread[k]! > 0 ? spread[k]! / 10 : 1));
+  let hypervolume: number | null = null;
+  if (count === 2) {
+    // Sweep by objective 0, best first: each point adds the strip its objective 1 rises above the last.
+    const sorted = [...front].sort((a, b) => b[0]! - a[0]! || b[1]! - a[1]!);
+    let area = 0;
+    let top = reference[1]!;
+    for (const [x, y] of sorted) {
+      if (y! > top) {
+        area += (x! - reference[0]!) * (y! - top);
+        top = y!;
+      }
+    }
+    hypervolume = area;
+  }
+  return { size: front.length, spread, reference, hypervolume };
+}

@@ -1,6 +1,6 @@
 // The downloadable files of a result (docs/api.md#result-files), built from the worker's completion report,
 // and the files the GA worker uploads apart before it (staged under runs/{run_id}/, filed by endRun).
-import type { ConstraintViolation } from "../model/runs";
+import type { ConstraintViolation, PopulationPoint } from "../model/runs";
 import { type Fitness, fitnessPlot, paretoPlot } from "./plots";
 
 export type { Fitness } from "./plots";
@@ -16,6 +16,8 @@ export interface GaResult {
   best_solutions_fitness: (Fitness | number[])[];
   /** Several objectives: per generation, each objective's maximum over the population; null for one (and imports). */
   objective_maxima: number[][] | null;
+  /** The population's best, mean, median and worst fitness per generation (bounded); null for imports. */
+  population_history: PopulationPoint[] | null;
   generations_completed: number;
   /** Inline only for small runs and tests; normally uploaded apart (see stagedKey). */
   population?: number[][] | null;
@@ -63,21 +65,43 @@ const csvCell = (v: Fitness) => (v === null ? "" : String(v));
 /**
  * fitness_history.csv: per generation the best fitness (one objective), or the best solution's value of
  * each objective (`objective_i`, PyGAD's history) followed, when the result has them, by each
- * objective's maximum over the population (`max_objective_i`, the objective_maxima series).
+ * objective's maximum over the population (`max_objective_i`, the objective_maxima series); then, when
+ * the result has its population_history, the population's mean, median and worst fitness (one
+ * objective: `mean_fitness`, `median_fitness`, `worst_fitness`; several: `mean_objective_i`, … per
+ * objective), empty for a generation the bounded history does not hold.
  */
 function historyCsv(result: GaResult): string {
-  if (result.num_objectives <= 1) {
-    return ["generation,best_fitness", ...result.best_solutions_fitness.map((f, i) => `${i},${csvCell(f as Fitness)}`)].join("\n");
-  }
   const count = result.num_objectives;
+  const stats = result.population_history;
+  const byGeneration = new Map((stats ?? []).map((p) => [p.generation, p]));
+  const keys = ["mean", "median", "worst"] as const;
+  const statColumns = keys.flatMap((key) =>
+    count <= 1 ? [`${key}_fitness`] : Array.from({ length: count }, (_, i) => `${key}_objective_${i}`),
+  );
+  const statCells = (generation: number): string[] => {
+    if (!stats) return [];
+    const p = byGeneration.get(generation);
+    return keys.flatMap((key) => {
+      const v = p?.[key];
+      if (count <= 1) return [p && !Array.isArray(v) ? csvCell(v ?? null) : ""];
+      return Array.from({ length: count }, (_, i) => (Array.isArray(v) ? csvCell(v[i] ?? null) : ""));
+    });
+  };
+  if (count <= 1) {
+    return [
+      ["generation", "best_fitness", ...(stats ? statColumns : [])].join(","),
+      ...result.best_solutions_fitness.map((f, i) => [i, csvCell(f as Fitness), ...statCells(i)].join(",")),
+    ].join("\n");
+  }
   const maxima = result.objective_maxima;
   const header = [
     "generation",
     ...Array.from({ length: count }, (_, i) => `objective_${i}`),
     ...(maxima ? Array.from({ length: count }, (_, i) => `max_objective_${i}`) : []),
+    ...(stats ? statColumns : []),
   ].join(",");
   const rows = result.best_solutions_fitness.map((row, i) =>
-    [i, ...(Array.isArray(row) ? row : []), ...(maxima ? (maxima[i] ?? []) : [])].join(","),
+    [i, ...(Array.isArray(row) ? row : []), ...(maxima ? (maxima[i] ?? []) : []), ...statCells(i)].join(","),
   );
   return [header, ...rows].join("\n");
 }

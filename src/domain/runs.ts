@@ -5,7 +5,7 @@ import { config, runTokenSecret } from "../config";
 import type { Bindings } from "../env";
 import { hmacSha256Hex } from "../lib/crypto";
 import { nowIso } from "../lib/ids";
-import type { TrailPoint } from "../model/runs";
+import type { PopulationStats, TrailPoint } from "../model/runs";
 import { INTERNAL_HOST } from "../runner/container-runner";
 import { getRunner, type StartRequest } from "../runner/runner";
 import { getDb } from "../storage/db";
@@ -100,6 +100,7 @@ export async function recordProgress(
     best_solution_fitness: number | null;
     best_solution_objectives?: number[] | null;
     best_objectives?: number[] | null;
+    population?: PopulationStats | null;
   },
 ): Promise<boolean> {
   const { generations_completed: generation, best_solution_fitness: best, best_objectives: maxima } = progress;
@@ -108,6 +109,8 @@ export async function recordProgress(
     ? objectives
       ? [generation, best, maxima.slice(0, TRAIL_OBJECTIVES), objectives.slice(0, TRAIL_OBJECTIVES)]
       : [generation, best, maxima.slice(0, TRAIL_OBJECTIVES)]
-    : [generation, best];
+    : progress.population
+      ? [generation, best, null, null, progress.population]
+      : [generation, best];
   return recordRunProgress(getDb(env.DB), runId, progress, point, nowIso());
 }

@@ -48,6 +48,8 @@ export interface RunOutcome {
   status: TerminalStatus;
   result?: GaResult | null;
   error?: { code: string; message: string } | null;
+  /** The GA worker's word that the user's code did not compile (so none of it ran): charged 0. */
+  compileFailed?: boolean;
   metrics?: RunMetrics | null;
   output?: string | null;
   engine?: string | null;
@@ -118,7 +120,8 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
   const now = nowIso();
   const token = crypto.randomUUID();
   const usage = usageOf(run, outcome.metrics, now);
-  const charge = run.paidWithCredits ? chargeMicro(usage, prices(env)) : { amountMicro: 0, gbSeconds: 0 };
+  // A run whose code did not compile ran none of it: charged 0 (docs/api.md#credits); a zero ledger row.
+  const charge = run.paidWithCredits && !outcome.compileFailed ? chargeMicro(usage, prices(env)) : { amountMicro: 0, gbSeconds: 0 };
   const won = wonBy(runId, token);
   const storedStatus = outcome.status === "deleted" ? "cancelled" : outcome.status;
 
@@ -192,6 +195,7 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
           numObjectives: result.num_objectives,
           bestSolutionObjectives: result.best_solution_objectives,
           objectiveMaxima: result.objective_maxima,
+          populationHistory: result.population_history ?? null,
           paretoFrontSize: result.pareto_front?.size ?? null,
           constraintViolations: result.constraint_violations,
         },

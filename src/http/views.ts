@@ -125,6 +125,7 @@ export function resultFull(origin: string, r: ResultRow, files: ResultFileRow[])
     best_solution_generation: r.bestSolutionGeneration,
     best_solutions_fitness: r.bestSolutionsFitness,
     objective_maxima: r.objectiveMaxima,
+    population_history: r.populationHistory ?? null,
     stopped_reason: r.stoppedReason,
     constraint_violations: r.constraintViolations,
     warnings: r.warnings,

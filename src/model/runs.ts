@@ -39,5 +39,23 @@ export interface ConstraintViolation {
  * A progress report of a run, as its trail keeps it: [generations completed, best fitness or null], with
  * several objectives a third item, each of the first few objectives' maximum over the population, and a
  * fourth, the best solution's values of them (PyGAD's history; trails kept before migration 0007 lack it).
+ * One objective: a fifth item (the third and fourth null), the population's [best, mean, median, worst]
+ * fitness at that generation (trails kept before migration 0010 lack it).
  */
-export type TrailPoint = [number, number | null, number[]?, number[]?];
+export type TrailPoint = [number, number | null, (number[] | null)?, (number[] | null)?, PopulationStats?];
+
+/** The population's [best, mean, median, worst] fitness at one generation (null where not finite). */
+export type PopulationStats = [number | null, number | null, number | null, number | null];
+
+/**
+ * One generation of a result's `population_history` (docs/api.md#results): the population's best
+ * (maximum), mean, median and worst (minimum) fitness; with several objectives each a list of one value
+ * per objective. Null where not finite.
+ */
+export interface PopulationPoint {
+  generation: number;
+  best: number | null | (number | null)[];
+  mean: number | null | (number | null)[];
+  median: number | null | (number | null)[];
+  worst: number | null | (number | null)[];
+}

@@ -31,6 +31,33 @@ export async function listAttempts(db: Db, deliveryId: string): Promise<Delivery
     .all();
 }
 
+/**
+ * The last attempt's outcome of each of `deliveryIds` (the log's response-code column): its HTTP status,
+ * or its network error; a delivery not attempted yet is absent.
+ */
+export async function lastResponses(
+  db: Db,
+  deliveryIds: string[],
+): Promise<Map<string, { status: number | null; networkError: string | null }>> {
+  const out = new Map<string, { status: number | null; networkError: string | null }>();
+  if (!deliveryIds.length) return out;
+  const rows = await db
+    .select({ id: deliveryAttempts.deliveryId, status: deliveryAttempts.responseStatus, networkError: deliveryAttempts.networkError })
+    .from(deliveryAttempts)
+    .where(
+      and(
+        inArray(deliveryAttempts.deliveryId, deliveryIds),
+        eq(
+          deliveryAttempts.attemptNo,
+          sql`(SELECT max(a.attempt_no) FROM delivery_attempts a WHERE a.delivery_id = ${deliveryAttempts.deliveryId})`,
+        ),
+      ),
+    )
+    .all();
+  for (const r of rows) out.set(r.id, { status: r.status, networkError: r.networkError });
+  return out;
+}
+
 /** The delivery log of a webhook, newest first. */
 export async function listDeliveries(db: Db, webhookId: string, limit = 50): Promise<DeliveryRow[]> {
   return db

@@ -2,7 +2,7 @@
 // live state and stamps its terminal token; each later one applies only WHERE `won` holds — the token
 // is on the run — so of two racing callers exactly one changes anything.
 import { eq, inArray, type SQL, sql } from "drizzle-orm";
-import { type ConstraintViolation, type EndedStatus, LIVE_STATUSES, type RunWarning } from "../model/runs";
+import { type ConstraintViolation, type EndedStatus, LIVE_STATUSES, type PopulationPoint, type RunWarning } from "../model/runs";
 import type { Db } from "./db";
 import { runs, submissions } from "./schema";
 import type { RunRow } from "./submissions";
@@ -66,6 +66,7 @@ export interface ResultFields {
   numObjectives: number;
   bestSolutionObjectives: number[] | null;
   objectiveMaxima: number[][] | null;
+  populationHistory: PopulationPoint[] | null;
   paretoFrontSize: number | null;
   constraintViolations: ConstraintViolation[] | null;
 }
@@ -75,12 +76,14 @@ export function insertResultStatement(db: Db, run: RunRow, r: ResultFields, won:
   return db.run(sql`
     INSERT INTO results (id, account_id, submission_id, run_id, name, is_shared, best_solution, best_solution_fitness,
       best_solution_generation, best_solutions_fitness, generations_completed, stopped_reason, parameters, engine, warnings,
-      num_objectives, best_solution_objectives, objective_maxima, pareto_front_size, constraint_violations, created_at, updated_at)
+      num_objectives, best_solution_objectives, objective_maxima, population_history, pareto_front_size, constraint_violations,
+      created_at, updated_at)
     SELECT ${r.resultId}, ${run.accountId}, ${run.submissionId}, ${run.id}, s.name, 0, ${JSON.stringify(r.bestSolution)},
       ${r.bestSolutionFitness}, ${r.bestSolutionGeneration}, ${JSON.stringify(r.bestSolutionsFitness)},
       ${r.generationsCompleted}, ${r.stoppedReason}, ${JSON.stringify(run.parameters)}, ${r.engine}, ${JSON.stringify(r.warnings)},
       ${r.numObjectives}, ${r.bestSolutionObjectives === null ? null : JSON.stringify(r.bestSolutionObjectives)},
-      ${r.objectiveMaxima === null ? null : JSON.stringify(r.objectiveMaxima)}, ${r.paretoFrontSize},
+      ${r.objectiveMaxima === null ? null : JSON.stringify(r.objectiveMaxima)},
+      ${r.populationHistory === null ? null : JSON.stringify(r.populationHistory)}, ${r.paretoFrontSize},
       ${r.constraintViolations === null ? null : JSON.stringify(r.constraintViolations)}, ${r.now}, ${r.now}
     FROM submissions s WHERE s.id = ${run.submissionId} AND ${won}`);
 }

@@ -7,7 +7,7 @@ import { foreignKey, index, integer, primaryKey, real, sqliteTable, text, unique
 import type { Overrides, Plan, Scope } from "../model/accounts";
 import type { DeliveryStatus, EventData, EventOrigin, EventType } from "../model/events";
 import type { GaParameters } from "../model/parameters";
-import type { ConstraintViolation, RunKind, RunStatus, RunWarning, SubmissionSource, TrailPoint } from "../model/runs";
+import type { ConstraintViolation, PopulationPoint, RunKind, RunStatus, RunWarning, SubmissionSource, TrailPoint } from "../model/runs";
 import type { Combination, Grid, StoredSweepStatus } from "../model/sweeps";
 
 export const accounts = sqliteTable("accounts", {
@@ -207,6 +207,9 @@ export const results = sqliteTable(
     // Several objectives: per generation, each objective's maximum over the population; null for one
     // objective and for imports (docs/api.md#multi-objective).
     objectiveMaxima: text("objective_maxima", { mode: "json" }).$type<number[][]>(),
+    // The population's best, mean, median and worst fitness per generation (bounded: docs/api.md#results);
+    // null for imports and for results made before it was kept.
+    populationHistory: text("population_history", { mode: "json" }).$type<PopulationPoint[]>(),
     generationsCompleted: integer("generations_completed").notNull(),
     stoppedReason: text("stopped_reason").notNull(),
     parameters: text("parameters", { mode: "json" }).$type<GaParameters>().notNull(),

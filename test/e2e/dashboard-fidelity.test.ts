@@ -153,8 +153,13 @@ describe("a two-objective run from the form", () => {
     await openResult(page, id);
     const resultPanels = page.locator('[data-chart="result-chart"] .chart-panel');
     await eventuallyIn30s(() => resultPanels.count()).toBe(2);
-    // x, the two results' histories (PyGAD's), and their population maxima (dashed)
-    for (let i = 0; i < 2; i++) expect(await resultPanels.nth(i).locator(".u-legend .u-series").count()).toBe(5);
+    // x, the two results' histories (PyGAD's), and their population maxima (dashed) — and each one's
+    // population mean, median and worst of that objective
+    for (let i = 0; i < 2; i++) {
+      const legend = resultPanels.nth(i).locator(".u-legend .u-series");
+      expect(await legend.count()).toBe(11);
+      expect(await legend.filter({ hasNotText: /population (mean|median|worst)/ }).count()).toBe(5);
+    }
     expect(
       await page
         .locator("details table tbody tr")

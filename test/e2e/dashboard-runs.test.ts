@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 // @ts-expect-error -- a plain ESM script, without types
 import { LOCAL_CAPACITY, ROOT } from "../../scripts/lib.mjs";
-import { eventually, fillForm, launch, person, shot, signIn, watchErrors } from "./browser/harness";
+import { eventually, fillForm, launch, person, shot, signIn, typeCode, watchErrors } from "./browser/harness";
 import { call, newAccount, waitForStatus } from "./client";
 
 let browser: Browser;
@@ -78,6 +78,8 @@ describe("the new-submission form and a live run", () => {
     // A place frees: the waiting run starts.
     for (const id of blocking) await call(`/api/v1/submissions/${id}/cancel`, { key: blockers.key, method: "POST" });
     const points = new Set<number>();
+    // The runs table while the run is live: its generations and best fitness, refreshed without a reload.
+    const liveRows = new Set<string>();
     const deadline = Date.now() + 60_000;
     let sawRunningShot = false;
     while (Date.now() < deadline) {
@@ -94,6 +96,22 @@ describe("the new-submission form and a live run", () => {
           .catch(() => null)) ?? NaN,
       );
       if (Number.isFinite(n)) points.add(n);
+      if (status.trim() === "running") {
+        const cells = page.locator("#runs-table tbody tr").first();
+        const generations = (
+          (await cells
+            .locator("[data-cell=generations]")
+            .textContent()
+            .catch(() => "")) ?? ""
+        ).trim();
+        const fitness = (
+          (await cells
+            .locator("[data-cell=fitness]")
+            .textContent()
+            .catch(() => "")) ?? ""
+        ).trim();
+        if (/^[1-9]\d* of 60$/.test(generations) && generations !== "60 of 60" && fitness !== "—") liveRows.add(generations);
+      }
       if (status.trim() === "running" && n >= 2 && !sawRunningShot) {
         await shot(page, "submission-running");
         sawRunningShot = true;
@@ -102,21 +120,82 @@ describe("the new-submission form and a live run", () => {
       await page.waitForTimeout(150);
     }
     expect([...statuses]).toEqual(expect.arrayContaining(["queued", "running", "succeeded"]));
+    expect(liveRows.size).toBeGreaterThanOrEqual(1);
     // The live chart grew: it showed at least two different numbers of points while running.
     expect([...points].filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
     await eventually(() => page.locator(".status").first().textContent()).toBe("succeeded");
-    await eventually(() => page.locator(".u-legend .u-series").count()).toBe(2);
+    // generation, the best fitness, and the population's mean, median and worst.
+    await eventually(() => page.locator(".u-legend .u-series").count()).toBe(5);
     const api = await call(`/api/v1/submissions/${id}`, { key: account.key });
     expect(api.body).toMatchObject({ source: "web", status: "succeeded" });
     await shot(page, "submission");
     expect(errors).toEqual([]);
   });
 
+  it("the result's chart shows the population's mean and median with a band, and switches its scale", async () => {
+    const done = await call("/api/v1/results/?page_size=1", { key: account.key });
+    const resultId = done.body.results[0].id as string;
+    const result = (await call(`/api/v1/results/${resultId}`, { key: account.key })).body;
+    expect(result.population_history.length).toBe(result.generations_completed + 1);
+    await page.goto(`/results/${resultId}`);
+    const legend = page.locator("#result-chart-wrap .u-legend, [data-chart] ~ * .u-legend, .u-legend").first();
+    await eventually(async () => (await legend.locator(".u-series").allTextContents()).join(" | ")).toContain("population median");
+    const labels = (await legend.locator(".u-series").allTextContents()).join(" | ");
+    expect(labels).toContain("population mean");
+    expect(labels).toContain("population worst");
+    const chart = page.locator("[data-chart]").first();
+    expect(await chart.getAttribute("data-scale")).toBe("linear");
+    await page.getByRole("button", { name: "Symlog" }).click();
+    await eventually(() => chart.getAttribute("data-scale")).toBe("symlog");
+    await page.getByRole("button", { name: "Distance to best" }).click();
+    await eventually(() => chart.getAttribute("data-scale")).toBe("distance");
+    expect(await page.getByRole("button", { name: "Distance to best" }).getAttribute("aria-pressed")).toBe("true");
+    expect(await chart.locator(".chart-panel").first().getAttribute("data-y-label")).toBe("distance to best (best fitness)");
+    await shot(page, "result-chart-distance");
+    await page.getByRole("button", { name: "Log", exact: true }).click();
+    await eventually(() => chart.getAttribute("data-scale")).toBe("log");
+    expect(errors).toEqual([]);
+  });
+
+  it("the editor shows a syntax error before submitting, and indents by 4", async () => {
+    await page.goto("/submissions/new");
+    const note = page.locator("#f-fitness_func-syntax");
+    // The template parses: no mark, no message.
+    expect(await note.isHidden()).toBe(true);
+    expect(await page.locator(".cm-syntax-error").count()).toBe(0);
+    await typeCode(page, "fitness_func", "import numpy\n\ndef fitness(ga, solution, idx)\n    return -float(numpy.sum(solution ** 2))\n");
+    await eventually(() => note.textContent()).toContain("Syntax error on line 3");
+    expect(await page.locator(".cm-syntax-error").count()).toBeGreaterThan(0);
+    await shot(page, "editor-syntax-error");
+    // Fixed: the message goes.
+    await typeCode(page, "fitness_func", "def fitness(ga, solution, idx):\n    return 1.0\n");
+    await eventually(() => note.isHidden()).toBe(true);
+    // A new line after a block's header is indented by four spaces.
+    const editor = page.locator(".code-field:has(#f-fitness_func) .cm-content");
+    await editor.click();
+    await page.keyboard.press("Control+A");
+    await page.keyboard.press("Delete");
+    await page.keyboard.type("def g(ga, s, i):");
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("return 1");
+    expect(await page.locator("#f-fitness_func").inputValue()).toBe("def g(ga, s, i):\n    return 1");
+  });
+
+  it("the form's default template, submitted as it is, runs without a warning", async () => {
+    await page.goto("/submissions/new");
+    await page.getByRole("button", { name: "Submit" }).click();
+    await page.waitForURL(/\/submissions\/[A-Za-z0-9]{12}$/);
+    const done = await waitForStatus(account.key, page.url().split("/").pop()!);
+    expect(done.status).toBe("succeeded");
+    expect(done.warnings).toEqual([]);
+  });
+
   it("a bad field shows its error next to the field and creates nothing", async () => {
     const before = (await call("/api/v1/submissions/?page_size=100", { key: account.key })).body.results.length;
     await fillForm(page, { sol_per_pop: "1", num_genes: "four" });
     await page.getByRole("button", { name: "Submit" }).click();
-    await eventually(() => page.locator("#f-sol_per_pop-error").textContent()).toContain(">=2");
+    await eventually(() => page.locator("#f-sol_per_pop-error").textContent()).toContain("must be at least 2");
+    await eventually(() => page.locator("#form-errors").textContent()).toContain("Solutions per population must be at least 2");
     await eventually(() => page.locator("#f-num_genes-error").textContent()).toContain("must be a number");
     expect(await page.locator("#f-num_genes").getAttribute("aria-invalid")).toBe("true");
     expect(await page.locator("#f-num_genes").getAttribute("aria-describedby")).toContain("f-num_genes-error");
@@ -167,8 +246,10 @@ describe("results", () => {
     expect(results).toHaveLength(2);
     resultId = results[0].id; // newest: the continued one
     await page.goto(`/results/${resultId}`);
-    // Two curves (the original and its continuation) on one chart: x, then one series each.
-    await eventually(() => page.locator(".u-legend .u-series").count()).toBe(3);
+    // Two curves (the original and its continuation) on one chart: x, then one series each — and each
+    // one's population mean, median and worst after them.
+    await eventually(() => page.locator(".u-legend .u-series").count()).toBe(9);
+    expect(await page.locator(".u-legend .u-series", { hasNotText: "population" }).count()).toBe(3);
     const table = await page.locator("details table tbody tr").allTextContents();
     expect(table.some((row) => row.startsWith("continued from 1") && row.includes("15"))).toBe(true);
     // Hovering the chart shows the values in the legend.
@@ -261,6 +342,25 @@ describe("phone width and keyboard", () => {
       expect(overflow, path).toBeLessThanOrEqual(0);
     }
     await shot(p, "phone-new-submission", false);
+    // The navigation is one line with a Menu; the menu opens the links.
+    const header = await p.locator("header.top").boundingBox();
+    expect(header!.height).toBeLessThan(60);
+    expect(await p.locator("#main-nav").isVisible()).toBe(false);
+    await p.locator(".menu-button").click();
+    expect(await p.locator("#main-nav").isVisible()).toBe(true);
+    expect(await p.getByRole("link", { name: "Results" }).isVisible()).toBe(true);
+    // A result: its key numbers and its chart on the first screen (390 × 844).
+    const resultId = (await call("/api/v1/results/?page_size=1", { key: account.key })).body.results[0].id as string;
+    await p.goto(`/results/${resultId}`);
+    await eventually(() => p.locator("[data-chart] .u-wrap").count()).toBeGreaterThan(0);
+    const numbers = await p.locator(".key-numbers").boundingBox();
+    const chart = await p.locator("[data-chart]").first().boundingBox();
+    expect(numbers!.y + numbers!.height).toBeLessThanOrEqual(844);
+    expect(chart!.y).toBeLessThan(844); // the chart's top within the first screen
+    // its plot too (the legend may run below): the canvas's top half is on the first screen
+    const plot = await p.locator("[data-chart] canvas").first().boundingBox();
+    expect(plot!.y + plot!.height / 2).toBeLessThanOrEqual(844);
+    await shot(p, "phone-result", false);
     // Keyboard: the skip link comes first, then the navigation; every control has a label.
     await p.goto("/submissions/new");
     await p.keyboard.press("Tab");

@@ -14,7 +14,9 @@ let server: Server;
 let receiver: string;
 const received: { path: string; headers: Record<string, string | string[] | undefined>; body: string }[] = [];
 /** What the receiver answers, per path. */
-const answers: Record<string, number> = { "/ok": 200, "/broken": 503 };
+const answers: Record<string, number> = { "/ok": 200, "/broken": 503, "/slow": 200 };
+/** Paths the receiver answers only after this many ms (a delivery seen pending first). */
+const delays: Record<string, number> = { "/slow": 2500 };
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -22,8 +24,13 @@ beforeAll(async () => {
     req.on("data", (d) => (body += d));
     req.on("end", () => {
       received.push({ path: req.url ?? "", headers: req.headers, body });
-      res.writeHead(answers[req.url ?? ""] ?? 404, { "Content-Type": "text/plain", "X-Receiver": "local" });
-      res.end(`answer for ${req.url}`);
+      setTimeout(
+        () => {
+          res.writeHead(answers[req.url ?? ""] ?? 404, { "Content-Type": "text/plain", "X-Receiver": "local" });
+          res.end(`answer for ${req.url}`);
+        },
+        delays[req.url ?? ""] ?? 0,
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -124,6 +131,32 @@ describe("webhooks in the dashboard", () => {
       return page.locator(".title-row .status").textContent();
     }).toBe("succeeded");
     expect(await page.getByRole("region", { name: "Attempt 7" }).locator("h3").textContent()).toContain("200");
+  });
+
+  it("after Send test the delivery row turns from pending to succeeded without a reload; the log shows the response code", async () => {
+    await createWebhook("/slow", "slow receiver");
+    await page.getByRole("button", { name: "Send test" }).click();
+    await eventually(() => page.locator(".flash").textContent()).toContain("Test sent");
+    // The receiver holds its answer 2.5 s: the row is pending first.
+    const row = page.locator("tr[data-delivery]").first();
+    expect(await row.locator(".status").textContent()).toBe("pending");
+    // A marker on the page's window: a reload (or a navigation) would drop it.
+    await page.evaluate(() => Object.assign(window, { stillTheSamePage: true }));
+    await eventually(() => page.locator("tr[data-delivery] .status").first().textContent(), 30_000).toBe("succeeded");
+    expect(await page.evaluate(() => (window as unknown as { stillTheSamePage?: boolean }).stillTheSamePage)).toBe(true);
+    expect(await page.locator("tr[data-delivery] [data-field=response]").first().textContent()).toBe("200");
+    expect(await page.locator("#deliveries th").allTextContents()).toContain("Response");
+    await shot(page, "webhook-delivered-live");
+    // Inactive: Replay is offered no more, and the page says why.
+    await page.getByRole("button", { name: "Deactivate" }).click();
+    await eventually(() => page.locator(".title-row .status").textContent()).toBe("inactive");
+    const replay = page.locator("tr[data-delivery]").first().getByRole("button", { name: "Replay" });
+    expect(await replay.isDisabled()).toBe(true);
+    expect(await page.locator("#inactive-reason").textContent()).toContain("inactive: activate it to replay or re-send");
+    await page.locator("tr[data-delivery]").first().getByRole("link", { name: "Inspect" }).click();
+    await page.waitForURL(/\/deliveries\/[0-9a-f]{16}$/);
+    expect(await page.getByRole("button", { name: "Replay" }).isDisabled()).toBe(true);
+    expect(await page.locator("#inactive-reason").textContent()).toContain("The webhook is inactive");
   });
 
   it("the Test limit (10 per minute per account) is shown in words", async () => {

@@ -56,6 +56,17 @@ describe("a run end to end (wrangler dev + the real GA worker)", () => {
     expect(done.error.code).toBe("code_error");
     expect(done.error.message).toMatch(/line 3/);
     expect(done.error.message).not.toMatch(/site-packages|\.py"/);
+    expect(done.credits_charged).toBeGreaterThan(0); // the code compiled and ran: charged
+  });
+
+  it("a run whose code does not compile fails with code_error and is charged 0 (docs/api.md#credits)", async () => {
+    const bad = "def fitness(ga, solution, idx):\n    return sum(solution\n";
+    const created = await call("/api/v1/submissions/", { key, body: job({ fitness_func: bad }) });
+    const done = await waitForStatus(key, created.body.id);
+    expect(done.status).toBe("failed");
+    expect(done.error).toEqual({ code: "code_error", message: expect.stringMatching(/^fitness_func line \d+: SyntaxError/) });
+    expect(done.cpu_seconds_used).toBeGreaterThan(0); // measured, and not charged
+    expect(done.credits_charged).toBe(0);
   });
 
   it("cancels a running run: worker stopped, partial usage billed", async () => {

@@ -82,7 +82,11 @@ describe("the new-submission form", () => {
     const res = await web.post("/submissions/new", form({ sol_per_pop: "1", num_genes: "three", fitness_func_entry: "missing" }));
     expect(res.status).toBe(400);
     const html = await res.text();
-    expect(html).toMatch(/id="f-sol_per_pop-error">[^<]*expected number to be &gt;=2/);
+    expect(html).toContain('id="f-sol_per_pop-error">must be at least 2');
+    // The summary names the form's labels in plain words, not the API's names or the validator's text.
+    expect(html).toContain('<a href="#f-sol_per_pop">Solutions per population</a> must be at least 2');
+    expect(html).toContain('<a href="#f-num_genes">Genes</a> must be a number');
+    expect(html).not.toContain("Too small");
     expect(html).toContain('id="f-num_genes-error">must be a number');
     expect(html).toContain('aria-invalid="true"');
     expect(html).toContain("three"); // the person's input is kept
@@ -90,6 +94,25 @@ describe("the new-submission form", () => {
     expect(entry.status).toBe(422);
     expect(await entry.text()).toMatch(/id="f-fitness_func_entry-error">[^<]*not a top-level name/);
     expect(await dbSubmissionCount(account.id)).toBe(0);
+  });
+
+  it("the default template's values, readable sort options, and counts named for what they count", async () => {
+    const account = await newAccount();
+    const web = await signedIn(account.key);
+    const page = await (await web.request("/submissions/new")).text();
+    // 10 genes: PyGAD's default mutation_percent_genes (10) selects one gene, so no warning.
+    expect(page).toMatch(/id="f-num_genes" name="num_genes"[^>]*value="10"/);
+    const zero = await (await web.post("/submissions/new", form({ num_generations: "0" }))).text();
+    expect(zero).toContain('<a href="#f-num_generations">Generations</a> must be at least 1');
+    for (const path of ["/submissions", "/results", "/sweeps"]) {
+      const list = await (await web.request(path)).text();
+      expect(list).toContain(">Newest first</option>");
+      expect(list).not.toMatch(/>-?created_at</);
+    }
+    expect(await (await web.request("/results")).text()).toContain(">Best fitness, highest first</option>");
+    const acct = await (await web.request("/account")).text();
+    expect(acct).toContain("Runs started in the last 24 hours");
+    expect(acct).not.toContain("Submissions in the last 24 hours");
   });
 
   it("a gate's refusal is shown in words above the form (the plan's caps for a run on the plan)", async () => {
@@ -219,7 +242,8 @@ describe("the form takes every form the API accepts", () => {
     const html = await res.text();
     const errorOf = (field: string) => new RegExp(`id="f-${field}-error">([^<]*)<`).exec(html)?.[1];
     expect(errorOf("init_range_low")).toBe("must be a number, or a list of numbers (one per gene) such as 0, 0.5, -1");
-    expect(errorOf("gene_type")).toContain("Invalid input: expected int, float, a numpy type");
+    expect(errorOf("gene_type")).toContain("must be int, float, a numpy type");
+    expect(html).toContain('<a href="#f-gene_type">Gene type</a> must be int, float'); // the summary names the form's label
     expect(errorOf("stop_criteria")).toBe("item 2: evaluations takes a positive whole number");
     expect(html).toContain('id="f-gene_type" name="gene_type" aria-describedby="f-gene_type-hint f-gene_type-error" aria-invalid="true"');
     expect(html).toContain('value="reach_1, evaluations_1.5"'); // the person's input is kept

@@ -83,6 +83,7 @@ describe("a multi-objective result", () => {
     const web = await signedIn(account.key);
     const html = await (await web.request(`/results/${created.result_id}`)).text();
     const text = textOf(html);
+    expect(text).not.toContain("Peak memory"); // an import measured nothing here: no key numbers
     expect(text).toContain("Objectives 2, all maximised");
     expect(text).toContain("Best solution's objectives -1, -5");
     expect(text).toContain("Pareto front 4 solutions");
@@ -110,9 +111,16 @@ describe("a multi-objective result", () => {
     const web = await signedIn(account.key);
     const html = await (await web.request(`/results/${resultId}`)).text();
     const text = textOf(html);
+    // What the run cost, first on the page: the report's metrics and the credits they cost.
+    expect(text).toContain("Runtime 700 ms CPU 0.50 s Peak memory 60 MB Credits 0.000026");
+    expect(text.indexOf("Runtime 700 ms")).toBeLessThan(text.indexOf("Objectives 2, all maximised"));
     expect(text).toContain("Objectives 2, all maximised");
     expect(text).toContain("Best solution's objectives 0.9, -0.1");
     expect(text).toContain("Pareto front 3 solutions");
+    // A front-aware summary in place of "found in generation": spread and hypervolume.
+    expect(text).toContain("Front spread objective 0: 0.75; objective 1: 0.45");
+    expect(text).toContain("Hypervolume 0.350875 (reference point 0.125, -0.545)");
+    expect(text).not.toContain("Found in generation");
     expect(text).toContain("Engine stock PyGAD (multi-objective) pygad:multi-objective");
     expect(text).not.toContain("Best fitness —");
     // PyGAD's history, and each objective's maximum over the population beside it (dashed).

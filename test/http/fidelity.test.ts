@@ -119,6 +119,47 @@ describe("forms stock PyGAD 3.9.2 accepts", () => {
   });
 });
 
+describe("population statistics per generation", () => {
+  const history = [
+    { generation: 0, best: -3, mean: -9.5, median: -8, worst: -21 },
+    { generation: 1, best: -1, mean: -4.25, median: -3.5, worst: null },
+    { generation: 3, best: -0.5, mean: -0.75, median: -0.6, worst: -1.5 },
+  ];
+
+  it("a result keeps population_history; fitness_history.csv gains mean, median and worst columns", async () => {
+    const { submissionId, runId } = await runningRun();
+    // Live progress carries the population's statistics: the trail keeps them for the chart.
+    expect(
+      (await reportProgress(runId, { generations_completed: 2, best_solution_fitness: -1, population: [-1, -2, -2.5, -4] })).status,
+    ).toBe(204);
+    const trail = await env.DB.prepare("SELECT progress_trail FROM runs WHERE id = ?").bind(runId).first<{ progress_trail: string }>();
+    expect(JSON.parse(trail!.progress_trail)).toEqual([[2, -1, null, null, [-1, -2, -2.5, -4]]]);
+    expect((await completeRun(runId, { result: { population_history: history } })).status).toBe(204);
+    const [item] = (await json(await call(`/api/v1/results/?submission_id=${submissionId}`, { key: a.key }))).results;
+    const r = await result(item.id);
+    expect(r.population_history).toEqual(history);
+    // A generation the bounded history does not hold has empty cells.
+    expect(await fileText(item.id, "fitness_history.csv")).toBe(
+      "generation,best_fitness,mean_fitness,median_fitness,worst_fitness\n" +
+        "0,-3,-9.5,-8,-21\n1,-1,-4.25,-3.5,\n2,-0.5,,,\n3,-0.5,-0.75,-0.6,-1.5\n",
+    );
+  });
+
+  it("a report without it (an older worker) stores null, and the CSV keeps its old columns", async () => {
+    const { submissionId, runId } = await runningRun();
+    expect((await completeRun(runId)).status).toBe(204);
+    const [item] = (await json(await call(`/api/v1/results/?submission_id=${submissionId}`, { key: a.key }))).results;
+    expect((await result(item.id)).population_history).toBeNull();
+    expect((await fileText(item.id, "fitness_history.csv")).split("\n")[0]).toBe("generation,best_fitness");
+  });
+
+  it("a malformed population_history makes the report unreadable (the run still ends)", async () => {
+    const { runId } = await runningRun();
+    const bad = [{ generation: 0, best: "x", mean: 1, median: 1, worst: 1 }];
+    expect((await completeRun(runId, { result: { population_history: bad } })).status).toBe(400);
+  });
+});
+
 describe("a multi-objective result", () => {
   it("carries its objectives, front and per-objective history; its files hold the front (uploaded) and its plots", async () => {
     const { submissionId, runId } = await runningRun({ parent_selection_type: "nsga2" });

@@ -255,6 +255,7 @@ describe("imports", () => {
       best_solution_fitness: [-1, -5],
       best_solution_objectives: [-1, -5],
       objective_maxima: null,
+      population_history: null, // not sent by the SDK (docs/api.md#results)
       pareto_front_size: 4,
       best_solution: population[0],
       best_solution_generation: 7,

@@ -2,7 +2,7 @@
 // maximised; a solution is on the front when no other is at least as good on every objective and better
 // on one; a repeated gene row counts once (its first occurrence); the front keeps population order.
 import { describe, expect, it } from "vitest";
-import { paretoFront } from "../../src/domain/pareto";
+import { frontSummary, paretoFront } from "../../src/domain/pareto";
 
 /** The definition, compared pair by pair over the whole population (what paretoFront's shortcut must equal). */
 function bruteForceFront(objectives: number[][], population: number[][]) {
@@ -142,5 +142,35 @@ describe("paretoFront", () => {
       const population = Array.from({ length: size }, () => [Math.floor(next() * 6), Math.floor(next() * 2)]);
       expect(paretoFront(objectives, population), `round ${round}`).toEqual(bruteForceFront(objectives, population));
     }
+  });
+});
+
+describe("frontSummary: a front in numbers", () => {
+  it("two objectives: size, spread, reference point and the hypervolume against it", () => {
+    // Points (4, 1), (2, 3), (1, 4): spread 3 and 3, reference (1 - 0.3, 1 - 0.3) = (0.7, 0.7).
+    const s = frontSummary([
+      [2, 3],
+      [4, 1],
+      [1, 4],
+    ])!;
+    expect(s.size).toBe(3);
+    expect(s.spread).toEqual([3, 3]);
+    expect(s.reference.map((v) => Number(v.toFixed(10)))).toEqual([0.7, 0.7]);
+    // Strips from the best objective 0 down: (4-0.7)(1-0.7) + (2-0.7)(3-1) + (1-0.7)(4-3)
+    expect(s.hypervolume).toBeCloseTo(3.3 * 0.3 + 1.3 * 2 + 0.3 * 1, 10);
+  });
+
+  it("a dominated point adds nothing; three objectives have no hypervolume; an empty front is null", () => {
+    const one = frontSummary([[1, 1]])!;
+    expect(one.hypervolume).toBe(1); // reference (0, 0): range 0 gives a margin of 1
+    // (0.5, 0.5) lies inside what (1, 1) dominates: the area is (1, 1)'s alone above (0.45, 0.45).
+    expect(
+      frontSummary([
+        [1, 1],
+        [0.5, 0.5],
+      ])!.hypervolume,
+    ).toBeCloseTo(0.55 * 0.55, 12);
+    expect(frontSummary([[1, 2, 3]])!.hypervolume).toBeNull();
+    expect(frontSummary([])).toBeNull();
   });
 });

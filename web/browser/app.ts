@@ -120,9 +120,44 @@ function initConfirm() {
   });
 }
 
+/**
+ * Parts of a page that change while something in them is pending (a queued or running run, a delivery
+ * not yet delivered): each `[data-refresh]` element (with an id) that says `data-pending` is fetched again
+ * with its page every 2 s and replaced by its new version, until no such part is pending any more. One
+ * request per tick for the whole page, only while something is pending.
+ */
+function initRefresh() {
+  const pending = () => document.querySelectorAll<HTMLElement>("[data-refresh][data-pending]").length > 0;
+  if (!pending()) return;
+  const tick = async () => {
+    try {
+      const res = await fetch(window.location.href, { headers: { Accept: "text/html" }, credentials: "same-origin" });
+      if (res.ok) {
+        const next = new DOMParser().parseFromString(await res.text(), "text/html");
+        for (const el of document.querySelectorAll<HTMLElement>("[data-refresh]")) {
+          const fresh = next.getElementById(el.id);
+          if (!fresh || fresh.outerHTML === el.outerHTML) continue;
+          const node = document.importNode(fresh, true);
+          // Ticked boxes (runs picked to compare) stay ticked.
+          for (const box of el.querySelectorAll<HTMLInputElement>("input[type=checkbox]:checked")) {
+            const same = node.querySelector<HTMLInputElement>(`input[type=checkbox][name="${box.name}"][value="${box.value}"]`);
+            if (same) same.checked = true;
+          }
+          el.replaceWith(node);
+          initTimes(node);
+        }
+      }
+    } catch {
+      // a missed refresh is tried again at the next tick
+    }
+    if (pending()) setTimeout(tick, 2000);
+  };
+  setTimeout(tick, 2000);
+}
+
 /** Timestamps in the reader's own time zone (the page says UTC without the script). */
-function initTimes() {
-  for (const el of document.querySelectorAll<HTMLTimeElement>("time[datetime]")) {
+function initTimes(root: ParentNode = document) {
+  for (const el of root.querySelectorAll<HTMLTimeElement>("time[datetime]")) {
     const d = new Date(el.dateTime);
     if (!Number.isNaN(d.getTime())) {
       el.title = el.dateTime;
@@ -198,3 +233,4 @@ initSweepLive();
 initCopy();
 initConfirm();
 initDataFileUpload();
+initRefresh();

@@ -1059,6 +1059,14 @@ export interface components {
             best_solutions_fitness: ((number | null) | number[])[];
             /** @description several objectives: per generation, each objective's maximum over the population (the values may come from different solutions); null for one objective, for imports and for runs made before it was kept */
             objective_maxima: number[][] | null;
+            /** @description the population's best (maximum), mean, median and worst (minimum) fitness per generation, generation 0 first; with several objectives each is a list of one value per objective; null where not finite. Every generation up to 2,000; past that (or past 200,000 numbers with many objectives) generations spread evenly over the run, the first and the last included. null for imports and for results made before it was kept */
+            population_history: {
+                generation: number;
+                best: (number | null) | (number | null)[];
+                mean: (number | null) | (number | null)[];
+                median: (number | null) | (number | null)[];
+                worst: (number | null) | (number | null)[];
+            }[] | null;
             stopped_reason: string;
             /** @description genes of best_solution their gene_constraint refuses; [] when none; null without a gene_constraint (and for an import) */
             constraint_violations: {

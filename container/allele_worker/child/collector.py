@@ -30,11 +30,11 @@ import json
 import os
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import cast
 
 from ..sandbox.store import CHUNK, StoreWriter
-from ..validation import ValidOutcome, validate_outcome
+from ..validation import ValidOutcome, compile_refused, validate_outcome
 from ..wire import (
     JSON,
     MESSAGE_BYTES,
@@ -110,8 +110,10 @@ class Collector:
         limits: ChannelLimits,
         *,
         clock: Callable[[], float] = time.monotonic,
+        sources: Mapping[str, object] | None = None,
     ) -> None:
         self.job_r, self.channel, self.limits, self.clock = job_r, channel, limits, clock
+        self.sources = sources  # the job's params: its code, to confirm a failure to compile
         self.writer = StoreWriter(store)
         self.keep_fds: tuple[int, ...] = (job_r, channel, store)
         self.limited: LimitReason | None = None
@@ -236,6 +238,9 @@ class Collector:
         if valid is None:
             self.send({"type": "outcome", "at": None})
             return
+        error = valid["error"]
+        if error is not None and "stage" in error and not compile_refused(self.sources or {}):
+            del error["stage"]  # the job says its code did not compile, but it does: charged as it ran
         self.send({"type": "outcome", "at": self.store(valid, population)})
 
     def collect_own(self, outcome: OutcomeMessage) -> None:

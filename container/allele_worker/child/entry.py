@@ -106,7 +106,7 @@ def run(spec_fd: int, channel_fd: int, store_fd: int) -> int:
         Collector(-1, channel_fd, store_fd, _NO_JOB).collect_own(_internal_error(f"the job could not be read: {exc}"))
         return INTERNAL_EXIT
     job_r, job_w = os.pipe()
-    collector = Collector(job_r, channel_fd, store_fd, spec["channel"])
+    collector = Collector(job_r, channel_fd, store_fd, spec["channel"], sources=spec["params"])
     emit = _writer(job_w)
     try:
         confine(spec["sandbox"], relay=collector)

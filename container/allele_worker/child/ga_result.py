@@ -23,7 +23,17 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserCodeError
-from ..wire import JSON, Fitness, JSONObject, OutcomeResult, StoppedReason, Violation
+from ..wire import (
+    JSON,
+    POPULATION_HISTORY_POINTS,
+    POPULATION_HISTORY_VALUES,
+    Fitness,
+    JSONObject,
+    OutcomeResult,
+    PopulationPoint,
+    StoppedReason,
+    Violation,
+)
 
 if TYPE_CHECKING:
     from pygad import GA  # untyped: the GA's attributes are PyGAD's, and Any to the type checker
@@ -188,6 +198,34 @@ def _saved(generations: list[int], sizes: list[int], rows: Any, fitness: Any) ->
     return grouped
 
 
+def population_points(rows: Sequence[Any], objectives: int) -> list[PopulationPoint]:
+    """``population_history`` of the result: each recorded generation's [best, mean, median, worst]
+    (``jobs.population_stats``; row i is generation i) as a point, a value that is not finite as null.
+    Bounded (wire.POPULATION_HISTORY_POINTS, POPULATION_HISTORY_VALUES): past the bound, generations
+    spread evenly over the run, the first and the last included."""
+    import numpy as np
+
+    total = len(rows)
+    if total == 0:
+        return []
+    limit = max(2, min(POPULATION_HISTORY_POINTS, POPULATION_HISTORY_VALUES // (4 * objectives)))
+    kept = range(total) if total <= limit else np.unique(np.linspace(0, total - 1, limit).round().astype(int)).tolist()
+
+    def value(v: float) -> float | None:
+        return v if math.isfinite(v) else None
+
+    points: list[PopulationPoint] = []
+    for generation in kept:
+        row = np.asarray(rows[generation], dtype=np.float64).reshape(4, -1).tolist()
+        if objectives == 1:
+            best, mean, median, worst = (value(r[0]) for r in row)
+            points.append({"generation": generation, "best": best, "mean": mean, "median": median, "worst": worst})
+        else:
+            b, m, d, w = ([value(v) for v in r] for r in row)
+            points.append({"generation": generation, "best": b, "mean": m, "median": d, "worst": w})
+    return points
+
+
 def collect(
     ga: GA,
     *,
@@ -195,6 +233,7 @@ def collect(
     objective_history: list[list[float]] | None,
     constraints: Sequence[Callable[..., object] | None] | None,
     note: Callable[[str], object],
+    population_history: Sequence[Any] = (),
 ) -> OutcomeResult:
     """The ``result`` of a succeeded outcome (raises ``UserCodeError`` for numbers JSON cannot carry)."""
     import numpy as np
@@ -238,6 +277,7 @@ def collect(
         "best_solution_objectives": best_objectives,
         "best_solutions_fitness": history,
         "objective_maxima": maxima,
+        "population_history": population_points(population_history, count),
     }
     if front is not None:
         result["pareto_front"] = front

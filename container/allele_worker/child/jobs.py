@@ -164,10 +164,11 @@ def compile_user_code(field_name: str, source: str, entry: str) -> UserFunction 
     """Compile ``source`` as ``<field>``, run it in a fresh namespace, return the object named ``entry``."""
     try:
         code = compile(source, _filename(field_name), "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        raise UserCodeError(describe_user_exception(exc)) from None
-    except ValueError as exc:  # e.g. null bytes in the source
-        raise UserCodeError(f"{field_name}: {exc}") from None
+    except (SyntaxError, ValueError) as exc:  # ValueError: e.g. null bytes in the source
+        said = describe_user_exception(exc) if isinstance(exc, SyntaxError) else f"{field_name}: {exc}"
+        failure = UserCodeError(said)
+        failure.compile_stage = True  # none of the user's code ran: the run is charged 0
+        raise failure from None
     namespace: dict[str, object] = {"__name__": f"allele_{field_name}", "__builtins__": builtins}
     try:
         exec(code, namespace)
@@ -260,6 +261,8 @@ class GenerationGuard:
         self._last_emit = -math.inf
         self._last_memory = -math.inf
         self.objective_history: list[list[float]] | None = None
+        self.population = PopulationHistory()
+        self.population_history = self.population.rows
 
     def _record_objectives(self, ga: GA) -> None:
         fitness = ga.last_generation_fitness
@@ -276,6 +279,7 @@ class GenerationGuard:
         if os.getpid() != self.pid:  # a process forked by user code must not carry on as the run
             os._exit(0)
         self._record_objectives(ga)
+        self.population.record(ga)
         if self.user_callback is not None:
             answer = self.user_callback(ga)
             if isinstance(answer, str) and answer.lower() == "stop":
@@ -293,6 +297,8 @@ class GenerationGuard:
                 values = fitness.tolist() if hasattr(fitness, "tolist") else list(fitness)
                 message["best_solution_objectives"] = [float(v) for v in values]
                 message["best_objectives"] = self.objective_history[-1]
+            elif self.population.rows and self.population.rows[-1].ndim == 1:
+                message["population"] = [_finite_or_none(v) for v in self.population.rows[-1].tolist()]
             self.emit(message)
         if self.stop_reason is None:
             if now - self.spec.started_at >= self.spec.time_seconds:
@@ -302,6 +308,49 @@ class GenerationGuard:
                 if self.rss_mb() >= self.spec.memory_mb:
                     self.stop_reason = "memory_cap"
         return "stop" if self.stop_reason is not None else None
+
+
+class PopulationHistory:
+    """Per generation (generation 0 first), the population's [best, mean, median, worst] fitness: an
+    array of 4 values, or of 4 rows of one value per objective (``population_stats``).  ``record`` is
+    called at each generation's end (the service's ``on_generation``; bench/engine.py measures it)."""
+
+    def __init__(self) -> None:
+        self.rows: list[Any] = []
+
+    def record(self, ga: GA) -> None:
+        fitness = ga.last_generation_fitness
+        if fitness is None:
+            return
+        if not self.rows:  # generation 0: the population the first generation started from
+            first = ga.previous_generation_fitness
+            if first is not None and getattr(first, "shape", None) == getattr(fitness, "shape", ()):
+                self.rows.append(population_stats(first))
+        self.rows.append(population_stats(fitness))
+
+
+def population_stats(fitness: Any) -> Any:
+    """The population's [best, mean, median, worst] fitness (one objective: 4 numbers; several: 4 rows of
+    one value per objective): one sort and one mean per generation, the GA's state untouched (a copy is
+    sorted; nothing is drawn)."""
+    import numpy as np
+
+    try:
+        values = np.asarray(fitness, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):  # e.g. an int too large for a float: the result says so
+        shape: tuple[int, ...] = tuple(getattr(fitness, "shape", ()))
+        return np.full((4, *shape[1:2]), np.nan)
+    ordered = np.sort(values, axis=0)
+    n = ordered.shape[0]
+    if ordered.ndim == 1 and n <= 512:  # the common case, in plain floats: a third of numpy's calls' cost
+        sorted_values = ordered.tolist()
+        middle = (sorted_values[(n - 1) // 2] + sorted_values[n // 2]) / 2
+        return np.array((sorted_values[-1], sum(sorted_values) / n, middle, sorted_values[0]))
+    return np.stack((ordered[-1], values.mean(axis=0), (ordered[(n - 1) // 2] + ordered[n // 2]) / 2, ordered[0]))
+
+
+def _finite_or_none(value: float) -> float | None:
+    return value if math.isfinite(value) else None
 
 
 def progress_of(ga: GA) -> Progress:
@@ -598,6 +647,7 @@ def _execute(
             ga,
             stopped_reason=stop_reason,
             objective_history=guard.objective_history,
+            population_history=guard.population_history,
             constraints=constraints_of(code),
             note=tally.add,
         )

@@ -11,9 +11,9 @@ import type { LedgerRow } from "../../storage/ledger";
 import { ActionButton, Csrf, Facts, Layout, money, Pager, Time } from "../shared/layout";
 
 const LIMIT_LABELS: [keyof Limits, string][] = [
-  ["concurrent_submissions", "Concurrent submissions"],
+  ["concurrent_submissions", "Runs queued or running at once"],
   ["inflight_api_runs", "In-flight API runs"],
-  ["daily_quota", "Submissions per 24 hours"],
+  ["daily_quota", "Runs started per 24 hours"],
   ["max_num_generations", "Generations per run"],
   ["max_num_genes", "Genes per run"],
   ["max_parallel_workers", "Parallel fitness workers per run"],
@@ -53,7 +53,7 @@ function LimitsSection(p: { session: Session; plan: Limits; credits: Limits; usa
         items={[
           ["Runs queued or running", String(p.usage.concurrent_submissions)],
           ["Of them, in-flight API runs", String(p.usage.inflight_api_runs)],
-          ["Submissions in the last 24 hours", String(p.usage.daily_quota_used)],
+          ["Runs started in the last 24 hours", String(p.usage.daily_quota_used)],
           ["Overrides by an operator", Object.keys(overrides).length ? JSON.stringify(overrides) : "none"],
         ]}
       />

@@ -4,8 +4,9 @@
 import type { Session } from "../../domain/sessions";
 import type { RunKind } from "../../model/runs";
 import type { ResultFileRow, ResultRow } from "../../storage/results";
+import type { RunRow } from "../../storage/submissions";
 import { compareHref } from "../shared/compare";
-import { ActionButton, Csrf, Facts, Layout } from "../shared/layout";
+import { ActionButton, Csrf, Facts, Layout, money } from "../shared/layout";
 import { Chart, ConstraintNotice, resultFacts, Warnings } from "../shared/result-parts";
 import { type Drawn, FrontSection, Genes, historyCaption, ParameterFacts } from "./parts";
 
@@ -105,6 +106,35 @@ function Files(p: { r: ResultRow; files: ResultFileRow[] }) {
   );
 }
 
+/** A duration in words a person reads at a glance: "850 ms", "12.3 s", "4 min 05 s". */
+export function durationText(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
+}
+
+/** What the run cost, first on the page: runtime, CPU, peak memory and credits (docs/dashboard.md#results). */
+function KeyNumbers(p: { run: RunRow }) {
+  const { run } = p;
+  const items: [string, string][] = [
+    ["Runtime", run.executionDurationMs === null ? "—" : durationText(run.executionDurationMs)],
+    ["CPU", run.cpuSecondsUsed === null ? "—" : `${run.cpuSecondsUsed.toFixed(2)} s`],
+    ["Peak memory", run.peakMemoryMb === null ? "—" : `${run.peakMemoryMb} MB`],
+    ["Credits", run.paidWithCredits ? money((run.creditsChargedMicro ?? 0) / 1_000_000) : "none (plan)"],
+  ];
+  return (
+    <dl class="key-numbers" aria-label="Run cost">
+      {items.map(([label, value]) => (
+        <div>
+          <dt>{label}</dt>
+          <dd data-key={label.toLowerCase().replace(" ", "-")}>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
 export function DetailPage(p: {
   session: Session;
   r: ResultRow;
@@ -115,8 +145,11 @@ export function DetailPage(p: {
   url: string;
   /** Its run's kind, while the run exists. */
   kind: RunKind | null;
+  /** Its run, while it exists: the key numbers (runtime, CPU, peak memory, credits). */
+  run: RunRow | null;
 }) {
   const { r } = p;
+  const chainShown = p.drawn.chart.panels[0]!.series.filter((s) => !s.role).length > 1;
   return (
     <Layout title={r.name || r.id} session={p.session} section="results" scripts={["editor"]}>
       <div class="title-row">
@@ -128,10 +161,13 @@ export function DetailPage(p: {
         {p.kind && <> ({p.kind})</>} of <a href={`/submissions/${r.submissionId}`}>submission {r.submissionId}</a>
         {!p.submissionExists && " (deleted)"} · <a href={compareHref([r.runId])}>compare with other runs</a>
       </p>
-      <Facts items={resultFacts(r, p.drawn.inf, { warnings: true })} />
+      {p.run && p.run.kind !== "import" && <KeyNumbers run={p.run} />}
+      {/* The key numbers and the chart come first (on a phone's first screen too); the facts after. */}
+      {r.numObjectives <= 1 && <Chart id="result-chart" data={p.drawn.chart} caption={historyCaption(r, chainShown)} />}
+      <Facts items={resultFacts(r, p.drawn.inf, { warnings: true, front: p.drawn.front })} />
       <ConstraintNotice violations={r.constraintViolations} />
       <FrontSection id="front-chart" r={r} drawn={p.drawn} files={p.files} base="/results" />
-      <Chart id="result-chart" data={p.drawn.chart} caption={historyCaption(r, p.drawn.chart.panels[0]!.series.length > 1)} />
+      {r.numObjectives > 1 && <Chart id="result-chart" data={p.drawn.chart} caption={historyCaption(r, chainShown)} />}
       <Warnings warnings={r.warnings} />
       <div class="cols">
         <ManagePanel session={p.session} r={r} url={p.url} />

@@ -7,7 +7,7 @@ import type { RunKind } from "../../model/runs";
 import { DEFAULT_ORDERING } from "../../operations/paging";
 import { RESULT_ORDERINGS, type ResultRow } from "../../storage/results";
 import { CompareBar, PickBox, RunName } from "../shared/compare";
-import { FilterInput, FilterSelect, Layout, Pager, Time } from "../shared/layout";
+import { FilterInput, FilterSelect, Layout, orderingOptions, Pager, Time } from "../shared/layout";
 import { bestFitnessText } from "../shared/result-parts";
 
 function Filters(p: { raw: Record<string, string> }) {
@@ -29,7 +29,7 @@ function Filters(p: { raw: Record<string, string> }) {
       <FilterInput name="max_fitness" label="Fitness at most" value={f.max_fitness} decimal />
       <FilterInput name="created_after" label="Created after" type="date" value={f.created_after} />
       <FilterInput name="created_before" label="Created before" type="date" value={f.created_before} />
-      <FilterSelect name="ordering" label="Order" value={f.ordering ?? DEFAULT_ORDERING} options={Object.keys(RESULT_ORDERINGS)} />
+      <FilterSelect name="ordering" label="Order" value={f.ordering ?? DEFAULT_ORDERING} options={orderingOptions(RESULT_ORDERINGS)} />
       <button type="submit">Apply</button>
     </form>
   );

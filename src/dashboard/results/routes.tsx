@@ -79,6 +79,7 @@ async function detail(c: Ctx) {
       submissionExists={!!submission}
       url={url}
       kind={runs.find((run) => run.id === r.runId)?.kind ?? null}
+      run={runs.find((run) => run.id === r.runId) ?? null}
     />,
   );
 }

@@ -19,6 +19,22 @@ export interface Series {
   dash?: boolean;
   /** Words for points whose value is null: "+∞" where the best fitness was infinite. */
   special?: Record<number, string>;
+  /**
+   * A population statistic of the curve labelled `of`: its mean, its median, or its worst
+   * (the chart fills the band from the worst to that curve's best).
+   */
+  role?: PopulationRole;
+  of?: string;
+}
+
+export type PopulationRole = "mean" | "median" | "worst";
+const ROLES: PopulationRole[] = ["mean", "median", "worst"];
+
+/** The population statistics of a curve labelled `of`, from its points per role (empty when it has none). */
+function statSeries(of: string, pointsOf: (role: PopulationRole) => Point[]): Series[] {
+  return ROLES.map((role) => ({ label: `${of} · population ${role}`, role, of, points: pointsOf(role) })).filter((s) =>
+    s.points.some((p) => p[1] !== null),
+  );
 }
 
 export interface Panel {
@@ -94,6 +110,14 @@ export function historyChart(results: ResultRow[], runs: RunRow[], label: (r: Re
             points: r.bestSolutionsFitness.map((f, g): Point => [at.get(r.id)! + g, valueAt(f, i)]),
           }),
         ),
+        // The population's mean, median and worst per generation, when the result kept them.
+        ...shown.flatMap(({ r, k }): Series[] =>
+          r.populationHistory
+            ? statSeries(label(r, k), (role) =>
+                r.populationHistory!.map((p): Point => [at.get(r.id)! + p.generation, valueAt(p[role] as number | null | number[], i)]),
+              )
+            : [],
+        ),
         // Several objectives: each one's maximum over the population, after the histories (dashed).
         ...shown.flatMap(({ r, k }): Series[] =>
           r.numObjectives > 1 && r.objectiveMaxima
@@ -133,7 +157,13 @@ export function trailChart(trail: TrailPoint[], label: string): Panel[] {
             ...(history ? [{ label, points: trail.map((p): Point => [p[0], p[3]?.[i] ?? null]) }] : []),
             { label: `${label} · ${MAXIMA_LABEL}`, dash: true, points: trail.map((p): Point => [p[0], p[2]?.[i] ?? null]) },
           ]
-        : [{ label, points: trail.map((p): Point => [p[0], p[1]]) }],
+        : [
+            { label, points: trail.map((p): Point => [p[0], p[1]]) },
+            // The population's mean, median and worst at each report (the trail's fifth item).
+            ...(trail.some((p) => p[4])
+              ? statSeries(label, (role) => trail.filter((p) => p[4]).map((p): Point => [p[0], p[4]![ROLES.indexOf(role) + 1] ?? null]))
+              : []),
+          ],
   }));
 }
 

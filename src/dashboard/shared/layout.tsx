@@ -57,8 +57,15 @@ export const Layout: FC<PropsWithChildren<PageProps>> = ({ title, session, flash
         <a class="brand" href="/">
           Allele
         </a>
+        {/* On a phone the navigation folds behind a Menu button (a checkbox: no script needed). */}
+        {session && <input type="checkbox" id="nav-toggle" class="nav-toggle" aria-controls="main-nav" />}
         {session && (
-          <nav aria-label="Main">
+          <label for="nav-toggle" class="menu-button">
+            Menu
+          </label>
+        )}
+        {session && (
+          <nav aria-label="Main" id="main-nav">
             <ul>
               {NAV.map(([key, href, label]) => (
                 <li>
@@ -181,6 +188,20 @@ export const FilterInput: FC<{ name: string; label: string; value?: string; type
     />
   </div>
 );
+
+const ORDERING_WORDS: Record<string, string> = {
+  created_at: "Oldest first",
+  "-created_at": "Newest first",
+  name: "Name, A to Z",
+  "-name": "Name, Z to A",
+  status: "Status",
+  best_solution_fitness: "Best fitness, lowest first",
+  "-best_solution_fitness": "Best fitness, highest first",
+};
+
+/** A list's orderings (the API's `ordering` values) with the words a person reads. */
+export const orderingOptions = (orderings: object): [string, string][] =>
+  Object.keys(orderings).map((o): [string, string] => [o, ORDERING_WORDS[o] ?? o]);
 
 /** A choice among values of a list's filter form; `any` adds an empty choice (no filter). */
 export const FilterSelect: FC<{

@@ -3,6 +3,7 @@
 // chart, the Pareto front chart, warnings with their counts, the constraint-violation notice, the engine
 // path in words, and a best fitness shown as what it is (a number, infinite, or several objectives).
 import type { Child } from "hono/jsx";
+import { frontSummary } from "../../domain/pareto";
 import type { ConstraintViolation, RunWarning } from "../../model/runs";
 import type { ResultRow } from "../../storage/results";
 import { type ChartData, scriptJson } from "./charts";
@@ -257,7 +258,29 @@ export function bestFitnessText(r: Pick<ResultRow, "bestSolutionFitness" | "numO
 }
 
 /** The summary facts of a result (its page and its public page). */
-export function resultFacts(r: ResultRow, inf: Infinities | null, extra: { warnings: boolean }): [string, Child][] {
+/**
+ * A front's facts in place of "found in generation" (which says little for a front): each objective's
+ * spread over the front and, for two objectives, the hypervolume against the reference point
+ * (frontSummary; docs/dashboard.md#results).
+ */
+function frontFacts(front: number[][] | null | undefined): [string, Child][] {
+  const summary = front ? frontSummary(front) : null;
+  if (!summary) return [];
+  return [
+    ["Front spread", summary.spread.map((v, k) => `objective ${k}: ${fmtNumber(v)}`).join("; ")],
+    ...(summary.hypervolume === null
+      ? []
+      : ([
+          ["Hypervolume", `${fmtNumber(summary.hypervolume)} (reference point ${summary.reference.map((v) => fmtNumber(v)).join(", ")})`],
+        ] as [string, Child][])),
+  ];
+}
+
+export function resultFacts(
+  r: ResultRow,
+  inf: Infinities | null,
+  extra: { warnings: boolean; front?: number[][] | null },
+): [string, Child][] {
   const objectives: [string, Child][] =
     r.numObjectives > 1
       ? [
@@ -269,7 +292,9 @@ export function resultFacts(r: ResultRow, inf: Infinities | null, extra: { warni
   const total = warningTotal(r.warnings);
   return [
     ...objectives,
-    ["Found in generation", r.bestSolutionGeneration === null ? "—" : String(r.bestSolutionGeneration)],
+    ...(r.numObjectives > 1
+      ? frontFacts(extra.front)
+      : ([["Found in generation", r.bestSolutionGeneration === null ? "—" : String(r.bestSolutionGeneration)]] as [string, Child][])),
     ["Generations completed", String(r.generationsCompleted)],
     ["Stopped because", r.stoppedReason],
     ["Engine", <Engine engine={r.engine} />],

@@ -170,8 +170,10 @@ function RunRowView(p: { r: RunRow; result: ResultRow | undefined }) {
         <Status status={r.status} />
       </td>
       <td>{r.paidWithCredits ? "credits" : "plan"}</td>
-      <td class="num">{progressText(r.generationsCompleted, r.parameters.num_generations)}</td>
-      <td class="num">
+      <td class="num" data-cell="generations">
+        {progressText(r.generationsCompleted, r.parameters.num_generations)}
+      </td>
+      <td class="num" data-cell="fitness">
         {runFitnessText({ bestSolutionFitness: r.bestSolutionFitness, numObjectives: result?.numObjectives ?? null }, r.status)}
       </td>
       <td class="num">{warnings ? warnings.toLocaleString("en") : <span class="muted">none</span>}</td>
@@ -186,11 +188,13 @@ function RunRowView(p: { r: RunRow; result: ResultRow | undefined }) {
 
 function RunsTable(p: { runs: RunRow[]; results: ResultRow[] }) {
   const resultOf = new Map(p.results.map((r) => [r.runId, r]));
+  // While a run is queued or running, the table refreshes itself (its generations and best fitness).
+  const pending = p.runs.some((r) => isLive(r.status));
   return (
     <section aria-labelledby="runs-h">
       <h2 id="runs-h">Runs</h2>
       <CompareBar />
-      <div class="table-wrap">
+      <div class="table-wrap" id="runs-table" data-refresh data-pending={pending ? "true" : undefined}>
         <table>
           <thead>
             <tr>

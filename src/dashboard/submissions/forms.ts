@@ -107,7 +107,7 @@ const CURATED: FormField[] = [
     kind: "int",
     group: "basic",
     required: true,
-    initial: "5",
+    initial: "10",
     hint: "1 and up, at most your plan's cap.",
   },
   {
@@ -491,10 +491,51 @@ export function formErrors(fields: FieldError[]): Record<string, string> {
     const [name, ...rest] = field.split(".");
     if (!name || out[name] !== undefined) continue;
     const expects = BY_NAME.get(name)?.expects;
-    const text = message === "Invalid input" && expects ? `${message}: expected ${expects}` : message;
+    const text = message === "Invalid input" && expects ? `must be ${expects}` : plainWords(message);
     out[name] = /^\d+$/.test(rest[0] ?? "") ? `item ${Number(rest[0]) + 1}: ${text}` : text;
   }
   return out;
+}
+
+const KIND_WORDS: Record<string, string> = {
+  number: "a number",
+  int: "a whole number",
+  string: "text",
+  array: "a list",
+  object: "an object",
+  boolean: "yes or no",
+};
+
+/**
+ * A validator's message in plain words, said of the field ("Too small: expected number to be >=1" →
+ * "must be at least 1"); a message it does not know is kept as it is.
+ */
+export function plainWords(message: string): string {
+  let m = /^Too (small|big): expected number to be (>=|>|<=|<)(.+)$/.exec(message);
+  if (m) {
+    const words = { ">=": "at least", ">": "greater than", "<=": "at most", "<": "less than" }[m[2] as ">=" | ">" | "<=" | "<"];
+    return `must be ${words} ${m[3]}`;
+  }
+  m = /^Too (small|big): expected (string|array) to have (>=|>|<=|<)(\d+) (characters|items)$/.exec(message);
+  if (m) {
+    const words = { ">=": "at least", ">": "more than", "<=": "at most", "<": "fewer than" }[m[3] as ">=" | ">" | "<=" | "<"];
+    return `must have ${words} ${m[4]} ${m[5]}`;
+  }
+  m = /^Invalid input: expected (\w+), received (\w+)$/.exec(message);
+  if (m) return m[2] === "undefined" ? "is required" : `must be ${KIND_WORDS[m[1]!] ?? m[1]}`;
+  m = /^Invalid option: expected one of (.+)$/.exec(message);
+  if (m) return `must be one of ${m[1]!.split("|").join(", ")}`;
+  if (message === "Invalid input") return "is not a value this field takes";
+  return message;
+}
+
+/** The form's label of a field name of its errors (an entry field: "<label>, entry"); the name when unknown. */
+export function labelOfField(name: string): string {
+  const f = BY_NAME.get(name);
+  if (f) return f.label;
+  const entry = /^(.+)_entry$/.exec(name);
+  const owner = entry ? FORM_FIELDS.find((x) => (x.param ?? x.name) === entry[1]) : undefined;
+  return owner ? `${owner.label}, entry` : name;
 }
 
 /** The form's values of stored parameters (a copy of an earlier submission). */

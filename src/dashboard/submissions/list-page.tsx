@@ -3,11 +3,11 @@
 // latest run's generations, best fitness and warnings, and cursor paging.
 
 import type { Session } from "../../domain/sessions";
-import { RUN_STATUSES, SUBMISSION_SOURCES } from "../../model/runs";
+import { isLive, RUN_STATUSES, SUBMISSION_SOURCES } from "../../model/runs";
 import { DEFAULT_ORDERING } from "../../operations/paging";
 import { type RunSummary, SUBMISSION_ORDERINGS, type SubmissionRow } from "../../storage/submissions";
 import { CompareBar, PickBox, RunName } from "../shared/compare";
-import { FilterInput, FilterSelect, Layout, Pager, Status, Time } from "../shared/layout";
+import { FilterInput, FilterSelect, Layout, orderingOptions, Pager, Status, Time } from "../shared/layout";
 import { progressText, runFitnessText } from "./parts";
 
 function Filters(p: { raw: Record<string, string> }) {
@@ -19,7 +19,7 @@ function Filters(p: { raw: Record<string, string> }) {
       <FilterSelect name="source" label="Source" value={f.source} options={SUBMISSION_SOURCES} any />
       <FilterInput name="created_after" label="Created after" type="date" value={f.created_after} />
       <FilterInput name="created_before" label="Created before" type="date" value={f.created_before} />
-      <FilterSelect name="ordering" label="Order" value={f.ordering ?? DEFAULT_ORDERING} options={Object.keys(SUBMISSION_ORDERINGS)} />
+      <FilterSelect name="ordering" label="Order" value={f.ordering ?? DEFAULT_ORDERING} options={orderingOptions(SUBMISSION_ORDERINGS)} />
       <button type="submit">Apply</button>
     </form>
   );
@@ -61,8 +61,10 @@ function SubmissionRowView(p: { s: SubmissionRow; run: RunSummary | undefined })
 }
 
 function SubmissionsTable(p: { rows: SubmissionRow[]; summaries: Map<string, RunSummary> }) {
+  // While a submission is queued or running, the table refreshes itself (its generations and best fitness).
+  const pending = p.rows.some((s) => isLive(s.status));
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" id="submissions-table" data-refresh data-pending={pending ? "true" : undefined}>
       <table>
         <thead>
           <tr>

@@ -8,7 +8,7 @@ import type { Bindings } from "../../env";
 import type { DataFileRow } from "../../storage/data-files";
 import { Csrf, fmtBytes, Layout } from "../shared/layout";
 import { Field } from "./field";
-import { FORM_FIELDS, type FormField, type FormValues, GROUPS } from "./forms";
+import { FORM_FIELDS, type FormField, type FormValues, GROUPS, labelOfField } from "./forms";
 import { PaymentChoice } from "./parts";
 
 /** What keeps the form from being sent: a refusal of the whole form, and the fields that need attention (linked). */
@@ -19,16 +19,16 @@ export function FormErrors(p: { errors: Record<string, string>; formError?: stri
     <div class="flash error" role="alert" id="form-errors">
       {p.formError && <p>{p.formError}</p>}
       {count > 0 && (
-        <p>
-          {count === 1 ? "One field needs" : `${count} fields need`} attention:{" "}
-          {Object.keys(p.errors).map((name, i) => (
-            <>
-              {i > 0 && ", "}
-              <a href={`#f-${name}`}>{name}</a>
-            </>
-          ))}
-          .
-        </p>
+        <>
+          <p>{count === 1 ? "One field needs" : `${count} fields need`} attention:</p>
+          <ul class="error-list">
+            {Object.entries(p.errors).map(([name, message]) => (
+              <li>
+                <a href={`#f-${name}`}>{labelOfField(name)}</a> {message}
+              </li>
+            ))}
+          </ul>
+        </>
       )}
     </div>
   );

@@ -11,6 +11,10 @@ import type { Errors } from "./forms";
 import { SecretOnce, WebhookForm } from "./webhook-form";
 
 type Delivery = ReturnType<typeof deliveryView>;
+type Responses = Map<string, { status: number | null; networkError: string | null }>;
+
+/** Why Replay and Re-send are off on an inactive webhook (the API refuses them with 409 invalid_state). */
+const INACTIVE_REASON = "The webhook is inactive: activate it to replay or re-send a delivery.";
 
 function Actions(p: { session: Session; w: WebhookRow }) {
   const base = `/webhooks/${p.w.id}`;
@@ -83,7 +87,30 @@ function EditPanel(p: { session: Session; w: WebhookRow; errors: Errors; formErr
   );
 }
 
-function DeliveryRowView(p: { session: Session; base: string; d: Delivery }) {
+/** The last attempt's answer: its HTTP status, "network error", or — before the first attempt. */
+function ResponseCode(p: { r: { status: number | null; networkError: string | null } | undefined }) {
+  if (!p.r) return <span class="muted">—</span>;
+  if (p.r.status !== null) return <code class={p.r.status >= 200 && p.r.status < 300 ? "ok" : "bad"}>{p.r.status}</code>;
+  return <span title={p.r.networkError ?? undefined}>network error</span>;
+}
+
+/** Replay / Re-send, or on an inactive webhook the same buttons disabled with the reason. */
+function DeliveryAction(p: { session: Session; action: string; label: string; active: boolean }) {
+  if (p.active) return <ActionButton session={p.session} action={p.action} label={p.label} />;
+  return (
+    <button type="button" disabled title={INACTIVE_REASON} aria-describedby="inactive-reason">
+      {p.label}
+    </button>
+  );
+}
+
+function DeliveryRowView(p: {
+  session: Session;
+  base: string;
+  d: Delivery;
+  response: { status: number | null; networkError: string | null } | undefined;
+  active: boolean;
+}) {
   const { d, base } = p;
   return (
     <tr data-delivery={d.id}>
@@ -95,7 +122,10 @@ function DeliveryRowView(p: { session: Session; base: string; d: Delivery }) {
       <td>
         <Status status={d.status} />
       </td>
-      <td>{d.attempt_count}</td>
+      <td class="num">{d.attempt_count}</td>
+      <td data-field="response">
+        <ResponseCode r={p.response} />
+      </td>
       <td>
         <Time iso={d.created_at} />
       </td>
@@ -103,8 +133,10 @@ function DeliveryRowView(p: { session: Session; base: string; d: Delivery }) {
         <a class="button secondary small" href={`${base}/deliveries/${d.id}`}>
           Inspect
         </a>
-        <ActionButton session={p.session} action={`${base}/deliveries/${d.id}/replay`} label="Replay" />
-        {d.status === "failed" && <ActionButton session={p.session} action={`${base}/deliveries/${d.id}/resend`} label="Re-send" />}
+        <DeliveryAction session={p.session} action={`${base}/deliveries/${d.id}/replay`} label="Replay" active={p.active} />
+        {d.status === "failed" && (
+          <DeliveryAction session={p.session} action={`${base}/deliveries/${d.id}/resend`} label="Re-send" active={p.active} />
+        )}
       </td>
     </tr>
   );
@@ -115,14 +147,23 @@ function DeliveryLog(p: {
   session: Session;
   w: WebhookRow;
   deliveries: Delivery[];
+  responses: Responses;
   next: string | null;
   previous: string | null;
   statusFilter: string;
 }) {
   const base = `/webhooks/${p.w.id}`;
+  // While a delivery is pending the log refreshes itself (the client script), so Test's row turns
+  // from pending to its outcome without a reload.
+  const pending = p.deliveries.some((d) => d.status === "pending");
   return (
-    <section aria-labelledby="log-h">
+    <section aria-labelledby="log-h" id="deliveries" data-refresh data-pending={pending ? "true" : undefined}>
       <h2 id="log-h">Deliveries</h2>
+      {!p.w.isActive && (
+        <p class="hint" id="inactive-reason">
+          {INACTIVE_REASON}
+        </p>
+      )}
       <form method="get" action={base} class="filters" aria-label="Filter deliveries">
         <FilterSelect name="status" label="Status" value={p.statusFilter} options={[...DELIVERY_STATUSES]} any />
         <button type="submit">Filter</button>
@@ -137,13 +178,14 @@ function DeliveryLog(p: {
                 <th scope="col">Event</th>
                 <th scope="col">Status</th>
                 <th scope="col">Attempts</th>
+                <th scope="col">Response</th>
                 <th scope="col">Created</th>
                 <th scope="col">Actions</th>
               </tr>
             </thead>
             <tbody>
               {p.deliveries.map((d) => (
-                <DeliveryRowView session={p.session} base={base} d={d} />
+                <DeliveryRowView session={p.session} base={base} d={d} response={p.responses.get(d.id)} active={p.w.isActive} />
               ))}
             </tbody>
           </table>
@@ -158,6 +200,7 @@ export function DetailPage(p: {
   session: Session;
   w: WebhookRow;
   deliveries: Delivery[];
+  responses: Responses;
   next: string | null;
   previous: string | null;
   statusFilter: string;
@@ -189,7 +232,15 @@ export function DetailPage(p: {
         <TestPanel session={p.session} w={w} />
         <EditPanel session={p.session} w={w} errors={p.errors} formError={p.formError} />
       </div>
-      <DeliveryLog session={p.session} w={w} deliveries={p.deliveries} next={p.next} previous={p.previous} statusFilter={p.statusFilter} />
+      <DeliveryLog
+        session={p.session}
+        w={w}
+        deliveries={p.deliveries}
+        responses={p.responses}
+        next={p.next}
+        previous={p.previous}
+        statusFilter={p.statusFilter}
+      />
     </Layout>
   );
 }

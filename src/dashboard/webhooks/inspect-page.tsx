@@ -50,39 +50,61 @@ export function InspectPage(p: { session: Session; w: WebhookRow; d: Inspected }
   } catch {
     // shown as sent
   }
+  const reason = "The webhook is inactive: activate it to replay or re-send a delivery.";
   return (
     <Layout title="Delivery" session={p.session} section="webhooks">
       <p>
         <a href={`/webhooks/${w.id}`}>← Back to the webhook</a>
       </p>
-      <div class="title-row">
-        <h1>Delivery {d.id}</h1>
-        <Status status={d.status} />
+      {/* While the delivery is pending, the page refreshes itself (the client script). */}
+      <div id="delivery" data-refresh data-pending={d.status === "pending" ? "true" : undefined}>
+        <div class="title-row">
+          <h1>Delivery {d.id}</h1>
+          <Status status={d.status} />
+        </div>
+        <Facts
+          items={[
+            ["Event", `${d.event_type} (${d.event_id})`],
+            ["Attempts", String(d.attempt_count)],
+            ["Next attempt", <Time iso={d.next_attempt_at} />],
+            ["Test", d.is_test ? "yes" : "no"],
+            ["Replay of", d.replay_of ?? "—"],
+            ["Re-sent", `${d.resend_count} time(s)`],
+            ["Created", <Time iso={d.created_at} />],
+          ]}
+        />
+        <div class="actions">
+          {w.isActive ? (
+            <>
+              <ActionButton session={p.session} action={`${base}/replay`} label="Replay" />
+              {d.status === "failed" && <ActionButton session={p.session} action={`${base}/resend`} label="Re-send" />}
+            </>
+          ) : (
+            <>
+              <button type="button" disabled title={reason} aria-describedby="inactive-reason">
+                Replay
+              </button>
+              {d.status === "failed" && (
+                <button type="button" disabled title={reason} aria-describedby="inactive-reason">
+                  Re-send
+                </button>
+              )}
+              <p class="hint" id="inactive-reason">
+                {reason}
+              </p>
+            </>
+          )}
+        </div>
+        <h2>Payload</h2>
+        <pre class="logs" tabindex={0}>
+          {pretty}
+        </pre>
+        <h2>Attempts</h2>
+        {d.attempts.length === 0 && <p class="empty">No attempt yet.</p>}
+        {d.attempts.map((a) => (
+          <Attempt a={a} />
+        ))}
       </div>
-      <Facts
-        items={[
-          ["Event", `${d.event_type} (${d.event_id})`],
-          ["Attempts", String(d.attempt_count)],
-          ["Next attempt", <Time iso={d.next_attempt_at} />],
-          ["Test", d.is_test ? "yes" : "no"],
-          ["Replay of", d.replay_of ?? "—"],
-          ["Re-sent", `${d.resend_count} time(s)`],
-          ["Created", <Time iso={d.created_at} />],
-        ]}
-      />
-      <div class="actions">
-        <ActionButton session={p.session} action={`${base}/replay`} label="Replay" />
-        {d.status === "failed" && <ActionButton session={p.session} action={`${base}/resend`} label="Re-send" />}
-      </div>
-      <h2>Payload</h2>
-      <pre class="logs" tabindex={0}>
-        {pretty}
-      </pre>
-      <h2>Attempts</h2>
-      {d.attempts.length === 0 && <p class="empty">No attempt yet.</p>}
-      {d.attempts.map((a) => (
-        <Attempt a={a} />
-      ))}
     </Layout>
   );
 }

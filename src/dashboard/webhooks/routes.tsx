@@ -17,6 +17,7 @@ import {
   webhooksPage,
 } from "../../operations/webhooks";
 import { getDb } from "../../storage/db";
+import { lastResponses } from "../../storage/deliveries";
 import { deleteWebhook, getWebhook, listWebhooks } from "../../storage/webhooks";
 import { requireScope } from "../../surface/caller";
 import { fireTest, inspectDelivery, replayDelivery, resendDelivery } from "../../webhooks/tools";
@@ -47,11 +48,16 @@ async function detail(
   // The log shows 50 a page unless the query says otherwise (the API's default is 20).
   const pageSize = q.page_size === 20 && !raw.page_size ? 50 : q.page_size;
   const log = await deliveriesPage(c.env, session.account.id, w.id, { ...q, page_size: pageSize }, c.req.url);
+  const responses = await lastResponses(
+    getDb(c.env.DB),
+    log.rows.map((d) => d.id),
+  );
   return c.html(
     <DetailPage
       session={session}
       w={w}
       deliveries={log.rows}
+      responses={responses}
       next={log.next}
       previous={log.previous}
       statusFilter={raw.status ?? ""}

@@ -30,7 +30,12 @@ const progressBody = z.object({
   // history) and each objective's maximum over the population.
   best_solution_objectives: vector.nullable().optional(),
   best_objectives: vector.nullable().optional(),
+  // One objective: the population's [best, mean, median, worst] fitness (null where not finite).
+  population: z.tuple([z.number().nullable(), z.number().nullable(), z.number().nullable(), z.number().nullable()]).nullable().optional(),
 });
+
+// One value of population_history: a number or null; several objectives, one per objective.
+const stat = z.union([z.number().nullable(), z.array(z.number().nullable()).min(1).max(1000)]);
 
 const metrics = z.object({
   cpu_seconds_used: z.number().min(0),
@@ -52,6 +57,12 @@ const completeBody = z.object({
       best_solutions_fitness: z.array(z.union([scalar, vector])),
       // Several objectives: each one's maximum over the population, per generation.
       objective_maxima: z.array(vector).nullable().optional(),
+      // The population's statistics per generation (docs/runner-protocol.md); absent from an older worker.
+      population_history: z
+        .array(z.object({ generation: z.number().int().min(0), best: stat, mean: stat, median: stat, worst: stat }))
+        .max(2000)
+        .nullable()
+        .optional(),
       generations_completed: z.number().int().min(0),
       population: z.array(z.array(z.number())).nullable().optional(),
       stopped_reason: z.enum(["completed", "stop_criteria", "callback_stop", "time_cap", "memory_cap"]),
@@ -66,7 +77,8 @@ const completeBody = z.object({
         .optional(),
     })
     .nullable(),
-  error: z.object({ code: z.string().max(64), message: z.string().max(4000) }).nullable(),
+  // stage "compile": the user's code did not compile, none of it ran (docs/runner-protocol.md).
+  error: z.object({ code: z.string().max(64), message: z.string().max(4000), stage: z.literal("compile").optional() }).nullable(),
   metrics,
   output: z
     .string()
@@ -119,6 +131,7 @@ export const internalRunsRoutes = new Hono<AppEnv>()
       best_solution_fitness: single(body.best_solution_fitness),
       best_solution_objectives: body.best_solution_objectives ?? null,
       best_objectives: body.best_objectives ?? null,
+      population: body.population ?? null,
     };
     if (!(await recordProgress(c.env, c.req.param("id"), progress))) throw notLive();
     return c.body(null, 204);
@@ -181,7 +194,8 @@ function completionOutcome(body: z.output<typeof completeBody>): RunOutcome {
     return {
       ...base,
       status: "failed",
-      error: body.error ?? { code: "internal_error", message: "The run failed." },
+      error: body.error ? { code: body.error.code, message: body.error.message } : { code: "internal_error", message: "The run failed." },
+      compileFailed: body.error?.code === "code_error" && body.error.stage === "compile",
       progress: body.progress ?? null,
     };
   }
@@ -192,6 +206,7 @@ function completionOutcome(body: z.output<typeof completeBody>): RunOutcome {
       ...r,
       best_solution_objectives: r.best_solution_objectives ?? (Array.isArray(r.best_solution_fitness) ? r.best_solution_fitness : null),
       objective_maxima: r.objective_maxima ?? null,
+      population_history: r.population_history ?? null,
       num_objectives: r.num_objectives ?? 1,
       pareto_front: r.pareto_front ?? null,
       constraint_violations: r.constraint_violations ?? null,

@@ -184,6 +184,9 @@ const resultItemShape = {
 };
 export const ResultListItem = z.strictObject(resultItemShape).meta({ id: "ResultListItem" });
 
+/** One value of a result's population_history: a number (null when not finite), or one per objective. */
+const populationValue = z.union([z.number().nullable(), z.array(z.number().nullable())]);
+
 export const Result = z
   .strictObject({
     ...resultItemShape,
@@ -206,6 +209,21 @@ export const Result = z
       description:
         "several objectives: per generation, each objective's maximum over the population (the values may come from different solutions); null for one objective, for imports and for runs made before it was kept",
     }),
+    population_history: z
+      .array(
+        z.strictObject({
+          generation: z.number().int(),
+          best: populationValue,
+          mean: populationValue,
+          median: populationValue,
+          worst: populationValue,
+        }),
+      )
+      .nullable()
+      .meta({
+        description:
+          "the population's best (maximum), mean, median and worst (minimum) fitness per generation, generation 0 first; with several objectives each is a list of one value per objective; null where not finite. Every generation up to 2,000; past that (or past 200,000 numbers with many objectives) generations spread evenly over the run, the first and the last included. null for imports and for results made before it was kept",
+      }),
     stopped_reason: z.string(),
     constraint_violations: z
       .array(z.strictObject({ gene: z.number(), value: z.number().nullable() }))

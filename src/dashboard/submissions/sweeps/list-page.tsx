@@ -6,7 +6,7 @@ import { SWEEP_STATUSES } from "../../../model/sweeps";
 import { DEFAULT_ORDERING } from "../../../operations/paging";
 import type { ChildCounts, SweepRow } from "../../../storage/sweeps";
 import { SWEEP_ORDERINGS, shownStatus } from "../../../storage/sweeps";
-import { FilterSelect, Layout, Pager, Status, Time } from "../../shared/layout";
+import { FilterSelect, Layout, orderingOptions, Pager, Status, Time } from "../../shared/layout";
 
 const ended = (c: ChildCounts) => c.succeeded + c.failed + c.cancelled;
 const total = (c: ChildCounts) => ended(c) + c.queued + c.running;
@@ -74,12 +74,7 @@ export function SweepListPage(p: {
       </div>
       <form method="get" action="/sweeps" class="filters" aria-label="Filter sweeps">
         <FilterSelect name="status" label="Status" value={p.raw.status} options={SWEEP_STATUSES} any />
-        <FilterSelect
-          name="ordering"
-          label="Order"
-          value={p.raw.ordering ?? DEFAULT_ORDERING}
-          options={Object.keys(SWEEP_ORDERINGS).map((o): [string, string] => [o, o === "created_at" ? "oldest first" : "newest first"])}
-        />
+        <FilterSelect name="ordering" label="Order" value={p.raw.ordering ?? DEFAULT_ORDERING} options={orderingOptions(SWEEP_ORDERINGS)} />
         <button type="submit">Apply</button>
       </form>
       {p.error && (
