@@ -67,6 +67,8 @@ from .warning_tally import WarningTally
 if TYPE_CHECKING:
     from pygad import GA  # untyped: the GA's attributes are PyGAD's, and Any to the type checker
 
+    from ..engine.resumable import LoopState
+
 __all__ = [
     "CALLBACK_FIELDS",
     "CODE_FIELDS",
@@ -108,9 +110,40 @@ UserCode: TypeAlias = dict[str, UserFunction | Constraints]  # field name → co
 Emit: TypeAlias = Callable[[ChildMessage], None]
 
 
+CheckpointSink: TypeAlias = Callable[[bytes], object]
+
+
+class Suspended(Exception):
+    """The run stopped at a generation boundary after its checkpoint was written (a drain)."""
+
+    def __init__(self, generation: int) -> None:
+        super().__init__(f"suspended after generation {generation}")
+        self.generation = generation
+
+
+@dataclass
+class CheckpointPlan:
+    """When and where the job writes its checkpoints (docs/architecture.md, "Durable runs").
+
+    ``sink`` takes each checkpoint file's bytes; one is taken at the first generation boundary
+    ``interval`` seconds of run time after the last one (or the start), at each generation of
+    ``at_generations`` (tests), and at once when ``drain`` is set, after which the run stops
+    (``Suspended``).  A checkpoint past ``max_bytes`` is not written (the run goes on)."""
+
+    sink: CheckpointSink
+    interval: float = 30.0
+    max_bytes: int = 64 << 20
+    at_generations: frozenset[int] = frozenset()
+    drain: bool = False
+    taken: int = 0
+    last_bytes: int = 0
+    refused: str | None = None
+
+
 @dataclass(frozen=True)
 class JobSpec:
-    """What the child needs to run one GA: the parameters, an optional start population, the caps."""
+    """What the child needs to run one GA: the parameters, an optional start population, the caps,
+    and for a durable run its checkpoint plan and the checkpoint to resume from (the file's bytes)."""
 
     params: GaParams
     initial_population: Population | None = None
@@ -118,6 +151,8 @@ class JobSpec:
     memory_mb: int = 2048
     # CLOCK_MONOTONIC value (system-wide) at which the parent started the run.
     started_at: float = field(default_factory=time.monotonic)
+    checkpoints: CheckpointPlan | None = None
+    resume_from: bytes | None = None
 
     @classmethod
     def from_dict(cls, data: ChildSpec) -> JobSpec:
@@ -260,6 +295,7 @@ class GenerationGuard:
         self._last_emit = -math.inf
         self._last_memory = -math.inf
         self.objective_history: list[list[float]] | None = None
+        self.time_before = 0.0  # a resumed run: its run time up to the checkpoint (the time cap counts it)
 
     def _record_objectives(self, ga: GA) -> None:
         fitness = ga.last_generation_fitness
@@ -295,7 +331,7 @@ class GenerationGuard:
                 message["best_objectives"] = self.objective_history[-1]
             self.emit(message)
         if self.stop_reason is None:
-            if now - self.spec.started_at >= self.spec.time_seconds:
+            if now - self.spec.started_at + self.time_before >= self.spec.time_seconds:
                 self.stop_reason = "time_cap"
             elif now - self._last_memory >= self.MEMORY_EVERY:
                 self._last_memory = now
@@ -505,6 +541,80 @@ def execute(spec: JobSpec, emit: Emit, rss_mb: Callable[[], float] = _rss_mb) ->
     return outcome
 
 
+def params_digest(params: GaParams) -> str:
+    """The job's parameters as one digest: a checkpoint is only ever resumed by the same job."""
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(params, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+class _Checkpointing:
+    """The loop's checkpoint hook (``engine.resumable``): writes the GA's state, the loop's, and the
+    job's own (the objective maxima so far, the warnings tally, the run time) at the boundaries
+    ``CheckpointPlan`` asks for."""
+
+    def __init__(self, spec: JobSpec, guard: GenerationGuard, tally: WarningTally) -> None:
+        assert spec.checkpoints is not None
+        self.plan = spec.checkpoints
+        self.spec = spec
+        self.guard = guard
+        self.tally = tally
+        self.digest = params_digest(spec.params)
+        self.last = time.monotonic()
+
+    def __call__(self, ga: GA, state: LoopState) -> None:
+        plan = self.plan
+        now = time.monotonic()
+        if not (plan.drain or now - self.last >= plan.interval or state.next_generation in plan.at_generations):
+            return
+        from ..engine import checkpoint
+
+        extra = {
+            "digest": self.digest,
+            "loop": state.to_dict(),
+            "generation": state.next_generation,
+            "objective_history": self.guard.objective_history,
+            "warnings": self.tally.state(),
+            "elapsed": now - self.spec.started_at + self.guard.time_before,
+        }
+        try:
+            document, arrays = checkpoint.capture(ga, extra)
+            plan.last_bytes = checkpoint.write(plan.sink, document, arrays, plan.max_bytes)
+            plan.taken += 1
+        except checkpoint.CheckpointError as exc:
+            plan.refused = str(exc)  # the run goes on without this checkpoint
+        self.last = time.monotonic()
+        if plan.drain:
+            raise Suspended(state.next_generation)
+
+
+def _resume(ga: GA, spec: JobSpec, guard: GenerationGuard, tally: WarningTally) -> LoopState:
+    """Restore the checkpoint ``spec.resume_from`` into the GA just built (the job's module loaded
+    again, ``on_start`` not called again); the loop state to go on from."""
+    from ..engine import checkpoint
+    from ..engine.resumable import LoopState
+
+    assert spec.resume_from is not None
+    limit = spec.checkpoints.max_bytes if spec.checkpoints is not None else len(spec.resume_from)
+    try:
+        document, arrays = checkpoint.read(spec.resume_from, limit * 4)
+        extra = document.get("extra")
+        digest = checkpoint.decode(extra, arrays).get("digest") if isinstance(extra, dict) else None
+        if digest != params_digest(spec.params):
+            raise checkpoint.CheckpointError("the checkpoint is not this job's")
+        extra = checkpoint.restore(ga, document, arrays)
+        state = LoopState.from_dict(extra["loop"])
+        history = extra.get("objective_history")
+        guard.objective_history = history if isinstance(history, list) else None
+        tally.restore(extra.get("warnings"))
+        elapsed = extra.get("elapsed")
+        guard.time_before = float(elapsed) if type(elapsed) is float and 0 <= elapsed < 1e7 else 0.0
+    except (checkpoint.CheckpointError, KeyError, TypeError, ValueError) as exc:
+        raise InternalError(f"the run's checkpoint could not be resumed: {exc}") from None
+    return state
+
+
 class ConstraintTrace:
     """The gene constraint called last and its answer, to name it when PyGAD refuses the answer."""
 
@@ -580,8 +690,14 @@ def _execute(
             failure = UserCodeError(_clip(f"parameters rejected by PyGAD: {failure.message}"))
         raise failure from None
     built.append(ga)
+    resume = None
+    if spec.resume_from is not None:
+        resume = _resume(ga, spec, guard, tally)
+    hook = _Checkpointing(spec, guard, tally) if spec.checkpoints is not None else None
     try:
-        ga.run()
+        engine.run_ga(ga, hook, resume)
+    except Suspended:
+        raise
     except MemoryError as exc:
         raise _user_failure(exc).with_engine(engine.engine_label(ga)) from None
     except BaseException as exc:  # noqa: BLE001 - user code may raise anything, SystemExit included
