@@ -7,6 +7,7 @@ export const EVENT_TYPES = [
   "submission.failed",
   "submission.cancelled",
   "result.completed",
+  "run.resumed",
   "webhook.test",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

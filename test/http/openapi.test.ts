@@ -94,6 +94,7 @@ describe("the OpenAPI documents", () => {
       "submission.failed",
       "submission.cancelled",
       "result.completed",
+      "run.resumed", // issue 28: durable runs
       "webhook.test",
     ]);
   });

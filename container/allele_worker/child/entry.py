@@ -94,9 +94,10 @@ def probe(plan_text: str) -> int:
     return 0
 
 
-def run(spec_fd: int, channel_fd: int, store_fd: int) -> int:
+def run(spec_fd: int, channel_fd: int, store_fd: int, slot_fds: tuple[int, ...] = ()) -> int:
     """The run's child: read the spec, confine (this process stays the relay, collecting; ``confine``
-    returns in the job), run the job.  Before the relay exists, a failure is collected here."""
+    returns in the job), run the job.  Before the relay exists, a failure is collected here.
+    ``slot_fds``: a durable run's two checkpoint slots (memfds), which only the job keeps."""
     relay = os.getpid()
     try:
         with os.fdopen(spec_fd, "rb") as handle:
@@ -121,7 +122,8 @@ def run(spec_fd: int, channel_fd: int, store_fd: int) -> int:
     main_pid = os.getpid()  # the job's (confine forks): a process forked by user code never reports
     from . import jobs
 
-    outcome = jobs.execute(jobs.JobSpec.from_dict(spec), emit)
+    job = jobs.JobSpec.from_dict(spec, emit, slot_fds)
+    outcome = jobs.execute(job, emit)
     del spec
     if os.getpid() != main_pid:
         os._exit(0)  # a process forked by user code never reports
@@ -143,5 +145,8 @@ def main(argv: list[str]) -> int:
         return probe(argv[2])
     if len(argv) == 7 and argv[1::2] == ["--spec-fd", "--msg-fd", "--store-fd"]:
         return run(int(argv[2]), int(argv[4]), int(argv[6]))
+    if len(argv) == 9 and argv[1::2] == ["--spec-fd", "--msg-fd", "--store-fd", "--checkpoint-fds"]:
+        slots = tuple(int(fd) for fd in argv[8].split(","))
+        return run(int(argv[2]), int(argv[4]), int(argv[6]), slots)
     print("allele_worker.child is started by the worker, not by hand", file=sys.stderr)
     return 2

@@ -49,6 +49,7 @@ from ..wire import (
     MAX_OBJECTIVES,
     OPERATOR_FIELDS,
     PLAIN_PARAMS,
+    CheckpointMessage,
     ChildMessage,
     ChildSpec,
     FailedOutcome,
@@ -155,16 +156,70 @@ class JobSpec:
     resume_from: bytes | None = None
 
     @classmethod
-    def from_dict(cls, data: ChildSpec) -> JobSpec:
-        """The job of the child's ``job.json``."""
+    def from_dict(cls, data: ChildSpec, emit: Emit | None = None, slot_fds: tuple[int, ...] = ()) -> JobSpec:
+        """The job of the child's spec; a durable run's checkpoints go into ``slot_fds`` in turn,
+        each announced through ``emit``, and its resume checkpoint is read from the first slot."""
         caps = data["caps"]
+        plan: CheckpointPlan | None = None
+        resume: bytes | None = None
+        checkpoint = data.get("checkpoint")
+        if checkpoint is not None and emit is not None and len(slot_fds) == 2:
+            slots = SlotSink(slot_fds, emit)
+            plan = CheckpointPlan(
+                sink=slots, interval=float(checkpoint["interval_seconds"]), max_bytes=int(checkpoint["max_bytes"])
+            )
+            slots.plan = plan
+            size = checkpoint.get("resume_bytes")
+            if isinstance(size, int) and 0 < size <= 4 * plan.max_bytes:
+                resume = slots.read(0, size)
+                slots.next = 1
         return cls(
             params=dict(data["params"]),
             initial_population=data["initial_population"],
             time_seconds=float(caps["time_seconds"]),
             memory_mb=int(caps["memory_mb"]),
             started_at=float(data["started_at"]),
+            checkpoints=plan,
+            resume_from=resume,
         )
+
+
+class SlotSink:
+    """A checkpoint's bytes into the next of the run's two slots (memfds the worker reads), then a
+    ``checkpoint`` message saying which slot and how long: the worker streams the slot while the
+    next checkpoint goes into the other one."""
+
+    def __init__(self, fds: tuple[int, ...], emit: Emit) -> None:
+        self.fds, self.emit = fds, emit
+        self.next = 0
+        self.plan: CheckpointPlan | None = None
+        self.generation = 0
+
+    def read(self, slot: int, size: int) -> bytes:
+        chunks, offset = [], 0
+        while offset < size:
+            piece = os.pread(self.fds[slot], min(1 << 20, size - offset), offset)
+            if not piece:
+                break
+            chunks.append(piece)
+            offset += len(piece)
+        return b"".join(chunks)
+
+    def __call__(self, data: bytes) -> None:
+        slot = self.next
+        fd = self.fds[slot]
+        os.ftruncate(fd, 0)
+        view, offset = memoryview(data), 0
+        while offset < len(data):
+            offset += os.pwrite(fd, view[offset:], offset)
+        self.next = 1 - slot
+        message: CheckpointMessage = {
+            "type": "checkpoint",
+            "generation": self.generation,
+            "slot": slot,
+            "bytes": len(data),
+        }
+        self.emit(message)
 
 
 # --------------------------------------------------------------------------- user code
@@ -578,9 +633,12 @@ class _Checkpointing:
             "warnings": self.tally.state(),
             "elapsed": now - self.spec.started_at + self.guard.time_before,
         }
+        sink = plan.sink
+        if isinstance(sink, SlotSink):
+            sink.generation = state.next_generation
         try:
             document, arrays = checkpoint.capture(ga, extra)
-            plan.last_bytes = checkpoint.write(plan.sink, document, arrays, plan.max_bytes)
+            plan.last_bytes = checkpoint.write(sink, document, arrays, plan.max_bytes)
             plan.taken += 1
         except checkpoint.CheckpointError as exc:
             plan.refused = str(exc)  # the run goes on without this checkpoint

@@ -12,7 +12,8 @@ additions and nothing else changed:
 
 A run without checkpoints runs stock's own ``run()`` (``run_ga``); one with them runs this copy, and
 container/tests/test_resume.py proves the two equal over the fidelity set (a run checkpointed at
-several generations equals the same run without checkpoints, and so does every resume).  ``LeanLoop`` (loop.py) has the same two additions.
+several generations equals the same run without checkpoints, and so does every resume).
+``LeanLoop`` (loop.py) has the same two additions.
 Design: docs/architecture.md ("Durable runs").
 """
 

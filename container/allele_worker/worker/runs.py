@@ -1,8 +1,9 @@
 """The runs this worker knows: start each in its own sandboxed child, report, cancel, forget.
 
-One supervisor thread per run: (fetch the start population of a continue) → spawn → (progress every
-≤ 1.5 s) → reap → fold → upload the final population (when too large to ride in the report) and the
-staged files → complete report.  The population, the files and the result go from the run's store
+One supervisor thread per run: (fetch the start population of a continue; a resumed run's checkpoint)
+→ spawn → (progress every ≤ 1.5 s; each checkpoint the job announces streamed to the Worker) → reap →
+fold → upload the final population (when too large to ride in the report) and the staged files →
+complete report.  The population, the files and the result go from the run's store
 (``sandbox.store``, where the run's relay wrote them) to the Worker a piece at a time, unparsed.
 Finished run ids are remembered (bounded, by age and count) so a queue message delivered twice
 starts nothing new.
@@ -22,7 +23,7 @@ from collections.abc import Callable, Mapping
 from ..errors import AtCapacity, InvalidRequest, UnknownRun
 from ..sandbox import Host, Limits, SandboxedProcess
 from ..sandbox.store import Part, Store
-from ..wire import Metrics, Population, Progress, RunState, size_param
+from ..wire import CheckpointMessage, Metrics, Population, Progress, RunState, size_param
 from . import completion
 from .completion import Completion
 from .reporter import Reporter, tls_context
@@ -33,6 +34,7 @@ __all__ = ["POPULATION_NOT_LOADED", "RunManager"]
 log = logging.getLogger("allele.runs")
 
 POPULATION_NOT_LOADED = "the start population could not be loaded"
+CHECKPOINT_NOT_LOADED = "the run's checkpoint could not be loaded"
 # A final population up to this much JSON (and all finite) rides inside the completion report: one
 # request fewer for most runs; a larger one is PUT before the report (it may be hundreds of MB, more
 # than the Worker may hold: docs/runner-protocol.md).
@@ -41,6 +43,10 @@ INLINE_POPULATION_BYTES = 256 * 1024
 
 class _Cancelled(Exception):
     """Cancelled before the child was started."""
+
+
+class _CheckpointNotLoaded(Exception):
+    """A resumed run's checkpoint could not be fetched."""
 
 
 class _PopulationNotLoaded(Exception):
@@ -58,6 +64,10 @@ class _Run:
         self.final_metrics: Metrics | None = None
         self.process_done = threading.Event()
         self._progress: Progress | None = None
+        # A durable run: its two checkpoint slots, and the latest checkpoint waiting to be uploaded.
+        self.slots: tuple[Store, Store] | None = (Store(), Store()) if request.checkpoint is not None else None
+        self._checkpoint: tuple[CheckpointMessage, dict[str, float]] | None = None
+        self._checkpoint_ready = threading.Condition()
         self.thread = threading.Thread(target=self._supervise, name=f"run-{request.run_id}", daemon=True)
 
     def _limits(self, population: Population | None) -> Limits:
@@ -102,6 +112,59 @@ class _Run:
             log.warning("run %s: start population rejected: %s", request.run_id, exc)
             raise _PopulationNotLoaded from None
 
+    def _resume_checkpoint(self) -> int | None:
+        """A resumed run's checkpoint (``checkpoint_url``), streamed into the first slot unread; its
+        length (None: no checkpoint to resume from)."""
+        request = self.request
+        if request.checkpoint_url is None or self.slots is None or request.checkpoint is None:
+            return None
+        try:
+            size = self.reporter.fetch_checkpoint(
+                request.checkpoint_url, self.slots[0].fd, 4 * request.checkpoint["max_bytes"]
+            )
+        except LookupError as exc:
+            log.warning("run %s: checkpoint not loaded: %s", request.run_id, exc)
+            raise _CheckpointNotLoaded from None
+        if self._cancel.is_set():
+            raise _Cancelled
+        return size or None
+
+    def _on_checkpoint(self, message: CheckpointMessage) -> None:
+        """A checkpoint the job announced, with what its run had used by then (billed once: the
+        Worker keeps it for the run's end should this worker be lost; docs/architecture.md)."""
+        process = self.process
+        usage: dict[str, float] = {}
+        if process is not None:
+            cpu = process.group.cpu_seconds() if process.group is not None else None
+            usage = {
+                "cpu_seconds": cpu or 0.0,
+                "wall_ms": (time.monotonic() - process.started_at) * 1000,
+                "peak_mb": process.peak_rss_mb,
+            }
+        with self._checkpoint_ready:
+            self._checkpoint = (message, usage)
+            self._checkpoint_ready.notify()
+
+    def _upload_checkpoints(self) -> None:
+        """Streams each checkpoint the job announces to the Worker, the latest first: one still
+        uploading when a newer one comes is followed by the newer one (the Worker keeps the last)."""
+        assert self.slots is not None
+        while True:
+            with self._checkpoint_ready:
+                while self._checkpoint is None and not self.process_done.is_set():
+                    self._checkpoint_ready.wait(0.5)
+                pending, self._checkpoint = self._checkpoint, None
+            if pending is None or self._cancel.is_set():
+                return
+            message, usage = pending
+            slot = self.slots[message["slot"]]
+            part = slot.part([0, message["bytes"]])
+            if part is None:
+                continue
+            status = self.reporter.upload_checkpoint(part, message["generation"], usage)
+            if status is None or not 200 <= status < 300:
+                self._log_upload(f"checkpoint at generation {message['generation']}", status)
+
     def _supervise(self) -> None:
         host = self.manager.host
         uid = host.take_uid()
@@ -114,8 +177,13 @@ class _Run:
             population = self._start_population()
             if population is not None:
                 self.limits = self._limits(population)
+            resume_bytes = self._resume_checkpoint()
+            if self.slots is not None:
+                threading.Thread(target=self._upload_checkpoints, daemon=True).start()
             self.process = SandboxedProcess(
-                job=self.request.child_job(population),
+                job=self.request.child_job(population, resume_bytes),
+                slots=self.slots,
+                on_checkpoint=self._on_checkpoint,
                 limits=self.limits,
                 isolation=host.isolation,
                 workdir=workdir,
@@ -144,6 +212,9 @@ class _Run:
         except _PopulationNotLoaded:
             done = Completion(completion.failure("internal_error", POPULATION_NOT_LOADED))
             self.final_metrics = done.body["metrics"]
+        except _CheckpointNotLoaded:
+            done = Completion(completion.failure("internal_error", CHECKPOINT_NOT_LOADED))
+            self.final_metrics = done.body["metrics"]
         except Exception as exc:
             log.exception("run %s: worker failure", self.request.run_id)
             done = Completion(
@@ -170,6 +241,10 @@ class _Run:
         finally:
             if store is not None:
                 store.close()
+            with self._checkpoint_ready:
+                self._checkpoint_ready.notify()
+            for slot in self.slots or ():
+                slot.close()
             self.reporter.close()
             self.manager.finish(self.request.run_id, remember=not self._disowned)
 
