@@ -326,6 +326,7 @@ class Health(TypedDict):
     capacity: int
     in_use: int
     active_runs: int
+    draining: NotRequired[bool]  # SIGTERM: taking no runs, handing its runs back
 
 
 class HttpErrorDetail(TypedDict):

@@ -48,37 +48,46 @@ export function claimRun(env: Bindings, runId: string): Promise<ClaimedRun | nul
  * running → queued after its worker was lost: it goes on from its last checkpoint (docs/architecture.md#durable-runs-issue-28),
  * and a `run.resumed` event goes to the webhooks subscribed to it (API submissions), in the same batch.
  */
-export async function resumeRun(env: Bindings, run: RunRow): Promise<boolean> {
+export async function resumeRun(
+  env: Bindings,
+  run: RunRow,
+  segment?: { cpuSeconds: number; wallMs: number; peakMb: number },
+): Promise<boolean> {
   const db = getDb(env.DB);
   const now = nowIso();
   const found = await findRunWithSource(db, run.id);
   const fire = found?.source === "api";
-  return resumeRunningRun(db, run, now, (resumed) =>
-    fire
-      ? [
-          ...eventStatements(
-            db,
-            {
-              id: crypto.randomUUID(),
-              accountId: run.accountId,
-              type: "run.resumed",
-              data: resumedData({
+  return resumeRunningRun(
+    db,
+    run,
+    now,
+    (resumed) =>
+      fire
+        ? [
+            ...eventStatements(
+              db,
+              {
+                id: crypto.randomUUID(),
+                accountId: run.accountId,
+                type: "run.resumed",
+                data: resumedData({
+                  submissionId: run.submissionId,
+                  runId: run.id,
+                  resumes: (run.resumes?.length ?? 0) + 1,
+                  fromGeneration: run.checkpointGeneration,
+                }),
+                occurredAt: occurredAt(now),
                 submissionId: run.submissionId,
                 runId: run.id,
-                resumes: (run.resumes?.length ?? 0) + 1,
-                fromGeneration: run.checkpointGeneration,
-              }),
-              occurredAt: occurredAt(now),
-              submissionId: run.submissionId,
-              runId: run.id,
-              origin: "run",
-              createdAt: now,
-            },
-            "subscribed",
-            resumed,
-          ),
-        ]
-      : ([] as ReturnType<typeof eventStatements>[number][]),
+                origin: "run",
+                createdAt: now,
+              },
+              "subscribed",
+              resumed,
+            ),
+          ]
+        : ([] as ReturnType<typeof eventStatements>[number][]),
+    segment,
   ).then(async (moved) => {
     if (moved && fire)
       await enqueueRunDeliveries(env, run.id).catch((err) => console.error("run.resumed dispatch failed; the cron will send", err));

@@ -100,7 +100,12 @@ export async function resumeRunningRun(
   run: Pick<RunRow, "id" | "attempts" | "resumes">,
   now: string,
   after: (resumed: SQL) => BatchItem<"sqlite">[] = () => [],
+  segment?: { cpuSeconds: number; wallMs: number; peakMb: number },
 ): Promise<boolean> {
+  // The lost segment's usage: what its worker measured at the end (a drain), else up to its last checkpoint.
+  const cpu = segment ? sql`${segment.cpuSeconds}` : sql`coalesce(${runs.checkpointCpuSeconds}, 0)`;
+  const wall = segment ? sql`${segment.wallMs}` : sql`coalesce(${runs.checkpointWallMs}, 0)`;
+  const peak = segment ? sql`${segment.peakMb}` : sql`coalesce(${runs.checkpointPeakMb}, 0)`;
   // The statements after the first apply only where the first moved the run (this resume, this time).
   const resumed = sql`EXISTS (SELECT 1 FROM runs WHERE id = ${run.id} AND status = 'queued' AND updated_at = ${now}
     AND json_array_length(resumes) = ${(run.resumes?.length ?? 0) + 1})`;
@@ -113,9 +118,9 @@ export async function resumeRunningRun(
         heartbeatAt: null,
         enqueuedAt: now,
         updatedAt: now,
-        priorCpuSeconds: sql`${runs.priorCpuSeconds} + coalesce(${runs.checkpointCpuSeconds}, 0)`,
-        priorWallMs: sql`${runs.priorWallMs} + coalesce(${runs.checkpointWallMs}, 0)`,
-        priorPeakMb: sql`max(${runs.priorPeakMb}, coalesce(${runs.checkpointPeakMb}, 0))`,
+        priorCpuSeconds: sql`${runs.priorCpuSeconds} + ${cpu}`,
+        priorWallMs: sql`${runs.priorWallMs} + ${wall}`,
+        priorPeakMb: sql`max(${runs.priorPeakMb}, ${peak})`,
         checkpointCpuSeconds: null,
         checkpointWallMs: null,
         checkpointPeakMb: null,

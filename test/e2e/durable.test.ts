@@ -177,6 +177,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
+  if (process.env.DURABLE_DEBUG) console.error(service?.log.filter((l) => l.startsWith("[ga-worker]")).join(""));
   await service?.stop();
   receiver?.close();
   if (state) rmSync(state, { recursive: true, force: true });
@@ -259,4 +260,60 @@ describe("a SIGKILLed GA worker's run resumes from its checkpoint", () => {
       await until("run.resumed", async () => received.find((e) => e.type === "run.resumed" && e.data.submission_id === id));
     }, 300_000);
   }
+});
+
+describe("SIGTERM drains the GA worker", () => {
+  it("hands its run back at once (no cron, no worker_lost): it ends with its twin's result, and the supervisor starts a new worker", async () => {
+    const key = await newAccount();
+    const body = CASES["one objective (accelerated)"]!;
+    const twin = await call("/api/v1/submissions", { key, body });
+    const twinDone = await ended(key, twin.body.id);
+    expect(twinDone.status).toBe("succeeded");
+
+    const created = await call("/api/v1/submissions", { key, body });
+    const id = created.body.id;
+    const running = await until("the run past generation 20", async () => {
+      const res = await call(`/api/v1/submissions/${id}`, { key });
+      return res.body?.status === "running" && (res.body.generations_completed ?? 0) >= 20 ? res.body : undefined;
+    });
+    const worker = gaWorker();
+    const exited = new Promise<number | null>((r) => worker.once("exit", (code) => r(code)));
+    worker.kill("SIGTERM");
+    // Handed back by the worker itself (the cron is not called here): queued again with a checkpoint at
+    // or past the generation it had reached, its resume recorded.
+    const handedBack = await until(
+      // (debug) dump the worker log on failure
+
+      "the run handed back",
+      async () => {
+        const res = await call(`/api/v1/submissions/${id}`, { key });
+        return res.body?.latest_run?.resumes?.count === 1 ? res.body : undefined;
+      },
+      60_000,
+    );
+    expect(handedBack.latest_run.checkpoint.generation).toBeGreaterThanOrEqual(running.generations_completed);
+    await exited;
+    await until("a new GA worker", async () => {
+      try {
+        const next = gaWorker();
+        return next !== worker ? next : undefined;
+      } catch {
+        return undefined;
+      }
+    });
+    const done = await until(
+      "the run to end",
+      async () => {
+        const res = await call(`/api/v1/submissions/${id}`, { key });
+        return TERMINAL.has(res.body?.status) ? res.body : undefined;
+      },
+      120_000,
+    );
+    expect(done.status, JSON.stringify(done.error)).toBe("succeeded");
+    expect(done.latest_run.resumes.count).toBe(1);
+    expect(await outcome(key, done)).toEqual(await outcome(key, twinDone));
+    const rows = ledgerRows([id]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.resumes).toBe(1);
+  }, 300_000);
 });

@@ -30,6 +30,7 @@ from ..wire import (
 from .collector import Collector, outcome_lines
 
 INTERNAL_EXIT = 70
+SUSPENDED_EXIT = 75  # a drained run: checkpointed at a generation boundary and stopped (no outcome)
 # The limits of a collector that reads no job (a failure before there is one).
 _NO_JOB: ChannelLimits = {
     "message_bytes": MESSAGE_BYTES,
@@ -123,7 +124,12 @@ def run(spec_fd: int, channel_fd: int, store_fd: int, slot_fds: tuple[int, ...] 
     from . import jobs
 
     job = jobs.JobSpec.from_dict(spec, emit, slot_fds)
-    outcome = jobs.execute(job, emit)
+    try:
+        outcome = jobs.execute(job, emit)
+    except jobs.Suspended:
+        # Drained: its last checkpoint is written and announced; no outcome (the worker hands it back).
+        sys.stdout.flush()
+        os._exit(SUSPENDED_EXIT)
     del spec
     if os.getpid() != main_pid:
         os._exit(0)  # a process forked by user code never reports

@@ -165,7 +165,7 @@ def serve(control: socket.socket) -> None:
         watched: list[socket.socket | int] = [control, *exits]
         readable, _, _ = select.select(watched, [], [], 0.02 if polled else None)
         if control in readable:
-            message, fds, _, _ = socket.recv_fds(control, 256, 6)
+            message, fds, _, _ = socket.recv_fds(control, 256, 7)
             if not message:
                 os._exit(0)  # the worker is gone
             request: ForkRequest = json.loads(message)

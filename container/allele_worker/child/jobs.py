@@ -133,6 +133,7 @@ class CheckpointPlan:
 
     sink: CheckpointSink
     interval: float = 30.0
+    control_fd: int | None = None  # a byte the worker sets to b"1" to drain the run (read every CONTROL_EVERY s)
     max_bytes: int = 64 << 20
     at_generations: frozenset[int] = frozenset()
     drain: bool = False
@@ -157,16 +158,20 @@ class JobSpec:
 
     @classmethod
     def from_dict(cls, data: ChildSpec, emit: Emit | None = None, slot_fds: tuple[int, ...] = ()) -> JobSpec:
-        """The job of the child's spec; a durable run's checkpoints go into ``slot_fds`` in turn,
-        each announced through ``emit``, and its resume checkpoint is read from the first slot."""
+        """The job of the child's spec; a durable run's checkpoints go into the first two of
+        ``slot_fds`` in turn, each announced through ``emit``, its resume checkpoint is read from the
+        first, and the third is its drain byte (set by the worker on SIGTERM)."""
         caps = data["caps"]
         plan: CheckpointPlan | None = None
         resume: bytes | None = None
         checkpoint = data.get("checkpoint")
-        if checkpoint is not None and emit is not None and len(slot_fds) == 2:
-            slots = SlotSink(slot_fds, emit)
+        if checkpoint is not None and emit is not None and len(slot_fds) == 3:
+            slots = SlotSink(slot_fds[:2], emit)
             plan = CheckpointPlan(
-                sink=slots, interval=float(checkpoint["interval_seconds"]), max_bytes=int(checkpoint["max_bytes"])
+                sink=slots,
+                interval=float(checkpoint["interval_seconds"]),
+                max_bytes=int(checkpoint["max_bytes"]),
+                control_fd=slot_fds[2],
             )
             slots.plan = plan
             size = checkpoint.get("resume_bytes")
@@ -604,6 +609,9 @@ def params_digest(params: GaParams) -> str:
     return hashlib.sha256(json.dumps(params, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
+CONTROL_EVERY = 0.05
+
+
 class _Checkpointing:
     """The loop's checkpoint hook (``engine.resumable``): writes the GA's state, the loop's, and the
     job's own (the objective maxima so far, the warnings tally, the run time) at the boundaries
@@ -617,10 +625,17 @@ class _Checkpointing:
         self.tally = tally
         self.digest = params_digest(spec.params)
         self.last = time.monotonic()
+        self.control_read = -math.inf
 
     def __call__(self, ga: GA, state: LoopState) -> None:
         plan = self.plan
         now = time.monotonic()
+        if plan.control_fd is not None and not plan.drain and now - self.control_read >= CONTROL_EVERY:
+            self.control_read = now
+            try:
+                plan.drain = os.pread(plan.control_fd, 1, 0) == b"1"
+            except OSError:
+                pass
         if not (plan.drain or now - self.last >= plan.interval or state.next_generation in plan.at_generations):
             return
         from ..engine import checkpoint

@@ -287,7 +287,7 @@ class SandboxedProcess:
         forks: ForkServer | None = None,
         on_progress: Callable[[Progress], None] | None = None,
         poll_seconds: float = 0.05,
-        slots: tuple[Store, Store] | None = None,
+        slots: tuple[Store, Store, Store] | None = None,
         on_checkpoint: Callable[[CheckpointMessage], None] | None = None,
     ) -> None:
         self.job, self.limits, self.isolation = job, limits, isolation
@@ -296,8 +296,9 @@ class SandboxedProcess:
         if cgroups is not None and isolation.cgroup is not None:
             self.group = cgroups.group(group_name or f"allele-x-{os.path.basename(workdir)}")
         self.on_progress = on_progress or (lambda message: None)
-        # A durable run's two checkpoint slots (memfds the job writes its checkpoints into, in turn)
-        # and who hears of each (docs/architecture.md, "Durable runs").
+        # A durable run's two checkpoint slots (memfds the job writes its checkpoints into, in turn),
+        # its drain byte (a memfd the worker sets), and who hears of each checkpoint
+        # (docs/architecture.md, "Durable runs").
         self.slots = slots
         self.on_checkpoint = on_checkpoint or (lambda message: None)
         self.poll_seconds = poll_seconds

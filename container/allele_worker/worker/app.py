@@ -41,6 +41,7 @@ def create_app(manager: RunManager, on_shutdown: list[Callable[[], object]] | No
             "capacity": manager.concurrency,
             "in_use": manager.in_use,
             "active_runs": manager.active_runs,
+            "draining": manager.draining,
         }
         return JSONResponse(body)
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 import httpx
 
 from ..sandbox.store import Part, payload_chunks, payload_length
-from ..wire import JSON, CompleteReport, Progress, to_json
+from ..wire import JSON, CompleteReport, Metrics, Progress, to_json
 
 __all__ = ["Reporter", "population_json", "tls_context"]
 
@@ -181,6 +181,19 @@ class Reporter:
             )
 
         answer = self._retry("checkpoint upload", send, 30.0)
+        return None if answer is None else answer.status_code
+
+    def suspend(self, metrics: Metrics, *, checkpointed: bool) -> int | None:
+        """``POST {url}/suspend``: a drained run handed back to go on elsewhere from its last checkpoint
+        (``checkpointed``: one was stored at the drain, and ``metrics`` are its whole segment's)."""
+        body = {"metrics": metrics, "checkpointed": checkpointed}
+        answer = self._retry(
+            "suspend report",
+            lambda: self._client.post(
+                f"{self.url}/suspend", content=to_json(body), headers={"Content-Type": "application/json"}
+            ),
+            60.0,
+        )
         return None if answer is None else answer.status_code
 
     def fetch_checkpoint(self, url: str, fd: int, max_bytes: int) -> int:

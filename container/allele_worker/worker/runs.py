@@ -33,6 +33,7 @@ __all__ = ["POPULATION_NOT_LOADED", "RunManager"]
 
 log = logging.getLogger("allele.runs")
 
+SUSPENDED_EXIT = 75  # child/entry.py: a drained run, checkpointed and stopped without an outcome
 POPULATION_NOT_LOADED = "the start population could not be loaded"
 CHECKPOINT_NOT_LOADED = "the run's checkpoint could not be loaded"
 # A final population up to this much JSON (and all finite) rides inside the completion report: one
@@ -65,7 +66,14 @@ class _Run:
         self.process_done = threading.Event()
         self._progress: Progress | None = None
         # A durable run: its two checkpoint slots, and the latest checkpoint waiting to be uploaded.
-        self.slots: tuple[Store, Store] | None = (Store(), Store()) if request.checkpoint is not None else None
+        # (the third: its drain byte, set to b"1" by drain())
+        self.slots: tuple[Store, Store, Store] | None = (
+            (Store(), Store(), Store()) if request.checkpoint is not None else None
+        )
+        self.draining = False  # drain(): checkpoint at the next generation boundary, then hand back
+        self.handed_back = False
+        self._drain_uploaded = False  # a checkpoint taken after the drain began is stored
+        self._uploader: threading.Thread | None = None
         self._checkpoint: tuple[CheckpointMessage, dict[str, float]] | None = None
         self._checkpoint_ready = threading.Condition()
         self.thread = threading.Thread(target=self._supervise, name=f"run-{request.run_id}", daemon=True)
@@ -161,7 +169,10 @@ class _Run:
             part = slot.part([0, message["bytes"]])
             if part is None:
                 continue
+            drained = self.draining
             status = self.reporter.upload_checkpoint(part, message["generation"], usage)
+            if status is not None and 200 <= status < 300 and drained:
+                self._drain_uploaded = True
             if status is None or not 200 <= status < 300:
                 self._log_upload(f"checkpoint at generation {message['generation']}", status)
 
@@ -179,7 +190,8 @@ class _Run:
                 self.limits = self._limits(population)
             resume_bytes = self._resume_checkpoint()
             if self.slots is not None:
-                threading.Thread(target=self._upload_checkpoints, daemon=True).start()
+                self._uploader = threading.Thread(target=self._upload_checkpoints, daemon=True)
+                self._uploader.start()
             self.process = SandboxedProcess(
                 job=self.request.child_job(population, resume_bytes),
                 slots=self.slots,
@@ -201,7 +213,17 @@ class _Run:
             report = self.process.wait()
             store = report.store
             self.final_metrics = completion.metrics(report)
-            if not self._cancel.is_set():
+            # Drained (stopped at a boundary after its checkpoint, or at the deadline): handed back. A run
+            # that ended by itself meanwhile completes as usual.
+            self.handed_back = (
+                self.draining
+                and not self._cancel.is_set()
+                and report.outcome is None
+                and (report.exit_code == SUSPENDED_EXIT or report.killed == "drain")
+            )
+            if self.handed_back:
+                self._hand_back()
+            if not self._cancel.is_set() and not self.handed_back:
                 done = completion.fold(report, self.limits)
                 body = done.body
                 if body["status"] == "failed" and body.get("progress") is None and self._progress:
@@ -228,7 +250,7 @@ class _Run:
             if store is None and self.process is not None and self.process.store is not None:
                 store = self.process.store  # started, then failed before its report
         try:
-            if done is not None and not self._cancel.is_set():
+            if done is not None and not self._cancel.is_set() and not self.handed_back:
                 body = done.body
                 log.info(
                     "run %s ended: %s%s",
@@ -300,6 +322,40 @@ class _Run:
                 self._disowned = True
                 self._stop()
 
+    # -- drain
+
+    def drain(self) -> None:
+        """Checkpoint at the next generation boundary, then stop: the run is handed back to the Worker
+        (``POST {report.url}/suspend``) to go on elsewhere from that checkpoint."""
+        self.draining = True
+        if self.slots is not None:
+            os.pwrite(self.slots[2].fd, b"1", 0)
+        else:  # not durable: nothing to checkpoint, hand it back as it is
+            self.stop_for_drain()
+
+    def stop_for_drain(self) -> None:
+        """The drain's deadline passed (or the run has no checkpoints): stop the child now."""
+        self.draining = True
+        if self.process is not None:
+            self.process.kill("drain")
+
+    def _hand_back(self) -> None:
+        """After a drain: the last checkpoint uploaded, the run given back with the usage so far
+        (checkpointed: the whole segment is billed; else only up to its last periodic checkpoint)."""
+        self.process_done.set()  # the child is gone: the uploader sends what is left, then ends
+        with self._checkpoint_ready:
+            self._checkpoint_ready.notify()
+        if self._uploader is not None:
+            self._uploader.join(60)
+        metrics = self.final_metrics or completion.metrics(None)
+        status = self.reporter.suspend(metrics, checkpointed=self._drain_uploaded)
+        log.info(
+            "run %s handed back (%s, checkpointed: %s)",
+            self.request.run_id,
+            status,
+            self._drain_uploaded,
+        )
+
     # -- cancel
 
     def _stop(self) -> None:
@@ -339,6 +395,7 @@ class RunManager:
         tls_context()  # the reports' TLS context, built once now rather than by the first run
         self.limit_overrides = limit_overrides or {}
         self._live: dict[str, _Run] = {}
+        self.draining = False  # SIGTERM: no new runs (drain())
         self._finished: OrderedDict[str, float] = OrderedDict()
         self._remember = (remember_finished, remember_seconds)
         self._lock = threading.Lock()
@@ -353,6 +410,8 @@ class RunManager:
                 return False, "running"
             if request.run_id in self._finished:
                 return False, "finished"
+            if self.draining:
+                raise AtCapacity("this worker is draining (shutting down): the run goes to another")
             places = min(request.workers, self.concurrency)  # a wider run takes every place
             if self._in_use() + places > self.concurrency:
                 raise AtCapacity(
@@ -363,6 +422,26 @@ class RunManager:
             self._live[request.run_id] = run
         run.thread.start()
         return True, "running"
+
+    def drain(self, seconds: float) -> None:
+        """SIGTERM: take no more runs; ask every run to checkpoint at its next generation boundary and
+        hand itself back; after ``seconds`` stop what is left (handed back from its last checkpoint);
+        return when every run is gone (docs/architecture.md, "Durable runs")."""
+        with self._lock:
+            self.draining = True
+            runs = list(self._live.values())
+        if runs:
+            log.info("draining %d run(s)", len(runs))
+        for run in runs:
+            run.drain()
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and self.active_runs:
+            time.sleep(0.05)
+        with self._lock:
+            left = list(self._live.values())
+        for run in left:
+            run.stop_for_drain()
+        self.wait_idle(30.0)
 
     def state(self, run_id: str) -> RunState | None:
         """ "running", "finished" (recently), or None for an unknown run id."""

@@ -7,8 +7,10 @@ import { limitsFor } from "../../admission/admission";
 import { checkpointPlan } from "../../admission/limits";
 import { config } from "../../config";
 import { checkpointKey, isStagedFile, POPULATION_FILE, STAGED_FILES, type StagedFile, stagedKey } from "../../domain/result-files";
-import { recordCheckpoint, recordProgress, runToken, startPopulationFile } from "../../domain/runs";
+import { recordCheckpoint, recordProgress, resumeRun, runToken, startPopulationFile } from "../../domain/runs";
+import { runMessage } from "../../domain/submissions";
 import { endRun, type RunOutcome } from "../../domain/transitions";
+import { runsQueue } from "../../env";
 import { ApiError } from "../../errors";
 import { constantTimeEqual } from "../../lib/crypto";
 import { getAccount } from "../../storage/accounts";
@@ -86,6 +88,8 @@ const completeBody = z.object({
     .nullable()
     .optional(),
 });
+
+const suspendBody = z.object({ metrics, checkpointed: z.boolean() });
 
 const runAuth = createMiddleware<AppEnv>(async (c, next) => {
   const presented = bearerToken(c.req.header("Authorization"));
@@ -168,6 +172,20 @@ export const internalRunsRoutes = new Hono<AppEnv>()
     const object = await c.env.FILES.get(checkpointKey(c.req.param("id")));
     if (!object) throw new ApiError("not_found", "This run has no checkpoint.");
     return new Response(object.body, { headers: { "Content-Type": "application/octet-stream", "Content-Length": String(object.size) } });
+  })
+  // A drained GA worker hands the run back (SIGTERM: docs/architecture.md#durable-runs-issue-28): it goes
+  // back in line at once to go on from its last checkpoint. `checkpointed`: one was stored at the drain,
+  // so the segment's measured usage is billed whole; else only up to its last periodic checkpoint.
+  .post("/:id/suspend", async (c) => {
+    const body = await parse(c.req.raw, suspendBody);
+    if (!body) throw unreadable();
+    const run = await liveRun(c.env, c.req.param("id"));
+    const segment = body.checkpointed
+      ? { cpuSeconds: body.metrics.cpu_seconds_used, wallMs: body.metrics.execution_duration_ms, peakMb: body.metrics.peak_memory_mb }
+      : undefined;
+    if (!(await resumeRun(c.env, run, segment))) throw notLive();
+    await runsQueue(c.env).send(runMessage(run));
+    return c.body(null, 204);
   })
   .post("/:id/complete", async (c) => {
     const body = await parse(c.req.raw, completeBody);
