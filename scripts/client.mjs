@@ -1,11 +1,12 @@
 // The TypeScript client (clients/typescript): `node scripts/client.mjs` regenerates its types from
 // docs/openapi.json (openapi-typescript) and builds it (tsc → clients/typescript/dist); `--check` fails
 // when the committed types differ from what docs/openapi.json gives, then builds. Its own tools live in
-// clients/typescript/node_modules (`npm install` there; scripts/setup.mjs does it).
+// clients/typescript/node_modules, installed on first use (scripts/install.mjs, "client-tools").
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { installExtras } from "./install.mjs";
 import { ROOT } from "./lib.mjs";
 
 export const CLIENT = join(ROOT, "clients", "typescript");
@@ -20,6 +21,7 @@ function run(cmd, args) {
   }
 }
 
+installExtras(["client-tools"]);
 const check = process.argv.includes("--check");
 const dir = mkdtempSync(join(tmpdir(), "allele-client-"));
 try {

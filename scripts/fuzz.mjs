@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { installExtras } from "./install.mjs";
 import { freePort, ROOT, startLocalService } from "./lib.mjs";
 
 export const FUZZ_PYTHON = join(ROOT, "container", "fuzz", ".venv", "bin", "python");
@@ -89,7 +90,7 @@ const FITNESS = "import numpy\n\ndef fitness(ga, solution, idx):\n    return -fl
 
 /**
  * Real resources for the path parameters: a succeeded submission and its result, a webhook and its
- * deliveries (one failed for good, so re-send can succeed), a code upload. The fuzzer draws `{id}` and
+ * deliveries (one failed for good, so re-send can succeed), a code upload, a sweep. The fuzzer draws `{id}` and
  * `{delivery_id}` from their ids most of the time (and generates one otherwise), so operations reach their
  * logic instead of answering 404 to made-up ids.
  */
@@ -117,6 +118,9 @@ export async function seedResources(baseUrl, key) {
   };
   const [kept, deleted] = [await succeeded(), await succeeded()];
   const upload = await api(baseUrl, key, "/code-uploads", { content: FITNESS });
+  const { name: _name, ...base } = job;
+  const sweepBody = { name: "fuzz sweep", base, grid: { sol_per_pop: [4, 6] }, seeds: 1 };
+  const [sweep, deletedSweep] = [await api(baseUrl, key, "/sweeps", sweepBody), await api(baseUrl, key, "/sweeps", sweepBody)];
   // Nothing listens on port 9: a Test's delivery fails every attempt and, once its retries are spent
   // (1 s apart where the service is started with WEBHOOK_RETRY_DELAYS=1,…), is failed for good.
   const hook = await api(baseUrl, key, "/webhooks", { url: "http://127.0.0.1:9/hook", events: ["submission.succeeded"] });
@@ -127,10 +131,21 @@ export async function seedResources(baseUrl, key) {
     await new Promise((r) => setTimeout(r, 250));
   return {
     // Each resource's path: the ids of its kind (an unknown id besides, so 404s are tried too).
-    ids: { "/submissions/": [kept.id], "/results/": [kept.resultId], "/code-uploads/": [upload.code_id], "/webhooks/": [hook.id] },
+    ids: {
+      "/submissions/": [kept.id],
+      "/results/": [kept.resultId],
+      "/code-uploads/": [upload.code_id],
+      "/webhooks/": [hook.id],
+      "/sweeps/": [sweep.id],
+    },
     // The DELETE operations get resources of their own: deleting the ones above would leave the
     // operations fuzzed after them (cancel, reexecute, continue, the webhook tools) only 404s.
-    forDelete: { deleteSubmission: [deleted.id], deleteResult: [deleted.resultId], deleteWebhook: [deletedHook.id] },
+    forDelete: {
+      deleteSubmission: [deleted.id],
+      deleteResult: [deleted.resultId],
+      deleteWebhook: [deletedHook.id],
+      deleteSweep: [deletedSweep.id],
+    },
     deliveries: [fired.delivery_id],
     files: ["result.json", "fitness.svg", "fitness_history.csv", "population.json"],
   };
@@ -255,7 +270,7 @@ async function main() {
   // in the long run only; the bounded run generates `maxExamples` requests per operation.
   const phases = opt("--phases") ?? (bounded ? "fuzzing" : "examples,coverage,fuzzing");
   const seed = opt("--seed") ?? (bounded ? String(BOUNDED_SEED) : undefined);
-  if (!existsSync(FUZZ_PYTHON)) throw new Error("container/fuzz/.venv is missing: run `npm install` (scripts/setup.mjs makes it)");
+  installExtras(["fuzz"]); // schemathesis, on first use
 
   let baseUrl = opt("--url");
   let key = opt("--key");

@@ -20,6 +20,7 @@ import { importsRoutes } from "./http/routes/imports";
 import { internalRunsRoutes } from "./http/routes/internal-runs";
 import { resultsRoutes } from "./http/routes/results";
 import { submissionsRoutes } from "./http/routes/submissions";
+import { sweepsRoutes } from "./http/routes/sweeps";
 import { webhooksRoutes } from "./http/routes/webhooks";
 import { Health, OpenApiDocument } from "./http/validation/responses";
 import { requestId } from "./surface/request-id";
@@ -38,7 +39,11 @@ export function newApp() {
   app.notFound(onNotFound);
   // How each route's per-minute count is taken, where it is not up front (docs/decisions.md#write-rate-count):
   // the admitted writes count in their admission call, GET /account gets its usage from its count.
-  app.on("POST", ["/api/v1/submissions", "/api/v1/submissions/:id/reexecute", "/api/v1/results/:id/continue"], countedBy("admission"));
+  app.on(
+    "POST",
+    ["/api/v1/submissions", "/api/v1/submissions/:id/reexecute", "/api/v1/results/:id/continue", "/api/v1/sweeps"],
+    countedBy("admission"),
+  );
   app.on("GET", "/api/v1/account", countedBy("usage"));
   // The per-minute gate comes first for every API request, whatever happens to it next.
   app.use("/api/*", identifyAndLimit);
@@ -98,6 +103,7 @@ export function newApp() {
   api.use("*", requireKey);
   api.route("/account", accountRoutes);
   api.route("/submissions", submissionsRoutes);
+  api.route("/sweeps", sweepsRoutes);
   api.route("/results", resultsRoutes);
   api.route("/webhooks", webhooksRoutes);
   api.route("/code-uploads", codeUploadsRoutes);

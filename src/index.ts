@@ -5,7 +5,7 @@ import type { Bindings, DeliveryMessage, RunMessage } from "./env";
 import { requeueDueDeliveries } from "./events/outbox";
 import { handleDeliveryBatch } from "./queues/deliveries";
 import { handleRunBatch } from "./queues/runs";
-import { reconcileRuns, releaseEndedRuns } from "./queues/scheduled";
+import { reconcileRuns, reconcileSweeps, releaseEndedRuns } from "./queues/scheduled";
 
 export { AccountGate } from "./do/account-gate/object";
 export { Dispatcher } from "./do/dispatcher/object";
@@ -31,6 +31,7 @@ export default {
   async scheduled(_controller, env, ctx) {
     ctx.waitUntil(reconcileRuns(env).then(() => undefined));
     ctx.waitUntil(releaseEndedRuns(env).then(() => undefined));
+    ctx.waitUntil(reconcileSweeps(env).then(() => undefined));
     ctx.waitUntil(requeueDueDeliveries(env).then(() => undefined));
   },
 } satisfies ExportedHandler<Bindings>;

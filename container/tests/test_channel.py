@@ -1,4 +1,4 @@
-"""The child's message channel, bounded by what a message may carry (issue 25): the run's relay reads
+"""The child's message channel, bounded by what a message may carry: the run's relay reads
 what the job writes, in the run's own control group; the worker — one process for every run, outside
 their groups — reads only the relay's small messages and streams the outcome's parts from the run's
 store.  Through the real sandbox, and the real worker process for its memory."""

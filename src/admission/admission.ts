@@ -5,7 +5,7 @@
 import { toMicro } from "../billing/prices";
 import { config } from "../config";
 import { accountGate } from "../do/account-gate/client";
-import type { Admission, GateError } from "../do/account-gate/object";
+import type { Admission, AdmitRequest, GateError } from "../do/account-gate/object";
 import type { Bindings } from "../env";
 import { ApiError, type ErrorCode } from "../errors";
 import { newId } from "../lib/ids";
@@ -53,18 +53,22 @@ export function creditFailure(limits: Limits, account: AccountRow): GateError | 
   };
 }
 
-/**
- * Admits one new run of `accountId` (counting the write's per-minute window first when it is
- * `deferred` to this call) and calls `create(runId)`; if the run cannot be created after all, every
- * place the admission took is given back. A run paid by the plan (a website run, docs/api.md#payment)
- * passes the plan's limits, takes no in-flight place and skips the credit gate.
- */
 /** The error codes `withAdmission` answers besides the per-minute limit (docs/api.md#gates). */
 export const ADMISSION_ERRORS = [
   "capacity_exceeded",
   "too_many_active_api_requests",
   "tier_limit_exceeded",
   "insufficient_credits",
+] as const satisfies ErrorCode[];
+/** The error codes of a creation (a submission, a sweep): its code's checks, then the admission's. */
+export const CREATION_ERRORS = [
+  "entry_symbol_required",
+  "entry_symbol_not_found",
+  "unsupported_submission_type",
+  "unsupported_field",
+  "code_upload_not_found",
+  "code_upload_expired",
+  ...ADMISSION_ERRORS,
 ] as const satisfies ErrorCode[];
 
 /**
@@ -76,6 +80,40 @@ function retryAfterHeader(details: Record<string, unknown>): Record<string, stri
   return { "Retry-After": String(Math.max(1, Math.ceil((Date.parse(details.next_unit_at) - Date.now()) / 1000))) };
 }
 
+/**
+ * What the account's gate is asked to admit one run of `params` paid by `payment` with: the limits in
+ * force and the gates it checks after the quota (parameter caps, then credits for a credit run). The same
+ * for a write and for a sweep's child (`admitChild`), so a child passes the gates a submission passes.
+ */
+export function admissionRequest(
+  env: Bindings,
+  account: AccountRow,
+  params: GaParameters,
+  runId: string,
+  payment: Payment,
+): Omit<AdmitRequest, "rate"> {
+  const limits = limitsFor(env, account, payment);
+  const credits = payment === "credits";
+  return {
+    runId,
+    concurrentLimit: limits.concurrent_submissions,
+    inflightLimit: limits.inflight_api_runs,
+    inFlight: credits,
+    dailyQuota: limits.daily_quota,
+    laterFailure: parameterCapFailure(limits, params) ?? (credits ? creditFailure(limits, account) : null),
+  };
+}
+
+/** A refusal of the account's gate as the API's error (a known end says when: `Retry-After`). */
+export const refusalError = (refusal: GateError) =>
+  new ApiError(refusal.code, refusal.message, refusal.details, retryAfterHeader(refusal.details));
+
+/**
+ * Admits one new run of `accountId` (counting the write's per-minute window first when it is
+ * `deferred` to this call) and calls `create(runId)`; if the run cannot be created after all, every
+ * place the admission took is given back. A run paid by the plan (a website run, docs/api.md#payment)
+ * passes the plan's limits, takes no in-flight place and skips the credit gate.
+ */
 export async function withAdmission<T>(
   env: Bindings,
   account: AccountRow,
@@ -84,23 +122,15 @@ export async function withAdmission<T>(
   create: (runId: string) => Promise<T>,
   payment: Payment = "credits",
 ): Promise<T> {
-  const accountId = account.id;
-  const limits = limitsFor(env, account, payment);
-  const credits = payment === "credits";
   const runId = newId();
-  const gate = accountGate(env, accountId);
+  const gate = accountGate(env, account.id);
   const { rate, refusal }: Admission = await gate.admit({
-    runId,
-    concurrentLimit: limits.concurrent_submissions,
-    inflightLimit: limits.inflight_api_runs,
-    inFlight: credits,
-    dailyQuota: limits.daily_quota,
-    laterFailure: parameterCapFailure(limits, params) ?? (credits ? creditFailure(limits, account) : null),
+    ...admissionRequest(env, account, params, runId, payment),
     rate: deferred && { keyPrefix: deferred.keyPrefix, limits: deferred.limits },
   });
   if (deferred && rate) deferred.decision = rate;
   if (rate && !rate.allowed) throw rateLimitedError(rate);
-  if (refusal) throw new ApiError(refusal.code, refusal.message, refusal.details, retryAfterHeader(refusal.details));
+  if (refusal) throw refusalError(refusal);
 
   try {
     // The last gate, the platform queue, is the insert itself: its trigger refuses a run past the cap.
@@ -114,4 +144,60 @@ export async function withAdmission<T>(
     }
     throw err;
   }
+}
+
+/**
+ * The gates of a sweep's creation (docs/api.md#sweep-gates), after its children cap: its per-minute count
+ * (one request), the daily quota for every child at once, the parameter caps of every combination, the
+ * credit gate (a credit sweep) — then a quota unit per child is taken and `create` runs; if it fails, the
+ * units go back. The children's slots are taken one by one as they are admitted (`admitChild`).
+ */
+export async function withSweepAdmission<T>(
+  env: Bindings,
+  account: AccountRow,
+  combinations: GaParameters[],
+  runIds: string[],
+  deferred: DeferredRate | null,
+  create: () => Promise<T>,
+  payment: Payment,
+): Promise<T> {
+  const limits = limitsFor(env, account, payment);
+  let laterFailure: GateError | null = null;
+  for (const params of combinations) {
+    laterFailure = parameterCapFailure(limits, params);
+    if (laterFailure) break;
+  }
+  laterFailure ??= payment === "credits" ? creditFailure(limits, account) : null;
+  const gate = accountGate(env, account.id);
+  const { rate, refusal }: Admission = await gate.admitSweep({
+    runIds,
+    dailyQuota: limits.daily_quota,
+    laterFailure,
+    rate: deferred && { keyPrefix: deferred.keyPrefix, limits: deferred.limits },
+  });
+  if (deferred && rate) deferred.decision = rate;
+  if (rate && !rate.allowed) throw rateLimitedError(rate);
+  if (refusal) throw refusalError(refusal);
+  try {
+    return await create();
+  } catch (err) {
+    await gate.cancelMany(runIds);
+    throw err;
+  }
+}
+
+/**
+ * Admits a sweep's child waiting for a slot: the same call and gates as a write's admission (concurrent
+ * submissions, in-flight API runs, parameter caps, credits, with the limits in force now), without a
+ * per-minute count or a quota unit (its sweep took them). Idempotent for one run id. Null: admitted.
+ */
+export async function admitChild(
+  env: Bindings,
+  account: AccountRow,
+  params: GaParameters,
+  runId: string,
+  payment: Payment,
+): Promise<GateError | null> {
+  const { refusal } = await accountGate(env, account.id).admit({ ...admissionRequest(env, account, params, runId, payment), child: true });
+  return refusal;
 }

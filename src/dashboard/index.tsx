@@ -16,6 +16,7 @@ import type { DashboardEnv } from "./shared/context";
 import { ErrorPage } from "./shared/layout";
 import { loadSession, SESSION_COOKIE } from "./shared/session";
 import { submissionRoutes } from "./submissions/routes";
+import { sweepRoutes } from "./submissions/sweeps/routes";
 import { webhookRoutes } from "./webhooks/routes";
 
 /**
@@ -62,6 +63,7 @@ export function newDashboard() {
   web.route("/", authRoutes);
   web.route("/", deviceRoutes);
   web.route("/", submissionRoutes);
+  web.route("/", sweepRoutes);
   web.route("/", resultRoutes);
   web.route("/", sharedRoutes);
   web.route("/", webhookRoutes);

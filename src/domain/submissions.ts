@@ -1,11 +1,10 @@
 // Submissions and their runs: create, add a run (reexecute / continue), cancel, delete (docs/api.md#submissions-runs-results).
 
 import { platformQueueCap } from "../admission/admission";
-import type { Bindings, RunMessage } from "../env";
-import { runsQueue } from "../env";
+import type { Bindings } from "../env";
 import { ApiError } from "../errors";
 import { newId, nowIso } from "../lib/ids";
-import { type GaParameters, parallelWorkers } from "../model/parameters";
+import type { GaParameters } from "../model/parameters";
 import { isLive, type RunKind, type SubmissionSource } from "../model/runs";
 import { getRunner, type RunMetrics } from "../runner/runner";
 import { getDb, rowsChanged } from "../storage/db";
@@ -26,29 +25,6 @@ export function assertNoLiveRun(submission: SubmissionRow): void {
 }
 
 const runInProgress = () => new ApiError("invalid_state", "A run of this submission is queued or running; wait for it to end.");
-
-/** What a run's queue message is made of. */
-type QueuedRun = Pick<RunRow, "id" | "accountId" | "parameters">;
-
-/** The runs queue's message for a run that asks for a place (its account and places ride along). */
-export const runMessage = (run: QueuedRun): RunMessage => ({
-  run_id: run.id,
-  account_id: run.accountId,
-  places: parallelWorkers(run.parameters),
-});
-
-/**
- * Puts an admitted run on the runs queue. The routes hand it to `waitUntil`, so the 202 does not wait
- * for the queue. The run's row is already written, so a failed send loses nothing: the cron puts every
- * run that stayed queued for QUEUED_TIMEOUT_MS on the queue again (queues/scheduled.ts).
- */
-export async function enqueueRun(env: Bindings, run: QueuedRun): Promise<void> {
-  try {
-    await runsQueue(env).send(runMessage(run));
-  } catch (err) {
-    console.error("runs queue send failed; the cron will enqueue the run", run.id, err);
-  }
-}
 
 export interface CreateInput {
   name: string;
@@ -168,18 +144,22 @@ async function stopWorker(env: Bindings, run: RunRow): Promise<RunMetrics | null
   }
 }
 
+/**
+ * Cancels a live run: its worker stopped first, its usage so far billed. Null when it ended meanwhile.
+ * `silent`: no webhook event (a sweep's child cancelled with its sweep).
+ */
+export async function cancelRun(env: Bindings, run: RunRow, silent = false): Promise<EndedRun | null> {
+  const metrics = await stopWorker(env, run);
+  return endRun(env, run.id, { status: "cancelled", metrics, error: null, silent });
+}
+
 /** Cancels the live run of a submission: worker stopped first, partial usage billed. */
 export async function cancelSubmission(env: Bindings, submission: SubmissionRow): Promise<EndedRun> {
   const db = getDb(env.DB);
   const run = await getRun(db, submission.latestRunId);
   if (!run || !isLive(run.status))
     throw new ApiError("invalid_state", `The submission has already ${submission.status}; there is nothing to cancel.`);
-  const metrics = await stopWorker(env, run);
-  const ended = await endRun(env, run.id, {
-    status: "cancelled",
-    metrics,
-    error: null,
-  });
+  const ended = await cancelRun(env, run);
   if (!ended) throw new ApiError("invalid_state", "The run ended before it could be cancelled.");
   return ended;
 }

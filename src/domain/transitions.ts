@@ -40,6 +40,7 @@ import {
   storeResultFiles,
   summaryFile,
 } from "./result-files";
+import { admitWaiting, finishSweep } from "./sweep-progress";
 
 /** How a run ended: one of the ended statuses, or deleted with its submission (stored as cancelled). */
 export type TerminalStatus = EndedStatus | "deleted";
@@ -54,12 +55,17 @@ export interface RunOutcome {
   warnings?: RunWarning[];
   /** How far a failed run got, as the GA worker last knew it. */
   progress?: { generations_completed: number; best_solution_fitness: number | null } | null;
+  /** No webhook event for this end (a sweep's child ended by the sweep's cancel: the sweep's own event tells). */
+  silent?: boolean;
 }
 
 /** Everything known about a run's end, for the statements and the steps that follow it. */
 export interface EndedRun {
   run: RunRow;
   source: SubmissionSource;
+  /** The sweep whose child the run is (its initial run), or null. */
+  sweepId: string | null;
+  silent: boolean;
   status: TerminalStatus;
   resultId: string | null;
   result: GaResult | null;
@@ -213,6 +219,8 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
   const ended: EndedRun = {
     run,
     source: found.source ?? "api",
+    sweepId: run.kind === "initial" ? (found.sweepId ?? null) : null,
+    silent: outcome.silent ?? false,
     status: outcome.status,
     resultId,
     result,
@@ -252,9 +260,9 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
   return ended;
 }
 
-/** What the run's webhook events say; runs of `web` submissions and deletions fire nothing. */
+/** What the run's webhook events say; runs of `web` submissions, deletions and silent ends fire nothing. */
 function runEndFacts(ended: EndedRun): RunEndEventFacts | null {
-  if (ended.source === "web" || ended.status === "deleted") return null;
+  if (ended.source === "web" || ended.status === "deleted" || ended.silent) return null;
   return {
     accountId: ended.run.accountId,
     submissionId: ended.run.submissionId,
@@ -279,14 +287,22 @@ function runEndFacts(ended: EndedRun): RunEndEventFacts | null {
 /**
  * What else happens once the run's end is written (exactly once, by the caller that won): its slot and
  * in-flight place go back to the account's gate (its platform queue place went with its status), its
- * run place (or its turn in the line) to the Dispatcher, and the deliveries written in the batch are sent. Both are idempotent; the cron sends anything left.
+ * run place (or its turn in the line) to the Dispatcher, and the deliveries written in the batch are
+ * sent. Then the slot it freed goes to the account's next sweep child waiting for one, and a sweep whose
+ * last child this was ends (domain/sweep-progress.ts). All idempotent; the cron does anything left.
  */
 export async function afterRunEnded(env: Bindings, ended: EndedRun): Promise<void> {
   const sends =
-    ended.source === "api" && ended.status !== "deleted"
+    ended.source === "api" && ended.status !== "deleted" && !ended.silent
       ? enqueueRunDeliveries(env, ended.run.id).catch((err) =>
           console.error("webhook dispatch failed; the cron will send", ended.run.id, err),
         )
       : Promise.resolve();
   await Promise.all([accountGate(env, ended.run.accountId).release(ended.run.id), releasePlace(env, ended.run.id), sends]);
+  try {
+    await admitWaiting(env, ended.run.accountId);
+    if (ended.sweepId) await finishSweep(env, ended.sweepId);
+  } catch (err) {
+    console.error("sweep progress after a run's end failed; the cron will redo it", ended.run.id, err);
+  }
 }

@@ -10,9 +10,16 @@ import { deliveriesQueue } from "../env";
 import { toHex } from "../lib/crypto";
 import { nowIso } from "../lib/ids";
 import { type Db, getDb } from "../storage/db";
-import { claimDueDelivery, claimNewDeliveries, claimRunDeliveries, dueDeliveries, releaseClaims } from "../storage/deliveries";
+import {
+  claimDueDelivery,
+  claimEventDeliveries,
+  claimNewDeliveries,
+  claimRunDeliveries,
+  dueDeliveries,
+  releaseClaims,
+} from "../storage/deliveries";
 import { type DeliveryTargets, type OutboxEvent, outboxStatements } from "../storage/events";
-import { envelope, occurredAt, type RunEndFacts, runEndEvents } from "./payloads";
+import { envelope, occurredAt, type RunEndFacts, runEndEvents, type SweepEndFacts, sweepCompletedData } from "./payloads";
 
 /** Delivery ids: 16 lowercase hex characters (made by SQL `randomblob` in the outbox, or here). */
 export const newDeliveryId = () => toHex(crypto.getRandomValues(new Uint8Array(8)));
@@ -54,6 +61,29 @@ export function runEndOutboxStatements(db: Db, facts: RunEndEventFacts, won: SQL
   );
 }
 
+/**
+ * The outbox statements of a sweep's end (its `sweep.completed` event, `eventId`), each applying only
+ * WHERE `won` holds (the caller whose statement ended the sweep).
+ */
+export function sweepEndOutboxStatements(db: Db, eventId: string, accountId: string, endedAt: string, facts: SweepEndFacts, won: SQL) {
+  return eventStatements(
+    db,
+    {
+      id: eventId,
+      accountId,
+      type: "sweep.completed",
+      data: sweepCompletedData(facts),
+      occurredAt: occurredAt(endedAt),
+      submissionId: null,
+      runId: null,
+      origin: "run",
+      createdAt: endedAt,
+    },
+    "subscribed",
+    won,
+  );
+}
+
 /** Puts claimed deliveries on the queue; if the queue refuses them, their claims are given back (the cron sends them). */
 async function send(env: Bindings, ids: string[], claimedAt: string): Promise<string[]> {
   if (ids.length === 0) return [];
@@ -72,6 +102,12 @@ async function send(env: Bindings, ids: string[], claimedAt: string): Promise<st
 export async function enqueueRunDeliveries(env: Bindings, runId: string): Promise<string[]> {
   const now = nowIso();
   return send(env, await claimRunDeliveries(getDb(env.DB), runId, now), now);
+}
+
+/** Enqueues the deliveries of one event that were never sent (a sweep's end). Idempotent. */
+export async function enqueueEventDeliveries(env: Bindings, eventId: string): Promise<string[]> {
+  const now = nowIso();
+  return send(env, await claimEventDeliveries(getDb(env.DB), eventId, now), now);
 }
 
 /** Enqueues the given new deliveries (Test, Replay). Idempotent. */

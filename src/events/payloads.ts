@@ -135,6 +135,33 @@ export function resumedData(f: RunResumedFacts) {
   };
 }
 
+/** Facts about a sweep's end (domain/sweep-progress.ts), for its `sweep.completed` event. */
+export interface SweepEndFacts {
+  sweepId: string;
+  name: string;
+  status: "completed" | "cancelled";
+  /** Its children (those not deleted), and how many ended each way. */
+  children: number;
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+  /** The index of the best combination (docs/api.md#sweep-statistics), or null. */
+  bestCombination: number | null;
+}
+
+export function sweepCompletedData(f: SweepEndFacts) {
+  return {
+    sweep_id: f.sweepId,
+    name: f.name,
+    status: f.status,
+    children: f.children,
+    succeeded: f.succeeded,
+    failed: f.failed,
+    cancelled: f.cancelled,
+    best_combination: f.bestCombination,
+  };
+}
+
 /** The fixed `occurred_at` of synthetic test events. */
 export const TEST_OCCURRED_AT = "2000-01-01T00:00:00.000000+00:00";
 
@@ -163,6 +190,17 @@ export function testData(sampleOf: EventType): EventData {
     "submission.failed": () => failedData({ ...SAMPLE, status: "failed" }),
     "submission.cancelled": () => cancelledData({ ...SAMPLE, status: "cancelled" }),
     "run.resumed": () => resumedData({ submissionId: SAMPLE.submissionId, runId: "sampleRun001", resumes: 1, fromGeneration: 40 }),
+    "sweep.completed": () =>
+      sweepCompletedData({
+        sweepId: "sampleSwp001",
+        name: "sample sweep",
+        status: "completed",
+        children: 12,
+        succeeded: 11,
+        failed: 1,
+        cancelled: 0,
+        bestCombination: 2,
+      }),
     "webhook.test": () => ({}),
   };
   return { test: true, sample_of: sampleOf, ...fields[sampleOf]() };

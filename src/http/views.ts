@@ -58,11 +58,20 @@ function runLogs(output: string | null) {
 /** A run's resumes after lost workers: how many, and when (docs/api.md#durable-runs). */
 export const resumesView = (resumes: string[] | null) => ({ count: resumes?.length ?? 0, at: resumes ?? [] });
 
+/**
+ * Why a queued run waits (docs/api.md#states): a sweep's child not admitted yet waits for one of its
+ * account's concurrency slots; an admitted run for a place on the platform.
+ */
+export const queuedReason = (run: Pick<RunRow, "status" | "awaitingSlot">) =>
+  run.status !== "queued" ? null : run.awaitingSlot ? ("account_slot" as const) : ("platform_place" as const);
+
 export function submissionFull(origin: string, s: SubmissionRow, run: RunRow) {
   return {
     ...submissionListItem(s),
     submission_type: s.submissionType,
     description: s.description,
+    sweep_id: s.sweepId,
+    queued_reason: queuedReason(run),
     parameters: s.parameters,
     has_initial_population: s.initialPopulationKey !== null,
     queued_at: run.queuedAt,

@@ -17,6 +17,7 @@ export const OVERRIDABLE_LIMITS = {
   max_num_generations: "count",
   max_num_genes: "count",
   max_parallel_workers: "count",
+  max_sweep_children: "count",
   negative_balance_cap: "money",
 } as const;
 export type OverridableLimit = keyof typeof OVERRIDABLE_LIMITS;

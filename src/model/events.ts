@@ -8,6 +8,7 @@ export const EVENT_TYPES = [
   "submission.cancelled",
   "result.completed",
   "run.resumed",
+  "sweep.completed",
   "webhook.test",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -38,6 +38,6 @@ export interface ConstraintViolation {
 /**
  * A progress report of a run, as its trail keeps it: [generations completed, best fitness or null], with
  * several objectives a third item, each of the first few objectives' maximum over the population, and a
- * fourth, the best solution's values of them (PyGAD's history; trails kept before issue 26 lack it).
+ * fourth, the best solution's values of them (PyGAD's history; trails kept before migration 0007 lack it).
  */
 export type TrailPoint = [number, number | null, number[]?, number[]?];

@@ -8,7 +8,8 @@ import type { Payment } from "../admission/limits";
 import type { DeferredRate } from "../admission/rate-limit";
 import { resolveCodeUploads } from "../domain/code-uploads";
 import { POPULATION_FILE } from "../domain/result-files";
-import { addRun, assertNoLiveRun, createSubmission, enqueueRun } from "../domain/submissions";
+import { enqueueRun } from "../domain/run-queue";
+import { addRun, assertNoLiveRun, createSubmission } from "../domain/submissions";
 import type { Bindings } from "../env";
 import { ApiError, validationError } from "../errors";
 import { checkEntrySymbols } from "../model/entry-symbols";
@@ -18,7 +19,7 @@ import type { AccountRow } from "../storage/accounts";
 import { getDb } from "../storage/db";
 import { getResultFile, type ResultRow } from "../storage/results";
 import { getSubmission, type SubmissionRow } from "../storage/submissions";
-import { type createSubmissionSchema, refuseUnsupported } from "./submissions";
+import { type createSubmissionSchema, creationParameters, refuseUnsupported } from "./submissions";
 
 /** Who starts the run and how: the account (as read at the start of the request), where it comes from and how it is paid. */
 export interface Starter {
@@ -43,21 +44,8 @@ export async function startSubmission(
   const accountId = who.account.id;
   const body = await resolveCodeUploads(getDb(env.DB), accountId, validated, CODE_FIELDS);
   refuseUnsupported(body);
-  const {
-    name,
-    description,
-    submission_type: _type,
-    webhook_url: _hook,
-    notification_email: _mail,
-    logger: _logger,
-    initial_population: initialPopulation,
-    fitness_func,
-    ...rest
-  } = body;
-  // The schema asks for fitness_func or its upload, which resolveCodeUploads has read in its place.
-  if (fitness_func === undefined)
-    throw validationError([{ field: "fitness_func", message: "is required (or fitness_func_id, a code upload)" }]);
-  const parameters: GaParameters = { ...rest, fitness_func };
+  const { name, description } = body;
+  const { parameters, initialPopulation } = creationParameters(body);
   checkEntrySymbols(parameters);
   const created = await withAdmission(
     env,

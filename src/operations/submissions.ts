@@ -3,10 +3,10 @@
 // body), what it refuses, and the submissions list with its filters, ordering and paging.
 import { z } from "zod";
 import type { Bindings } from "../env";
-import { ApiError } from "../errors";
+import { ApiError, validationError } from "../errors";
 import { text } from "../model/fields";
 import { withCrossFieldRules } from "../model/parameter-rules";
-import { CODE_FIELDS, type CodeField, code, gaShape } from "../model/parameters";
+import { CODE_FIELDS, type CodeField, code, type GaParameters, gaShape } from "../model/parameters";
 import { isRunStatus, RUN_STATUSES, type RunStatus, SUBMISSION_SOURCES } from "../model/runs";
 import { populationProblems } from "../model/start-population";
 import { getDb } from "../storage/db";
@@ -39,23 +39,24 @@ const uploadIds = Object.fromEntries(CODE_FIELDS.map((field) => [`${field}_id`, 
   [F in CodeField as `${F}_id`]: typeof uploadId;
 };
 
+/** The fields of POST /submissions, each with its own schema (the rules between them: below). */
+export const createSubmissionShape = {
+  name: text(200).default(""),
+  description: text(2000).default(""),
+  // What the Vilvik SDK sends (docs/clients.md): checked by refuseUnsupported, after validation.
+  submission_type: z.string().max(100).optional(),
+  webhook_url: z.unknown().optional(),
+  notification_email: z.unknown().optional(),
+  // A code upload in place of a code field (docs/api.md#code-uploads), resolved before the checks.
+  ...uploadIds,
+  ...gaShape,
+  fitness_func: code.optional(), // or fitness_func_id: one of them is required (below)
+  initial_population: initialPopulation.optional(),
+  logger: refusedLogger,
+};
+
 /** The body of POST /submissions. */
-export const createSubmissionSchema = withCrossFieldRules(
-  z.strictObject({
-    name: text(200).default(""),
-    description: text(2000).default(""),
-    // What the Vilvik SDK sends (docs/clients.md): checked by refuseUnsupported, after validation.
-    submission_type: z.string().max(100).optional(),
-    webhook_url: z.unknown().optional(),
-    notification_email: z.unknown().optional(),
-    // A code upload in place of a code field (docs/api.md#code-uploads), resolved before the checks.
-    ...uploadIds,
-    ...gaShape,
-    fitness_func: code.optional(), // or fitness_func_id: one of them is required (below)
-    initial_population: initialPopulation.optional(),
-    logger: refusedLogger,
-  }),
-)
+export const createSubmissionSchema = withCrossFieldRules(z.strictObject(createSubmissionShape))
   .superRefine(
     (body, ctx) => {
       const given: unknown = body;
@@ -75,6 +76,28 @@ export const createSubmissionSchema = withCrossFieldRules(
       ctx.addIssue({ code: "custom", path: ["initial_population"], message });
   });
 export type CreateBody = z.output<typeof createSubmissionSchema>;
+
+/**
+ * A creation body's GA parameters and its start population: the body without the submission's own
+ * fields (name, description, what the Vilvik SDK sends, the refused logger). Its code uploads must be
+ * resolved (resolveCodeUploads) first: the schema asks for fitness_func or its upload.
+ */
+export function creationParameters(body: CreateBody): { parameters: GaParameters; initialPopulation: CreateBody["initial_population"] } {
+  const {
+    name: _name,
+    description: _description,
+    submission_type: _type,
+    webhook_url: _hook,
+    notification_email: _mail,
+    logger: _logger,
+    initial_population: initialPopulation,
+    fitness_func,
+    ...rest
+  } = body;
+  if (fitness_func === undefined)
+    throw validationError([{ field: "fitness_func", message: "is required (or fitness_func_id, a code upload)" }]);
+  return { parameters: { ...rest, fitness_func }, initialPopulation };
+}
 
 /** The submission types Allele runs (the Vilvik interface also names quick types it does not have). */
 export const SUBMISSION_TYPES = ["new"] as const;

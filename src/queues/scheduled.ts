@@ -3,14 +3,17 @@
 import { MAX_RESUMES } from "../admission/limits";
 import { config } from "../config";
 import { accountGate } from "../do/account-gate/client";
+import { runMessage } from "../domain/run-queue";
 import { resumeRun } from "../domain/runs";
-import { runMessage } from "../domain/submissions";
+import { admitWaiting, finishSweep } from "../domain/sweep-progress";
+import { deleteSweep } from "../domain/sweeps";
 import { endRun } from "../domain/transitions";
 import type { Bindings } from "../env";
 import { runsQueue } from "../env";
 import { nowIso } from "../lib/ids";
 import { getDb } from "../storage/db";
 import { recentlyEndedRuns, restampQueuedRun, silentRuns, staleQueuedRuns } from "../storage/runs";
+import { accountsWithWaitingChildren, stalledDeletions, unendedSweeps } from "../storage/sweeps";
 
 /** A running run whose worker has not reported for this long is lost (HEARTBEAT_TIMEOUT_SECONDS; test suites shorten it). */
 export const HEARTBEAT_TIMEOUT_MS = 60_000;
@@ -68,4 +71,27 @@ export async function releaseEndedRuns(env: Bindings, now = Date.now()): Promise
   const ended = await recentlyEndedRuns(getDb(env.DB), new Date(now - RECENTLY_ENDED_MS).toISOString(), 500);
   const released = await Promise.all(ended.map((run) => accountGate(env, run.accountId).release(run.id)));
   return released.filter(Boolean).length;
+}
+
+/** A sweep's deletion not finished this long after it began is finished by the cron. */
+export const STALLED_DELETION_MS = 60_000;
+
+/**
+ * The sweeps' part (docs/api.md#sweeps): deletions that stopped midway are finished, sweeps whose last
+ * child ended without the sweep's end being written are ended (with their event, once), and every account
+ * with children waiting for a slot gets an admission pass (a slot freed by a run whose end's follow-up
+ * did not run, a platform queue that drained, credits topped up, an admission that died midway).
+ */
+export async function reconcileSweeps(env: Bindings, now = Date.now()): Promise<{ deleted: number; ended: number; admitted: number }> {
+  const db = getDb(env.DB);
+  let deleted = 0;
+  let ended = 0;
+  let admitted = 0;
+  for (const sweep of await stalledDeletions(db, new Date(now - STALLED_DELETION_MS).toISOString(), 10)) {
+    await deleteSweep(env, sweep);
+    deleted++;
+  }
+  for (const id of await unendedSweeps(db, BATCH)) if (await finishSweep(env, id)) ended++;
+  for (const accountId of await accountsWithWaitingChildren(db, BATCH)) admitted += await admitWaiting(env, accountId);
+  return { deleted, ended, admitted };
 }

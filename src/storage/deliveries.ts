@@ -109,6 +109,10 @@ export const claimRunDeliveries = (db: Db, runId: string, now: string) =>
     now,
   );
 
+/** Claims the pending, never-sent deliveries of one event (a sweep's end, which belongs to no run). */
+export const claimEventDeliveries = (db: Db, eventId: string, now: string) =>
+  claim(db, and(eq(deliveries.status, "pending"), isNull(deliveries.enqueuedAt), eq(deliveries.eventId, eventId)), now);
+
 /** Claims the given deliveries, if still pending and never sent (Test, Replay, re-send). */
 export const claimNewDeliveries = (db: Db, ids: string[], now: string) =>
   claim(db, and(inArray(deliveries.id, ids), eq(deliveries.status, "pending"), isNull(deliveries.enqueuedAt)), now);

@@ -1,5 +1,6 @@
 // The platform-wide count of queued runs (docs/api.md#limits, PLATFORM_QUEUE_CAP). Triggers on `runs`
-// (migrations/0001_platform_queue.sql) keep the count and refuse a new queued run at the cap, inside
+// (migrations/0001_platform_queue.sql, redefined by 0008_sweeps.sql: a sweep's child awaiting a slot is not
+// counted, and its admission is cap-checked as an insert is) keep the count and refuse a new queued run at the cap, inside
 // the same D1 transaction as the run's own change; the Worker only states the cap in force.
 import { and, eq, ne } from "drizzle-orm";
 import type { Db } from "./db";

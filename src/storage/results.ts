@@ -1,5 +1,5 @@
 // Result rows and their file records.
-import { and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "./db";
 import { finishPage, type Ordering, type Page, planPage } from "./pagination";
 import { resultFiles, results } from "./schema";
@@ -112,5 +112,15 @@ export async function resultsOfSubmission(db: Db, accountId: string, submissionI
     .from(results)
     .where(and(eq(results.accountId, accountId), eq(results.submissionId, submissionId)))
     .orderBy(results.createdAt, results.id)
+    .all();
+}
+
+/** The account's results of these runs (at most 100 ids: a page or a comparison). */
+export async function resultsOfRuns(db: Db, accountId: string, runIds: string[]): Promise<ResultRow[]> {
+  if (!runIds.length) return [];
+  return db
+    .select()
+    .from(results)
+    .where(and(eq(results.accountId, accountId), inArray(results.runId, runIds)))
     .all();
 }

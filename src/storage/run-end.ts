@@ -7,10 +7,10 @@ import type { Db } from "./db";
 import { runs, submissions } from "./schema";
 import type { RunRow } from "./submissions";
 
-/** The run and its submission's source, if the run exists. */
+/** The run, its submission's source and the sweep it is a child of (if any), if the run exists. */
 export function findRunWithSource(db: Db, runId: string) {
   return db
-    .select({ run: runs, source: submissions.source })
+    .select({ run: runs, source: submissions.source, sweepId: submissions.sweepId })
     .from(runs)
     .leftJoin(submissions, eq(submissions.id, runs.submissionId))
     .where(eq(runs.id, runId))
@@ -113,11 +113,14 @@ export function endSubmissionStatement(
         WHERE id = ${run.submissionId} AND ${won}`);
 }
 
-/** Of these run ids, those still queued (the Dispatcher's reconciliation of its waiting line). */
+/**
+ * Of these run ids, those still queued and admitted (the Dispatcher's reconciliation of its waiting line;
+ * a sweep's child awaiting a slot waits for no place).
+ */
 export async function queuedRunIds(d1: D1Database, runIds: string[]): Promise<Set<string>> {
   if (runIds.length === 0) return new Set();
   const found = await d1
-    .prepare(`SELECT id FROM runs WHERE id IN (${runIds.map(() => "?").join(",")}) AND status = 'queued'`)
+    .prepare(`SELECT id FROM runs WHERE id IN (${runIds.map(() => "?").join(",")}) AND status = 'queued' AND awaiting_slot = 0`)
     .bind(...runIds)
     .all<{ id: string }>();
   return new Set(found.results.map((r) => r.id));

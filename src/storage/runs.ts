@@ -24,7 +24,8 @@ export async function claimQueuedRun(db: Db, runId: string, now: string): Promis
     db
       .update(runs)
       .set({ status: "running", startedAt: now, heartbeatAt: now, attempts: sql`${runs.attempts} + 1`, updatedAt: now })
-      .where(and(eq(runs.id, runId), eq(runs.status, "queued")))
+      // A sweep's child awaiting a slot is not admitted: it cannot be claimed (docs/api.md#states).
+      .where(and(eq(runs.id, runId), eq(runs.status, "queued"), eq(runs.awaitingSlot, false)))
       .returning(),
     db
       .update(submissions)
@@ -178,12 +179,15 @@ export function silentRuns(db: Db, heartbeatBefore: string, limit: number): Prom
     .all();
 }
 
-/** Runs queued since before `enqueuedBefore`: what their queue message needs, and when they were put on the queue. */
+/**
+ * Admitted runs queued since before `enqueuedBefore` (a sweep's child awaiting a slot is not on the queue
+ * at all): what their queue message needs, and when they were put on the queue.
+ */
 export function staleQueuedRuns(db: Db, enqueuedBefore: string, limit: number) {
   return db
     .select({ id: runs.id, accountId: runs.accountId, parameters: runs.parameters, enqueuedAt: runs.enqueuedAt })
     .from(runs)
-    .where(and(eq(runs.status, "queued"), lt(runs.enqueuedAt, enqueuedBefore)))
+    .where(and(eq(runs.status, "queued"), eq(runs.awaitingSlot, false), lt(runs.enqueuedAt, enqueuedBefore)))
     .limit(limit)
     .all();
 }
@@ -193,7 +197,7 @@ export async function restampQueuedRun(db: Db, run: { id: string; enqueuedAt: st
   const again = await db
     .update(runs)
     .set({ enqueuedAt: now, updatedAt: now })
-    .where(and(eq(runs.id, run.id), eq(runs.status, "queued"), eq(runs.enqueuedAt, run.enqueuedAt)))
+    .where(and(eq(runs.id, run.id), eq(runs.status, "queued"), eq(runs.awaitingSlot, false), eq(runs.enqueuedAt, run.enqueuedAt)))
     .returning({ id: runs.id });
   return again.length > 0;
 }

@@ -8,6 +8,7 @@ import type { Overrides, Plan, Scope } from "../model/accounts";
 import type { DeliveryStatus, EventData, EventOrigin, EventType } from "../model/events";
 import type { GaParameters } from "../model/parameters";
 import type { ConstraintViolation, RunKind, RunStatus, RunWarning, SubmissionSource, TrailPoint } from "../model/runs";
+import type { Combination, Grid, StoredSweepStatus } from "../model/sweeps";
 
 export const accounts = sqliteTable("accounts", {
   id: text("id").primaryKey(),
@@ -72,6 +73,10 @@ export const submissions = sqliteTable(
     latestRunId: text("latest_run_id").notNull(),
     runCount: integer("run_count").notNull().default(1),
     creditsChargedMicro: integer("credits_charged_micro").notNull().default(0),
+    // A child of a sweep (docs/api.md#sweeps): the sweep, and the child's place in it (seed-major order,
+    // model/sweeps.ts childAt). Not a foreign key: a sweep's deletion removes its children itself.
+    sweepId: text("sweep_id"),
+    sweepIndex: integer("sweep_index"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -80,6 +85,7 @@ export const submissions = sqliteTable(
     index("submissions_account_name_idx").on(t.accountId, t.name, t.id),
     index("submissions_account_status_idx").on(t.accountId, t.status, t.id),
     index("submissions_account_source_created_idx").on(t.accountId, t.source, t.createdAt, t.id),
+    index("submissions_sweep_idx").on(t.sweepId, t.sweepIndex),
   ],
 );
 
@@ -102,6 +108,10 @@ export const runs = sqliteTable(
     paidWithCredits: integer("paid_with_credits", { mode: "boolean" }).notNull().default(true),
     // How many times the run was handed to a worker (a lost worker re-enqueues it once).
     attempts: integer("attempts").notNull().default(0),
+    // A sweep's child queued but not admitted yet: it waits for one of its account's concurrency slots
+    // (docs/api.md#states). Not on the platform queue, never on the runs queue, until its admission
+    // clears the flag (domain/sweep-progress.ts).
+    awaitingSlot: integer("awaiting_slot", { mode: "boolean" }).notNull().default(false),
     queuedAt: text("queued_at").notNull(),
     enqueuedAt: text("enqueued_at").notNull(),
     startedAt: text("started_at"),
@@ -148,7 +158,45 @@ export const runs = sqliteTable(
     index("runs_submission_idx").on(t.submissionId, t.createdAt),
     index("runs_status_queued_idx").on(t.status, t.enqueuedAt),
     index("runs_status_heartbeat_idx").on(t.status, t.heartbeatAt),
+    index("runs_awaiting_slot_idx").on(t.awaitingSlot, t.status, t.accountId),
   ],
+);
+
+/**
+ * Parameter sweeps (docs/api.md#sweeps): a base job, a grid and a number of seeds, made into one child
+ * submission per combination × seed (submissions.sweep_id). `base` holds the job as the children share
+ * it (code included, random_seed left out); `combinations` the grid's combinations in order.
+ */
+export const sweeps = sqliteTable(
+  "sweeps",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    source: text("source").$type<"api" | "web">().notNull(),
+    status: text("status").$type<StoredSweepStatus>().notNull(),
+    paidWithCredits: integer("paid_with_credits", { mode: "boolean" }).notNull().default(true),
+    base: text("base", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    grid: text("grid", { mode: "json" }).$type<Grid>().notNull(),
+    combinations: text("combinations", { mode: "json" }).$type<Combination[]>().notNull(),
+    seeds: integer("seeds").notNull(),
+    // The first seed: base.random_seed when given, else derived from the id (model/sweeps.ts seedOf).
+    seedBase: integer("seed_base").notNull(),
+    seedGiven: integer("seed_given", { mode: "boolean" }).notNull(),
+    children: integer("children").notNull(),
+    // The last refusal that left a child waiting ({code, message}), for the sweep's answer.
+    waitingOn: text("waiting_on", { mode: "json" }).$type<{ code: string; message: string }>(),
+    cancelRequestedAt: text("cancel_requested_at"),
+    // Set by the one statement that ends the sweep: its event is written only where it is this one's.
+    endToken: text("end_token"),
+    endedAt: text("ended_at"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("sweeps_account_created_idx").on(t.accountId, t.createdAt, t.id), index("sweeps_status_idx").on(t.status)],
 );
 
 export const results = sqliteTable(
@@ -346,7 +394,7 @@ export const creditLedger = sqliteTable(
 
 /**
  * One row: how many runs are queued on the whole platform, and the cap in force. Kept exact by the
- * triggers of migrations/0001_platform_queue.sql on `runs` (in the same transaction as each change),
+ * triggers of migrations/0001_platform_queue.sql (redefined by 0008_sweeps.sql) on `runs` (in the same transaction as each change),
  * which also refuse a new queued run once `queued` reaches `cap` — no count over `runs` per request.
  */
 export const platformQueue = sqliteTable("platform_queue", {

@@ -138,6 +138,7 @@ export async function runsOfSubmission(db: Db, submissionId: string): Promise<Ru
 /** What a list row shows of a submission's latest run: how far it got, its best fitness, its warnings. */
 export interface RunSummary {
   runId: string;
+  kind: RunKind;
   generationsCompleted: number | null;
   numGenerations: number | null;
   bestSolutionFitness: number | null;
@@ -153,6 +154,7 @@ export async function runSummaries(db: Db, runIds: string[]): Promise<RunSummary
   return db
     .select({
       runId: runs.id,
+      kind: runs.kind,
       generationsCompleted: runs.generationsCompleted,
       numGenerations: sql<number | null>`json_extract(${runs.parameters}, '$.num_generations')`,
       bestSolutionFitness: runs.bestSolutionFitness,
@@ -163,4 +165,22 @@ export async function runSummaries(db: Db, runIds: string[]): Promise<RunSummary
     .leftJoin(results, eq(results.runId, runs.id))
     .where(inArray(runs.id, runIds))
     .all();
+}
+
+/** The account's runs of these ids with their submission's name (at most 100 ids: a comparison). */
+export async function accountRunsByIds(db: Db, accountId: string, runIds: string[]): Promise<{ run: RunRow; name: string }[]> {
+  if (!runIds.length) return [];
+  return db
+    .select({ run: runs, name: submissions.name })
+    .from(runs)
+    .innerJoin(submissions, eq(submissions.id, runs.submissionId))
+    .where(and(eq(runs.accountId, accountId), inArray(runs.id, runIds)))
+    .all();
+}
+
+/** The kind of each of these runs that still exists (a page of results: at most 100 ids). */
+export async function runKinds(db: Db, runIds: string[]): Promise<Map<string, RunKind>> {
+  if (!runIds.length) return new Map();
+  const rows = await db.select({ id: runs.id, kind: runs.kind }).from(runs).where(inArray(runs.id, runIds)).all();
+  return new Map(rows.map((r) => [r.id, r.kind]));
 }

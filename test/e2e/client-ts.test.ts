@@ -75,6 +75,28 @@ describe("the TypeScript client", () => {
     expect((invalid as AlleleError).details.fields).toEqual([{ field: "num_genes", message: expect.any(String) }]);
   });
 
+  it("sweeps: create (with an Idempotency-Key) → waitForSweep → the statistics; list and a refusal, typed", async () => {
+    const { name: _name, ...base } = JOB;
+    const created = await client.sweeps.create({
+      name: "ts sweep",
+      base: { ...base, num_generations: 10 },
+      grid: { sol_per_pop: [6, 10] },
+      seeds: 2,
+    });
+    expect(created).toMatchObject({ status: "running", children: 4 });
+    const post = sent.find((r) => r.method === "POST" && r.url.endsWith("/api/v1/sweeps"))!;
+    expect(post.headers.get("Idempotency-Key")).toMatch(/^[0-9a-f-]{36}$/);
+    const sweep = await client.waitForSweep(created.id, { timeoutMs: 180_000, intervalMs: 300 });
+    expect(sweep.status).toBe("completed");
+    expect(sweep.combinations.map((c) => c.statistics.n)).toEqual([2, 2]);
+    expect(sweep.best_combination).not.toBeNull();
+    expect(sweep.combinations.filter((c) => c.comparison !== null)).toHaveLength(1);
+    expect((await client.sweeps.list()).results.map((s) => s.id)).toContain(created.id);
+    const refused = await client.sweeps.create({ name: "bad", base, grid: {}, seeds: 1 }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ status: 400, code: "validation_failed", details: { fields: [{ field: "grid" }] } });
+    await expect(client.sweeps.cancel(created.id)).rejects.toMatchObject({ status: 409, code: "invalid_state" });
+  });
+
   it("a 429 surfaces retryAfter (the daily quota's next unit)", async () => {
     const limited = await newAccount();
     await call(`/admin/v1/accounts/${limited.id}`, {

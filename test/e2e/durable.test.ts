@@ -1,4 +1,4 @@
-// Durable runs from the outside (issue 28; docs/architecture.md#durable-runs-issue-28): the real GA worker
+// Durable runs from the outside (docs/architecture.md#durable-runs-issue-28): the real GA worker
 // under `npm start`'s supervisor and `wrangler dev`, with a short checkpoint interval and heartbeat timeout.
 // SIGKILL of the GA worker process in the middle of a run (after a checkpoint): the supervisor starts a new
 // one, the cron finds the run silent and resumes it from its checkpoint, and it ends `succeeded` with exactly

@@ -1,4 +1,4 @@
-// PyGAD fidelity end to end (issue 14): `wrangler dev` and the real GA worker run the jobs; what each
+// PyGAD fidelity end to end (docs/api.md#creation-parameters): `wrangler dev` and the real GA worker run the jobs; what each
 // parameter form, multi-objective run, warning, engine path and failure produces is read back through
 // the API as a user would.
 import { beforeAll, describe, expect, it } from "vitest";
@@ -134,7 +134,7 @@ describe("a multi-objective run (nsga2)", () => {
 const THREE_OBJECTIVES =
   "import numpy\n\ndef fitness(ga, solution, idx):\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2)), -float(numpy.sum((solution + 1) ** 2))]\n";
 
-describe("every parameter of pygad.GA 3.9.2 through the Worker (issue 26)", () => {
+describe("every parameter of pygad.GA 3.9.2 through the Worker", () => {
   it("nsga3 with three objectives, and tournament_nsga3, succeed with PyGAD's results", async () => {
     for (const selection of ["nsga3", "tournament_nsga3"]) {
       const { done, result } = await ran({

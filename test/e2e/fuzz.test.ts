@@ -23,7 +23,7 @@ import { baseUrl } from "./client";
 
 describe("schemathesis", () => {
   it("finds nothing wrong in a bounded run over every public operation", { timeout: 600_000 }, async () => {
-    expect(existsSync(FUZZ_PYTHON), "container/fuzz/.venv is missing: run `npm install` (scripts/setup.mjs makes it)").toBe(true);
+    expect(existsSync(FUZZ_PYTHON), "container/fuzz/.venv is missing: `npm test` makes it on first use").toBe(true);
     const key = await fuzzAccount(baseUrl(), inject("adminToken"));
     const seeded = await seedResources(baseUrl(), key);
     const result = await runSchemathesis({

@@ -16,9 +16,18 @@ declare module "vitest" {
   }
 }
 
-export default async function setup(project: TestProject) {
+type Service = { baseUrl: string; log: string[]; stop: () => Promise<void> };
+type Shared = { service: Promise<{ service: Service; state: string }>; users: number };
+
+/**
+ * One service for both end-to-end projects (e2e and e2e-alone, vitest.config.ts): each project's global
+ * setup runs in vitest's main process, so they meet on globalThis; the last teardown stops it.
+ */
+const shared = globalThis as { __alleleE2eService?: Shared };
+
+async function start(): Promise<{ service: Service; state: string }> {
   const state = mkdtempSync(join(tmpdir(), "allele-e2e-"));
-  const service = await startLocalService({
+  const service: Service = await startLocalService({
     port: await freePort(),
     workerPort: await freePort(),
     persistTo: state,
@@ -34,10 +43,20 @@ export default async function setup(project: TestProject) {
       RATE_LIMIT_IP: "1000000",
     },
   });
+  return { service, state };
+}
+
+export default async function setup(project: TestProject) {
+  shared.__alleleE2eService ??= { service: start(), users: 0 };
+  const current = shared.__alleleE2eService;
+  current.users++;
+  const { service, state } = await current.service;
   project.provide("baseUrl", service.baseUrl);
   project.provide("adminToken", ADMIN_TOKEN);
 
   return async () => {
+    if (--current.users > 0) return;
+    shared.__alleleE2eService = undefined;
     await service.stop();
     if (process.env.ALLELE_E2E_LOG) console.log(service.log.join(""));
     rmSync(state, { recursive: true, force: true });

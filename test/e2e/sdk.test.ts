@@ -1,5 +1,5 @@
 // The published Vilvik SDK (container/sdk-tests: vilvik==0.5.7 from PyPI, in its own environment made
-// by `npm install`) against the real service: its pytest suite runs here, on this suite's service, with
+// by `npm test` on first use) against the real service: its pytest suite runs here, on this suite's service, with
 // a fresh account. scripts/test.mjs counts the suite's own tests (its JUnit report) in the summary line.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
@@ -11,7 +11,7 @@ import { baseUrl, call, newAccount } from "./client";
 
 describe("the Vilvik SDK, unmodified", () => {
   it("passes its suite against Allele", { timeout: 300_000 }, async () => {
-    expect(existsSync(SDK_PYTHON), "container/sdk-tests/.venv is missing: run `npm install` (scripts/setup.mjs makes it)").toBe(true);
+    expect(existsSync(SDK_PYTHON), "container/sdk-tests/.venv is missing: `npm test` makes it on first use").toBe(true);
     const account = await newAccount();
     // The suite keeps several submissions live at once: the account's concurrency is raised for it.
     await call(`/admin/v1/accounts/${account.id}`, {

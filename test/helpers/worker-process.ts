@@ -29,15 +29,49 @@ function workerParameters(): string {
   return python.stdout;
 }
 
+/**
+ * One GA worker process per number of places, shared by the projects that ask for the same (workers,
+ * workers-alone and limits: 64 places; dispatch: 1), and its parameter list read once: each project's
+ * global setup runs in vitest's main process, so they meet on globalThis. The last project's teardown
+ * stops the process.
+ */
+type SharedWorker = { url: Promise<string>; users: number; stop: () => void };
+const global = globalThis as { __alleleGaWorkers?: Map<number, SharedWorker>; __alleleGaParameters?: string };
+global.__alleleGaWorkers ??= new Map();
+const shared = global.__alleleGaWorkers;
+
+function gaWorker(places: number): SharedWorker {
+  let worker = shared.get(places);
+  if (!worker) {
+    const started = (async () => {
+      const port = await freePort();
+      const child = startWorkerProcess(port, "ignore", places);
+      return { child, url: `http://127.0.0.1:${port}` };
+    })();
+    worker = {
+      url: started.then(async ({ url }) => {
+        await waitFor(`${url}/health`, 60_000);
+        return url;
+      }),
+      users: 0,
+      stop: () => void started.then(({ child }) => child.kill("SIGTERM")),
+    };
+    shared.set(places, worker);
+  }
+  worker.users++;
+  return worker;
+}
+
 export default async function setup(project: TestProject) {
-  const port = await freePort();
   // Places enough for every suite's runs at once; the dispatch suite's worker has one place.
-  const child = startWorkerProcess(port, "ignore", project.name === "dispatch" ? 1 : 64);
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/health`, 60_000);
-  project.provide("runnerUrl", url);
-  project.provide("workerParameters", workerParameters());
+  const places = project.name === "dispatch" ? 1 : 64;
+  const worker = gaWorker(places);
+  project.provide("runnerUrl", await worker.url);
+  global.__alleleGaParameters ??= workerParameters();
+  project.provide("workerParameters", global.__alleleGaParameters);
   return () => {
-    child.kill("SIGTERM");
+    if (--worker.users > 0) return;
+    shared.delete(places);
+    worker.stop();
   };
 }

@@ -114,7 +114,7 @@ async function created(web: WebClient, key: string, extra: Record<string, string
 }
 
 describe("the form takes every form the API accepts", () => {
-  it("PyGAD 3.9's parameters and a custom operator (issue 26): its code and entry fill the operator's field, and a copy puts them back", async () => {
+  it("PyGAD 3.9's parameters and a custom operator: its code and entry fill the operator's field, and a copy puts them back", async () => {
     const account = await newAccount();
     const web = await signedIn(account.key);
     const mix = "import numpy\n\ndef mix(parents, offspring_size, ga):\n    return numpy.zeros(offspring_size)\n";

@@ -1,4 +1,4 @@
-// The dashboard's pages of what PyGAD fidelity (issue 14) added, inside workerd (docs/dashboard.md#results):
+// The dashboard's pages of what PyGAD fidelity added, inside workerd (docs/dashboard.md#results):
 // multi-objective results (objectives, front, per-objective history, a continue chain of them), warnings
 // with counts and the constraint notice, the engine path, an infinite best fitness, a failed run's
 // progress, live progress of several objectives, the public page's share of it, and a submission with

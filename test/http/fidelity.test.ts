@@ -1,4 +1,4 @@
-// PyGAD fidelity on the Worker's side (issue 14): the forms stock PyGAD accepts, multi-objective results
+// PyGAD fidelity on the Worker's side (docs/api.md#creation-parameters): the forms stock PyGAD accepts, multi-objective results
 // (rows, files, plots, lists, webhooks), warnings, the engine path, infinite fitness, failed runs'
 // progress and the files the GA worker uploads before its report. Runs end through the internal report
 // endpoint, as the GA worker ends them (the worker's side: container/tests/test_fidelity.py).
@@ -318,7 +318,7 @@ describe("warnings, engine and constraint violations", () => {
   });
 });
 
-describe("smaller defects (issue 14, item 6)", () => {
+describe("a failed run's progress and an infinite best fitness", () => {
   it("a failed run keeps the progress it made (generations completed, best fitness)", async () => {
     const submissionId = await createSubmission(a.key);
     await finishSubmission(a.key, submissionId, { status: "failed", progress: { generations_completed: 5, best_solution_fitness: -0.25 } });
@@ -346,7 +346,7 @@ describe("smaller defects (issue 14, item 6)", () => {
   });
 });
 
-describe("every parameter of pygad.GA 3.9.2 (issue 26): what PyGAD's constructor refuses is refused here, naming the field", () => {
+describe("every parameter of pygad.GA 3.9.2: what PyGAD's constructor refuses is refused here, naming the field", () => {
   const refused: [string, Record<string, unknown>, number, string, string][] = [
     ["nsga3 without its divisions", { parent_selection_type: "nsga3" }, 400, "validation_failed", "nsga3_num_divisions"],
     ["adaptive mutation without a pair", { mutation_type: "adaptive" }, 400, "validation_failed", "mutation_type"],
@@ -415,7 +415,7 @@ describe("every parameter of pygad.GA 3.9.2 (issue 26): what PyGAD's constructor
   });
 });
 
-describe("initial_population at creation (issue 26)", () => {
+describe("initial_population at creation", () => {
   const POPULATION = Array.from({ length: 10 }, (_, i) => [i, 1 - i, 0.5, 1.5 * i, 2]);
 
   it("is stored apart, shown as has_initial_population, and served to the run that starts from it", async () => {
@@ -497,7 +497,7 @@ describe("initial_population at creation (issue 26)", () => {
   });
 });
 
-describe("a multi-objective run's progress (issue 26)", () => {
+describe("a multi-objective run's progress", () => {
   it("keeps both series' points in its trail, and the live chart draws them per objective", async () => {
     const { runId } = await runningRun({ parent_selection_type: "nsga2" });
     for (const g of [1, 2]) {

@@ -206,7 +206,7 @@ describe("imports", () => {
       "malformed_json",
     );
     // A non-finite objective as Python's json.dumps (the SDK's) writes it: not JSON, and the answer says
-    // where it is (was malformed_json; issue 25 asks for non_finite_number with the path).
+    // where it is (was malformed_json; now non_finite_number with the path).
     for (const token of ["NaN", "Infinity", "-Infinity"]) {
       const raw = JSON.stringify(twoObjectiveImport()).replace('"best_solution_fitness":[-1,-5]', `"best_solution_fitness":[-1,${token}]`);
       expect(raw).toContain(token);
@@ -349,7 +349,7 @@ describe("imports", () => {
     });
   });
 
-  it("takes every gene_type Allele runs as the SDK sends it, and a continue runs the same types (issue 26)", async () => {
+  it("takes every gene_type Allele runs as the SDK sends it, and a continue runs the same types", async () => {
     const forms: [Record<string, unknown>, unknown][] = [
       [{ gene_type: "custom", custom_gene_type: "[float, 2]" }, ["float", 2]],
       [{ gene_type: "custom", custom_gene_type: "[int, float, [float, 1], numpy.float32]" }, ["int", "float", ["float", 1], "float32"]],

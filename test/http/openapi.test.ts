@@ -94,7 +94,8 @@ describe("the OpenAPI documents", () => {
       "submission.failed",
       "submission.cancelled",
       "result.completed",
-      "run.resumed", // issue 28: durable runs
+      "run.resumed",
+      "sweep.completed",
       "webhook.test",
     ]);
   });

@@ -257,7 +257,7 @@ describe("400 validation_failed with details.fields", () => {
   });
 
   it("a literal 1e999 (Infinity once parsed) is 400 non_finite_number naming where, not a 500", async () => {
-    // Was validation_failed on num_generations; issue 25 asks for non_finite_number with the path.
+    // Was validation_failed on num_generations; now non_finite_number with the path.
     const raw = JSON.stringify(job()).replace('"num_generations":20', '"num_generations":1e999');
     const err = await expectError(await postRaw(a.key, raw, "application/json"), 400, "non_finite_number");
     expect(err.details).toEqual({ path: "$.num_generations", value: "1e999" });

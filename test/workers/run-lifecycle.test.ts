@@ -265,7 +265,7 @@ describe("cron: nothing stuck", () => {
       .run();
 
   it("resumes a silent run (its worker lost) up to MAX_RESUMES times, then fails it with worker_lost; safe to run twice", async () => {
-    // Issue 28: a lost worker's run goes on from its last checkpoint (docs/architecture.md#durable-runs-issue-28).
+    // A lost worker's run goes on from its last checkpoint (docs/architecture.md#durable-runs-issue-28).
     const send = vi.spyOn(env.RUNS_QUEUE, "send");
     const { submissionId, runId } = await queuedRun();
     for (let resume = 1; resume <= MAX_RESUMES; resume++) {

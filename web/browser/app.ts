@@ -4,6 +4,7 @@ import "uplot/dist/uPlot.min.css";
 import "./style.css";
 import { drawChart, type LiveChart, type Panel } from "./chart";
 import { drawFront, type Front } from "./front";
+import { initCompare, initSweepForm, initSweepLive } from "./sweeps";
 
 const charts = new Map<string, LiveChart>();
 
@@ -139,5 +140,8 @@ initCanonical();
 initTimes();
 initCharts();
 initLive();
+initCompare();
+initSweepForm();
+initSweepLive();
 initCopy();
 initConfirm();

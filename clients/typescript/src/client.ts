@@ -30,6 +30,11 @@ const OPERATIONS = {
   deleteSubmission: ["delete", "/submissions/{id}", false],
   cancelSubmission: ["post", "/submissions/{id}/cancel", false],
   reexecuteSubmission: ["post", "/submissions/{id}/reexecute", true],
+  listSweeps: ["get", "/sweeps", false],
+  createSweep: ["post", "/sweeps", true],
+  getSweep: ["get", "/sweeps/{id}", false],
+  deleteSweep: ["delete", "/sweeps/{id}", false],
+  cancelSweep: ["post", "/sweeps/{id}/cancel", false],
   listResults: ["get", "/results", false],
   getResult: ["get", "/results/{id}", false],
   updateResult: ["patch", "/results/{id}", false],
@@ -84,6 +89,7 @@ export interface CallArgs<K extends OperationId> extends CallOptions {
 export type Schemas = components["schemas"];
 export type Submission = Schemas["Submission"];
 export type Result = Schemas["Result"];
+export type Sweep = Schemas["Sweep"];
 export type DeviceToken = Schemas["DeviceToken"];
 
 export interface ClientOptions {
@@ -268,6 +274,18 @@ export class Allele {
       this.call("reexecuteSubmission", { path: { id }, body: overrides, ...options }),
   };
 
+  /** Parameter sweeps: one submission per combination × seed, with statistics (docs/api.md#sweeps). */
+  readonly sweeps = {
+    list: (query?: QueryParams<"listSweeps">) => this.call("listSweeps", { query }),
+    iterate: (query?: QueryParams<"listSweeps">) => this.iterate("listSweeps", query),
+    create: (body: RequestBody<"createSweep">, options?: CallOptions) => this.call("createSweep", { body, ...options }),
+    get: (id: string) => this.call("getSweep", { path: { id } }),
+    /** Cancels every live child; waiting children never start. */
+    cancel: (id: string) => this.call("cancelSweep", { path: { id } }),
+    /** Deletes the sweep and its children (their results stay). */
+    delete: (id: string) => this.call("deleteSweep", { path: { id } }),
+  };
+
   readonly results = {
     list: (query?: QueryParams<"listResults">) => this.call("listResults", { query }),
     iterate: (query?: QueryParams<"listResults">) => this.iterate("listResults", query),
@@ -359,6 +377,31 @@ export class Allele {
         throw new RunFailedError(submissionId, submission.status, error.code, error.message);
       }
       if (Date.now() + pause > deadline) throw new WaitTimeoutError(submissionId, submission?.status ?? "unknown");
+      await sleep(pause, options.signal);
+      interval = Math.min(maxInterval, Math.round(interval * 1.5));
+    }
+  }
+
+  /**
+   * Polls a sweep until every child has ended (`completed`, or `cancelled`), backing off (×1.5 up to
+   * 10 s) and honouring Retry-After; returns the sweep with its statistics, or throws `WaitTimeoutError`
+   * (default: after an hour).
+   */
+  async waitForSweep(sweepId: string, options: WaitOptions = {}): Promise<Sweep> {
+    const deadline = Date.now() + (options.timeoutMs ?? 3_600_000);
+    let interval = options.intervalMs ?? 1_000;
+    const maxInterval = options.maxIntervalMs ?? 10_000;
+    for (;;) {
+      let sweep: Sweep | null = null;
+      let pause = interval;
+      try {
+        sweep = await this.sweeps.get(sweepId);
+      } catch (err) {
+        if (!(err instanceof RateLimitError)) throw err;
+        pause = Math.max(interval, (err.retryAfter ?? 1) * 1000);
+      }
+      if (sweep && sweep.status !== "running") return sweep;
+      if (Date.now() + pause > deadline) throw new WaitTimeoutError(sweepId, sweep?.status ?? "unknown", "Sweep");
       await sleep(pause, options.signal);
       interval = Math.min(maxInterval, Math.round(interval * 1.5));
     }

@@ -66,11 +66,13 @@ export class RunFailedError extends Error {
 /** `waitFor` gave up before the run ended. */
 export class WaitTimeoutError extends Error {
   override readonly name = "WaitTimeoutError";
+  /** `submissionId` is the sweep's id when `what` is "Sweep" (waitForSweep). */
   constructor(
     readonly submissionId: string,
     readonly lastStatus: string,
+    readonly what: "Submission" | "Sweep" = "Submission",
   ) {
-    super(`Submission ${submissionId} did not end in time (last status: ${lastStatus}).`);
+    super(`${what} ${submissionId} did not end in time (last status: ${lastStatus}).`);
   }
 }
 

@@ -14,6 +14,7 @@ export {
   type Schemas,
   type Submission,
   type Success,
+  type Sweep,
   type WaitOptions,
 } from "./client.js";
 export {

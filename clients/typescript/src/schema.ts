@@ -302,6 +302,65 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sweeps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sweeps
+         * @description Newest first unless `ordering` says otherwise; `status` filters (comma-separated).
+         */
+        get: operations["listSweeps"];
+        put?: never;
+        /**
+         * Create a parameter sweep: one submission per combination × seed
+         * @description Answers 202 at once. The children wait for the account's concurrency slots on the server and are admitted as they free; the daily quota, parameter caps and credits are counted per child and a sweep past them is refused up front (docs/api.md#sweep-gates).
+         */
+        post: operations["createSweep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sweeps/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a sweep: its status, its children by combination and the statistics of their final best fitness */
+        get: operations["getSweep"];
+        put?: never;
+        post?: never;
+        /** Delete a sweep and its children (live runs are stopped and billed first; waiting children never start; results stay) */
+        delete: operations["deleteSweep"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sweeps/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a sweep: every live child is cancelled, waiting children never start */
+        post: operations["cancelSweep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -532,6 +591,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "run.resumed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `run.resumed` event
+         * @description Sent as a signed POST to every active webhook subscribed to this type; retried with backoff for 24 hours until it gets a 2xx (docs/webhooks.md).
+         */
+        post: operations["webhook_run_resumed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "sweep.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `sweep.completed` event
+         * @description Sent as a signed POST to every active webhook subscribed to this type; retried with backoff for 24 hours until it gets a 2xx (docs/webhooks.md).
+         */
+        post: operations["webhook_sweep_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -577,6 +676,7 @@ export interface components {
                 max_num_generations: number;
                 max_num_genes: number;
                 max_parallel_workers: number;
+                max_sweep_children: number;
                 negative_balance_cap: number;
                 run_time_seconds: number;
                 run_memory_mb: number;
@@ -837,6 +937,7 @@ export interface components {
                 gene: number;
                 value: number | null;
             }[] | null;
+            resumes: components["schemas"]["RunResumes"];
             /** @description the run's Python warnings, deduplicated with counts, in order of first appearance (docs/api.md#warnings) */
             warnings: components["schemas"]["RunWarning"][];
             /** @description the engine path that ran (docs/engine.md); null for imports and results made before it was kept */
@@ -890,6 +991,25 @@ export interface components {
              */
             created_at: string;
         };
+        ResumedData: {
+            /** @description 12 base62 characters */
+            submission_id: string;
+            /** @description 12 base62 characters */
+            run_id: string;
+            /** @constant */
+            status: "queued";
+            /** @description how many times the run was resumed so far, this time included */
+            resumes: number;
+            /** @description the generation its last checkpoint resumes it at; null: no checkpoint yet, it starts again from generation 0 */
+            from_generation: number | null;
+        };
+        /** @description the run's resumes from its last checkpoint after a lost worker (docs/api.md#durable-runs); the result equals an uninterrupted run's */
+        RunResumes: {
+            /** @description how many times the run was resumed after its worker was lost */
+            count: number;
+            /** @description when, one time per resume */
+            at: string[];
+        };
         RunWarning: {
             message: string;
             count: number;
@@ -909,6 +1029,10 @@ export interface components {
             created_at: string;
             submission_type: string;
             description: string;
+            /** @description the sweep this submission is a child of, or null */
+            sweep_id: string | null;
+            /** @description while queued, what the latest run waits for: `account_slot` (a sweep's child waiting for one of the account's concurrency slots) or `platform_place` (admitted, waiting for a place on the platform); null otherwise */
+            queued_reason: ("account_slot" | "platform_place") | null;
             /** @description the GA parameters (docs/api.md#creation-parameters) */
             parameters: {
                 [key: string]: unknown;
@@ -934,6 +1058,12 @@ export interface components {
                 /** @enum {string} */
                 status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                 parent_result_id: string | null;
+                resumes: components["schemas"]["RunResumes"];
+                /** @description the run's last checkpoint: the generation a resume goes on from, and when it was stored; null: none yet */
+                checkpoint: {
+                    generation: number;
+                    at: string | null;
+                } | null;
             };
             error: {
                 code: string;
@@ -1012,12 +1142,171 @@ export interface components {
             /** @description several objectives: the size of the final Pareto front; one objective: null */
             pareto_front_size: number | null;
         };
+        Sweep: {
+            /** @description 12 base62 characters */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            status: "running" | "completed" | "cancelled";
+            /** @enum {string} */
+            source: "api" | "web";
+            /** @description combinations × seeds (less any child deleted since) */
+            children: number;
+            counts: components["schemas"]["SweepCounts"];
+            /**
+             * @description ISO 8601 UTC with milliseconds and Z
+             * @example 2026-05-01T12:34:56.123Z
+             */
+            created_at: string;
+            ended_at: string | null;
+            description: string;
+            /** @description the parameters every child shares (as given, code uploads resolved; without random_seed) */
+            base: {
+                [key: string]: unknown;
+            };
+            grid: {
+                [key: string]: unknown[];
+            };
+            seeds: number;
+            /** @description the first child seed: base.random_seed, or derived from the sweep's id */
+            seed_base: number;
+            /** @enum {string} */
+            payment: "credits" | "plan";
+            /** @description why a child still waits: the last refusal of its admission */
+            waiting_on: {
+                code: string;
+                message: string;
+            } | null;
+            cancel_requested: boolean;
+            credits_charged: number;
+            /** @description the index of the best combination (highest median final best fitness) */
+            best_combination: number | null;
+            combinations: components["schemas"]["SweepCombination"][];
+            /** @description absolute URL */
+            status_url: string;
+            /**
+             * @description ISO 8601 UTC with milliseconds and Z
+             * @example 2026-05-01T12:34:56.123Z
+             */
+            updated_at: string;
+        };
+        SweepAccepted: {
+            /** @description 12 base62 characters */
+            id: string;
+            name: string;
+            /** @constant */
+            status: "running";
+            children: number;
+            /**
+             * @description ISO 8601 UTC with milliseconds and Z
+             * @example 2026-05-01T12:34:56.123Z
+             */
+            created_at: string;
+            /** @description absolute URL */
+            status_url: string;
+            submissions: {
+                /** @description 12 base62 characters */
+                id: string;
+                /** @description the index of its combination in the sweep's `combinations` */
+                combination: number;
+                random_seed: number;
+                /** @enum {string} */
+                status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                /** @description absolute URL */
+                status_url: string;
+            }[];
+            request_id: string;
+        };
+        SweepCombination: {
+            index: number;
+            parameters: {
+                [key: string]: unknown;
+            };
+            is_best: boolean;
+            runs: {
+                /** @description 12 base62 characters */
+                submission_id: string;
+                /** @description 12 base62 characters */
+                run_id: string;
+                random_seed: number | null;
+                /** @enum {string} */
+                status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                waiting: boolean;
+                result_id: string | null;
+                best_solution_fitness: number | null;
+                generations_completed: number | null;
+                execution_duration_ms: number | null;
+                credits_charged: number | null;
+            }[];
+            statistics: {
+                /** @description how many final best fitness values the figures are of */
+                n: number;
+                min: number | null;
+                q1: number | null;
+                median: number | null;
+                q3: number | null;
+                max: number | null;
+                mean: number | null;
+                mean_execution_duration_ms: number | null;
+                mean_credits_charged: number | null;
+            };
+            /** @description the two-sided Mann–Whitney U test against the best combination; null for the best and without values */
+            comparison: {
+                u: number;
+                p_value: number;
+                /** @enum {string} */
+                method: "exact" | "normal";
+                /** @description p_value < 0.05 */
+                significant: boolean;
+                verdict: string;
+            } | null;
+        };
+        SweepCompletedData: {
+            /** @description 12 base62 characters */
+            sweep_id: string;
+            name: string;
+            /** @enum {string} */
+            status: "completed" | "cancelled";
+            children: number;
+            succeeded: number;
+            failed: number;
+            cancelled: number;
+            best_combination: number | null;
+        };
+        /** @description the children by status */
+        SweepCounts: {
+            queued: number;
+            running: number;
+            succeeded: number;
+            failed: number;
+            cancelled: number;
+            /** @description of the queued, the children waiting for one of the account's concurrency slots */
+            waiting: number;
+        };
+        SweepListItem: {
+            /** @description 12 base62 characters */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            status: "running" | "completed" | "cancelled";
+            /** @enum {string} */
+            source: "api" | "web";
+            /** @description combinations × seeds (less any child deleted since) */
+            children: number;
+            counts: components["schemas"]["SweepCounts"];
+            /**
+             * @description ISO 8601 UTC with milliseconds and Z
+             * @example 2026-05-01T12:34:56.123Z
+             */
+            created_at: string;
+            ended_at: string | null;
+        };
         /** @description a sample: `{test: true, sample_of}` and the fields of `sample_of`'s data, with sample ids */
         TestData: {
             /** @constant */
             test: true;
             /** @enum {string} */
-            sample_of: "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "webhook.test";
+            sample_of: "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test";
         } & {
             [key: string]: unknown;
         };
@@ -1025,7 +1314,7 @@ export interface components {
             /** @description 12 base62 characters */
             id: string;
             url: string;
-            events: ("submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "webhook.test")[];
+            events: ("submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test")[];
             is_active: boolean;
             description: string;
             last_delivery_status: string;
@@ -1045,7 +1334,7 @@ export interface components {
             /** @description 12 base62 characters */
             id: string;
             url: string;
-            events: ("submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "webhook.test")[];
+            events: ("submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test")[];
             is_active: boolean;
             description: string;
             last_delivery_status: string;
@@ -4523,6 +4812,870 @@ export interface operations {
             };
         };
     };
+    listSweeps: {
+        parameters: {
+            query?: {
+                page_size?: string;
+                limit?: string;
+                cursor?: string;
+                status?: string;
+                ordering?: "created_at" | "-created_at";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: components["schemas"]["SweepListItem"][];
+                        /** @description `?cursor=…` of the next page, or null on the last */
+                        next: string | null;
+                        /** @description `?cursor=…` of the previous page, or null on the first */
+                        previous: string | null;
+                    };
+                };
+            };
+            /** @description Error: `validation_failed` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `scope_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "scope_required";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createSweep: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1..255 printable ASCII characters (a fresh UUID per distinct request): a retry with the same key and body answers the first response (with `Idempotent-Replayed: true`) for 24 hours; the same key with another body is 422, while the first is still running 409 (docs/api.md#idempotency) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default  */
+                    name?: string;
+                    /** @default  */
+                    description?: string;
+                    /** @description the submission's body (docs/api.md#creation-parameters) every child shares, but `name`, `description` and `initial_population`; a field a grid parameter supplies may be left out */
+                    base: {
+                        submission_type?: string;
+                        webhook_url?: unknown;
+                        notification_email?: unknown;
+                        fitness_func_id?: string;
+                        gene_constraint_id?: string;
+                        on_start_id?: string;
+                        on_fitness_id?: string;
+                        on_parents_id?: string;
+                        on_crossover_id?: string;
+                        on_mutation_id?: string;
+                        on_generation_id?: string;
+                        on_stop_id?: string;
+                        parent_selection_type_id?: string;
+                        crossover_type_id?: string;
+                        mutation_type_id?: string;
+                        num_generations?: number;
+                        num_parents_mating?: number;
+                        sol_per_pop?: number;
+                        num_genes?: number;
+                        /** @default -4 */
+                        init_range_low?: number | number[];
+                        /** @default 4 */
+                        init_range_high?: number | number[];
+                        /** @default 100 */
+                        sample_size?: number;
+                        mutation_type?: string | null;
+                        mutation_probability?: number | [
+                            number,
+                            number
+                        ];
+                        mutation_percent_genes?: "default" | number | [
+                            number,
+                            number
+                        ];
+                        mutation_num_genes?: number | [
+                            number,
+                            number
+                        ];
+                        mutation_by_replacement?: boolean;
+                        random_mutation_min_val?: number | number[];
+                        random_mutation_max_val?: number | number[];
+                        crossover_type?: string | null;
+                        crossover_probability?: number;
+                        /** @description one of PyGAD's names (sss, rws, sus, rank, random, tournament, nsga2, tournament_nsga2, nsga3, tournament_nsga3), or the Python source of a custom operator with parent_selection_type_entry */
+                        parent_selection_type?: string;
+                        K_tournament?: number;
+                        nsga3_num_divisions?: number;
+                        sbx_crossover_eta?: number;
+                        polynomial_mutation_eta?: number;
+                        keep_parents?: number;
+                        keep_elitism?: number;
+                        gene_type?: ("int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64") | [
+                            "int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64",
+                            number | null
+                        ] | (("int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64") | [
+                            "int" | "int8" | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" | "float" | "float16" | "float32" | "float64",
+                            number | null
+                        ])[];
+                        gene_space?: {
+                            low: number;
+                            high: number;
+                            step?: number;
+                        } | (number | number[] | {
+                            low: number;
+                            high: number;
+                            step?: number;
+                        } | null)[];
+                        gene_categorical?: (boolean | boolean[]) | null;
+                        allow_duplicate_genes?: boolean;
+                        suppress_warnings?: boolean;
+                        stop_criteria?: string | string[];
+                        random_seed?: number;
+                        fitness_batch_size?: number;
+                        save_solutions?: boolean;
+                        save_best_solutions?: boolean;
+                        parallel_processing?: (number | [
+                            "process" | "thread",
+                            number
+                        ]) | null;
+                        fitness_func?: string;
+                        fitness_func_entry?: string;
+                        gene_constraint?: string;
+                        gene_constraint_entry?: string;
+                        on_start?: string;
+                        on_start_entry?: string;
+                        on_fitness?: string;
+                        on_fitness_entry?: string;
+                        on_parents?: string;
+                        on_parents_entry?: string;
+                        on_crossover?: string;
+                        on_crossover_entry?: string;
+                        on_mutation?: string;
+                        on_mutation_entry?: string;
+                        on_generation?: string;
+                        on_generation_entry?: string;
+                        on_stop?: string;
+                        on_stop_entry?: string;
+                        parent_selection_type_entry?: string;
+                        crossover_type_entry?: string;
+                        mutation_type_entry?: string;
+                        /** @description not taken (a run's log is its captured output): 400 naming it */
+                        logger?: unknown;
+                    };
+                    /** @description each parameter to vary with the values it takes (docs/api.md#sweep-grid) */
+                    grid: {
+                        [key: string]: unknown[];
+                    };
+                    /** @description children per combination, each with its own random_seed */
+                    seeds: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepAccepted"];
+                };
+            };
+            /** @description Error: `malformed_json`, `non_finite_number`, `validation_failed` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "malformed_json" | "non_finite_number" | "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `insufficient_credits` */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "insufficient_credits";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `tier_limit_exceeded`, `scope_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "tier_limit_exceeded" | "scope_required";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `idempotency_in_progress` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `entry_symbol_required`, `entry_symbol_not_found`, `unsupported_submission_type`, `unsupported_field`, `code_upload_not_found`, `code_upload_expired`, `idempotency_key_mismatch` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "entry_symbol_required" | "entry_symbol_not_found" | "unsupported_submission_type" | "unsupported_field" | "code_upload_not_found" | "code_upload_expired" | "idempotency_key_mismatch";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `capacity_exceeded`, `too_many_active_api_requests`, `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "capacity_exceeded" | "too_many_active_api_requests" | "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getSweep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sweep"];
+                };
+            };
+            /** @description Error: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `scope_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "scope_required";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteSweep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `scope_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "scope_required";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    cancelSweep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sweep"];
+                };
+            };
+            /** @description Error: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `scope_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "scope_required";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `invalid_state` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_state";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: {
@@ -4666,7 +5819,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "webhook.test")[];
+                    events: ("submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test")[];
                     /** @default true */
                     is_active?: boolean;
                     /** @default  */
@@ -5104,7 +6257,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "webhook.test")[];
+                    events?: ("submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test")[];
                     is_active?: boolean;
                     description?: string;
                 };
@@ -6205,7 +7358,7 @@ export interface operations {
                 /** @description The event's UUID: the same on every attempt, equal to `event_id`; deduplicate by it */
                 "X-Event-Id": string;
                 /** @description The event type */
-                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "webhook.test";
+                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test";
                 /** @description Unix time in seconds of this attempt; reject a timestamp more than 5 minutes from your clock */
                 "X-Signature-Timestamp": string;
                 /** @description `sha256=` + hex HMAC-SHA256, keyed by the webhook's secret, of `<X-Signature-Timestamp>.<raw body>`; compare in constant time */
@@ -6259,7 +7412,7 @@ export interface operations {
                 /** @description The event's UUID: the same on every attempt, equal to `event_id`; deduplicate by it */
                 "X-Event-Id": string;
                 /** @description The event type */
-                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "webhook.test";
+                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test";
                 /** @description Unix time in seconds of this attempt; reject a timestamp more than 5 minutes from your clock */
                 "X-Signature-Timestamp": string;
                 /** @description `sha256=` + hex HMAC-SHA256, keyed by the webhook's secret, of `<X-Signature-Timestamp>.<raw body>`; compare in constant time */
@@ -6313,7 +7466,7 @@ export interface operations {
                 /** @description The event's UUID: the same on every attempt, equal to `event_id`; deduplicate by it */
                 "X-Event-Id": string;
                 /** @description The event type */
-                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "webhook.test";
+                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test";
                 /** @description Unix time in seconds of this attempt; reject a timestamp more than 5 minutes from your clock */
                 "X-Signature-Timestamp": string;
                 /** @description `sha256=` + hex HMAC-SHA256, keyed by the webhook's secret, of `<X-Signature-Timestamp>.<raw body>`; compare in constant time */
@@ -6367,7 +7520,7 @@ export interface operations {
                 /** @description The event's UUID: the same on every attempt, equal to `event_id`; deduplicate by it */
                 "X-Event-Id": string;
                 /** @description The event type */
-                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "webhook.test";
+                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test";
                 /** @description Unix time in seconds of this attempt; reject a timestamp more than 5 minutes from your clock */
                 "X-Signature-Timestamp": string;
                 /** @description `sha256=` + hex HMAC-SHA256, keyed by the webhook's secret, of `<X-Signature-Timestamp>.<raw body>`; compare in constant time */
@@ -6414,6 +7567,114 @@ export interface operations {
             };
         };
     };
+    webhook_run_resumed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's UUID: the same on every attempt, equal to `event_id`; deduplicate by it */
+                "X-Event-Id": string;
+                /** @description The event type */
+                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test";
+                /** @description Unix time in seconds of this attempt; reject a timestamp more than 5 minutes from your clock */
+                "X-Signature-Timestamp": string;
+                /** @description `sha256=` + hex HMAC-SHA256, keyed by the webhook's secret, of `<X-Signature-Timestamp>.<raw body>`; compare in constant time */
+                "X-Signature": string;
+                /** @description `Allele-Webhook/1.0` */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the same as X-Event-Id; the same on every attempt
+                     */
+                    event_id: string;
+                    /** @constant */
+                    event_type: "run.resumed";
+                    /**
+                     * @description ISO 8601 with microseconds and +00:00
+                     * @example 2026-05-01T12:34:56.123000+00:00
+                     */
+                    occurred_at: string;
+                    data: components["schemas"]["ResumedData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx ends the delivery */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer in 10 s) is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_sweep_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's UUID: the same on every attempt, equal to `event_id`; deduplicate by it */
+                "X-Event-Id": string;
+                /** @description The event type */
+                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test";
+                /** @description Unix time in seconds of this attempt; reject a timestamp more than 5 minutes from your clock */
+                "X-Signature-Timestamp": string;
+                /** @description `sha256=` + hex HMAC-SHA256, keyed by the webhook's secret, of `<X-Signature-Timestamp>.<raw body>`; compare in constant time */
+                "X-Signature": string;
+                /** @description `Allele-Webhook/1.0` */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the same as X-Event-Id; the same on every attempt
+                     */
+                    event_id: string;
+                    /** @constant */
+                    event_type: "sweep.completed";
+                    /**
+                     * @description ISO 8601 with microseconds and +00:00
+                     * @example 2026-05-01T12:34:56.123000+00:00
+                     */
+                    occurred_at: string;
+                    data: components["schemas"]["SweepCompletedData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx ends the delivery */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer in 10 s) is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     webhook_webhook_test: {
         parameters: {
             query?: never;
@@ -6421,7 +7682,7 @@ export interface operations {
                 /** @description The event's UUID: the same on every attempt, equal to `event_id`; deduplicate by it */
                 "X-Event-Id": string;
                 /** @description The event type */
-                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "webhook.test";
+                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test";
                 /** @description Unix time in seconds of this attempt; reject a timestamp more than 5 minutes from your clock */
                 "X-Signature-Timestamp": string;
                 /** @description `sha256=` + hex HMAC-SHA256, keyed by the webhook's secret, of `<X-Signature-Timestamp>.<raw body>`; compare in constant time */

@@ -11,6 +11,7 @@ export type WebhookEvent =
   | { event_id: string; event_type: "submission.failed"; occurred_at: string; data: Schemas["FailedData"] }
   | { event_id: string; event_type: "submission.cancelled"; occurred_at: string; data: Schemas["CancelledData"] }
   | { event_id: string; event_type: "result.completed"; occurred_at: string; data: Schemas["ResultCompletedData"] }
+  | { event_id: string; event_type: "sweep.completed"; occurred_at: string; data: Schemas["SweepCompletedData"] }
   | { event_id: string; event_type: "webhook.test"; occurred_at: string; data: Schemas["TestData"] };
 
 export type HeaderSource = Headers | Record<string, string | string[] | undefined>;

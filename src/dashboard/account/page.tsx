@@ -17,6 +17,7 @@ const LIMIT_LABELS: [keyof Limits, string][] = [
   ["max_num_generations", "Generations per run"],
   ["max_num_genes", "Genes per run"],
   ["max_parallel_workers", "Parallel fitness workers per run"],
+  ["max_sweep_children", "Children of one sweep"],
   ["run_time_seconds", "Run time (s)"],
   ["run_memory_mb", "Run memory (MB)"],
   ["negative_balance_cap", "Balance may go below zero by"],

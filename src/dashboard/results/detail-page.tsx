@@ -2,7 +2,9 @@
 // A result (docs/dashboard.md#results): its facts, front and curves (its continue chain on one axis),
 // its warnings; rename, share, delete and continue; its files, genes, logs and parameters.
 import type { Session } from "../../domain/sessions";
+import type { RunKind } from "../../model/runs";
 import type { ResultFileRow, ResultRow } from "../../storage/results";
+import { compareHref } from "../shared/compare";
 import { ActionButton, Csrf, Facts, Layout } from "../shared/layout";
 import { Chart, ConstraintNotice, resultFacts, Warnings } from "../shared/result-parts";
 import { type Drawn, FrontSection, Genes, historyCaption, ParameterFacts } from "./parts";
@@ -111,6 +113,8 @@ export function DetailPage(p: {
   logs: string | null;
   submissionExists: boolean;
   url: string;
+  /** Its run's kind, while the run exists. */
+  kind: RunKind | null;
 }) {
   const { r } = p;
   return (
@@ -120,8 +124,9 @@ export function DetailPage(p: {
         {r.isShared && <span class="status s-shared">shared</span>}
       </div>
       <p class="muted">
-        Result <code>{r.id}</code> of <a href={`/submissions/${r.submissionId}`}>submission {r.submissionId}</a>
-        {!p.submissionExists && " (deleted)"}
+        Result of run <code class="run-id">{r.runId}</code>
+        {p.kind && <> ({p.kind})</>} of <a href={`/submissions/${r.submissionId}`}>submission {r.submissionId}</a>
+        {!p.submissionExists && " (deleted)"} · <a href={compareHref([r.runId])}>compare with other runs</a>
       </p>
       <Facts items={resultFacts(r, p.drawn.inf, { warnings: true })} />
       <ConstraintNotice violations={r.constraintViolations} />

@@ -3,8 +3,10 @@
 // dates) and orderings, and cursor paging.
 
 import type { Session } from "../../domain/sessions";
+import type { RunKind } from "../../model/runs";
 import { DEFAULT_ORDERING } from "../../operations/paging";
 import { RESULT_ORDERINGS, type ResultRow } from "../../storage/results";
+import { CompareBar, PickBox, RunName } from "../shared/compare";
 import { FilterInput, FilterSelect, Layout, Pager, Time } from "../shared/layout";
 import { bestFitnessText } from "../shared/result-parts";
 
@@ -33,12 +35,16 @@ function Filters(p: { raw: Record<string, string> }) {
   );
 }
 
-function ResultsTable(p: { rows: ResultRow[] }) {
+function ResultsTable(p: { rows: ResultRow[]; kinds: Map<string, RunKind> }) {
   return (
     <div class="table-wrap">
       <table>
         <thead>
           <tr>
+            <th scope="col">
+              <span class="visually-hidden">Compare</span>
+            </th>
+            <th scope="col">Run</th>
             <th scope="col">Name</th>
             <th scope="col">Best fitness</th>
             <th scope="col">Generations</th>
@@ -49,6 +55,12 @@ function ResultsTable(p: { rows: ResultRow[] }) {
         <tbody>
           {p.rows.map((r) => (
             <tr>
+              <td class="pick-cell">
+                <PickBox runId={r.runId} label={`run ${r.runId} (${r.name || "unnamed"})`} />
+              </td>
+              <td>
+                <RunName kind={p.kinds.get(r.runId)} runId={r.runId} />
+              </td>
               <td>
                 <a href={`/results/${r.id}`}>{r.name || <span class="muted">(unnamed) {r.id}</span>}</a>
               </td>
@@ -69,6 +81,7 @@ function ResultsTable(p: { rows: ResultRow[] }) {
 export function ListPage(p: {
   session: Session;
   rows: ResultRow[];
+  kinds: Map<string, RunKind>;
   raw: Record<string, string>;
   error: string | null;
   next: string | null;
@@ -86,7 +99,10 @@ export function ListPage(p: {
       {p.rows.length === 0 ? (
         <p class="empty">No results{Object.keys(p.raw).length ? " match these filters" : " yet: a run that succeeds makes one"}.</p>
       ) : (
-        <ResultsTable rows={p.rows} />
+        <>
+          <CompareBar />
+          <ResultsTable rows={p.rows} kinds={p.kinds} />
+        </>
       )}
       <Pager base="/results" next={p.next} previous={p.previous} />
     </Layout>

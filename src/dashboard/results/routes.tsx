@@ -10,7 +10,7 @@ import { downloadResultFile, removeResult, resultsListQuery, resultsPage } from 
 import { continueResult } from "../../operations/runs";
 import { getDb } from "../../storage/db";
 import { getResult, getResultFiles, getSharedResult, type ResultRow, resultsOfSubmission, updateResult } from "../../storage/results";
-import { getSubmission, runsOfSubmission } from "../../storage/submissions";
+import { getSubmission, runKinds, runsOfSubmission } from "../../storage/submissions";
 import { requireScope } from "../../surface/caller";
 import { act, paymentOf, webStarter } from "../shared/actions";
 import { chainOf, historyChart } from "../shared/charts";
@@ -18,6 +18,8 @@ import type { DashboardEnv } from "../shared/context";
 import { formOf } from "../shared/form";
 import { listQueryOf } from "../shared/lists";
 import { protectChange, requireSession } from "../shared/session";
+import { comparedChart, comparedIds, loadCompared, parameterRows } from "./compare";
+import { ComparePage } from "./compare-page";
 import { DetailPage } from "./detail-page";
 import { continueOverrides, newName, sharedOf } from "./forms";
 import { ListPage } from "./list-page";
@@ -35,9 +37,16 @@ async function ownResult(c: Ctx): Promise<ResultRow> {
 async function list(c: Ctx) {
   const session = c.get("session")!;
   const { query, error, raw } = listQueryOf(c, resultsListQuery);
-  if (!query) return c.html(<ListPage session={session} rows={[]} raw={raw} error={error} next={null} previous={null} />, 400);
+  if (!query)
+    return c.html(<ListPage session={session} rows={[]} kinds={new Map()} raw={raw} error={error} next={null} previous={null} />, 400);
   const page = await resultsPage(c.env, session.account.id, query, c.req.url);
-  return c.html(<ListPage session={session} rows={page.rows} raw={raw} error={null} next={page.next} previous={page.previous} />);
+  const kinds = await runKinds(
+    getDb(c.env.DB),
+    page.rows.map((r) => r.runId),
+  );
+  return c.html(
+    <ListPage session={session} rows={page.rows} kinds={kinds} raw={raw} error={null} next={page.next} previous={page.previous} />,
+  );
 }
 
 /** A result with its continue chain on one chart, its files, its logs and its public link. */
@@ -52,7 +61,11 @@ async function detail(c: Ctx) {
     resultsOfSubmission(db, session.account.id, r.submissionId),
   ]);
   const chain = chainOf(r, siblings, runs);
-  const chart = historyChart(chain, runs, (x, i) => (x.id === r.id ? `this result (${x.id})` : `continued from ${i + 1}: ${x.id}`));
+  // Curves are named by their run (docs/decisions.md#run-id).
+  const kindOf = (x: ResultRow) => runs.find((run) => run.id === x.runId)?.kind ?? "run";
+  const chart = historyChart(chain, runs, (x, i) =>
+    x.id === r.id ? `this result (${x.runId})` : `continued from ${i + 1}: ${kindOf(x)} ${x.runId}`,
+  );
   const logsFile = files.find((f) => f.name === LOGS_FILE);
   const logs = logsFile ? ((await (await c.env.FILES.get(logsFile.r2Key))?.text()) ?? null) : null;
   const url = `${new URL(c.req.url).origin}/shared/${r.id}`;
@@ -65,11 +78,28 @@ async function detail(c: Ctx) {
       logs={logs}
       submissionExists={!!submission}
       url={url}
+      kind={runs.find((run) => run.id === r.runId)?.kind ?? null}
     />,
   );
 }
 
+/**
+ * The comparison of the runs `?runs=` names (docs/dashboard.md#compare). The checkboxes of a list send
+ * `runs` once per run: that is answered with the canonical address (`?runs=a,b`), the one to share.
+ */
+async function compare(c: Ctx) {
+  const session = c.get("session")!;
+  const values = c.req.queries("runs") ?? [];
+  const { ids, canonical, error } = comparedIds(values);
+  if (error) return c.html(<ComparePage session={session} runs={[]} chart={null} rows={[]} error={error} />, 400);
+  if (!canonical) return c.redirect(ids.length ? `/compare?runs=${ids.join(",")}` : "/compare", 303);
+  const runs = await loadCompared(c.env, session.account.id, ids);
+  return c.html(<ComparePage session={session} runs={runs} chart={comparedChart(runs)} rows={parameterRows(runs)} error={null} />);
+}
+
 export const resultRoutes = new Hono<DashboardEnv>()
+  .use("/compare", requireSession)
+  .get("/compare", requireScope("submissions:read"), requireScope("results:read"), compare)
   .use("/results", requireSession)
   .use("/results/*", requireSession)
   .get("/results", requireScope("results:read"), list)

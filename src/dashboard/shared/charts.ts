@@ -120,7 +120,7 @@ export function historyChart(results: ResultRow[], runs: RunRow[], label: (r: Re
  * The chart of a run's progress trail (one point per progress report that reached a new generation):
  * the best fitness, or, when the reports carry several objectives, one panel per objective with the
  * best solution's value (PyGAD's history) and, dashed, the objective's maximum over the population
- * (a trail kept before issue 26 has the maxima only).
+ * (a trail kept before migration 0007 has the maxima only).
  */
 export function trailChart(trail: TrailPoint[], label: string): Panel[] {
   const count = trail.reduce((n, p) => Math.max(n, p[2]?.length ?? 1), 1);
@@ -185,3 +185,40 @@ export function chainOf(result: ResultRow, all: ResultRow[], runs: RunRow[]): Re
 
 /** A `<script type="application/json">` body: JSON that cannot close the script element. */
 export const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c");
+
+/** One curve of a comparison: a run's result history, or (no result) its progress trail. */
+export interface ComparedCurve {
+  label: string;
+  runId: string;
+  /** The result's history per generation (one value, or one per objective), when the run has a result. */
+  history: (number | null | number[])[] | null;
+  trail: TrailPoint[];
+}
+
+/**
+ * The chart of a comparison (docs/dashboard.md#compare): every run from generation 0 on one axis — its
+ * result's best fitness per generation, or, without a result (live, failed, cancelled), its progress
+ * reports — one panel per objective when any run has several (the first MAX_PANELS).
+ */
+export function compareChart(curves: ComparedCurve[]): ChartData {
+  const count = curves.reduce(
+    (n, c) => Math.max(n, ...(c.history ?? []).map((e) => (Array.isArray(e) ? e.length : 1)), ...c.trail.map((p) => p[2]?.length ?? 1)),
+    1,
+  );
+  const panels = panelFrames(count).map((frame, i) => ({
+    ...frame,
+    series: curves.map(
+      (c): Series => ({
+        label: c.label,
+        points: c.history
+          ? c.history.map((f, g): Point => [g, valueAt(f, i)])
+          : c.trail.map((p): Point => [p[0], count > 1 ? (p[2]?.[i] ?? null) : p[1]]),
+      }),
+    ),
+  }));
+  const notes = [
+    ...(count > MAX_PANELS ? [`Objectives 0–${MAX_PANELS - 1} of ${count} are drawn.`] : []),
+    ...(curves.some((c) => !c.history) ? ["A run without a result is drawn from its progress reports (one point per report)."] : []),
+  ];
+  return { panels, notes };
+}

@@ -14,12 +14,13 @@ export interface PageProps {
   /** Extra client bundles this page needs (the code editor). */
   scripts?: string[];
   /** The current section, for the navigation's aria-current. */
-  section?: "submissions" | "new" | "results" | "webhooks" | "account" | "device";
+  section?: "submissions" | "new" | "sweeps" | "results" | "compare" | "webhooks" | "account" | "device";
 }
 
 const NAV: [NonNullable<PageProps["section"]>, string, string][] = [
   ["submissions", "/submissions", "Submissions"],
   ["new", "/submissions/new", "New submission"],
+  ["sweeps", "/sweeps", "Sweeps"],
   ["results", "/results", "Results"],
   ["webhooks", "/webhooks", "Webhooks"],
   ["account", "/account", "Account"],

@@ -9,6 +9,7 @@ import { isLive } from "../../model/runs";
 import type { ResultRow } from "../../storage/results";
 import type { RunRow, SubmissionRow } from "../../storage/submissions";
 import { type ChartData, historyChart } from "../shared/charts";
+import { CompareBar, PickBox } from "../shared/compare";
 import { ActionButton, Csrf, Facts, fmtNumber, Layout, money, plain, Status, Time } from "../shared/layout";
 import { Chart, Warnings, warningTotal } from "../shared/result-parts";
 import { liveView, progressFitness } from "./live";
@@ -34,6 +35,12 @@ function Header(p: { session: Session; s: SubmissionRow }) {
       </div>
       <p class="muted">
         Submission <code>{s.id}</code> · source {s.source} · created <Time iso={s.createdAt} />
+        {s.sweepId && (
+          <>
+            {" "}
+            · a child of <a href={`/sweeps/${s.sweepId}`}>sweep {s.sweepId}</a>
+          </>
+        )}
         {s.description && <> · {s.description}</>}
       </p>
       <div class="actions">
@@ -104,7 +111,8 @@ function ProgressPanel(p: { d: Detail }) {
   const trailShown = live || (!results.some((r) => r.runId === run.id) && lv.points > 0);
   const progressChart: ChartData = live ? { panels: lv.panels, live: `/submissions/${s.id}/live` } : { panels: lv.panels };
   const kindOf = (r: ResultRow) => runs.find((x) => x.id === r.runId)?.kind ?? "run";
-  const resultsChart = !live && results.length ? historyChart(results, runs, (r) => `${r.name || "result"} · ${kindOf(r)} ${r.id}`) : null;
+  const resultsChart =
+    !live && results.length ? historyChart(results, runs, (r) => `${r.name || "result"} · ${kindOf(r)} ${r.runId}`) : null;
   const curves = results.some((r) => r.numObjectives > 1) ? "The best value of each objective" : "Best fitness";
   const ended = `How far run ${run.id} got before it ${run.status === "cancelled" ? "was cancelled" : "failed"}: its progress reports`;
   return (
@@ -148,8 +156,11 @@ function RunRowView(p: { r: RunRow; result: ResultRow | undefined }) {
   const warnings = warningTotal(r.warnings ?? []);
   return (
     <tr>
+      <td class="pick-cell">
+        <PickBox runId={r.id} label={`run ${r.id}`} />
+      </td>
       <td>
-        <code>{r.id}</code>
+        <code class="run-id">{r.id}</code>
       </td>
       <td>{r.kind}</td>
       <td>
@@ -175,10 +186,14 @@ function RunsTable(p: { runs: RunRow[]; results: ResultRow[] }) {
   return (
     <section aria-labelledby="runs-h">
       <h2 id="runs-h">Runs</h2>
+      <CompareBar />
       <div class="table-wrap">
         <table>
           <thead>
             <tr>
+              <th scope="col">
+                <span class="visually-hidden">Compare</span>
+              </th>
               <th scope="col">Run</th>
               <th scope="col">Kind</th>
               <th scope="col">Status</th>

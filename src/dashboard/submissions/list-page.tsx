@@ -6,6 +6,7 @@ import type { Session } from "../../domain/sessions";
 import { RUN_STATUSES, SUBMISSION_SOURCES } from "../../model/runs";
 import { DEFAULT_ORDERING } from "../../operations/paging";
 import { type RunSummary, SUBMISSION_ORDERINGS, type SubmissionRow } from "../../storage/submissions";
+import { CompareBar, PickBox, RunName } from "../shared/compare";
 import { FilterInput, FilterSelect, Layout, Pager, Status, Time } from "../shared/layout";
 import { progressText, runFitnessText } from "./parts";
 
@@ -28,6 +29,12 @@ function SubmissionRowView(p: { s: SubmissionRow; run: RunSummary | undefined })
   const { s, run } = p;
   return (
     <tr>
+      <td class="pick-cell">
+        <PickBox runId={s.latestRunId} label={`the latest run of ${s.name || s.id}`} />
+      </td>
+      <td>
+        <RunName kind={run?.kind} runId={s.latestRunId} />
+      </td>
       <td>
         <a href={`/submissions/${s.id}`}>{s.name || <span class="muted">(unnamed) {s.id}</span>}</a>
       </td>
@@ -59,6 +66,10 @@ function SubmissionsTable(p: { rows: SubmissionRow[]; summaries: Map<string, Run
       <table>
         <thead>
           <tr>
+            <th scope="col">
+              <span class="visually-hidden">Compare</span>
+            </th>
+            <th scope="col">Latest run</th>
             <th scope="col">Name</th>
             <th scope="col">Status</th>
             <th scope="col">Generations</th>
@@ -106,7 +117,10 @@ export function ListPage(p: {
           No submissions{Object.keys(p.raw).length ? " match these filters" : " yet"}. <a href="/submissions/new">Start one</a>.
         </p>
       ) : (
-        <SubmissionsTable rows={p.rows} summaries={p.summaries} />
+        <>
+          <CompareBar />
+          <SubmissionsTable rows={p.rows} summaries={p.summaries} />
+        </>
       )}
       <Pager base="/submissions" next={p.next} previous={p.previous} />
     </Layout>

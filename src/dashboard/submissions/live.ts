@@ -9,7 +9,7 @@ import { bestFitnessText } from "../shared/result-parts";
 
 /**
  * Several objectives, at the run's latest progress report: the best solution's objective values (PyGAD's
- * history), else — a trail kept before issue 26 — each objective's maximum over the population; null for one.
+ * history), else — a trail kept before migration 0007 — each objective's maximum over the population; null for one.
  */
 const bestObjectives = (run: RunRow) => {
   const last = run.progressTrail?.at(-1);

@@ -10,7 +10,7 @@ import { FORM_FIELDS, type FormField, type FormValues, GROUPS } from "./forms";
 import { PaymentChoice } from "./parts";
 
 /** What keeps the form from being sent: a refusal of the whole form, and the fields that need attention (linked). */
-function FormErrors(p: { errors: Record<string, string>; formError?: string }) {
+export function FormErrors(p: { errors: Record<string, string>; formError?: string }) {
   const count = Object.keys(p.errors).length;
   if (!p.formError && count === 0) return null;
   return (
@@ -33,7 +33,7 @@ function FormErrors(p: { errors: Record<string, string>; formError?: string }) {
 }
 
 /** A group of fields, open when it is the basic one or when one of its fields has a value or an error. */
-function FieldGroup(p: { group: FormField["group"]; title: string; values: FormValues; errors: Record<string, string> }) {
+export function FieldGroup(p: { group: FormField["group"]; title: string; values: FormValues; errors: Record<string, string> }) {
   const fields = FORM_FIELDS.filter((f) => f.group === p.group);
   if (!fields.length) return null;
   const open =

@@ -33,6 +33,23 @@ export interface AdmitRequest {
   laterFailure: GateError | null;
   /** The write's per-minute count, taken first in the same call (gates/rate-limit.ts). */
   rate?: { keyPrefix: string; limits: RateLimits } | null;
+  /**
+   * A sweep's child (docs/api.md#sweeps): its quota unit was taken with its sweep (`admitSweep`), and a
+   * slot already held under its run id means an earlier admission of it got this far — it is admitted,
+   * nothing more is taken (a pass that died before D1 recorded the admission is simply done again).
+   */
+  child?: boolean;
+}
+
+/** A sweep's creation (docs/api.md#sweep-gates): its children's quota units, taken at once. */
+export interface SweepAdmitRequest {
+  /** The children's run ids: each takes a quota unit under its id. */
+  runIds: string[];
+  dailyQuota: number;
+  /** The first failing gate after the quota (parameter caps of any combination, credits), computed by the caller. */
+  laterFailure: GateError | null;
+  /** The sweep request's per-minute count: one request, taken first in the same call. */
+  rate?: { keyPrefix: string; limits: RateLimits } | null;
 }
 
 export interface Admission {
@@ -106,9 +123,54 @@ export class AccountGate extends DurableObject<Bindings> {
     return { rate, refusal: this.take(req) };
   }
 
+  /**
+   * A sweep's creation: its per-minute count (one request), then room in the daily quota for every child,
+   * then the caller's later gates; when all pass, a quota unit per child is taken (its slot is taken when
+   * it is admitted, `admit` with `child`). The first that fails is returned and nothing is taken.
+   */
+  admitSweep(req: SweepAdmitRequest): Admission {
+    const rate = req.rate ? this.rate(req.rate.keyPrefix, req.rate.limits) : null;
+    if (rate && !rate.allowed) return { rate, refusal: null };
+    const now = Date.now();
+    this.sql.exec(`DELETE FROM quota WHERE at <= ?`, now - DAY_MS);
+    const used = this.count(`SELECT count(*) AS n FROM quota`);
+    const wanted = req.runIds.length;
+    if (used + wanted > req.dailyQuota) {
+      // When enough units will have come back (never, for a sweep larger than the whole quota).
+      const short = used + wanted - req.dailyQuota;
+      const back =
+        wanted <= req.dailyQuota
+          ? this.sql.exec<{ at: number }>(`SELECT at FROM quota ORDER BY at LIMIT 1 OFFSET ?`, short - 1).toArray()[0]?.at
+          : undefined;
+      return {
+        rate,
+        refusal: fail(
+          "capacity_exceeded",
+          `A sweep of ${wanted} children needs ${wanted} of your daily submissions; ${Math.max(0, req.dailyQuota - used)} of your ${req.dailyQuota} are left for the last 24 hours.`,
+          {
+            reason: "daily_quota",
+            limit: req.dailyQuota,
+            used,
+            requested: wanted,
+            ...(back === undefined ? {} : { next_unit_at: new Date(back + DAY_MS).toISOString() }),
+          },
+        ),
+      };
+    }
+    if (req.laterFailure) return { rate, refusal: req.laterFailure };
+    for (const runId of req.runIds) this.sql.exec(`INSERT OR IGNORE INTO quota (run_id, at) VALUES (?, ?)`, runId, now);
+    return { rate, refusal: null };
+  }
+
+  /** Gives back everything the admissions of these runs took (a sweep whose rows could not be written). */
+  cancelMany(runIds: string[]): void {
+    for (const runId of runIds) this.cancel(runId);
+  }
+
   private take(req: AdmitRequest): GateError | null {
     const now = Date.now();
     this.sql.exec(`DELETE FROM quota WHERE at <= ?`, now - DAY_MS);
+    if (req.child && this.sql.exec(`SELECT 1 FROM slots WHERE run_id = ?`, req.runId).toArray().length > 0) return null;
     const inUse = this.count(`SELECT count(*) AS n FROM slots`);
     // Every slot counts against the concurrency limit; only credit-paid runs count as in flight.
     if (inUse >= req.concurrentLimit) {
@@ -125,8 +187,8 @@ export class AccountGate extends DurableObject<Bindings> {
         in_flight: inFlight,
       });
     }
-    const used = this.count(`SELECT count(*) AS n FROM quota`);
-    if (used >= req.dailyQuota) {
+    const used = req.child ? 0 : this.count(`SELECT count(*) AS n FROM quota`);
+    if (!req.child && used >= req.dailyQuota) {
       const oldest = this.count(`SELECT min(at) AS n FROM quota`);
       return fail("capacity_exceeded", `You have used your ${req.dailyQuota} submissions of the last 24 hours.`, {
         reason: "daily_quota",
@@ -137,7 +199,8 @@ export class AccountGate extends DurableObject<Bindings> {
     }
     if (req.laterFailure) return req.laterFailure;
     this.sql.exec(`INSERT INTO slots (run_id, taken_at, in_flight) VALUES (?, ?, ?)`, req.runId, now, req.inFlight ? 1 : 0);
-    this.sql.exec(`INSERT INTO quota (run_id, at) VALUES (?, ?)`, req.runId, now);
+    // A child's unit was taken with its sweep (and may have aged out of the window since: it is not taken twice).
+    if (!req.child) this.sql.exec(`INSERT INTO quota (run_id, at) VALUES (?, ?)`, req.runId, now);
     void this.scheduleReconcile(now);
     return null;
   }

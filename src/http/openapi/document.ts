@@ -276,6 +276,7 @@ function webhooks(schemas: Schemas): Json {
 
 const TAG_ORDER = [
   "Submissions",
+  "Sweeps",
   "Results",
   "Imports",
   "Code uploads",

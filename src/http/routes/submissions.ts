@@ -1,7 +1,7 @@
 // /api/v1/submissions: list, create, get, delete, cancel, reexecute.
 
 import { Hono } from "hono";
-import { ADMISSION_ERRORS } from "../../admission/admission";
+import { ADMISSION_ERRORS, CREATION_ERRORS } from "../../admission/admission";
 import { cancelSubmission, deleteSubmission } from "../../domain/submissions";
 import { ApiError, notFound } from "../../errors";
 import { reexecuteSubmission, startSubmission } from "../../operations/runs";
@@ -44,15 +44,7 @@ export const submissionsRoutes = new Hono<AppEnv>()
       description:
         "Answers 202 at once and queues the first run. A write: every gate applies (docs/api.md#gates). A code field may be given inline or as `<field>_id`, a code upload.",
       success: { 202: SubmissionAccepted },
-      errors: [
-        "entry_symbol_required",
-        "entry_symbol_not_found",
-        "unsupported_submission_type",
-        "unsupported_field",
-        "code_upload_not_found",
-        "code_upload_expired",
-        ...ADMISSION_ERRORS,
-      ],
+      errors: [...CREATION_ERRORS],
     }),
     requireScope("submissions:write"),
     jsonBody(createSubmissionSchema, {

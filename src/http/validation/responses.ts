@@ -4,10 +4,12 @@
 // values at run time).
 import { z } from "zod";
 import { ERROR_CODES, type ErrorCode } from "../../errors";
-import type { cancelledData, failedData, resultCompletedData, succeededData } from "../../events/payloads";
+import type { cancelledData, failedData, resultCompletedData, succeededData, sweepCompletedData } from "../../events/payloads";
 import { OVERRIDABLE_LIMITS, type OverridableLimit, PLANS, SCOPES } from "../../model/accounts";
 import { DELIVERY_STATUSES, EVENT_TYPES } from "../../model/events";
 import { RUN_KINDS, RUN_STATUSES, SUBMISSION_SOURCES } from "../../model/runs";
+import { SWEEP_STATUSES } from "../../model/sweeps";
+import type { sweepAccepted, sweepFull, sweepListItem } from "../../operations/sweeps";
 import type { FiredDelivery, inspectDelivery } from "../../webhooks/tools";
 import type { attemptView, deliveryView, webhookView } from "../../webhooks/views";
 import type { accountView, resultFull, resultListItem, submissionAccepted, submissionFull, submissionListItem } from "../views";
@@ -97,6 +99,11 @@ export const Submission = z
     ...submissionItemShape,
     submission_type: z.string(),
     description: z.string(),
+    sweep_id: id.nullable().meta({ description: "the sweep this submission is a child of, or null" }),
+    queued_reason: z.enum(["account_slot", "platform_place"]).nullable().meta({
+      description:
+        "while queued, what the latest run waits for: `account_slot` (a sweep's child waiting for one of the account's concurrency slots) or `platform_place` (admitted, waiting for a place on the platform); null otherwise",
+    }),
     parameters,
     has_initial_population: z
       .boolean()
@@ -193,6 +200,111 @@ export const Result = z
     updated_at: timestamp,
   })
   .meta({ id: "Result" });
+
+// Parameter sweeps (docs/api.md#sweeps).
+const sweepCounts = z
+  .strictObject({
+    queued: z.number(),
+    running: z.number(),
+    succeeded: z.number(),
+    failed: z.number(),
+    cancelled: z.number(),
+    waiting: z.number().meta({ description: "of the queued, the children waiting for one of the account's concurrency slots" }),
+  })
+  .meta({ id: "SweepCounts", description: "the children by status" });
+const sweepItemShape = {
+  id,
+  name: z.string(),
+  status: z.enum(SWEEP_STATUSES),
+  source: z.enum(["api", "web"]),
+  children: z.number().meta({ description: "combinations × seeds (less any child deleted since)" }),
+  counts: sweepCounts,
+  created_at: timestamp,
+  ended_at: timestamp.nullable(),
+};
+export const SweepListItem = z.strictObject(sweepItemShape).meta({ id: "SweepListItem" });
+export const SweepAccepted = z
+  .strictObject({
+    id,
+    name: z.string(),
+    status: z.literal("running"),
+    children: z.number(),
+    created_at: timestamp,
+    status_url: url,
+    submissions: z.array(
+      z.strictObject({
+        id,
+        combination: z.number().meta({ description: "the index of its combination in the sweep's `combinations`" }),
+        random_seed: z.number(),
+        status: runStatus,
+        status_url: url,
+      }),
+    ),
+    request_id: z.string(),
+  })
+  .meta({ id: "SweepAccepted" });
+const nullableNumber = z.number().nullable();
+export const Sweep = z
+  .strictObject({
+    ...sweepItemShape,
+    description: z.string(),
+    base: parameters.meta({ description: "the parameters every child shares (as given, code uploads resolved; without random_seed)" }),
+    grid: z.record(z.string(), z.array(z.unknown())),
+    seeds: z.number(),
+    seed_base: z.number().meta({ description: "the first child seed: base.random_seed, or derived from the sweep's id" }),
+    payment: z.enum(["credits", "plan"]),
+    waiting_on: errorObject.nullable().meta({ description: "why a child still waits: the last refusal of its admission" }),
+    cancel_requested: z.boolean(),
+    credits_charged: z.number(),
+    best_combination: nullableNumber.meta({ description: "the index of the best combination (highest median final best fitness)" }),
+    combinations: z.array(
+      z
+        .strictObject({
+          index: z.number(),
+          parameters: z.record(z.string(), z.unknown()),
+          is_best: z.boolean(),
+          runs: z.array(
+            z.strictObject({
+              submission_id: id,
+              run_id: id,
+              random_seed: nullableNumber,
+              status: runStatus,
+              waiting: z.boolean(),
+              result_id: id.nullable(),
+              best_solution_fitness: nullableNumber,
+              generations_completed: nullableNumber,
+              execution_duration_ms: nullableNumber,
+              credits_charged: nullableNumber,
+            }),
+          ),
+          statistics: z.strictObject({
+            n: z.number().meta({ description: "how many final best fitness values the figures are of" }),
+            min: nullableNumber,
+            q1: nullableNumber,
+            median: nullableNumber,
+            q3: nullableNumber,
+            max: nullableNumber,
+            mean: nullableNumber,
+            mean_execution_duration_ms: nullableNumber,
+            mean_credits_charged: nullableNumber,
+          }),
+          comparison: z
+            .strictObject({
+              u: z.number(),
+              p_value: z.number(),
+              method: z.enum(["exact", "normal"]),
+              significant: z.boolean().meta({ description: "p_value < 0.05" }),
+              verdict: z.string(),
+            })
+            .nullable()
+            .meta({ description: "the two-sided Mann–Whitney U test against the best combination; null for the best and without values" }),
+        })
+        .meta({ id: "SweepCombination" }),
+    ),
+    status_url: url,
+    updated_at: timestamp,
+  })
+  .meta({ id: "Sweep" });
 
 const webhookShape = {
   id,
@@ -391,6 +503,18 @@ export const ResumedData = z
     }),
   })
   .meta({ id: "ResumedData" });
+export const SweepCompletedData = z
+  .strictObject({
+    sweep_id: id,
+    name: z.string(),
+    status: z.enum(["completed", "cancelled"]),
+    children: z.number(),
+    succeeded: z.number(),
+    failed: z.number(),
+    cancelled: z.number(),
+    best_combination: z.number().nullable(),
+  })
+  .meta({ id: "SweepCompletedData" });
 export const TestData = z
   .looseObject({ test: z.literal(true), sample_of: z.enum(EVENT_TYPES) })
   .meta({ id: "TestData", description: "a sample: `{test: true, sample_of}` and the fields of `sample_of`'s data, with sample ids" });
@@ -402,6 +526,7 @@ export const EVENT_DATA = {
   "submission.cancelled": CancelledData,
   "result.completed": ResultCompletedData,
   "run.resumed": ResumedData,
+  "sweep.completed": SweepCompletedData,
   "webhook.test": TestData,
 } as const satisfies Record<(typeof EVENT_TYPES)[number], z.ZodType>;
 
@@ -452,4 +577,8 @@ export type ViewsConform = [
   Holds<Conforms<ReturnType<typeof resultCompletedData>, typeof ResultCompletedData>>,
   Holds<Conforms<ReturnType<typeof failedData>, typeof FailedData>>,
   Holds<Conforms<ReturnType<typeof cancelledData>, typeof CancelledData>>,
+  Holds<Conforms<ReturnType<typeof sweepCompletedData>, typeof SweepCompletedData>>,
+  Holds<Conforms<ReturnType<typeof sweepAccepted>, typeof SweepAccepted>>,
+  Holds<Conforms<ReturnType<typeof sweepListItem>, typeof SweepListItem>>,
+  Holds<Conforms<ReturnType<typeof sweepFull>, typeof Sweep>>,
 ];
