@@ -108,7 +108,7 @@ function e2eProject(name: string, files: { include: string[]; exclude?: string[]
  * browser its clicks ran past the 20 s a person waits). Every other e2e file makes its own accounts and
  * only shares the service: two run at once.
  */
-const E2E_ALONE = ["bench", "start", "fuzz", "sdk", "dashboard-runs", "dashboard-parallel", "runs", "docs-browser"].map(
+const E2E_ALONE = ["bench", "start", "fuzz", "sdk", "dashboard-runs", "dashboard-parallel", "runs", "docs-browser", "durable"].map(
   (f) => `test/e2e/${f}.test.ts`,
 );
 

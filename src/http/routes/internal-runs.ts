@@ -156,6 +156,8 @@ export const internalRunsRoutes = new Hono<AppEnv>()
     if (generation === null || length === null || length === 0 || !c.req.raw.body)
       throw new ApiError("validation_failed", "A checkpoint needs X-Allele-Generation and a Content-Length.");
     if (length > limits.max_bytes) throw new ApiError("validation_failed", "The checkpoint is past the run's cap.");
+    // An older checkpoint arriving late (a retried upload) never replaces a newer one.
+    if (run.checkpointGeneration !== null && generation < run.checkpointGeneration) throw notLive();
     await c.env.FILES.put(checkpointKey(runId), c.req.raw.body, { httpMetadata: { contentType: "application/octet-stream" } });
     const usage = {
       generation,
