@@ -317,3 +317,80 @@ describe("SIGTERM drains the GA worker", () => {
     expect(rows[0]!.resumes).toBe(1);
   }, 300_000);
 });
+
+describe("chaos", () => {
+  it("10+ SIGKILLs at random moments over concurrent runs of two accounts: no run lost, each billed once, every result its twin's", async () => {
+    const keys = [await newAccount(), await newAccount()];
+    const bodies = [1, 2, 3, 4, 5, 6].map((seed) => ({
+      ...base,
+      name: `chaos-${seed}`,
+      num_generations: 250,
+      random_seed: seed,
+      fitness_func: SLOW,
+      ...(seed % 3 === 0 ? { parent_selection_type: "nsga2", fitness_func: TWO } : {}),
+    }));
+    // The twins, uninterrupted (all at once: they wait their turn for a place).
+    const twinIds = await Promise.all(
+      bodies.map(async (body, i) => (await call("/api/v1/submissions", { key: keys[i % 2]!, body })).body.id as string),
+    );
+    const twins = await Promise.all(twinIds.map((id, i) => ended(keys[i % 2]!, id)));
+    for (const twin of twins) expect(twin.status).toBe("succeeded");
+    const twinOutcomes = await Promise.all(twins.map((twin, i) => outcome(keys[i % 2]!, twin)));
+
+    // The same bodies again, while the GA worker is killed at random moments (the cron runs every second).
+    const runs: { id: string; body: number }[] = [];
+    let next = 0;
+    const submitNext = async () => {
+      const i = next++ % bodies.length;
+      const created = await call("/api/v1/submissions", { key: keys[i % 2]!, body: bodies[i] });
+      expect(created.status).toBe(202);
+      runs.push({ id: created.body.id, body: i });
+    };
+    for (let i = 0; i < 4; i++) await submitNext();
+    let cron = true;
+    const crons = (async () => {
+      while (cron) {
+        await fetch(`${service.baseUrl}/__scheduled?cron=*+*+*+*+*`).catch(() => undefined);
+        await sleep(1000);
+      }
+    })();
+    const live = async () => {
+      let count = 0;
+      for (const r of runs) {
+        const res = await call(`/api/v1/submissions/${r.id}`, { key: keys[r.body % 2]! });
+        if (!TERMINAL.has(res.body?.status)) count++;
+      }
+      return count;
+    };
+    let kills = 0;
+    while (kills < 10) {
+      // The supervisor gives up after 5 crashes within a minute: a kill every 13 to 18 s.
+      await sleep(13_000 + Math.random() * 5_000);
+      if ((await live()) < 2) await submitNext();
+      try {
+        gaWorker().kill("SIGKILL");
+        kills++;
+      } catch {
+        // between a worker and the next one: try again at the next moment
+      }
+    }
+    await until("every chaos run to end", async () => ((await live()) === 0 ? true : undefined), 600_000);
+    cron = false;
+    await crons;
+
+    const resumed = [];
+    for (const r of runs) {
+      const key = keys[r.body % 2]!;
+      const done = (await call(`/api/v1/submissions/${r.id}`, { key })).body;
+      expect(done.status, `${r.id}: ${JSON.stringify(done.error)}`).toBe("succeeded");
+      expect(await outcome(key, done)).toEqual(twinOutcomes[r.body]);
+      resumed.push(done.latest_run.resumes.count);
+      const rows = ledgerRows([r.id]);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.resumes).toBe(done.latest_run.resumes.count);
+      expect(rows[0]!.amount_micro).toBe(-Math.round(done.credits_charged * 1_000_000));
+    }
+    expect(kills).toBeGreaterThanOrEqual(10);
+    expect(resumed.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1);
+  }, 1_200_000);
+});

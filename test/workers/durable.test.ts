@@ -6,7 +6,18 @@ import { env } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { reconcileRuns } from "../../src/queues/scheduled";
-import { BASE, call, completeRun, createSubmission, getSubmission, newAccount, runToken, type TestAccount } from "../helpers/api";
+import {
+  BASE,
+  call,
+  completeRun,
+  createSubmission,
+  getSubmission,
+  newAccount,
+  newResult,
+  runToken,
+  type TestAccount,
+} from "../helpers/api";
+import { WebClient } from "../helpers/web";
 
 let account: TestAccount;
 beforeEach(async () => {
@@ -153,5 +164,23 @@ describe("resumes", () => {
     expect(await run(runId)).toBeNull();
     expect((await internal(runId, "/checkpoint")).status).toBe(409);
     expect(await env.FILES.get(`checkpoints/${runId}`)).toBeNull();
+  });
+});
+
+describe("the dashboard", () => {
+  it("shows a resumed run's resumes on its submission page and on its result's page", async () => {
+    const { submissionId, resultId } = await newResult(account.key);
+    const runId = (await getSubmission(account.key, submissionId)).latest_run.id as string;
+    const at = ["2026-05-01T12:00:00.000Z", "2026-05-01T12:05:00.000Z"];
+    await env.DB.prepare("UPDATE runs SET resumes = ? WHERE id = ?").bind(JSON.stringify(at), runId).run();
+    await env.DB.prepare("UPDATE results SET resumes = ? WHERE id = ?").bind(JSON.stringify(at), resultId).run();
+    const web = new WebClient();
+    expect((await web.signInWithKey(account.key)).status).toBe(303);
+    const page = await (await web.request(`/submissions/${submissionId}`)).text();
+    expect(page).toContain("Resumed 2 times after a lost worker");
+    const result = await (await web.request(`/results/${resultId}`)).text();
+    expect(result).toContain("2 times from a checkpoint after a lost worker");
+    const plain = await (await web.request(`/submissions/${(await newResult(account.key)).submissionId}`)).text();
+    expect(plain).not.toContain("after a lost worker");
   });
 });
