@@ -86,9 +86,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--interval", type=float, default=2.0)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args()
-    population, genes, generations = (100, 50, 200) if args.quick else (1000, 1000, 60)
+    population, genes, generations = (100, 50, 200) if args.quick else (1000, 1000, 400)
     params = job(population, genes, generations)
     cost, size = one_checkpoint(params, 3 if args.quick else 5)
     ratios, plain_times, taken = [], [], 0
