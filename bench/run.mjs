@@ -1,4 +1,4 @@
-// `npm run bench [-- service gates webhooks load engine] [--jobs …]`: every benchmark, each measuring its contenders side
+// `npm run bench [-- service gates webhooks load engine imports] [--jobs …]`: every benchmark, each measuring its contenders side
 // by side in one run on this machine (timings on shared machines are noisy: compare ratios, not
 // absolute numbers). Starts its own local service (fresh state) for the sections that need one.
 // `--smoke`: every section with a handful of samples — it proves the scripts run (npm test does
@@ -24,7 +24,7 @@ for (let i = 0; i < args.length; i++) {
   else if (arg.startsWith("--jobs=") || arg.startsWith("--repeat=") || arg === "--full") engineArgs.push(arg);
   else named.push(arg);
 }
-const sections = named.length ? named : ["service", "gates", "webhooks", "load", "engine"];
+const sections = named.length ? named : ["service", "gates", "webhooks", "load", "engine", "imports"];
 const results = {};
 
 async function withService(options, fn) {
@@ -99,6 +99,14 @@ if (sections.includes("engine") && existsSync(join(ROOT, "bench", "engine.py")))
     stdio: "inherit",
   });
   results.engine = { exit: res.status };
+  if (res.status !== 0) process.exitCode = 1;
+}
+
+if (sections.includes("imports")) {
+  // The scientific stack's imports (docs/performance.md): runs forked from the stack's fork server and from
+  // the plain one side by side, TensorFlow's import, each server's memory (bench/imports.py).
+  const res = spawnSync(VENV_PYTHON, [join(ROOT, "bench", "imports.py"), ...(smoke ? ["--smoke"] : [])], { cwd: ROOT, stdio: "inherit" });
+  results.imports = { exit: res.status };
   if (res.status !== 0) process.exitCode = 1;
 }
 

@@ -22,7 +22,8 @@ import { resultsRoutes } from "./http/routes/results";
 import { submissionsRoutes } from "./http/routes/submissions";
 import { sweepsRoutes } from "./http/routes/sweeps";
 import { webhooksRoutes } from "./http/routes/webhooks";
-import { Health, OpenApiDocument } from "./http/validation/responses";
+import { EnvironmentBody, Health, OpenApiDocument } from "./http/validation/responses";
+import { ENVIRONMENT } from "./model/environment";
 import { requestId } from "./surface/request-id";
 
 /** Paths of the machine interfaces (JSON errors); everything else is the dashboard (HTML pages). */
@@ -68,6 +69,19 @@ export function newApp() {
         .map(([part]) => part);
       return c.json(ready ? { status: "ok", checks } : { status: "unavailable", failing, checks }, ready ? 200 : 503);
     },
+  );
+  // What a run's code can import (docs/environment.md): the GA worker's environment, from the copy its own
+  // code wrote (src/model/environment.json). No key, counted per IP like every request without one.
+  app.get(
+    "/api/v1/environment",
+    describe({
+      operationId: "getEnvironment",
+      tag: "Environment",
+      summary: "The libraries a fitness function can import: Python, each package and its version, threads, memory, data files",
+      noKey: true,
+      success: { 200: EnvironmentBody },
+    }),
+    (c) => c.json(ENVIRONMENT),
   );
   // The OpenAPI documents, generated from these routes (src/http/openapi/; docs/architecture.md#openapi).
   app.get(

@@ -6,7 +6,7 @@ modules that own them (``worker.run_request.RunRequest``, ``child.jobs.JobSpec``
 The boundaries, and the types that cross them::
 
     Worker ─ POST /runs: RunRequestBody ───────────────────────▶ worker side (worker/app.py)
-           ◀ RunStateBody · Cancelled · Health · HttpError ─────┘
+           ◀ RunStateBody · Cancelled · Health · Environment · HttpError
     worker side ─ spec fd: ChildSpec (its sandbox: SandboxPlan) ─▶ child side (child/entry.py)
                 ─ --probe: SandboxPlan ─▶ child; ◀ stdout: ProbeAnswer
                 ◀ channel: RelayMessage (ProgressMessage, LimitMessage, CollectedMessage) ─ the relay
@@ -58,6 +58,11 @@ __all__ = [
     "CollectedMessage",
     "CollectedOutcome",
     "CompleteReport",
+    "Environment",
+    "EnvironmentDataFiles",
+    "EnvironmentMemory",
+    "EnvironmentPackage",
+    "EnvironmentThreads",
     "ErrorCode",
     "FailedOutcome",
     "Fitness",
@@ -329,6 +334,40 @@ class Health(TypedDict):
     draining: NotRequired[bool]  # SIGTERM: taking no runs, handing its runs back
 
 
+class EnvironmentPackage(TypedDict):
+    name: str  # the distribution's normalized name (PEP 503): "scikit-learn", "tensorflow-cpu"
+    version: str
+    modules: list[str]  # the top-level modules it provides: what a run imports ("sklearn", "tensorflow")
+    featured: bool  # one of the libraries the environment is curated for (worker/environment.py FEATURED)
+
+
+class EnvironmentThreads(TypedDict):
+    variables: list[str]  # sandbox/plan.py THREAD_VARIABLES
+    description: str
+
+
+class EnvironmentMemory(TypedDict):
+    tensorflow_min_memory_mb: int  # sandbox/plan.py NN_MIN_MEMORY_MB
+    description: str
+
+
+class EnvironmentDataFiles(TypedDict):
+    mount: str
+    read_only: bool
+    available: bool
+    description: str
+
+
+class Environment(TypedDict):
+    """``GET /environment``: what a run's code can import (worker/environment.py)."""
+
+    python: str
+    packages: list[EnvironmentPackage]
+    threads: EnvironmentThreads
+    memory: EnvironmentMemory
+    data_files: EnvironmentDataFiles
+
+
 class HttpErrorDetail(TypedDict):
     code: str  # invalid_request, at_capacity, unknown_run, not_found, internal_error
     message: str
@@ -524,6 +563,7 @@ class ChildSpec(ChildJob):
     before it confines itself: the fork server never sees it."""
 
     started_at: float  # CLOCK_MONOTONIC (system-wide) when the worker started the child
+    places: int  # the CPUs the run takes: the size of its thread pools (child/libraries.py)
     sandbox: SandboxPlan
     channel: ChannelLimits
 

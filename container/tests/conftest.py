@@ -74,10 +74,12 @@ def run_child(
     memory_mb: int = 512,
     initial_population: list | None = None,
     on_start: Callable[[sandbox.SandboxedProcess], None] | None = None,
+    places: int = 1,
     **limit_overrides: Any,
 ) -> tuple[dict[str, Any], sandbox.ProcessReport]:
-    """Run one job in a real sandboxed child; return (complete-report body, process report)."""
-    limits = sandbox.Limits.from_caps(time_seconds=time_seconds, memory_mb=memory_mb, **limit_overrides)
+    """Run one job in a real sandboxed child (forked from the fork server the worker would pick); return
+    (complete-report body, process report)."""
+    limits = sandbox.Limits.from_caps(time_seconds=time_seconds, memory_mb=memory_mb, places=places, **limit_overrides)
     workdir = tempfile.mkdtemp(prefix="allele-test-")
     spec = {
         "params": job_params,
@@ -93,9 +95,10 @@ def run_child(
         workdir=workdir,
         uid=uid,
         cgroups=host.cgroups,
-        forks=host.forks,
+        forks=host.forks_for(spec),
         group_name=host.group_name(uid, os.path.basename(workdir)),
         on_progress=progress.append,
+        places=places,
     )
     try:
         process.start()

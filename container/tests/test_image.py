@@ -115,6 +115,8 @@ def test_the_image_runs_a_job(tmp_path: Path, fake_worker: Any) -> None:
     env_of_image: dict[str, str] = json.loads(facts["env"])
     assert json.loads(facts["cmd"]) == ["python", "-m", "allele_worker"]
     assert env_of_image["ALLELE_REQUIRE_ISOLATION"] == "all"
+    # One run per instance: no second fork server with the stack (docs/decisions.md#scientific-stack).
+    assert env_of_image["ALLELE_FORK_SERVER_STACK"] == "0"
     app = image / facts["workdir"].lstrip("/")
 
     # The image's RUN line: the pinned requirements (here: this machine's already installed copies,

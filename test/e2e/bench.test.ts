@@ -21,7 +21,15 @@ describe("npm run bench -- --smoke", () => {
   it("runs every section and prints its table", { timeout: 600_000 }, async () => {
     const { code, out } = await runBench();
     expect(code, out).toBe(0);
-    for (const heading of ["## Service vs bare PyGAD", "## Gates", "## Webhooks", "## Load", "## Engine"]) expect(out).toContain(heading);
+    for (const heading of [
+      "## Service vs bare PyGAD",
+      "## Gates",
+      "## Webhooks",
+      "## Load",
+      "## Engine",
+      "## The scientific stack's imports",
+    ])
+      expect(out).toContain(heading);
     expect(out).toMatch(/\| gated POST \/submissions \| [\d.]+ \|/);
     expect(out).toMatch(/constraint100\s+stock/);
     expect(out).toMatch(/accelerated parallel \/ ideal/);

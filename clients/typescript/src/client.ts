@@ -22,6 +22,7 @@ export type OperationId = Exclude<keyof operations, `webhook_${string}`>;
  */
 const OPERATIONS = {
   getHealth: ["get", "/health", false],
+  getEnvironment: ["get", "/environment", false],
   getOpenApiDocument: ["get", "/openapi.json", false],
   getAccount: ["get", "/account", false],
   listSubmissions: ["get", "/submissions", false],
@@ -261,6 +262,8 @@ export class Allele {
     return (await res.json()) as Schemas["Health"];
   }
   readonly openapi = () => this.call("getOpenApiDocument");
+  /** What a fitness function can import: Python, every package and its version, threads, memory, data files (no key needed). */
+  readonly environment = () => this.call("getEnvironment");
   readonly account = { get: () => this.call("getAccount") };
 
   readonly submissions = {

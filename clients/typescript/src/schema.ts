@@ -96,6 +96,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/environment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The libraries a fitness function can import: Python, each package and its version, threads, memory, data files */
+        get: operations["getEnvironment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -844,6 +861,54 @@ export interface components {
             scope: string;
             key_prefix: string;
             key_name: string;
+        };
+        Environment: {
+            /**
+             * @description the Python release series runs use (the image's patch release is python:3.11-slim's)
+             * @example 3.11
+             */
+            python: string;
+            /** @description every package a run's code can import, with its exact version */
+            packages: components["schemas"]["EnvironmentPackage"][];
+            threads: {
+                /** @description the environment variables that size a run's thread pools */
+                variables: string[];
+                description: string;
+            };
+            memory: {
+                /** @description the smallest run memory cap under which TensorFlow may be imported */
+                tensorflow_min_memory_mb: number;
+                description: string;
+            };
+            data_files: {
+                /**
+                 * @description where a run finds its submission's data files
+                 * @example /data
+                 */
+                mount: string;
+                read_only: boolean;
+                /** @description whether this deployment mounts data files yet */
+                available: boolean;
+                description: string;
+            };
+        };
+        EnvironmentPackage: {
+            /**
+             * @description the distribution's name (PEP 503 normalized)
+             * @example scikit-learn
+             */
+            name: string;
+            /** @example 1.9.1 */
+            version: string;
+            /**
+             * @description the top-level modules it provides: what a run imports
+             * @example [
+             *       "sklearn"
+             *     ]
+             */
+            modules: string[];
+            /** @description one of the libraries the environment is curated for (listed first); the rest are their dependencies */
+            featured: boolean;
         };
         /** @description The error envelope; `code` is one of the closed list (docs/api.md#error-codes) */
         Error: {
@@ -2081,6 +2146,70 @@ export interface operations {
                             code?: "not_found";
                         };
                     };
+                };
+            };
+            /** @description Error: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getEnvironment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Environment"];
                 };
             };
             /** @description Error: `rate_limited` */

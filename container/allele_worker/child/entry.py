@@ -27,6 +27,7 @@ from ..wire import (
     SandboxPlan,
     to_json,
 )
+from . import libraries
 from .collector import Collector, outcome_lines
 
 INTERNAL_EXIT = 70
@@ -121,6 +122,7 @@ def run(spec_fd: int, channel_fd: int, store_fd: int, slot_fds: tuple[int, ...] 
     for fd in collector.keep_fds:  # the job holds nothing of the relay's: not the channel, not the store
         os.close(fd)
     main_pid = os.getpid()  # the job's (confine forks): a process forked by user code never reports
+    libraries.prepare(places=spec["places"], memory_mb=int(spec["caps"]["memory_mb"]))
     from . import jobs
 
     job = jobs.JobSpec.from_dict(spec, emit, slot_fds)

@@ -1,7 +1,9 @@
-"""The warm fork server: one process that has imported numpy, PyGAD and the engine, and forks one child
-per run on the worker's request; the child then confines itself exactly as a freshly started one does
-(``entry.run``: namespaces, minimal root, cgroup, its own uid, rlimits) before any user code runs.
-``python -I -u -m allele_worker.child.forkserver FD``, started by ``sandbox.forks.ForkServer``.
+"""The warm fork server: one process that has imported numpy, PyGAD and the engine (and, started with
+``--import``, the modules it names: the scientific stack's, ``sandbox.forks.STACK_MODULES``), and forks
+one child per run on the worker's request; the child then confines itself exactly as a freshly started
+one does (``entry.run``: namespaces, minimal root, cgroup, its own uid, rlimits) before any user code
+runs.  ``python -I -u -m allele_worker.child.forkserver FD [--import a.b,c]``, started by
+``sandbox.forks.ForkServer``.
 
 It is child-side by nature: it imports the job's code path and the engine (what its children run)
 and nothing of the worker's, and it runs with the children's environment.
@@ -31,6 +33,7 @@ import select
 import signal
 import socket
 import sys
+from collections.abc import Sequence
 
 from ..sandbox.confine import PR_SET_PDEATHSIG, load_libc
 from ..wire import (
@@ -76,15 +79,20 @@ WARM_UP_CHANNEL: ChannelLimits = {
 }
 
 
-def warm() -> None:
-    """Import what every run imports and run the warm-up jobs — each one's progress and outcome through
-    a relay's collector too, as a run's relay collects them — so a forked child starts with all of it
-    loaded and used once; then freeze what is left, so a child's garbage collections never walk (and
-    so never copy, page by page) the objects it shares with this parent."""
+def warm(modules: Sequence[str] = ()) -> None:
+    """Import what every run imports (and ``modules``) and run the warm-up jobs — each one's progress and
+    outcome through a relay's collector too, as a run's relay collects them — so a forked child starts
+    with all of it loaded and used once; then freeze what is left, so a child's garbage collections
+    never walk (and so never copy, page by page) the objects it shares with this parent.  None of it
+    may start a thread: this process forks (tests/test_forkserver.py holds it to one)."""
     import gc
+    import importlib
 
     import numpy  # noqa: F401
     import pygad  # noqa: F401
+
+    for name in modules:
+        importlib.import_module(name)
 
     from ..engine import accelerated  # noqa: F401
     from . import entry, jobs  # noqa: F401
@@ -151,10 +159,10 @@ def _child(control: socket.socket, fds: list[int], exits: dict[int, int]) -> Non
         os._exit(code)
 
 
-def serve(control: socket.socket) -> None:
+def serve(control: socket.socket, modules: Sequence[str] = ()) -> None:
     libc = load_libc()
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    warm()
+    warm(modules)
     ready: ForkReady = {"ready": True}
     control.send(to_json(ready))
     children: set[int] = set()
@@ -208,5 +216,10 @@ def _exit_notice(pid: int) -> int | None:
         return None
 
 
+def main(argv: Sequence[str]) -> None:
+    modules = argv[argv.index("--import") + 1].split(",") if "--import" in argv else []
+    serve(socket.socket(fileno=int(argv[1])), modules)
+
+
 if __name__ == "__main__":
-    serve(socket.socket(fileno=int(sys.argv[1])))
+    main(sys.argv)

@@ -23,6 +23,7 @@ import json
 import logging
 import os
 import queue
+import re
 import socket
 import subprocess
 import sys
@@ -32,7 +33,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 
-from ..wire import ForkExited, ForkReady, ForkRequest, ForkStarted, to_json
+from ..wire import CODE_FIELDS, ForkExited, ForkReady, ForkRequest, ForkStarted, GaParams, to_json
 from .plan import child_environment
 
 log = logging.getLogger("allele.sandbox")
@@ -41,6 +42,50 @@ log = logging.getLogger("allele.sandbox")
 # (docs/performance.md, "The fork server's re-execution": its start costs 0.2–0.3 CPU-seconds).
 ROTATE_RUNS = 100
 ROTATE_SECONDS = 600.0
+
+# What the stack's fork server imports besides numpy, PyGAD and the engine (``Host.stack_forks``): the
+# modules of the scientific stack a fitness function is likely to import (docs/environment.md), so that a
+# run's ``import sklearn.ensemble`` finds them loaded. Measured (docs/performance.md, "The scientific
+# stack's imports"): seconds of imports per run saved, ≈ 100 MB more in the server, which every run
+# forked from it shares — and counts in its resident memory, which is why runs that do not name the stack
+# are forked from the plain server. Not TensorFlow: ≈ 600 MB and seconds to import, a minority of runs,
+# and refused below its memory floor (sandbox/plan.py NN_MIN_MEMORY_MB); a run imports it itself. None of
+# these starts a thread on import (tests/test_forkserver.py).
+STACK_MODULES = (
+    "scipy.optimize",
+    "scipy.stats",
+    "scipy.spatial",
+    "scipy.integrate",
+    "scipy.interpolate",
+    "pandas",
+    "sklearn.datasets",
+    "sklearn.metrics",
+    "sklearn.model_selection",
+    "sklearn.preprocessing",
+    "sklearn.pipeline",
+    "sklearn.linear_model",
+    "sklearn.tree",
+    "sklearn.ensemble",
+    "sklearn.svm",
+    "sklearn.neighbors",
+    "sklearn.naive_bayes",
+    "sklearn.cluster",
+    "sklearn.decomposition",
+    "sklearn.neural_network",
+    "sklearn.feature_selection",
+)
+# A run whose code names one of these packages is forked from the stack's server (``names_the_stack``).
+_STACK_NAMES = re.compile(r"\b(?:" + "|".join(sorted({module.partition(".")[0] for module in STACK_MODULES})) + r")\b")
+
+
+def names_the_stack(params: GaParams) -> bool:
+    """Whether a code field of ``params`` names a package of ``STACK_MODULES`` (as a word, anywhere: an
+    import, or a comment — a fork of the stack's server costs such a run nothing it would not pay)."""
+    for name in CODE_FIELDS:
+        code = params.get(name)
+        if isinstance(code, str) and _STACK_NAMES.search(code):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -57,11 +102,19 @@ class ForkServerGone(RuntimeError):
 class _Server:
     """One fork server process: its control socket, the children it forked and their exits."""
 
-    def __init__(self, *, timeout: float = 60.0) -> None:
+    def __init__(self, *, timeout: float = 60.0, modules: Sequence[str] = ()) -> None:
         self._control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         home = "/tmp"
         self._process = subprocess.Popen(
-            [sys.executable, "-I", "-u", "-m", "allele_worker.child.forkserver", str(theirs.fileno())],
+            [
+                sys.executable,
+                "-I",
+                "-u",
+                "-m",
+                "allele_worker.child.forkserver",
+                str(theirs.fileno()),
+                *(("--import", ",".join(modules)) if modules else ()),
+            ],
             pass_fds=(theirs.fileno(),),
             env=child_environment(home),
             cwd="/",
@@ -106,8 +159,8 @@ class _Server:
                 self._cond.notify_all()
 
     def spawn(self, fds: Sequence[int]) -> int:
-        """A new child for a run: ``fds`` are its output, channel, spec and store, then its two
-        checkpoint slots (the request carries nothing else of the run); returns its pid (its own
+        """A new child for a run: ``fds`` are its output, channel, spec and store, then a
+        durable run's two checkpoint slots and its drain byte (the request carries nothing else of the run); returns its pid (its own
         session)."""
         with self._lock:
             self._next_id += 1
@@ -156,15 +209,21 @@ class ForkServer:
     docstring).  ``spawn`` and ``wait`` as one server's; ``pid`` is the current server's."""
 
     def __init__(
-        self, *, timeout: float = 60.0, rotate_runs: int | None = None, rotate_seconds: float | None = None
+        self,
+        *,
+        timeout: float = 60.0,
+        rotate_runs: int | None = None,
+        rotate_seconds: float | None = None,
+        modules: Sequence[str] = (),
     ) -> None:
         self.timeout = timeout
+        self.modules = tuple(modules)  # imported by each of its servers besides numpy, PyGAD and the engine
         self.rotate_runs = rotate_runs or int(os.environ.get("ALLELE_FORK_SERVER_RUNS") or ROTATE_RUNS)
         self.rotate_seconds = rotate_seconds or float(os.environ.get("ALLELE_FORK_SERVER_SECONDS") or ROTATE_SECONDS)
         self._tasks: queue.SimpleQueue[tuple[Callable[[], object], Future[object]] | None] = queue.SimpleQueue()
         threading.Thread(target=self._launcher, daemon=True, name="forkserver-launcher").start()
         try:
-            started = self._in_launcher(lambda: _Server(timeout=timeout)).result()
+            started = self._in_launcher(lambda: _Server(timeout=timeout, modules=self.modules)).result()
         except BaseException:
             self._tasks.put(None)
             raise
@@ -235,7 +294,7 @@ class ForkServer:
         """Start a fresh server; once it is ready, it takes every new run and the current one retires."""
         started = time.monotonic()
         try:
-            fresh = _Server(timeout=self.timeout)
+            fresh = _Server(timeout=self.timeout, modules=self.modules)
         except (OSError, ForkServerGone) as exc:
             log.warning("fork server: a fresh one did not start (%s); the current one goes on", exc)
             with self._lock:

@@ -1,9 +1,13 @@
 """What one worker process sets up once: its uid block, the control groups, the isolation probe, the
-warm fork server.
+warm fork servers.
 
 ``Host.setup()`` is called at worker start: it claims a uid block (sweeping what crashed workers
 left), finds the cgroup interface, runs the startup probe and starts the fork server (unless
-``ALLELE_FORK_SERVER=0``, or when it cannot start: then each run starts a fresh interpreter);
+``ALLELE_FORK_SERVER=0``, or when it cannot start: then each run starts a fresh interpreter).  The
+stack's fork server — the same with the scientific stack imported (``forks.STACK_MODULES``), for the
+runs whose code names it (``forks_for``) — is started in the background when the first such run comes
+(unless ``ALLELE_FORK_SERVER_STACK=0``), so a worker that never sees one never pays its start; until it
+is ready those runs are forked from the first one and import what they need themselves.
 ``ALLELE_REQUIRE_ISOLATION=all`` (set in the image) makes it refuse to start when any measure is
 missing, so production fails closed.
 """
@@ -12,11 +16,13 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 
+from ..wire import ChildJob
 from . import cgroups as cgroup_support
 from .cgroups import CgroupSupport
-from .forks import ForkServer, ForkServerGone
+from .forks import STACK_MODULES, ForkServer, ForkServerGone, names_the_stack
 from .plan import Isolation
 from .process import probe_isolation
 from .uids import UidBlock
@@ -38,6 +44,12 @@ class Host:
     cgroups: CgroupSupport | None
     #: The warm fork server every run's child is forked from (None: each run starts a fresh interpreter).
     forks: ForkServer | None = None
+    #: The same with the scientific stack imported, for the runs whose code names it (None until ready).
+    stack_forks: ForkServer | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _closed: bool = False
+    _stack_started: bool = False
+    _stack_settled: threading.Event = field(default_factory=threading.Event, repr=False)
 
     @classmethod
     def setup(
@@ -64,6 +76,9 @@ class Host:
                 host.forks = ForkServer()
             except (OSError, ForkServerGone) as exc:
                 log.warning("fork server unavailable, each run starts a fresh interpreter: %s", exc)
+        if host.forks is None or os.environ.get("ALLELE_FORK_SERVER_STACK", "1") == "0":
+            host._stack_started = True  # never: runs that name the stack come from the plain server
+            host._stack_settled.set()
         if require_all is None:
             require_all = os.environ.get("ALLELE_REQUIRE_ISOLATION", "") == "all"
         missing = isolation.missing()
@@ -78,6 +93,51 @@ class Host:
             )
         return host
 
+    def _want_stack(self) -> None:
+        """Start the stack's fork server in the background, once (the first run that names the stack)."""
+        with self._lock:
+            if self._stack_started or self._closed:
+                return
+            self._stack_started = True
+        threading.Thread(target=self._start_stack_forks, daemon=True, name="forkserver-stack").start()
+
+    def _start_stack_forks(self) -> None:
+        """Start the stack's fork server (in the background: the worker serves runs meanwhile)."""
+        try:
+            forks = ForkServer(modules=STACK_MODULES)
+        except (OSError, ForkServerGone) as exc:
+            log.warning("the stack's fork server is unavailable, runs import the stack themselves: %s", exc)
+            self._stack_settled.set()
+            return
+        with self._lock:
+            closed = self._closed
+            if not closed:
+                self.stack_forks = forks
+        if closed:
+            forks.close()
+        else:
+            log.info("the stack's fork server is ready (pid %d)", forks.pid)
+        self._stack_settled.set()
+
+    def wait_for_stack(self, timeout: float = 120.0) -> ForkServer | None:
+        """The stack's fork server once its start has settled, starting it if it is not (None: off,
+        failed, or not in time)."""
+        self._want_stack()
+        self._stack_settled.wait(timeout)
+        return self.stack_forks
+
+    def forks_for(self, job: ChildJob) -> ForkServer | None:
+        """The fork server a run's child comes from: the stack's when the run's code names the stack and
+        that server is ready, else the plain one (None: a fresh interpreter).  The first run that names
+        the stack starts that server."""
+        if self.forks is None or not names_the_stack(job["params"]):
+            return self.forks
+        stack = self.stack_forks
+        if stack is None:
+            self._want_stack()
+            return self.forks
+        return stack
+
     def take_uid(self) -> int | None:
         return self.uids.take() if self.uids else None
 
@@ -91,6 +151,11 @@ class Host:
         return f"{prefix}{uid if uid is not None else run_id}"
 
     def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            stack, self.stack_forks = self.stack_forks, None
+        if stack:
+            stack.close()
         if self.forks:
             self.forks.close()
         if self.uids:

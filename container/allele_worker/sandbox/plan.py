@@ -12,6 +12,22 @@ from ..wire import MESSAGE_BYTES, ChannelLimits, IsolationHealth, SandboxPlan
 
 MIB = 1024 * 1024
 
+# What a run's address space may hold beyond its hard memory cap (RLIMIT_AS; docs/environment.md#memory):
+# libraries reserve far more than they touch — TensorFlow 0.78 GB beyond its resident memory with one
+# thread, 0.98 GB with two, 1.31 GB with four (each thread's stack and malloc arena); OpenBLAS a buffer per
+# thread. Memory itself is capped by the run's cgroup and the watchdog, not by this limit; too low a
+# limit does not stop such a library, it breaks it (TensorFlow spun at full CPU until the time cap).
+ADDRESS_SPACE_HEADROOM_MB = 1024
+ADDRESS_SPACE_PER_PLACE_MB = 256
+
+# The smallest memory cap under which a run may import TensorFlow (docs/environment.md#memory): its import
+# alone takes ≈ 600 MB resident (≈ 250 MB of it its own, the rest its libraries' code), and a small
+# kerasga network's run peaks at ≈ 610 MB, past the free plan's 512 MB soft cap and close to its hard one
+# (640 MB). Below it, ``import tensorflow`` fails at once with an ImportError that says so
+# (child/libraries.py). = the trial plan's memory cap; premium's and every credit-paid run's are 2048 MB
+# (src/admission/limits.ts; test/http/environment.test.ts holds the plans to it).
+NN_MIN_MEMORY_MB = 1024
+
 # --------------------------------------------------------------------------- limits
 
 
@@ -36,8 +52,11 @@ class Limits:
     message_burst: int = 200  # … plus these, over the whole run
 
     @classmethod
-    def from_caps(cls, *, time_seconds: float, memory_mb: int, population_size: int = 0, **overrides: int) -> Limits:
-        """The limits of a run with these caps; ``overrides`` replace any of them (tests, benchmarks)."""
+    def from_caps(
+        cls, *, time_seconds: float, memory_mb: int, population_size: int = 0, places: int = 1, **overrides: int
+    ) -> Limits:
+        """The limits of a run with these caps taking ``places`` CPUs; ``overrides`` replace any of them
+        (tests, benchmarks)."""
         grace = max(2.0, 0.1 * time_seconds)
         hard_memory = memory_mb + max(128, memory_mb // 8)
         limits = cls(
@@ -46,7 +65,7 @@ class Limits:
             hard_time_seconds=float(time_seconds) + grace,
             hard_memory_mb=hard_memory,
             cpu_seconds=int(math.ceil(time_seconds + grace)) + 5,
-            address_space_mb=hard_memory + 384,
+            address_space_mb=hard_memory + ADDRESS_SPACE_HEADROOM_MB + ADDRESS_SPACE_PER_PLACE_MB * places,
             outcome_bytes=max(16 * MIB, 64 * population_size + MIB),
         )
         return replace(limits, **overrides)
@@ -116,17 +135,36 @@ RLIMITS = {
 }
 
 
-def child_environment(home: str) -> dict[str, str]:
-    """The child's whole environment: nothing of the worker's (no secrets, no token)."""
+# The variables that size a run's thread pools, each set to the run's places (the CPUs it takes,
+# docs/runner-protocol.md#places): BLAS (OpenBLAS, MKL), OpenMP (scikit-learn's compiled loops), numexpr,
+# TensorFlow's intra- and inter-op pools, and the CPUs joblib/loky counts (``n_jobs=-1``). Every thread
+# is billed: they run in the run's cgroup (docs/environment.md#threads).
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+    "TF_NUM_INTRAOP_THREADS",
+    "TF_NUM_INTEROP_THREADS",
+    "LOKY_MAX_CPU_COUNT",
+)
+
+
+def thread_environment(places: int) -> dict[str, str]:
+    """``THREAD_VARIABLES``, each the run's ``places``."""
+    return dict.fromkeys(THREAD_VARIABLES, str(max(1, places)))
+
+
+def child_environment(home: str, places: int = 1) -> dict[str, str]:
+    """The child's whole environment: nothing of the worker's (no secrets, no token); its thread pools
+    sized to its ``places``."""
     return {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": home,
         "TMPDIR": home,
         "LANG": "C.UTF-8",
-        "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "NUMEXPR_NUM_THREADS": "1",
+        **thread_environment(places),
+        "TF_CPP_MIN_LOG_LEVEL": "1",  # TensorFlow's informational lines (CPU features) kept out of the run's output
     }
 
 

@@ -289,8 +289,10 @@ class SandboxedProcess:
         poll_seconds: float = 0.05,
         slots: tuple[Store, Store, Store] | None = None,
         on_checkpoint: Callable[[CheckpointMessage], None] | None = None,
+        places: int = 1,
     ) -> None:
         self.job, self.limits, self.isolation = job, limits, isolation
+        self.places = places  # the CPUs the run takes: its thread pools' size
         self.workdir, self.uid = workdir, uid
         self.group: RunCgroup | None = None
         if cgroups is not None and isolation.cgroup is not None:
@@ -332,6 +334,7 @@ class SandboxedProcess:
         spec: ChildSpec = {
             **self.job,
             "started_at": self.started_at,
+            "places": self.places,
             "sandbox": plan,
             "channel": self.limits.channel(),
         }
@@ -377,7 +380,7 @@ class SandboxedProcess:
                     stdout=out_w,
                     stderr=out_w,
                     pass_fds=(msg_w, spec_fd, self.store.fd, *(slot.fd for slot in self.slots or ())),
-                    env=child_environment("/tmp" if self.isolation.minimal_root else self.workdir),
+                    env=child_environment("/tmp" if self.isolation.minimal_root else self.workdir, self.places),
                     cwd=self.workdir,
                     start_new_session=True,
                     close_fds=True,

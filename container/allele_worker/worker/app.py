@@ -1,7 +1,7 @@
 """HTTP surface of the GA worker (docs/runner-protocol.md): read the body, call the run manager, map
 errors to answers (every body a ``wire`` type).
 
-GET /health · POST /runs · GET /runs/{run_id} · POST /runs/{run_id}/cancel
+GET /health · GET /environment · POST /runs · GET /runs/{run_id} · POST /runs/{run_id}/cancel
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from starlette.routing import Route
 
 from ..errors import AtCapacity, InvalidRequest, UnknownRun
 from ..wire import Cancelled, Health, HttpError, RunStateBody
+from .environment import describe
 from .run_request import parse_run_request
 from .runs import RunManager
 
@@ -44,6 +45,11 @@ def create_app(manager: RunManager, on_shutdown: list[Callable[[], object]] | No
             "draining": manager.draining,
         }
         return JSONResponse(body)
+
+    listing = describe()  # the installed packages do not change while the worker lives
+
+    async def environment(request: Request) -> JSONResponse:
+        return JSONResponse(listing)
 
     async def start_run(request: Request) -> JSONResponse:
         raw = await request.body()
@@ -88,6 +94,7 @@ def create_app(manager: RunManager, on_shutdown: list[Callable[[], object]] | No
     return Starlette(
         routes=[
             Route("/health", health, methods=["GET"]),
+            Route("/environment", environment, methods=["GET"]),
             Route("/runs", start_run, methods=["POST"]),
             Route("/runs/{run_id}", run_state, methods=["GET"]),
             Route("/runs/{run_id}/cancel", cancel_run, methods=["POST"]),

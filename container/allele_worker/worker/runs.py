@@ -96,6 +96,7 @@ class _Run:
             time_seconds=request.time_seconds,
             memory_mb=request.memory_mb,
             population_size=reported,
+            places=self.places,
             **self.manager.limit_overrides,
         )
 
@@ -192,8 +193,9 @@ class _Run:
             if self.slots is not None:
                 self._uploader = threading.Thread(target=self._upload_checkpoints, daemon=True)
                 self._uploader.start()
+            job = self.request.child_job(population, resume_bytes)
             self.process = SandboxedProcess(
-                job=self.request.child_job(population, resume_bytes),
+                job=job,
                 slots=self.slots,
                 on_checkpoint=self._on_checkpoint,
                 limits=self.limits,
@@ -201,9 +203,10 @@ class _Run:
                 workdir=workdir,
                 uid=uid,
                 cgroups=host.cgroups,
-                forks=host.forks,
+                forks=host.forks_for(job),
                 group_name=host.group_name(uid, self.request.run_id),
                 on_progress=self._on_progress,
+                places=self.places,
             )
             if self._cancel.is_set():
                 raise _Cancelled

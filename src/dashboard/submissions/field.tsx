@@ -2,6 +2,7 @@
 // One field of the new-submission form (docs/dashboard.md#new-submission): its label, its control (a code
 // editor with its entry symbol, a choice, a text area or a text input), its hint and its error.
 import type { FormField, FormValues } from "./forms";
+import { Libraries } from "./libraries";
 
 interface FieldProps {
   f: FormField;
@@ -91,6 +92,7 @@ function CodeField(p: FieldProps) {
       </textarea>
       <ErrorText id={`f-${f.name}`} error={errors[f.name] ?? (f.param ? errors[f.param] : undefined)} />
       <EntryInput {...p} />
+      {f.name === "fitness_func" && <Libraries />}
     </div>
   );
 }

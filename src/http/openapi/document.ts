@@ -283,6 +283,7 @@ const TAG_ORDER = [
   "Webhooks",
   "Account",
   "Device login",
+  "Environment",
   "Health",
   "Documents",
   "Accounts",

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { ERROR_CODES, type ErrorCode } from "../../errors";
 import type { cancelledData, failedData, resultCompletedData, succeededData, sweepCompletedData } from "../../events/payloads";
 import { OVERRIDABLE_LIMITS, type OverridableLimit, PLANS, SCOPES } from "../../model/accounts";
+import type { Environment } from "../../model/environment";
 import { DELIVERY_STATUSES, EVENT_TYPES } from "../../model/events";
 import { RUN_KINDS, RUN_STATUSES, SUBMISSION_SOURCES } from "../../model/runs";
 import { SWEEP_STATUSES } from "../../model/sweeps";
@@ -44,6 +45,44 @@ export const Health = z
     ),
   })
   .meta({ id: "Health" });
+
+export const EnvironmentBody = z
+  .strictObject({
+    python: z
+      .string()
+      .meta({ description: "the Python release series runs use (the image's patch release is python:3.11-slim's)", examples: ["3.11"] }),
+    packages: z
+      .array(
+        z
+          .strictObject({
+            name: z.string().meta({ description: "the distribution's name (PEP 503 normalized)", examples: ["scikit-learn"] }),
+            version: z.string().meta({ examples: ["1.9.1"] }),
+            modules: z
+              .array(z.string())
+              .meta({ description: "the top-level modules it provides: what a run imports", examples: [["sklearn"]] }),
+            featured: z
+              .boolean()
+              .meta({ description: "one of the libraries the environment is curated for (listed first); the rest are their dependencies" }),
+          })
+          .meta({ id: "EnvironmentPackage" }),
+      )
+      .meta({ description: "every package a run's code can import, with its exact version" }),
+    threads: z.strictObject({
+      variables: z.array(z.string()).meta({ description: "the environment variables that size a run's thread pools" }),
+      description: z.string(),
+    }),
+    memory: z.strictObject({
+      tensorflow_min_memory_mb: z.number().meta({ description: "the smallest run memory cap under which TensorFlow may be imported" }),
+      description: z.string(),
+    }),
+    data_files: z.strictObject({
+      mount: z.string().meta({ description: "where a run finds its submission's data files", examples: ["/data"] }),
+      read_only: z.boolean(),
+      available: z.boolean().meta({ description: "whether this deployment mounts data files yet" }),
+      description: z.string(),
+    }),
+  })
+  .meta({ id: "Environment" });
 
 export const OpenApiDocument = z
   .looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) })
@@ -577,6 +616,7 @@ export type ViewsConform = [
   Holds<Conforms<ReturnType<typeof resultCompletedData>, typeof ResultCompletedData>>,
   Holds<Conforms<ReturnType<typeof failedData>, typeof FailedData>>,
   Holds<Conforms<ReturnType<typeof cancelledData>, typeof CancelledData>>,
+  Holds<Conforms<Environment, typeof EnvironmentBody>>,
   Holds<Conforms<ReturnType<typeof sweepCompletedData>, typeof SweepCompletedData>>,
   Holds<Conforms<ReturnType<typeof sweepAccepted>, typeof SweepAccepted>>,
   Holds<Conforms<ReturnType<typeof sweepListItem>, typeof SweepListItem>>,
