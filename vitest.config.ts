@@ -109,9 +109,18 @@ function e2eProject(name: string, files: { include: string[]; exclude?: string[]
  * downloads, to which another file's runs would add). Every other e2e file makes its own accounts and
  * only shares the service: two run at once.
  */
-const E2E_ALONE = ["bench", "start", "fuzz", "sdk", "dashboard-runs", "dashboard-parallel", "runs", "docs-browser", "data-files"].map(
-  (f) => `test/e2e/${f}.test.ts`,
-);
+const E2E_ALONE = [
+  "bench",
+  "start",
+  "fuzz",
+  "sdk",
+  "dashboard-runs",
+  "dashboard-parallel",
+  "runs",
+  "docs-browser",
+  "data-files",
+  "durable",
+].map((f) => `test/e2e/${f}.test.ts`);
 
 export default defineConfig({
   test: {

@@ -23,6 +23,10 @@ const schema = z.object({
   NEGATIVE_BALANCE_CAP: decimal("1.00"),
   PLATFORM_QUEUE_CAP: count(1000),
   RUN_CAPACITY: count(20),
+  /** A durable run's checkpoint interval in seconds of run time (docs/architecture.md#durable-runs-issue-28); test suites shorten it. */
+  CHECKPOINT_SECONDS: decimal("30"),
+  /** Seconds without a report after which a running run's worker is lost (its run resumed); test suites shorten it. */
+  HEARTBEAT_TIMEOUT_SECONDS: decimal("60"),
   RATE_LIMIT_KEY: count(60),
   /** Twice the key limit unless set. */
   RATE_LIMIT_USER: optional(z.string().regex(/^[1-9]\d*$/, "must be a positive whole number")).transform((v) =>
@@ -50,6 +54,8 @@ export interface Config {
   negativeBalanceCap: number;
   platformQueueCap: number;
   runCapacity: number;
+  checkpointSeconds: number;
+  heartbeatTimeoutMs: number;
   rateLimits: { key: number; user: number; ip: number };
   runnerUrl: string | undefined;
   reportBaseUrl: string | undefined;
@@ -90,6 +96,8 @@ export function config(env: object): Config {
     negativeBalanceCap: v.NEGATIVE_BALANCE_CAP,
     platformQueueCap: v.PLATFORM_QUEUE_CAP,
     runCapacity: v.RUN_CAPACITY,
+    checkpointSeconds: v.CHECKPOINT_SECONDS,
+    heartbeatTimeoutMs: v.HEARTBEAT_TIMEOUT_SECONDS * 1000,
     rateLimits: { key: v.RATE_LIMIT_KEY, user: v.RATE_LIMIT_USER ?? v.RATE_LIMIT_KEY * 2, ip: v.RATE_LIMIT_IP },
     runnerUrl: v.RUNNER_URL,
     reportBaseUrl: v.REPORT_BASE_URL,

@@ -74,6 +74,10 @@ def main() -> None:
     except IsolationMissing as exc:
         log.critical("refusing to start: %s", exc)
         sys.exit(78)  # EX_CONFIG
+    # SIGTERM (a deploy, an eviction, npm start's supervisor): uvicorn stops taking requests, then this
+    # drains every run first — checkpointed and handed back — within ALLELE_DRAIN_SECONDS.
+    drain_seconds = float(os.environ.get("ALLELE_DRAIN_SECONDS") or 600)
+    CLEANUP.insert(0, lambda: manager.drain(drain_seconds))
     host = os.environ.get("HOST", "127.0.0.1")
     port = int(os.environ.get("PORT", "8788"))
     uvicorn.run(

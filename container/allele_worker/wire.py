@@ -50,6 +50,8 @@ __all__ = [
     "Cancelled",
     "Caps",
     "ChannelLimits",
+    "CheckpointMessage",
+    "CheckpointSpec",
     "ChildCaps",
     "ChildJob",
     "ChildMessage",
@@ -94,6 +96,7 @@ __all__ = [
     "ReportTarget",
     "ResultBody",
     "ResultFacts",
+    "RunCheckpoint",
     "RunError",
     "RunRequestBody",
     "RunState",
@@ -106,6 +109,7 @@ __all__ = [
     "SucceededOutcome",
     "Violation",
     "WarningEntry",
+    "checked_checkpoint",
     "checked_progress",
     "is_count",
     "is_finite_number",
@@ -290,6 +294,15 @@ class RunRequestBody(TypedDict):
     data_scope: NotRequired[str]  # whose bytes they are: one account's cached files are kept apart from another's
     caps: Caps
     report: ReportTarget
+    # A durable run: checkpoint every interval_seconds (at most max_bytes each); checkpoint_url: the
+    # run's last checkpoint, to resume from (docs/runner-protocol.md).
+    checkpoint: NotRequired[RunCheckpoint | None]
+    checkpoint_url: NotRequired[str | None]
+
+
+class RunCheckpoint(TypedDict):
+    interval_seconds: float
+    max_bytes: int
 
 
 RunState = Literal["running", "finished"]
@@ -352,6 +365,7 @@ class Health(TypedDict):
     in_use: int
     active_runs: int
     data_cache: DataCacheHealth
+    draining: NotRequired[bool]  # SIGTERM: taking no runs, handing its runs back
 
 
 class EnvironmentPackage(TypedDict):
@@ -565,6 +579,16 @@ class ChildCaps(TypedDict):
     memory_mb: int
 
 
+class CheckpointSpec(TypedDict):
+    """A durable run's checkpoints (docs/architecture.md, "Durable runs"): every ``interval_seconds``
+    of run time at a generation boundary, at most ``max_bytes`` each; ``resume_bytes``: the child's
+    first checkpoint slot holds the checkpoint to resume from, that long (None: from the start)."""
+
+    interval_seconds: float
+    max_bytes: int
+    resume_bytes: NotRequired[int | None]
+
+
 class ChildJob(TypedDict):
     """What the worker runs in a child: no report URL, no token (the start population is fetched)."""
 
@@ -572,6 +596,27 @@ class ChildJob(TypedDict):
     params: GaParams
     initial_population: Population | None
     caps: ChildCaps
+    checkpoint: NotRequired[CheckpointSpec | None]
+
+
+class CheckpointMessage(TypedDict):
+    """Job → relay → worker: a checkpoint of ``bytes`` bytes is in slot ``slot`` (0 or 1), taken at
+    the boundary before generation ``generation``; the worker streams it to the Worker unread."""
+
+    type: Literal["checkpoint"]
+    generation: int
+    slot: int
+    bytes: int
+
+
+def checked_checkpoint(message: Mapping[str, object], max_bytes: int) -> CheckpointMessage | None:
+    """A checkpoint message with that shape (user code can write to the channel too), else None."""
+    generation, slot, size = message.get("generation"), message.get("slot"), message.get("bytes")
+    if not is_count(generation, 1) or slot not in (0, 1) or type(slot) is not int:
+        return None
+    if not is_count(size, 1) or size > max_bytes:
+        return None
+    return {"type": "checkpoint", "generation": generation, "slot": slot, "bytes": size}
 
 
 class ChannelLimits(TypedDict):
@@ -581,6 +626,7 @@ class ChannelLimits(TypedDict):
     outcome_bytes: int  # the outcome
     messages_per_second: float  # messages of any kind, after …
     message_burst: int  # … this many over the whole run
+    checkpoint_bytes: NotRequired[int]  # a durable run's checkpoint cap (0 or absent: no checkpoints)
 
 
 class ChildSpec(ChildJob):
@@ -646,7 +692,8 @@ class PopulationMessage(TypedDict):
     population: JSON
 
 
-ChildMessage: TypeAlias = ProgressMessage | PopulationMessage | OutcomeMessage  # the job → its relay
+# the job → its relay
+ChildMessage: TypeAlias = ProgressMessage | PopulationMessage | OutcomeMessage | CheckpointMessage
 
 # --------------------------------------------------------------------------- relay → worker
 
@@ -668,7 +715,7 @@ class CollectedMessage(TypedDict):
     at: list[int] | None
 
 
-RelayMessage: TypeAlias = ProgressMessage | LimitMessage | CollectedMessage
+RelayMessage: TypeAlias = ProgressMessage | LimitMessage | CollectedMessage | CheckpointMessage
 
 
 class CollectedOutcome(TypedDict):

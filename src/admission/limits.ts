@@ -106,3 +106,14 @@ export function dataFileLimits(plan: Plan, overrides: Overrides): Record<DataFil
   }
   return limits;
 }
+
+/** Resumes of one run before a lost worker fails it with `worker_lost` (docs/architecture.md#durable-runs-issue-28). */
+export const MAX_RESUMES = 5;
+/** The checkpoint interval's bounds (seconds of run time): the configured one is kept within them. */
+export const CHECKPOINT_SECONDS = { min: 0.1, default: 30, max: 300 } as const;
+
+/** A run's checkpoint plan: every `interval_seconds` (CHECKPOINT_SECONDS, kept within its bounds), each at most its memory cap. */
+export function checkpointPlan(limits: Pick<Limits, "run_memory_mb">, seconds: number) {
+  const interval = Math.min(CHECKPOINT_SECONDS.max, Math.max(CHECKPOINT_SECONDS.min, seconds));
+  return { interval_seconds: interval, max_bytes: limits.run_memory_mb * 1024 * 1024 };
+}

@@ -60,6 +60,9 @@ export const r2Key = (resultId: string, name: string) => `results/${resultId}/${
 /** Where the GA worker's upload of `name` waits for the run's end (it stays there as the result's file). */
 export const stagedKey = (runId: string, name: StagedFile) => `runs/${runId}/${name}`;
 
+/** Where a durable run's last checkpoint is in R2 (one key per run, chosen by the server: the latest replaces it). */
+export const checkpointKey = (runId: string) => `checkpoints/${runId}`;
+
 const csvCell = (v: Fitness) => (v === null ? "" : String(v));
 
 /**

@@ -1,8 +1,11 @@
 // A run's way from the queue to a worker: claim (queued → running), start, progress, give back.
 
 import { limitsFor } from "../admission/admission";
+import { checkpointPlan } from "../admission/limits";
 import { config, runTokenSecret } from "../config";
 import type { Bindings } from "../env";
+import { enqueueRunDeliveries, eventStatements } from "../events/outbox";
+import { occurredAt, resumedData } from "../events/payloads";
 import { hmacSha256Hex } from "../lib/crypto";
 import { nowIso } from "../lib/ids";
 import type { PopulationStats, TrailPoint } from "../model/runs";
@@ -10,7 +13,15 @@ import { INTERNAL_HOST } from "../runner/container-runner";
 import { getRunner, type StartRequest } from "../runner/runner";
 import { getDb } from "../storage/db";
 import { getResultFile } from "../storage/results";
-import { type ClaimedRun, claimQueuedRun, recordRunProgress, unclaimRunningRun } from "../storage/runs";
+import { findRunWithSource } from "../storage/run-end";
+import {
+  type ClaimedRun,
+  claimQueuedRun,
+  recordRunCheckpoint,
+  recordRunProgress,
+  resumeRunningRun,
+  unclaimRunningRun,
+} from "../storage/runs";
 import type { RunRow } from "../storage/submissions";
 import { runDataFiles } from "./data-files";
 import { MAX_PANELS } from "./plots";
@@ -32,6 +43,57 @@ export function reportUrl(env: Bindings, runId: string): string {
  */
 export function claimRun(env: Bindings, runId: string): Promise<ClaimedRun | null> {
   return claimQueuedRun(getDb(env.DB), runId, nowIso());
+}
+
+/**
+ * running → queued after its worker was lost: it goes on from its last checkpoint (docs/architecture.md#durable-runs-issue-28),
+ * and a `run.resumed` event goes to the webhooks subscribed to it (API submissions), in the same batch.
+ */
+export async function resumeRun(
+  env: Bindings,
+  run: RunRow,
+  segment?: { cpuSeconds: number; wallMs: number; peakMb: number },
+): Promise<boolean> {
+  const db = getDb(env.DB);
+  const now = nowIso();
+  const found = await findRunWithSource(db, run.id);
+  const fire = found?.source === "api";
+  return resumeRunningRun(
+    db,
+    run,
+    now,
+    (resumed) =>
+      fire
+        ? [
+            ...eventStatements(
+              db,
+              {
+                id: crypto.randomUUID(),
+                accountId: run.accountId,
+                type: "run.resumed",
+                data: resumedData({
+                  submissionId: run.submissionId,
+                  runId: run.id,
+                  resumes: (run.resumes?.length ?? 0) + 1,
+                  fromGeneration: run.checkpointGeneration,
+                }),
+                occurredAt: occurredAt(now),
+                submissionId: run.submissionId,
+                runId: run.id,
+                origin: "run",
+                createdAt: now,
+              },
+              "subscribed",
+              resumed,
+            ),
+          ]
+        : ([] as ReturnType<typeof eventStatements>[number][]),
+    segment,
+  ).then(async (moved) => {
+    if (moved && fire)
+      await enqueueRunDeliveries(env, run.id).catch((err) => console.error("run.resumed dispatch failed; the cron will send", err));
+    return moved;
+  });
 }
 
 /** running → queued after a failed start, so the queue's retry (or the cron) can hand it out again. */
@@ -75,6 +137,9 @@ export async function startRun(env: Bindings, { run, account }: ClaimedRun): Pro
     initial_population_url: initialPopulationUrl,
     caps: { time_seconds: limits.run_time_seconds, memory_mb: limits.run_memory_mb },
     report: { url: reportUrl(env, run.id), token: await runToken(env, run.id) },
+    checkpoint: checkpointPlan(limits, config(env).checkpointSeconds),
+    // A resumed run with a checkpoint goes on from it; without one it starts again from generation 0.
+    checkpoint_url: run.checkpointGeneration !== null ? `${reportUrl(env, run.id)}/checkpoint` : null,
   };
   return getRunner(env).start(request);
 }
@@ -86,6 +151,15 @@ export async function startRun(env: Bindings, { run, account }: ClaimedRun): Pro
 export async function startPopulationFile(env: Bindings, run: RunRow): Promise<{ r2Key: string } | undefined> {
   if (run.parentResultId) return getResultFile(getDb(env.DB), run.parentResultId, POPULATION_FILE);
   return run.startPopulationKey ? { r2Key: run.startPopulationKey } : undefined;
+}
+
+/** A checkpoint the GA worker stored (R2 has its bytes): recorded on the running run; false when it is not running. */
+export function recordCheckpoint(
+  env: Bindings,
+  runId: string,
+  c: { generation: number; cpuSeconds: number; wallMs: number; peakMb: number },
+): Promise<boolean> {
+  return recordRunCheckpoint(getDb(env.DB), runId, c, nowIso());
 }
 
 /** Objectives a progress trail point keeps: as many as the charts draw (fitness.svg's panels). */

@@ -28,6 +28,7 @@ import {
 } from "../storage/run-end";
 import type { RunRow } from "../storage/submissions";
 import {
+  checkpointKey,
   type GaResult,
   POPULATION_FILE,
   reportFiles,
@@ -77,12 +78,17 @@ export interface EndedRun {
   endedAt: string;
 }
 
+/**
+ * The run's usage: its last segment's (as measured, else its wall time so far) plus, for a resumed
+ * run, its earlier segments' up to their last checkpoints (docs/architecture.md#durable-runs-issue-28):
+ * every segment billed once, in this one charge.
+ */
 function usageOf(run: RunRow, metrics: RunMetrics | null | undefined, now: string) {
   const wallMs = metrics?.execution_duration_ms ?? (run.startedAt ? Math.max(0, Date.parse(now) - Date.parse(run.startedAt)) : 0);
   return {
-    cpuSeconds: metrics?.cpu_seconds_used ?? 0,
-    peakMemoryMb: metrics?.peak_memory_mb ?? 0,
-    wallMs,
+    cpuSeconds: (metrics?.cpu_seconds_used ?? 0) + (run.priorCpuSeconds ?? 0),
+    peakMemoryMb: Math.max(metrics?.peak_memory_mb ?? 0, run.priorPeakMb ?? 0),
+    wallMs: wallMs + (run.priorWallMs ?? 0),
   };
 }
 
@@ -159,6 +165,7 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
           amountMicro: charge.amountMicro,
           cpuSeconds: usage.cpuSeconds,
           gbSeconds: charge.gbSeconds,
+          resumes: run.resumes?.length ?? 0,
           now,
         },
         won,
@@ -250,8 +257,9 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
     if (stored.length) await env.FILES.delete(stored.map((f) => f.key));
     return null;
   }
-  // A run that ended without a result has no use for the files it may have uploaded.
-  if (!resultId) await env.FILES.delete(STAGED_NAMES.map((name) => stagedKey(runId, name)));
+  // A run that ended without a result has no use for the files it may have uploaded; no ended run
+  // has a use for its checkpoint.
+  await env.FILES.delete([...(resultId ? [] : STAGED_NAMES.map((name) => stagedKey(runId, name))), checkpointKey(runId)]);
   await afterRunEnded(env, ended);
   return ended;
 }

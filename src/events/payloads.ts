@@ -116,6 +116,25 @@ export function runEndEvents(f: RunEndFacts): { type: EventType; data: EventData
   }
 }
 
+/** What a `run.resumed` event says: the run goes on from its last checkpoint (or from generation 0 without one). */
+export interface RunResumedFacts {
+  submissionId: string;
+  runId: string;
+  resumes: number;
+  fromGeneration: number | null;
+}
+
+/** `data` of a `run.resumed` event. */
+export function resumedData(f: RunResumedFacts) {
+  return {
+    submission_id: f.submissionId,
+    run_id: f.runId,
+    status: "queued" as const,
+    resumes: f.resumes,
+    from_generation: f.fromGeneration,
+  };
+}
+
 /** Facts about a sweep's end (domain/sweep-progress.ts), for its `sweep.completed` event. */
 export interface SweepEndFacts {
   sweepId: string;
@@ -170,6 +189,7 @@ export function testData(sampleOf: EventType): EventData {
     "result.completed": () => resultCompletedData(SAMPLE),
     "submission.failed": () => failedData({ ...SAMPLE, status: "failed" }),
     "submission.cancelled": () => cancelledData({ ...SAMPLE, status: "cancelled" }),
+    "run.resumed": () => resumedData({ submissionId: SAMPLE.submissionId, runId: "sampleRun001", resumes: 1, fromGeneration: 40 }),
     "sweep.completed": () =>
       sweepCompletedData({
         sweepId: "sampleSwp001",

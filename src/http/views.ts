@@ -55,6 +55,9 @@ function runLogs(output: string | null) {
   return { logs: new TextDecoder().decode(bytes.subarray(start)), logs_truncated: true };
 }
 
+/** A run's resumes after lost workers: how many, and when (docs/api.md#durable-runs). */
+export const resumesView = (resumes: string[] | null) => ({ count: resumes?.length ?? 0, at: resumes ?? [] });
+
 /**
  * Why a queued run waits (docs/api.md#states): a sweep's child not admitted yet waits for one of its
  * account's concurrency slots; an admitted run for a place on the platform.
@@ -78,7 +81,14 @@ export function submissionFull(origin: string, s: SubmissionRow, run: RunRow) {
     generations_completed: run.generationsCompleted,
     best_solution_fitness: run.bestSolutionFitness,
     run_count: s.runCount,
-    latest_run: { id: run.id, kind: run.kind, status: run.status, parent_result_id: run.parentResultId },
+    latest_run: {
+      id: run.id,
+      kind: run.kind,
+      status: run.status,
+      parent_result_id: run.parentResultId,
+      resumes: resumesView(run.resumes),
+      checkpoint: run.checkpointGeneration !== null ? { generation: run.checkpointGeneration, at: run.checkpointAt } : null,
+    },
     error: run.errorCode ? { code: run.errorCode, message: run.errorMessage ?? "" } : null,
     cpu_seconds_used: run.cpuSecondsUsed,
     peak_memory_mb: run.peakMemoryMb,
@@ -128,6 +138,7 @@ export function resultFull(origin: string, r: ResultRow, files: ResultFileRow[])
     population_history: r.populationHistory ?? null,
     stopped_reason: r.stoppedReason,
     constraint_violations: r.constraintViolations,
+    resumes: resumesView(r.resumes),
     warnings: r.warnings,
     engine: r.engine,
     parameters: r.parameters,

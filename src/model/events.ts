@@ -7,6 +7,7 @@ export const EVENT_TYPES = [
   "submission.failed",
   "submission.cancelled",
   "result.completed",
+  "run.resumed",
   "sweep.completed",
   "webhook.test",
 ] as const;

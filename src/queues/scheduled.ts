@@ -1,9 +1,11 @@
 // The cron handler: nothing stays stuck. Safe to run twice (every change is conditional).
 
+import { MAX_RESUMES } from "../admission/limits";
+import { config } from "../config";
 import { accountGate } from "../do/account-gate/client";
 import { collectDataFiles } from "../domain/data-files";
 import { runMessage } from "../domain/run-queue";
-import { unclaimRun } from "../domain/runs";
+import { resumeRun } from "../domain/runs";
 import { admitWaiting, finishSweep } from "../domain/sweep-progress";
 import { deleteSweep } from "../domain/sweeps";
 import { endRun } from "../domain/transitions";
@@ -14,7 +16,7 @@ import { getDb } from "../storage/db";
 import { recentlyEndedRuns, restampQueuedRun, silentRuns, staleQueuedRuns } from "../storage/runs";
 import { accountsWithWaitingChildren, stalledDeletions, unendedSweeps } from "../storage/sweeps";
 
-/** A running run whose worker has not reported for this long is lost. */
+/** A running run whose worker has not reported for this long is lost (HEARTBEAT_TIMEOUT_SECONDS; test suites shorten it). */
 export const HEARTBEAT_TIMEOUT_MS = 60_000;
 /** A queued run not taken for this long is put on the queue again (local queues forget messages). */
 export const QUEUED_TIMEOUT_MS = 120_000;
@@ -28,19 +30,23 @@ export async function reconcileRuns(env: Bindings, now = Date.now()): Promise<{ 
   let lost = 0;
   const stamp = nowIso();
 
-  const silent = await silentRuns(db, new Date(now - HEARTBEAT_TIMEOUT_MS).toISOString(), BATCH);
+  const silent = await silentRuns(db, new Date(now - (config(env).heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS)).toISOString(), BATCH);
   for (const run of silent) {
-    if (run.attempts >= 2) {
+    if ((run.resumes?.length ?? 0) >= MAX_RESUMES) {
       const ended = await endRun(env, run.id, {
         status: "failed",
-        error: { code: "worker_lost", message: "The worker running this job stopped reporting twice; the run was abandoned." },
+        error: {
+          code: "worker_lost",
+          message: `The worker running this job was lost ${MAX_RESUMES + 1} times; the run was abandoned.`,
+        },
       });
       if (ended) lost++;
       continue;
     }
-    // First loss: give the run back to the queue (a container host may have restarted); its submission
-    // shows `queued` again, as after any other unclaim.
-    if (await unclaimRun(env, run)) {
+    // A lost worker: the run goes back in line and goes on from its last checkpoint on any worker (from
+    // generation 0 without one; docs/architecture.md#durable-runs-issue-28); its submission shows
+    // `queued` again, as after any other unclaim.
+    if (await resumeRun(env, run)) {
       await runsQueue(env).send(runMessage(run));
       requeued++;
     }

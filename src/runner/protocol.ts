@@ -32,6 +32,10 @@ export interface StartRequest {
   initial_population_url: string | null;
   caps: { time_seconds: number; memory_mb: number };
   report: { url: string; token: string };
+  /** A durable run's checkpoints: every interval_seconds of run time, each at most max_bytes. */
+  checkpoint: { interval_seconds: number; max_bytes: number } | null;
+  /** The run's last checkpoint to resume from (fetched by the GA worker with the run's token), else null. */
+  checkpoint_url: string | null;
 }
 
 /** What stopping a run needs: its id, and its parameters (which worker class a wide run went to). */

@@ -35,6 +35,8 @@ export interface RunCharge {
   amountMicro: number;
   cpuSeconds: number;
   gbSeconds: number;
+  /** How many times the run was resumed: its segments are all in this one charge. */
+  resumes?: number;
   now: string;
 }
 
@@ -48,10 +50,10 @@ export function runChargeStatements(db: Db, c: RunCharge, won: SQL) {
   return [
     db.run(sql`
       INSERT INTO credit_ledger (id, account_id, kind, run_id, submission_id, amount_micro, free_delta_micro, paid_delta_micro,
-        cpu_seconds, gb_seconds, created_at)
+        cpu_seconds, gb_seconds, resumes, created_at)
       SELECT ${c.ledgerId}, a.id, 'run_charge', ${c.runId}, ${c.submissionId}, ${-c.amountMicro},
         -min(${c.amountMicro}, max(a.free_credits_micro, 0)), -(${c.amountMicro} - min(${c.amountMicro}, max(a.free_credits_micro, 0))),
-        ${c.cpuSeconds}, ${c.gbSeconds}, ${c.now}
+        ${c.cpuSeconds}, ${c.gbSeconds}, ${c.resumes ?? 0}, ${c.now}
       FROM accounts a WHERE a.id = ${c.accountId} AND ${won}`),
     db.run(sql`
       UPDATE accounts SET

@@ -77,14 +77,15 @@ export function insertResultStatement(db: Db, run: RunRow, r: ResultFields, won:
     INSERT INTO results (id, account_id, submission_id, run_id, name, is_shared, best_solution, best_solution_fitness,
       best_solution_generation, best_solutions_fitness, generations_completed, stopped_reason, parameters, engine, warnings,
       num_objectives, best_solution_objectives, objective_maxima, population_history, pareto_front_size, constraint_violations,
-      created_at, updated_at)
+      resumes, created_at, updated_at)
     SELECT ${r.resultId}, ${run.accountId}, ${run.submissionId}, ${run.id}, s.name, 0, ${JSON.stringify(r.bestSolution)},
       ${r.bestSolutionFitness}, ${r.bestSolutionGeneration}, ${JSON.stringify(r.bestSolutionsFitness)},
       ${r.generationsCompleted}, ${r.stoppedReason}, ${JSON.stringify(run.parameters)}, ${r.engine}, ${JSON.stringify(r.warnings)},
       ${r.numObjectives}, ${r.bestSolutionObjectives === null ? null : JSON.stringify(r.bestSolutionObjectives)},
       ${r.objectiveMaxima === null ? null : JSON.stringify(r.objectiveMaxima)},
       ${r.populationHistory === null ? null : JSON.stringify(r.populationHistory)}, ${r.paretoFrontSize},
-      ${r.constraintViolations === null ? null : JSON.stringify(r.constraintViolations)}, ${r.now}, ${r.now}
+      ${r.constraintViolations === null ? null : JSON.stringify(r.constraintViolations)},
+      (SELECT resumes FROM runs WHERE id = ${run.id}), ${r.now}, ${r.now}
     FROM submissions s WHERE s.id = ${run.submissionId} AND ${won}`);
 }
 

@@ -1,7 +1,8 @@
 // A run's statements on its way from the queue to a worker and back (domain/runs.ts, queues/scheduled.ts):
 // the claim (queued → running) and its undoing, live progress, and what the cron looks for — silent
 // runs, runs queued too long, runs that ended recently.
-import { and, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { ENDED_STATUSES, type TrailPoint } from "../model/runs";
 import type { AccountRow } from "./accounts";
 import type { Db } from "./db";
@@ -55,6 +56,84 @@ export async function unclaimRunningRun(db: Db, run: Pick<RunRow, "id" | "attemp
       .update(submissions)
       .set({ status: "queued", updatedAt: now })
       .where(and(eq(submissions.latestRunId, run.id), sql`EXISTS (SELECT 1 FROM runs WHERE id = ${run.id} AND status = 'queued')`)),
+  ]);
+  return moved.length === 1;
+}
+
+/**
+ * A durable run's checkpoint stored (R2 holds its bytes): its generation, and what its segment had
+ * used by then. Only a running run's, and never an older checkpoint over a newer one. False otherwise.
+ */
+export async function recordRunCheckpoint(
+  db: Db,
+  runId: string,
+  c: { generation: number; cpuSeconds: number; wallMs: number; peakMb: number },
+  now: string,
+): Promise<boolean> {
+  const moved = await db
+    .update(runs)
+    .set({
+      checkpointGeneration: c.generation,
+      checkpointAt: now,
+      checkpointCpuSeconds: c.cpuSeconds,
+      checkpointWallMs: c.wallMs,
+      checkpointPeakMb: c.peakMb,
+      updatedAt: now,
+    })
+    .where(
+      and(
+        eq(runs.id, runId),
+        eq(runs.status, "running"),
+        or(isNull(runs.checkpointGeneration), lte(runs.checkpointGeneration, c.generation)),
+      ),
+    )
+    .returning({ id: runs.id });
+  return moved.length === 1;
+}
+
+/**
+ * running → queued after its worker was lost, to go on from its last checkpoint (or from generation 0
+ * without one): the lost segment's usage up to that checkpoint joins the run's earlier segments', and
+ * the resume is recorded. Only if nobody else moved the run since it was read.
+ */
+export async function resumeRunningRun(
+  db: Db,
+  run: Pick<RunRow, "id" | "attempts" | "resumes">,
+  now: string,
+  after: (resumed: SQL) => BatchItem<"sqlite">[] = () => [],
+  segment?: { cpuSeconds: number; wallMs: number; peakMb: number },
+): Promise<boolean> {
+  // The lost segment's usage: what its worker measured at the end (a drain), else up to its last checkpoint.
+  const cpu = segment ? sql`${segment.cpuSeconds}` : sql`coalesce(${runs.checkpointCpuSeconds}, 0)`;
+  const wall = segment ? sql`${segment.wallMs}` : sql`coalesce(${runs.checkpointWallMs}, 0)`;
+  const peak = segment ? sql`${segment.peakMb}` : sql`coalesce(${runs.checkpointPeakMb}, 0)`;
+  // The statements after the first apply only where the first moved the run (this resume, this time).
+  const resumed = sql`EXISTS (SELECT 1 FROM runs WHERE id = ${run.id} AND status = 'queued' AND updated_at = ${now}
+    AND json_array_length(resumes) = ${(run.resumes?.length ?? 0) + 1})`;
+  const [moved] = await db.batch([
+    db
+      .update(runs)
+      .set({
+        status: "queued",
+        startedAt: null,
+        heartbeatAt: null,
+        enqueuedAt: now,
+        updatedAt: now,
+        priorCpuSeconds: sql`${runs.priorCpuSeconds} + ${cpu}`,
+        priorWallMs: sql`${runs.priorWallMs} + ${wall}`,
+        priorPeakMb: sql`max(${runs.priorPeakMb}, ${peak})`,
+        checkpointCpuSeconds: null,
+        checkpointWallMs: null,
+        checkpointPeakMb: null,
+        resumes: sql`json_insert(coalesce(${runs.resumes}, '[]'), '$[#]', ${now})`,
+      })
+      .where(and(eq(runs.id, run.id), eq(runs.status, "running"), eq(runs.attempts, run.attempts)))
+      .returning({ id: runs.id }),
+    db
+      .update(submissions)
+      .set({ status: "queued", updatedAt: now })
+      .where(and(eq(submissions.latestRunId, run.id), sql`EXISTS (SELECT 1 FROM runs WHERE id = ${run.id} AND status = 'queued')`)),
+    ...after(resumed),
   ]);
   return moved.length === 1;
 }

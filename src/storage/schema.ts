@@ -135,6 +135,19 @@ export const runs = sqliteTable(
     // PyGAD's and the user's Python warnings, deduplicated with counts (docs/api.md#warnings).
     warnings: text("warnings", { mode: "json" }).$type<RunWarning[]>(),
     creditsChargedMicro: integer("credits_charged_micro"),
+    // Durable runs (docs/architecture.md#durable-runs-issue-28): the generation of the run's last
+    // checkpoint (R2 checkpoints/{id}), when it was stored, and what the worker that took it had
+    // measured of its segment by then; the earlier segments' usage (billed with the run's end); and
+    // when the run was resumed (ISO times, one per resume).
+    checkpointGeneration: integer("checkpoint_generation"),
+    checkpointAt: text("checkpoint_at"),
+    checkpointCpuSeconds: real("checkpoint_cpu_seconds"),
+    checkpointWallMs: integer("checkpoint_wall_ms"),
+    checkpointPeakMb: integer("checkpoint_peak_mb"),
+    priorCpuSeconds: real("prior_cpu_seconds").notNull().default(0),
+    priorWallMs: integer("prior_wall_ms").notNull().default(0),
+    priorPeakMb: integer("prior_peak_mb").notNull().default(0),
+    resumes: text("resumes", { mode: "json" }).$type<string[]>(),
     // Set by the one statement that ends the run (domain/transitions.ts); later statements of that
     // batch apply only where it is theirs.
     terminalToken: text("terminal_token"),
@@ -223,6 +236,8 @@ export const results = sqliteTable(
     paretoFrontSize: integer("pareto_front_size"),
     // Genes of the best solution its gene_constraint refuses; NULL when the job gave no gene_constraint.
     constraintViolations: text("constraint_violations", { mode: "json" }).$type<ConstraintViolation[]>(),
+    // When the run that made it was resumed after a lost worker (ISO times; docs/architecture.md#durable-runs-issue-28).
+    resumes: text("resumes", { mode: "json" }).$type<string[]>(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -369,6 +384,8 @@ export const creditLedger = sqliteTable(
     paidDeltaMicro: integer("paid_delta_micro").notNull(),
     cpuSeconds: real("cpu_seconds"),
     gbSeconds: real("gb_seconds"),
+    // A run charge: how many times the run was resumed (its segments are billed in this one row).
+    resumes: integer("resumes"),
     createdAt: text("created_at").notNull(),
   },
   (t) => [

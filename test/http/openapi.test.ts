@@ -94,6 +94,7 @@ describe("the OpenAPI documents", () => {
       "submission.failed",
       "submission.cancelled",
       "result.completed",
+      "run.resumed",
       "sweep.completed",
       "webhook.test",
     ]);

@@ -8,6 +8,7 @@ import {
   waitOnExecutionContext,
 } from "cloudflare:test";
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import { MAX_RESUMES } from "../../src/admission/limits";
 import { dispatchState } from "../../src/do/dispatcher/client";
 import type { RunMessage } from "../../src/env";
 import worker from "../../src/index";
@@ -263,22 +264,27 @@ describe("cron: nothing stuck", () => {
       .bind(new Date(Date.now() - ms).toISOString(), runId)
       .run();
 
-  it("re-enqueues a silent run once, then fails it with worker_lost; safe to run twice", async () => {
+  it("resumes a silent run (its worker lost) up to MAX_RESUMES times, then fails it with worker_lost; safe to run twice", async () => {
+    // A lost worker's run goes on from its last checkpoint (docs/architecture.md#durable-runs-issue-28).
     const send = vi.spyOn(env.RUNS_QUEUE, "send");
     const { submissionId, runId } = await queuedRun();
-    send.mockClear();
+    for (let resume = 1; resume <= MAX_RESUMES; resume++) {
+      send.mockClear();
+      await deliver([runId]);
+      expect(await run(runId)).toMatchObject({ status: "running", attempts: resume });
+      await age(runId, "heartbeat_at", 120_000);
+      const [first, again] = [await reconcileRuns(env), await reconcileRuns(env)];
+      expect(first.requeued).toBeGreaterThanOrEqual(1);
+      expect(again.requeued).toBe(0);
+      expect(send.mock.calls.filter(([m]) => (m as { run_id: string }).run_id === runId)).toHaveLength(1);
+      expect(await run(runId)).toMatchObject({ status: "queued", attempts: resume });
+      // The submission shows its run waiting again, not still running, and the resume is on the run.
+      const waiting = await getSubmission(account.key, submissionId);
+      expect(waiting.status).toBe("queued");
+      expect(waiting.latest_run.resumes.count).toBe(resume);
+      expect(waiting.latest_run.checkpoint).toBeNull();
+    }
     await deliver([runId]);
-    await age(runId, "heartbeat_at", 120_000);
-    const [first, again] = [await reconcileRuns(env), await reconcileRuns(env)];
-    expect(first.requeued).toBeGreaterThanOrEqual(1);
-    expect(again.requeued).toBe(0);
-    expect(send.mock.calls.filter(([m]) => (m as { run_id: string }).run_id === runId)).toHaveLength(1);
-    expect(await run(runId)).toMatchObject({ status: "queued", attempts: 1 });
-    // The submission shows its run waiting again, not still running.
-    expect((await getSubmission(account.key, submissionId)).status).toBe("queued");
-
-    await deliver([runId]);
-    expect(await run(runId)).toMatchObject({ status: "running", attempts: 2 });
     await age(runId, "heartbeat_at", 120_000);
     await reconcileRuns(env);
     await reconcileRuns(env);

@@ -664,6 +664,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "run.resumed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The `run.resumed` event
+         * @description Sent as a signed POST to every active webhook subscribed to this type; retried with backoff for 24 hours until it gets a 2xx (docs/webhooks.md).
+         */
+        post: operations["webhook_run_resumed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "sweep.completed": {
         parameters: {
             query?: never;
@@ -1073,6 +1093,7 @@ export interface components {
                 gene: number;
                 value: number | null;
             }[] | null;
+            resumes: components["schemas"]["RunResumes"];
             /** @description the run's Python warnings, deduplicated with counts, in order of first appearance (docs/api.md#warnings) */
             warnings: components["schemas"]["RunWarning"][];
             /** @description the engine path that ran (docs/engine.md); null for imports and results made before it was kept */
@@ -1126,6 +1147,25 @@ export interface components {
              */
             created_at: string;
         };
+        ResumedData: {
+            /** @description 12 base62 characters */
+            submission_id: string;
+            /** @description 12 base62 characters */
+            run_id: string;
+            /** @constant */
+            status: "queued";
+            /** @description how many times the run was resumed so far, this time included */
+            resumes: number;
+            /** @description the generation its last checkpoint resumes it at; null: no checkpoint yet, it starts again from generation 0 */
+            from_generation: number | null;
+        };
+        /** @description the run's resumes from its last checkpoint after a lost worker (docs/api.md#durable-runs); the result equals an uninterrupted run's */
+        RunResumes: {
+            /** @description how many times the run was resumed after its worker was lost */
+            count: number;
+            /** @description when, one time per resume */
+            at: string[];
+        };
         RunWarning: {
             message: string;
             count: number;
@@ -1174,6 +1214,12 @@ export interface components {
                 /** @enum {string} */
                 status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                 parent_result_id: string | null;
+                resumes: components["schemas"]["RunResumes"];
+                /** @description the run's last checkpoint: the generation a resume goes on from, and when it was stored; null: none yet */
+                checkpoint: {
+                    generation: number;
+                    at: string | null;
+                } | null;
             };
             error: {
                 code: string;
@@ -1416,7 +1462,7 @@ export interface components {
             /** @constant */
             test: true;
             /** @enum {string} */
-            sample_of: "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "sweep.completed" | "webhook.test";
+            sample_of: "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test";
         } & {
             [key: string]: unknown;
         };
@@ -1424,7 +1470,7 @@ export interface components {
             /** @description 12 base62 characters */
             id: string;
             url: string;
-            events: ("submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "sweep.completed" | "webhook.test")[];
+            events: ("submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test")[];
             is_active: boolean;
             description: string;
             last_delivery_status: string;
@@ -1444,7 +1490,7 @@ export interface components {
             /** @description 12 base62 characters */
             id: string;
             url: string;
-            events: ("submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "sweep.completed" | "webhook.test")[];
+            events: ("submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test")[];
             is_active: boolean;
             description: string;
             last_delivery_status: string;
@@ -6705,7 +6751,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "sweep.completed" | "webhook.test")[];
+                    events: ("submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test")[];
                     /** @default true */
                     is_active?: boolean;
                     /** @default  */
@@ -7143,7 +7189,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "sweep.completed" | "webhook.test")[];
+                    events?: ("submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test")[];
                     is_active?: boolean;
                     description?: string;
                 };
@@ -8244,7 +8290,7 @@ export interface operations {
                 /** @description The event's UUID: the same on every attempt, equal to `event_id`; deduplicate by it */
                 "X-Event-Id": string;
                 /** @description The event type */
-                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "sweep.completed" | "webhook.test";
+                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test";
                 /** @description Unix time in seconds of this attempt; reject a timestamp more than 5 minutes from your clock */
                 "X-Signature-Timestamp": string;
                 /** @description `sha256=` + hex HMAC-SHA256, keyed by the webhook's secret, of `<X-Signature-Timestamp>.<raw body>`; compare in constant time */
@@ -8298,7 +8344,7 @@ export interface operations {
                 /** @description The event's UUID: the same on every attempt, equal to `event_id`; deduplicate by it */
                 "X-Event-Id": string;
                 /** @description The event type */
-                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "sweep.completed" | "webhook.test";
+                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test";
                 /** @description Unix time in seconds of this attempt; reject a timestamp more than 5 minutes from your clock */
                 "X-Signature-Timestamp": string;
                 /** @description `sha256=` + hex HMAC-SHA256, keyed by the webhook's secret, of `<X-Signature-Timestamp>.<raw body>`; compare in constant time */
@@ -8352,7 +8398,7 @@ export interface operations {
                 /** @description The event's UUID: the same on every attempt, equal to `event_id`; deduplicate by it */
                 "X-Event-Id": string;
                 /** @description The event type */
-                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "sweep.completed" | "webhook.test";
+                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test";
                 /** @description Unix time in seconds of this attempt; reject a timestamp more than 5 minutes from your clock */
                 "X-Signature-Timestamp": string;
                 /** @description `sha256=` + hex HMAC-SHA256, keyed by the webhook's secret, of `<X-Signature-Timestamp>.<raw body>`; compare in constant time */
@@ -8406,7 +8452,7 @@ export interface operations {
                 /** @description The event's UUID: the same on every attempt, equal to `event_id`; deduplicate by it */
                 "X-Event-Id": string;
                 /** @description The event type */
-                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "sweep.completed" | "webhook.test";
+                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test";
                 /** @description Unix time in seconds of this attempt; reject a timestamp more than 5 minutes from your clock */
                 "X-Signature-Timestamp": string;
                 /** @description `sha256=` + hex HMAC-SHA256, keyed by the webhook's secret, of `<X-Signature-Timestamp>.<raw body>`; compare in constant time */
@@ -8453,6 +8499,60 @@ export interface operations {
             };
         };
     };
+    webhook_run_resumed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's UUID: the same on every attempt, equal to `event_id`; deduplicate by it */
+                "X-Event-Id": string;
+                /** @description The event type */
+                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test";
+                /** @description Unix time in seconds of this attempt; reject a timestamp more than 5 minutes from your clock */
+                "X-Signature-Timestamp": string;
+                /** @description `sha256=` + hex HMAC-SHA256, keyed by the webhook's secret, of `<X-Signature-Timestamp>.<raw body>`; compare in constant time */
+                "X-Signature": string;
+                /** @description `Allele-Webhook/1.0` */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description the same as X-Event-Id; the same on every attempt
+                     */
+                    event_id: string;
+                    /** @constant */
+                    event_type: "run.resumed";
+                    /**
+                     * @description ISO 8601 with microseconds and +00:00
+                     * @example 2026-05-01T12:34:56.123000+00:00
+                     */
+                    occurred_at: string;
+                    data: components["schemas"]["ResumedData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx ends the delivery */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer in 10 s) is retried */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     webhook_sweep_completed: {
         parameters: {
             query?: never;
@@ -8460,7 +8560,7 @@ export interface operations {
                 /** @description The event's UUID: the same on every attempt, equal to `event_id`; deduplicate by it */
                 "X-Event-Id": string;
                 /** @description The event type */
-                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "sweep.completed" | "webhook.test";
+                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test";
                 /** @description Unix time in seconds of this attempt; reject a timestamp more than 5 minutes from your clock */
                 "X-Signature-Timestamp": string;
                 /** @description `sha256=` + hex HMAC-SHA256, keyed by the webhook's secret, of `<X-Signature-Timestamp>.<raw body>`; compare in constant time */
@@ -8514,7 +8614,7 @@ export interface operations {
                 /** @description The event's UUID: the same on every attempt, equal to `event_id`; deduplicate by it */
                 "X-Event-Id": string;
                 /** @description The event type */
-                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "sweep.completed" | "webhook.test";
+                "X-Event-Type": "submission.succeeded" | "submission.failed" | "submission.cancelled" | "result.completed" | "run.resumed" | "sweep.completed" | "webhook.test";
                 /** @description Unix time in seconds of this attempt; reject a timestamp more than 5 minutes from your clock */
                 "X-Signature-Timestamp": string;
                 /** @description `sha256=` + hex HMAC-SHA256, keyed by the webhook's secret, of `<X-Signature-Timestamp>.<raw body>`; compare in constant time */

@@ -10,7 +10,9 @@ outside its namespaces, and never runs user code.  The relay reads that pipe whi
   any of them it tells the worker (``wire.LimitMessage``), kills the run's init (and so the whole
   namespace), and reads no more: the run fails as ``resource_limit_exceeded`` whenever its process
   ends, before or after the worker's watchdog looked;
-- forwards each progress message to the worker, checked (``wire.checked_progress``) and re-encoded;
+- forwards each progress message to the worker, checked (``wire.checked_progress``) and re-encoded,
+  and each checkpoint message (``wire.checked_checkpoint``: a slot, a size within the run's cap — the
+  checkpoint's bytes stay in the job's slot, which the worker streams unread);
 - keeps the last outcome line (and the last population line, which a succeeded outcome's population
   travels on: ``outcome_lines``) and, once the job's end closed the pipe, parses and validates it
   (``validation.validate_outcome``) and writes it into the run's store (``sandbox.store``): the
@@ -49,6 +51,7 @@ from ..wire import (
     PopulationMessage,
     ProgressMessage,
     RelayMessage,
+    checked_checkpoint,
     checked_progress,
     to_json,
 )
@@ -198,6 +201,11 @@ class Collector:
         try:
             message = json.loads(line)
         except (ValueError, RecursionError):
+            return
+        if isinstance(message, dict) and message.get("type") == "checkpoint":
+            checked = checked_checkpoint(message, self.limits.get("checkpoint_bytes", 0))
+            if checked is not None:
+                self.send(checked)
             return
         if not isinstance(message, dict) or message.get("type") != "progress":
             return

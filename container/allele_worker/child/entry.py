@@ -31,6 +31,7 @@ from . import libraries
 from .collector import Collector, outcome_lines
 
 INTERNAL_EXIT = 70
+SUSPENDED_EXIT = 75  # a drained run: checkpointed at a generation boundary and stopped (no outcome)
 # The limits of a collector that reads no job (a failure before there is one).
 _NO_JOB: ChannelLimits = {
     "message_bytes": MESSAGE_BYTES,
@@ -95,9 +96,10 @@ def probe(plan_text: str) -> int:
     return 0
 
 
-def run(spec_fd: int, channel_fd: int, store_fd: int) -> int:
+def run(spec_fd: int, channel_fd: int, store_fd: int, slot_fds: tuple[int, ...] = ()) -> int:
     """The run's child: read the spec, confine (this process stays the relay, collecting; ``confine``
-    returns in the job), run the job.  Before the relay exists, a failure is collected here."""
+    returns in the job), run the job.  Before the relay exists, a failure is collected here.
+    ``slot_fds``: a durable run's two checkpoint slots (memfds), which only the job keeps."""
     relay = os.getpid()
     try:
         with os.fdopen(spec_fd, "rb") as handle:
@@ -123,7 +125,13 @@ def run(spec_fd: int, channel_fd: int, store_fd: int) -> int:
     libraries.prepare(places=spec["places"], memory_mb=int(spec["caps"]["memory_mb"]))
     from . import jobs
 
-    outcome = jobs.execute(jobs.JobSpec.from_dict(spec), emit)
+    job = jobs.JobSpec.from_dict(spec, emit, slot_fds)
+    try:
+        outcome = jobs.execute(job, emit)
+    except jobs.Suspended:
+        # Drained: its last checkpoint is written and announced; no outcome (the worker hands it back).
+        sys.stdout.flush()
+        os._exit(SUSPENDED_EXIT)
     del spec
     if os.getpid() != main_pid:
         os._exit(0)  # a process forked by user code never reports
@@ -145,5 +153,8 @@ def main(argv: list[str]) -> int:
         return probe(argv[2])
     if len(argv) == 7 and argv[1::2] == ["--spec-fd", "--msg-fd", "--store-fd"]:
         return run(int(argv[2]), int(argv[4]), int(argv[6]))
+    if len(argv) == 9 and argv[1::2] == ["--spec-fd", "--msg-fd", "--store-fd", "--checkpoint-fds"]:
+        slots = tuple(int(fd) for fd in argv[8].split(","))
+        return run(int(argv[2]), int(argv[4]), int(argv[6]), slots)
     print("allele_worker.child is started by the worker, not by hand", file=sys.stderr)
     return 2

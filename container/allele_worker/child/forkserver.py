@@ -145,14 +145,14 @@ def _child(control: socket.socket, fds: list[int], exits: dict[int, int]) -> Non
         for exit_fd in exits:  # the other runs' exit notices: nothing of theirs stays in this one
             os.close(exit_fd)
         os.setsid()
-        output, channel, spec, store = fds
+        output, channel, spec, store, *slots = fds
         os.dup2(output, 1)
         os.dup2(output, 2)
         os.close(output)
         _fresh_randomness()
         from . import entry
 
-        code = entry.run(spec, channel, store)
+        code = entry.run(spec, channel, store, tuple(slots))
         sys.stdout.flush()
         sys.stderr.flush()
     finally:
@@ -173,7 +173,7 @@ def serve(control: socket.socket, modules: Sequence[str] = ()) -> None:
         watched: list[socket.socket | int] = [control, *exits]
         readable, _, _ = select.select(watched, [], [], 0.02 if polled else None)
         if control in readable:
-            message, fds, _, _ = socket.recv_fds(control, 256, 4)
+            message, fds, _, _ = socket.recv_fds(control, 256, 7)
             if not message:
                 os._exit(0)  # the worker is gone
             request: ForkRequest = json.loads(message)

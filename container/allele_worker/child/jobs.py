@@ -49,6 +49,7 @@ from ..wire import (
     MAX_OBJECTIVES,
     OPERATOR_FIELDS,
     PLAIN_PARAMS,
+    CheckpointMessage,
     ChildMessage,
     ChildSpec,
     FailedOutcome,
@@ -66,6 +67,8 @@ from .warning_tally import WarningTally
 
 if TYPE_CHECKING:
     from pygad import GA  # untyped: the GA's attributes are PyGAD's, and Any to the type checker
+
+    from ..engine.resumable import LoopState
 
 __all__ = [
     "CALLBACK_FIELDS",
@@ -108,9 +111,41 @@ UserCode: TypeAlias = dict[str, UserFunction | Constraints]  # field name → co
 Emit: TypeAlias = Callable[[ChildMessage], None]
 
 
+CheckpointSink: TypeAlias = Callable[[bytes], object]
+
+
+class Suspended(Exception):
+    """The run stopped at a generation boundary after its checkpoint was written (a drain)."""
+
+    def __init__(self, generation: int) -> None:
+        super().__init__(f"suspended after generation {generation}")
+        self.generation = generation
+
+
+@dataclass
+class CheckpointPlan:
+    """When and where the job writes its checkpoints (docs/architecture.md, "Durable runs").
+
+    ``sink`` takes each checkpoint file's bytes; one is taken at the first generation boundary
+    ``interval`` seconds of run time after the last one (or the start), at each generation of
+    ``at_generations`` (tests), and at once when ``drain`` is set, after which the run stops
+    (``Suspended``).  A checkpoint past ``max_bytes`` is not written (the run goes on)."""
+
+    sink: CheckpointSink
+    interval: float = 30.0
+    control_fd: int | None = None  # a byte the worker sets to b"1" to drain the run (read every CONTROL_EVERY s)
+    max_bytes: int = 64 << 20
+    at_generations: frozenset[int] = frozenset()
+    drain: bool = False
+    taken: int = 0
+    last_bytes: int = 0
+    refused: str | None = None
+
+
 @dataclass(frozen=True)
 class JobSpec:
-    """What the child needs to run one GA: the parameters, an optional start population, the caps."""
+    """What the child needs to run one GA: the parameters, an optional start population, the caps,
+    and for a durable run its checkpoint plan and the checkpoint to resume from (the file's bytes)."""
 
     params: GaParams
     initial_population: Population | None = None
@@ -118,18 +153,78 @@ class JobSpec:
     memory_mb: int = 2048
     # CLOCK_MONOTONIC value (system-wide) at which the parent started the run.
     started_at: float = field(default_factory=time.monotonic)
+    checkpoints: CheckpointPlan | None = None
+    resume_from: bytes | None = None
 
     @classmethod
-    def from_dict(cls, data: ChildSpec) -> JobSpec:
-        """The job of the child's ``job.json``."""
+    def from_dict(cls, data: ChildSpec, emit: Emit | None = None, slot_fds: tuple[int, ...] = ()) -> JobSpec:
+        """The job of the child's spec; a durable run's checkpoints go into the first two of
+        ``slot_fds`` in turn, each announced through ``emit``, its resume checkpoint is read from the
+        first, and the third is its drain byte (set by the worker on SIGTERM)."""
         caps = data["caps"]
+        plan: CheckpointPlan | None = None
+        resume: bytes | None = None
+        checkpoint = data.get("checkpoint")
+        if checkpoint is not None and emit is not None and len(slot_fds) == 3:
+            slots = SlotSink(slot_fds[:2], emit)
+            plan = CheckpointPlan(
+                sink=slots,
+                interval=float(checkpoint["interval_seconds"]),
+                max_bytes=int(checkpoint["max_bytes"]),
+                control_fd=slot_fds[2],
+            )
+            slots.plan = plan
+            size = checkpoint.get("resume_bytes")
+            if isinstance(size, int) and 0 < size <= 4 * plan.max_bytes:
+                resume = slots.read(0, size)
+                slots.next = 1
         return cls(
             params=dict(data["params"]),
             initial_population=data["initial_population"],
             time_seconds=float(caps["time_seconds"]),
             memory_mb=int(caps["memory_mb"]),
             started_at=float(data["started_at"]),
+            checkpoints=plan,
+            resume_from=resume,
         )
+
+
+class SlotSink:
+    """A checkpoint's bytes into the next of the run's two slots (memfds the worker reads), then a
+    ``checkpoint`` message saying which slot and how long: the worker streams the slot while the
+    next checkpoint goes into the other one."""
+
+    def __init__(self, fds: tuple[int, ...], emit: Emit) -> None:
+        self.fds, self.emit = fds, emit
+        self.next = 0
+        self.plan: CheckpointPlan | None = None
+        self.generation = 0
+
+    def read(self, slot: int, size: int) -> bytes:
+        chunks, offset = [], 0
+        while offset < size:
+            piece = os.pread(self.fds[slot], min(1 << 20, size - offset), offset)
+            if not piece:
+                break
+            chunks.append(piece)
+            offset += len(piece)
+        return b"".join(chunks)
+
+    def __call__(self, data: bytes) -> None:
+        slot = self.next
+        fd = self.fds[slot]
+        os.ftruncate(fd, 0)
+        view, offset = memoryview(data), 0
+        while offset < len(data):
+            offset += os.pwrite(fd, view[offset:], offset)
+        self.next = 1 - slot
+        message: CheckpointMessage = {
+            "type": "checkpoint",
+            "generation": self.generation,
+            "slot": slot,
+            "bytes": len(data),
+        }
+        self.emit(message)
 
 
 # --------------------------------------------------------------------------- user code
@@ -263,6 +358,7 @@ class GenerationGuard:
         self.objective_history: list[list[float]] | None = None
         self.population = PopulationHistory()
         self.population_history = self.population.rows
+        self.time_before = 0.0  # a resumed run: its run time up to the checkpoint (the time cap counts it)
 
     def _record_objectives(self, ga: GA) -> None:
         fitness = ga.last_generation_fitness
@@ -301,7 +397,7 @@ class GenerationGuard:
                 message["population"] = [_finite_or_none(v) for v in self.population.rows[-1].tolist()]
             self.emit(message)
         if self.stop_reason is None:
-            if now - self.spec.started_at >= self.spec.time_seconds:
+            if now - self.spec.started_at + self.time_before >= self.spec.time_seconds:
                 self.stop_reason = "time_cap"
             elif now - self._last_memory >= self.MEMORY_EVERY:
                 self._last_memory = now
@@ -554,6 +650,99 @@ def execute(spec: JobSpec, emit: Emit, rss_mb: Callable[[], float] = _rss_mb) ->
     return outcome
 
 
+def params_digest(params: GaParams) -> str:
+    """The job's parameters as one digest: a checkpoint is only ever resumed by the same job."""
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(params, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+CONTROL_EVERY = 0.05
+
+
+class _Checkpointing:
+    """The loop's checkpoint hook (``engine.resumable``): writes the GA's state, the loop's, and the
+    job's own (the objective maxima so far, the warnings tally, the run time) at the boundaries
+    ``CheckpointPlan`` asks for."""
+
+    def __init__(self, spec: JobSpec, guard: GenerationGuard, tally: WarningTally) -> None:
+        assert spec.checkpoints is not None
+        self.plan = spec.checkpoints
+        self.spec = spec
+        self.guard = guard
+        self.tally = tally
+        self.digest = params_digest(spec.params)
+        self.last = time.monotonic()
+        self.control_read = -math.inf
+
+    def __call__(self, ga: GA, state: LoopState) -> None:
+        plan = self.plan
+        now = time.monotonic()
+        if plan.control_fd is not None and not plan.drain and now - self.control_read >= CONTROL_EVERY:
+            self.control_read = now
+            try:
+                plan.drain = os.pread(plan.control_fd, 1, 0) == b"1"
+            except OSError:
+                pass
+        if not (plan.drain or now - self.last >= plan.interval or state.next_generation in plan.at_generations):
+            return
+        from ..engine import checkpoint
+
+        extra = {
+            "digest": self.digest,
+            "loop": state.to_dict(),
+            "generation": state.next_generation,
+            "objective_history": self.guard.objective_history,
+            "population_history": self.guard.population.rows,
+            "warnings": self.tally.state(),
+            "elapsed": now - self.spec.started_at + self.guard.time_before,
+        }
+        sink = plan.sink
+        if isinstance(sink, SlotSink):
+            sink.generation = state.next_generation
+        try:
+            document, arrays = checkpoint.capture(ga, extra)
+            plan.last_bytes = checkpoint.write(sink, document, arrays, plan.max_bytes)
+            plan.taken += 1
+        except checkpoint.CheckpointError as exc:
+            plan.refused = str(exc)  # the run goes on without this checkpoint
+        self.last = time.monotonic()
+        if plan.drain:
+            raise Suspended(state.next_generation)
+
+
+def _resume(ga: GA, spec: JobSpec, guard: GenerationGuard, tally: WarningTally) -> LoopState:
+    """Restore the checkpoint ``spec.resume_from`` into the GA just built (the job's module loaded
+    again, ``on_start`` not called again); the loop state to go on from."""
+    import numpy as np
+
+    from ..engine import checkpoint
+    from ..engine.resumable import LoopState
+
+    assert spec.resume_from is not None
+    limit = spec.checkpoints.max_bytes if spec.checkpoints is not None else len(spec.resume_from)
+    try:
+        document, arrays = checkpoint.read(spec.resume_from, limit * 4)
+        extra = document.get("extra")
+        digest = checkpoint.decode(extra, arrays).get("digest") if isinstance(extra, dict) else None
+        if digest != params_digest(spec.params):
+            raise checkpoint.CheckpointError("the checkpoint is not this job's")
+        extra = checkpoint.restore(ga, document, arrays)
+        state = LoopState.from_dict(extra["loop"])
+        history = extra.get("objective_history")
+        guard.objective_history = history if isinstance(history, list) else None
+        statistics = extra.get("population_history")
+        if isinstance(statistics, list):  # the same list the result reads (guard.population_history)
+            guard.population.rows[:] = [row for row in statistics if isinstance(row, np.ndarray)]
+        tally.restore(extra.get("warnings"))
+        elapsed = extra.get("elapsed")
+        guard.time_before = float(elapsed) if type(elapsed) is float and 0 <= elapsed < 1e7 else 0.0
+    except (checkpoint.CheckpointError, KeyError, TypeError, ValueError) as exc:
+        raise InternalError(f"the run's checkpoint could not be resumed: {exc}") from None
+    return state
+
+
 class ConstraintTrace:
     """The gene constraint called last and its answer, to name it when PyGAD refuses the answer."""
 
@@ -629,8 +818,14 @@ def _execute(
             failure = UserCodeError(_clip(f"parameters rejected by PyGAD: {failure.message}"))
         raise failure from None
     built.append(ga)
+    resume = None
+    if spec.resume_from is not None:
+        resume = _resume(ga, spec, guard, tally)
+    hook = _Checkpointing(spec, guard, tally) if spec.checkpoints is not None else None
     try:
-        ga.run()
+        engine.run_ga(ga, hook, resume)
+    except Suspended:
+        raise
     except MemoryError as exc:
         raise _user_failure(exc).with_engine(engine.engine_label(ga)) from None
     except BaseException as exc:  # noqa: BLE001 - user code may raise anything, SystemExit included

@@ -77,6 +77,23 @@ class WarningTally:
         if self.add(text):
             print(text, file=self.stream or sys.stderr)
 
+    def state(self) -> list[object]:
+        """The tally as plain data (a run's checkpoint): ``[[template, first message, count]…, overflow]``."""
+        return [[key, message, count] for key, (message, count) in self._counts.items()] + [self._overflow]
+
+    def restore(self, state: object) -> None:
+        """The tally a checkpoint held (``state()``); anything malformed leaves it as it is."""
+        if not isinstance(state, list) or not state or type(state[-1]) is not int:
+            return
+        counts: dict[str, tuple[str, int]] = {}
+        for item in state[:-1][:MAX_DISTINCT]:
+            if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)):
+                return
+            if not (isinstance(item[1], str) and type(item[2]) is int):
+                return
+            counts[item[0]] = (item[1], item[2])
+        self._counts, self._overflow = counts, state[-1]
+
     def entries(self) -> list[WarningEntry]:
         """``[{"message", "count"}]`` in order of first appearance; warnings of templates past
         ``MAX_DISTINCT`` are counted in one last entry."""

@@ -1,7 +1,9 @@
 """The GA engine: stock ``pygad.GA`` or ``AcceleratedGA`` (its vectorised subclass), chosen per job.
 
 ``build_ga(kwargs)`` takes exactly the keyword arguments of ``pygad.GA`` and returns the GA to run;
-``engine_label(ga)`` says which engine path ran (the completion report's ``engine`` field).
+``engine_label(ga)`` says which engine path ran (the completion report's ``engine`` field);
+``run_ga(ga, hook, resume)`` runs either on the resumable loop (resumable.py: stock's ``run()`` with
+a checkpoint hook at each generation boundary, and a resume entry).
 Design, coverage and fall-back rules: docs/engine.md.
 """
 
@@ -13,7 +15,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pygad import GA  # untyped: the GA is PyGAD's (or its AcceleratedGA subclass)
 
-__all__ = ["build_ga", "coverage", "engine_label"]
+    from .resumable import CheckpointHook, LoopState
+
+__all__ = ["build_ga", "coverage", "engine_label", "run_ga"]
 
 STOCK = "pygad"
 MULTI_OBJECTIVE_SELECTIONS = ("nsga2", "tournament_nsga2", "nsga3", "tournament_nsga3")
@@ -65,3 +69,10 @@ def engine_label(ga: GA) -> str:
     """``"pygad"`` for stock PyGAD, else the accelerated GA's own label (≤ 64 characters)."""
     label = getattr(ga, "engine_label", None)
     return label()[:64] if callable(label) else STOCK
+
+
+def run_ga(ga: GA, hook: CheckpointHook | None = None, resume: LoopState | None = None) -> None:
+    """``resumable.run_ga``: the run, on the resumable loop (imported here: numpy and PyGAD load late)."""
+    from .resumable import run_ga as run
+
+    run(ga, hook, resume)

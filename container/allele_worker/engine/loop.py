@@ -15,8 +15,9 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
-from .base import SCALAR_TYPES, EngineBase, FitnessValues, StorageType, has_nan
+from .base import SCALAR_TYPES, FitnessValues, StorageType, has_nan
 from .crossover import CROSSOVERS, crossover_offspring
+from .resumable import LoopState, Resumable, boundary
 from .selection import SELECTIONS, sss_order
 
 __all__ = ["LeanLoop"]
@@ -24,8 +25,9 @@ __all__ = ["LeanLoop"]
 StopCriteria: TypeAlias = list[list[Any]]  # PyGAD's normalised stop_criteria: [kind, value] pairs
 
 
-class LeanLoop(EngineBase):
-    """``run()``: stock's loop, lean where every step is vectorised."""
+class LeanLoop(Resumable):
+    """``run()``: stock's loop, lean where every step is vectorised; both loops resumable
+    (resumable.py: the checkpoint hook at each generation boundary, ``resume_run``)."""
 
     lean_run = True  # False: every run() is stock PyGAD's loop (with the accelerated operators)
     _LEAN_CALLBACKS = ("on_fitness", "on_parents", "on_crossover", "on_mutation")
@@ -61,8 +63,12 @@ class LeanLoop(EngineBase):
         )
 
     def run(self) -> None:
-        if not self.lean_run_covered():
-            super().run()
+        resume = self._resume
+        if resume is not None and resume.loop == "lean":
+            self._resume_lean(resume)
+            return
+        if resume is not None or not self.lean_run_covered():
+            super().run()  # stock's loop (resumable.stock_loop)
             return
         self._fitness_run_active = True
         self._saved_fitness_indexes = {}
@@ -104,6 +110,21 @@ class LeanLoop(EngineBase):
                 self.on_start = on_start
                 self._handover = None
 
+    def _resume_lean(self, resume: LoopState) -> None:
+        """The lean loop from a checkpoint it took (the GA's attributes restored)."""
+        self._fitness_run_active = True
+        self._saved_fitness_indexes = {}
+        self._fitness_value_shape = None
+        try:
+            self.run_start_time = time.monotonic() - resume.run_seconds
+            self._lean_loop(self.last_generation_fitness, resume)
+        except Exception as ex:
+            self.logger.exception(ex)
+            raise ex
+        finally:
+            self._fitness_run_active = False
+            self._shutdown_fitness_executor()
+
     @staticmethod
     def _numeric_fitness(fitness: object) -> bool:
         return (
@@ -130,18 +151,24 @@ class LeanLoop(EngineBase):
             and not (self.on_generation is not None and fitness.dtype.kind == "f" and has_nan(fitness))
         )
 
-    def _lean_loop(self, fitness: FitnessValues) -> None:
+    def _lean_loop(self, fitness: FitnessValues, resume: LoopState | None = None) -> None:
         """Stock ``run()`` from the first evaluation on (single objective): the same operators, without
-        stock's per-step checks of the arrays this loop built itself."""
+        stock's per-step checks of the arrays this loop built itself; from ``resume``'s generation
+        when given."""
         self._dtype = self._single_type()
         self._shape = self.population.shape
-        _, best_fitness, _ = self.best_solution(pop_fitness=fitness)
-        unchanged = 0
-        if self.generations_completed != 0 and type(self.generations_completed) in self.supported_int_types:
-            first_gen = self.generations_completed
-            last_gen = self.num_generations + self.generations_completed
+        noted = False
+        if resume is not None:
+            best_fitness, unchanged = resume.best_fitness, resume.unchanged
+            first_gen, last_gen, noted = resume.next_generation, resume.last_generation, resume.noted
         else:
-            first_gen, last_gen = 0, self.num_generations
+            _, best_fitness, _ = self.best_solution(pop_fitness=fitness)
+            unchanged = 0
+            if self.generations_completed != 0 and type(self.generations_completed) in self.supported_int_types:
+                first_gen = self.generations_completed
+                last_gen = self.num_generations + self.generations_completed
+            else:
+                first_gen, last_gen = 0, self.num_generations
         selection = self.parent_selection_type
         crossover = self.crossover_type
         num_parents = int(self.num_parents_mating)
@@ -152,7 +179,6 @@ class LeanLoop(EngineBase):
         mutate = self.mutation_type is not None
         space = self._mutation_covered(self.population) if mutate else None
         numeric_kinds = ("f", "i", "u")
-        noted = False
         best_list = self.best_solutions_fitness
         best_generations = self.best_solutions_generations
         for generation in range(first_gen, last_gen):
@@ -233,6 +259,19 @@ class LeanLoop(EngineBase):
                     break
             if stops is not None and self._lean_stop(stops, unchanged):
                 break
+            if generation + 1 < last_gen:
+                boundary(
+                    self,
+                    LoopState(
+                        loop="lean",
+                        next_generation=generation + 1,
+                        last_generation=last_gen,
+                        unchanged=unchanged,
+                        best_fitness=best_fitness,
+                        run_seconds=time.monotonic() - self.run_start_time,
+                        noted=noted,
+                    ),
+                )
         self.run_select_parents(call_on_parents=False)
         if self.keep_elitism > 0:
             self.last_generation_elitism, self.last_generation_elitism_indices = self.steady_state_selection(

@@ -159,8 +159,9 @@ class _Server:
                 self._cond.notify_all()
 
     def spawn(self, fds: Sequence[int]) -> int:
-        """A new child for a run: ``fds`` are its output, channel, spec and store (the request carries
-        nothing else of the run); returns its pid (its own session)."""
+        """A new child for a run: ``fds`` are its output, channel, spec and store, then a durable
+        run's two checkpoint slots and its drain byte (the request carries nothing else of the run);
+        returns its pid (its own session)."""
         with self._lock:
             self._next_id += 1
             request = self._next_id

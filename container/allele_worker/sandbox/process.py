@@ -26,12 +26,14 @@ from ..wire import (
     CHANNEL_LINE_BYTES,
     MAX_OBJECTIVES,
     SUMMARY_BYTES,
+    CheckpointMessage,
     ChildJob,
     ChildSpec,
     DataMount,
     JSONObject,
     ProbeAnswer,
     Progress,
+    checked_checkpoint,
     checked_progress,
 )
 from .cgroups import CgroupSupport, RunCgroup
@@ -243,7 +245,7 @@ class _MessageReader(threading.Thread):
         kind = message.get("type")
         if kind == "outcome":
             self.outcome = message
-        elif kind == "progress":
+        elif kind in ("progress", "checkpoint"):
             self.on_message(message)
         elif kind == "limit" and message.get("reason") in ("message", "outcome", "messages"):
             self.limit = self.limit or message["reason"]
@@ -287,6 +289,8 @@ class SandboxedProcess:
         on_progress: Callable[[Progress], None] | None = None,
         poll_seconds: float = 0.05,
         data_files: list[DataMount] | None = None,
+        slots: tuple[Store, Store, Store] | None = None,
+        on_checkpoint: Callable[[CheckpointMessage], None] | None = None,
         places: int = 1,
     ) -> None:
         self.job, self.limits, self.isolation = job, limits, isolation
@@ -297,6 +301,11 @@ class SandboxedProcess:
         if cgroups is not None and isolation.cgroup is not None:
             self.group = cgroups.group(group_name or f"allele-x-{os.path.basename(workdir)}")
         self.on_progress = on_progress or (lambda message: None)
+        # A durable run's two checkpoint slots (memfds the job writes its checkpoints into, in turn),
+        # its drain byte (a memfd the worker sets), and who hears of each checkpoint
+        # (docs/architecture.md, "Durable runs").
+        self.slots = slots
+        self.on_checkpoint = on_checkpoint or (lambda message: None)
         self.poll_seconds = poll_seconds
         self.started_at = 0.0
         self.killed: str | None = None
@@ -333,6 +342,9 @@ class SandboxedProcess:
             "sandbox": plan,
             "channel": self.limits.channel(),
         }
+        job_checkpoint = self.job.get("checkpoint")
+        if job_checkpoint is not None and self.slots is not None:
+            spec["channel"]["checkpoint_bytes"] = job_checkpoint["max_bytes"]
         # The child reads its job from a file descriptor of its own: no file of it, and nothing of
         # it passes through the fork server.
         spec_fd = memory_file("allele-job")
@@ -354,7 +366,8 @@ class SandboxedProcess:
         msg_r, msg_w = os.pipe()
         try:
             if self.forks is not None:  # a fork of the warm parent (it confines itself the same way)
-                self._pid = self.forks.spawn([out_w, msg_w, spec_fd, self.store.fd])
+                slot_fds = [slot.fd for slot in self.slots] if self.slots is not None else []
+                self._pid = self.forks.spawn([out_w, msg_w, spec_fd, self.store.fd, *slot_fds])
             else:
                 self._proc = subprocess.Popen(
                     [
@@ -365,11 +378,12 @@ class SandboxedProcess:
                         str(msg_w),
                         "--store-fd",
                         str(self.store.fd),
+                        *(["--checkpoint-fds", ",".join(str(slot.fd) for slot in self.slots)] if self.slots else []),
                     ],
                     stdin=subprocess.DEVNULL,
                     stdout=out_w,
                     stderr=out_w,
-                    pass_fds=(msg_w, spec_fd, self.store.fd),
+                    pass_fds=(msg_w, spec_fd, self.store.fd, *(slot.fd for slot in self.slots or ())),
                     env=child_environment("/tmp" if self.isolation.minimal_root else self.workdir, self.places),
                     cwd=self.workdir,
                     start_new_session=True,
@@ -400,7 +414,14 @@ class SandboxedProcess:
 
     def _progress(self, message: JSONObject) -> None:
         """A progress message (``wire.ProgressMessage``) as the progress report it becomes, if it has
-        that shape (``wire.checked_progress``: the relay checked it, and this is checked again)."""
+        that shape (``wire.checked_progress``: the relay checked it, and this is checked again); a
+        checkpoint message (``wire.CheckpointMessage``) checked again the same way."""
+        if message.get("type") == "checkpoint":
+            job_checkpoint = self.job.get("checkpoint")
+            checked = checked_checkpoint(message, job_checkpoint["max_bytes"]) if job_checkpoint else None
+            if checked is not None and self.slots is not None:
+                self.on_checkpoint(checked)
+            return
         progress = checked_progress(message)
         if progress is not None:
             self.on_progress(progress)

@@ -43,6 +43,7 @@ def create_app(manager: RunManager, on_shutdown: list[Callable[[], object]] | No
             "in_use": manager.in_use,
             "active_runs": manager.active_runs,
             "data_cache": manager.data_cache.health(),
+            "draining": manager.draining,
         }
         return JSONResponse(body)
 

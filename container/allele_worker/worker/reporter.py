@@ -1,6 +1,6 @@
 """Reports to the Worker with the run's bearer token: ``POST {report.url}/progress`` and ``/complete``,
-``PUT {report.url}/population`` and ``PUT {report.url}/files/{name}``; and the fetches of a continue's
-start population and of a run's data files.
+``PUT {report.url}/population``, ``PUT {report.url}/files/{name}`` and ``PUT {report.url}/checkpoint``;
+and the fetches of a continue's start population, of a run's data files and of a resumed run's checkpoint.
 
 Progress is best effort (one attempt, failures ignored).  The completion report and the uploads
 are retried with back-off 1 s, 2 s, 4 s … capped at 60 s for up to 15 minutes while the Worker
@@ -15,6 +15,7 @@ import functools
 import json
 import logging
 import math
+import os
 import ssl
 import threading
 import time
@@ -24,7 +25,7 @@ from typing import BinaryIO
 import httpx
 
 from ..sandbox.store import Part, payload_chunks, payload_length
-from ..wire import JSON, CompleteReport, Progress, to_json
+from ..wire import JSON, CompleteReport, Metrics, Progress, to_json
 
 __all__ = ["Reporter", "population_json", "tls_context"]
 
@@ -157,6 +158,76 @@ class Reporter:
             self.retry_for_seconds,
         )
         return None if answer is None else answer.status_code
+
+    def upload_checkpoint(self, data: Part, generation: int, usage: dict[str, float] | None = None) -> int | None:
+        """``PUT {url}/checkpoint`` (a durable run's checkpoint, streamed from its slot unread; the
+        Worker keeps only the latest), with the run's usage by then (``cpu_seconds``, ``wall_ms``,
+        ``peak_mb``); retried for 30 s at most: the next checkpoint follows."""
+        headers = {"X-Allele-Generation": str(generation)}
+        for key, header in (
+            ("cpu_seconds", "X-Allele-Cpu-Seconds"),
+            ("wall_ms", "X-Allele-Wall-Ms"),
+            ("peak_mb", "X-Allele-Peak-Mb"),
+        ):
+            value = (usage or {}).get(key)
+            if value is not None and math.isfinite(value) and value >= 0:
+                headers[header] = f"{value:.6f}".rstrip("0").rstrip(".") if key == "cpu_seconds" else str(round(value))
+
+        def send() -> httpx.Response:
+            pieces = [data]
+            headers_all = {**headers, "Content-Type": "application/octet-stream"}
+            headers_all["Content-Length"] = str(payload_length(pieces))
+            return self._client.request(
+                "PUT", f"{self.url}/checkpoint", content=payload_chunks(pieces), headers=headers_all
+            )
+
+        answer = self._retry("checkpoint upload", send, 30.0)
+        return None if answer is None else answer.status_code
+
+    def suspend(self, metrics: Metrics, *, checkpointed: bool) -> int | None:
+        """``POST {url}/suspend``: a drained run handed back to go on elsewhere from its last checkpoint
+        (``checkpointed``: one was stored at the drain, and ``metrics`` are its whole segment's)."""
+        body = {"metrics": metrics, "checkpointed": checkpointed}
+        answer = self._retry(
+            "suspend report",
+            lambda: self._client.post(
+                f"{self.url}/suspend", content=to_json(body), headers={"Content-Type": "application/json"}
+            ),
+            60.0,
+        )
+        return None if answer is None else answer.status_code
+
+    def fetch_checkpoint(self, url: str, fd: int, max_bytes: int) -> int:
+        """``GET url`` (the run's last checkpoint) streamed into ``fd`` (the child's first checkpoint
+        slot), unread; its length.  ``LookupError`` when refused, past ``max_bytes`` or not had within
+        ``fetch_for_seconds``; 0 when a cancel stopped it."""
+        deadline = time.monotonic() + self.fetch_for_seconds
+        delay = self.first_delay
+        while not self.stopped.is_set():
+            try:
+                with self._client.stream("GET", url) as answer:
+                    if 400 <= answer.status_code < 500:
+                        raise LookupError(f"answered {answer.status_code}")
+                    if answer.status_code < 300:
+                        os.ftruncate(fd, 0)
+                        size = 0
+                        for piece in answer.iter_bytes(1 << 20):
+                            if size + len(piece) > max_bytes:
+                                raise LookupError("the checkpoint is past the run's cap")
+                            view = memoryview(piece)
+                            while view:
+                                written = os.pwrite(fd, view, size)
+                                size += written
+                                view = view[written:]
+                        return size
+            except httpx.HTTPError as exc:
+                log.warning("checkpoint fetch failed (%s)", type(exc).__name__)
+            if time.monotonic() + delay > deadline:
+                raise LookupError("gave up")
+            if self.stopped.wait(delay):
+                break
+            delay = min(delay * 2, self.max_delay)
+        return 0
 
     def fetch_population(self, url: str) -> JSON:
         """``GET url`` (the continue's start population) as parsed JSON.

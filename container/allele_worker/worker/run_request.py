@@ -13,6 +13,7 @@ from ..wire import (
     DataFileRef,
     GaParams,
     Population,
+    RunCheckpoint,
     RunRequestBody,
     is_count,
     is_finite_number,
@@ -126,6 +127,17 @@ def check_run_request(body: object) -> RunRequestBody:
     ):
         raise InvalidRequest("caps must hold positive time_seconds and memory_mb")
     data_files = check_data_files(body.get("data_files"), body.get("data_scope"))
+    checkpoint = body.get("checkpoint")
+    if checkpoint is not None and (
+        not isinstance(checkpoint, dict)
+        or not is_finite_number(checkpoint.get("interval_seconds"))
+        or checkpoint["interval_seconds"] <= 0
+        or not is_count(checkpoint.get("max_bytes"), 1)
+    ):
+        raise InvalidRequest("checkpoint must be null or hold a positive interval_seconds and max_bytes")
+    checkpoint_url = body.get("checkpoint_url")
+    if checkpoint_url is not None and (not _http_url(checkpoint_url) or checkpoint is None):
+        raise InvalidRequest("checkpoint_url must be null or an http(s) url (with checkpoint)")
     report = body.get("report")
     if (
         not isinstance(report, dict)
@@ -144,6 +156,12 @@ def check_run_request(body: object) -> RunRequestBody:
         "data_scope": body.get("data_scope") or "",
         "caps": {"time_seconds": caps["time_seconds"], "memory_mb": caps["memory_mb"]},
         "report": {"url": report["url"], "token": report["token"]},
+        "checkpoint": (
+            {"interval_seconds": float(checkpoint["interval_seconds"]), "max_bytes": checkpoint["max_bytes"]}
+            if checkpoint is not None
+            else None
+        ),
+        "checkpoint_url": checkpoint_url,
     }
 
 
@@ -162,6 +180,8 @@ class RunRequest:
     initial_population_url: str | None = None  # fetched by the parent when no inline population
     data_files: tuple[DataFileRef, ...] = ()  # fetched (or found cached) by the parent, bound at /data/<name>
     data_scope: str = ""  # the account whose bytes they are (the cache keeps accounts apart)
+    checkpoint: RunCheckpoint | None = None  # a durable run's checkpoint interval and cap
+    checkpoint_url: str | None = None  # the checkpoint to resume from, fetched by the parent
 
     @classmethod
     def from_body(cls, body: RunRequestBody) -> RunRequest:
@@ -177,6 +197,8 @@ class RunRequest:
             initial_population_url=body.get("initial_population_url"),
             data_files=tuple(body.get("data_files") or ()),
             data_scope=body.get("data_scope") or "",
+            checkpoint=body.get("checkpoint"),
+            checkpoint_url=body.get("checkpoint_url"),
         )
 
     @property
@@ -187,14 +209,18 @@ class RunRequest:
         count = value[1] if isinstance(value, list) and len(value) == 2 else value
         return count if is_count(count, 2) else 1
 
-    def child_job(self, initial_population: Population | None = None) -> ChildJob:
-        """What the child receives: no report URL, no token (the population is fetched already)."""
-        return {
+    def child_job(self, initial_population: Population | None = None, resume_bytes: int | None = None) -> ChildJob:
+        """What the child receives: no report URL, no token (the population and the checkpoint to
+        resume from, ``resume_bytes`` long in the child's first checkpoint slot, are fetched already)."""
+        job: ChildJob = {
             "run_id": self.run_id,
             "params": self.params,
             "initial_population": initial_population if initial_population is not None else self.initial_population,
             "caps": {"time_seconds": self.time_seconds, "memory_mb": self.memory_mb},
         }
+        if self.checkpoint is not None:
+            job["checkpoint"] = {**self.checkpoint, "resume_bytes": resume_bytes}
+        return job
 
 
 def parse_run_request(body: object) -> RunRequest:

@@ -1,10 +1,11 @@
 """The runs this worker knows: start each in its own sandboxed child, report, cancel, forget.
 
 One supervisor thread per run: (fetch the start population of a continue; fetch its data files or find
-them in the data cache) → spawn → (progress every ≤ 1.5 s) → reap → fold → upload the final population
-(when too large to ride in the report) and the staged files → complete report.  The population, the
-files and the result go from the run's store (``sandbox.store``, where the run's relay wrote them) to
-the Worker a piece at a time, unparsed.
+them in the data cache; a resumed run's checkpoint) → spawn → (progress every ≤ 1.5 s; each checkpoint
+the job announces streamed to the Worker) → reap → fold → upload the final population (when too large to
+ride in the report) and the staged files → complete report.  The population, the files and the result
+go from the run's store (``sandbox.store``, where the run's relay wrote them) to the Worker a piece at a
+time, unparsed.
 Finished run ids are remembered (bounded, by age and count) so a queue message delivered twice
 starts nothing new.
 """
@@ -23,7 +24,7 @@ from collections.abc import Callable, Mapping
 from ..errors import AtCapacity, InvalidRequest, UnknownRun
 from ..sandbox import Host, Limits, SandboxedProcess
 from ..sandbox.store import Part, Store
-from ..wire import DataMount, Metrics, Population, Progress, RunState, size_param
+from ..wire import CheckpointMessage, DataMount, Metrics, Population, Progress, RunState, size_param
 from . import completion
 from .completion import Completion
 from .data_cache import DataCache, DataFileRefused, DataFileUnavailable
@@ -34,7 +35,9 @@ __all__ = ["DATA_CACHE_BYTES", "POPULATION_NOT_LOADED", "RunManager"]
 
 log = logging.getLogger("allele.runs")
 
+SUSPENDED_EXIT = 75  # child/entry.py: a drained run, checkpointed and stopped without an outcome
 POPULATION_NOT_LOADED = "the start population could not be loaded"
+CHECKPOINT_NOT_LOADED = "the run's checkpoint could not be loaded"
 # A final population up to this much JSON (and all finite) rides inside the completion report: one
 # request fewer for most runs; a larger one is PUT before the report (it may be hundreds of MB, more
 # than the Worker may hold: docs/runner-protocol.md).
@@ -45,6 +48,10 @@ DATA_CACHE_BYTES = 2 * 1024 * 1024 * 1024
 
 class _Cancelled(Exception):
     """Cancelled before the child was started."""
+
+
+class _CheckpointNotLoaded(Exception):
+    """A resumed run's checkpoint could not be fetched."""
 
 
 class _PopulationNotLoaded(Exception):
@@ -67,6 +74,17 @@ class _Run:
         self.process_done = threading.Event()
         self._progress: Progress | None = None
         self._held: list[str] = []  # sha256 of the data files this run holds in the cache
+        # A durable run: its two checkpoint slots, and the latest checkpoint waiting to be uploaded.
+        # (the third: its drain byte, set to b"1" by drain())
+        self.slots: tuple[Store, Store, Store] | None = (
+            (Store(), Store(), Store()) if request.checkpoint is not None else None
+        )
+        self.draining = False  # drain(): checkpoint at the next generation boundary, then hand back
+        self.handed_back = False
+        self._drain_uploaded = False  # a checkpoint taken after the drain began is stored
+        self._uploader: threading.Thread | None = None
+        self._checkpoint: tuple[CheckpointMessage, dict[str, float]] | None = None
+        self._checkpoint_ready = threading.Condition()
         self.thread = threading.Thread(target=self._supervise, name=f"run-{request.run_id}", daemon=True)
 
     def _limits(self, population: Population | None) -> Limits:
@@ -140,6 +158,62 @@ class _Run:
             self.manager.data_cache.release(self.request.data_scope, sha256)
         self._held.clear()
 
+    def _resume_checkpoint(self) -> int | None:
+        """A resumed run's checkpoint (``checkpoint_url``), streamed into the first slot unread; its
+        length (None: no checkpoint to resume from)."""
+        request = self.request
+        if request.checkpoint_url is None or self.slots is None or request.checkpoint is None:
+            return None
+        try:
+            size = self.reporter.fetch_checkpoint(
+                request.checkpoint_url, self.slots[0].fd, 4 * request.checkpoint["max_bytes"]
+            )
+        except LookupError as exc:
+            log.warning("run %s: checkpoint not loaded: %s", request.run_id, exc)
+            raise _CheckpointNotLoaded from None
+        if self._cancel.is_set():
+            raise _Cancelled
+        return size or None
+
+    def _on_checkpoint(self, message: CheckpointMessage) -> None:
+        """A checkpoint the job announced, with what its run had used by then (billed once: the
+        Worker keeps it for the run's end should this worker be lost; docs/architecture.md)."""
+        process = self.process
+        usage: dict[str, float] = {}
+        if process is not None:
+            cpu = process.group.cpu_seconds() if process.group is not None else None
+            usage = {
+                "cpu_seconds": cpu or 0.0,
+                "wall_ms": (time.monotonic() - process.started_at) * 1000,
+                "peak_mb": process.peak_rss_mb,
+            }
+        with self._checkpoint_ready:
+            self._checkpoint = (message, usage)
+            self._checkpoint_ready.notify()
+
+    def _upload_checkpoints(self) -> None:
+        """Streams each checkpoint the job announces to the Worker, the latest first: one still
+        uploading when a newer one comes is followed by the newer one (the Worker keeps the last)."""
+        assert self.slots is not None
+        while True:
+            with self._checkpoint_ready:
+                while self._checkpoint is None and not self.process_done.is_set():
+                    self._checkpoint_ready.wait(0.5)
+                pending, self._checkpoint = self._checkpoint, None
+            if pending is None or self._cancel.is_set():
+                return
+            message, usage = pending
+            slot = self.slots[message["slot"]]
+            part = slot.part([0, message["bytes"]])
+            if part is None:
+                continue
+            drained = self.draining
+            status = self.reporter.upload_checkpoint(part, message["generation"], usage)
+            if status is not None and 200 <= status < 300 and drained:
+                self._drain_uploaded = True
+            if status is None or not 200 <= status < 300:
+                self._log_upload(f"checkpoint at generation {message['generation']}", status)
+
     def _supervise(self) -> None:
         host = self.manager.host
         uid = host.take_uid()
@@ -152,10 +226,16 @@ class _Run:
             population = self._start_population()
             if population is not None:
                 self.limits = self._limits(population)
-            job = self.request.child_job(population)
             data_files = self._data_files()
+            resume_bytes = self._resume_checkpoint()
+            if self.slots is not None:
+                self._uploader = threading.Thread(target=self._upload_checkpoints, daemon=True)
+                self._uploader.start()
+            job = self.request.child_job(population, resume_bytes)
             self.process = SandboxedProcess(
                 job=job,
+                slots=self.slots,
+                on_checkpoint=self._on_checkpoint,
                 limits=self.limits,
                 isolation=host.isolation,
                 workdir=workdir,
@@ -175,7 +255,17 @@ class _Run:
             report = self.process.wait()
             store = report.store
             self.final_metrics = completion.metrics(report)
-            if not self._cancel.is_set():
+            # Drained (stopped at a boundary after its checkpoint, or at the deadline): handed back. A run
+            # that ended by itself meanwhile completes as usual.
+            self.handed_back = (
+                self.draining
+                and not self._cancel.is_set()
+                and report.outcome is None
+                and (report.exit_code == SUSPENDED_EXIT or report.killed == "drain")
+            )
+            if self.handed_back:
+                self._hand_back()
+            if not self._cancel.is_set() and not self.handed_back:
                 done = completion.fold(report, self.limits)
                 body = done.body
                 if body["status"] == "failed" and body.get("progress") is None and self._progress:
@@ -188,6 +278,8 @@ class _Run:
             self.final_metrics = done.body["metrics"]
         except _DataFilesNotLoaded as exc:
             done = Completion(completion.failure("internal_error", str(exc)))
+        except _CheckpointNotLoaded:
+            done = Completion(completion.failure("internal_error", CHECKPOINT_NOT_LOADED))
             self.final_metrics = done.body["metrics"]
         except Exception as exc:
             log.exception("run %s: worker failure", self.request.run_id)
@@ -203,7 +295,7 @@ class _Run:
             if store is None and self.process is not None and self.process.store is not None:
                 store = self.process.store  # started, then failed before its report
         try:
-            if done is not None and not self._cancel.is_set():
+            if done is not None and not self._cancel.is_set() and not self.handed_back:
                 body = done.body
                 log.info(
                     "run %s ended: %s%s",
@@ -216,6 +308,10 @@ class _Run:
         finally:
             if store is not None:
                 store.close()
+            with self._checkpoint_ready:
+                self._checkpoint_ready.notify()
+            for slot in self.slots or ():
+                slot.close()
             self.reporter.close()
             self.manager.finish(self.request.run_id, remember=not self._disowned)
 
@@ -271,6 +367,40 @@ class _Run:
                 self._disowned = True
                 self._stop()
 
+    # -- drain
+
+    def drain(self) -> None:
+        """Checkpoint at the next generation boundary, then stop: the run is handed back to the Worker
+        (``POST {report.url}/suspend``) to go on elsewhere from that checkpoint."""
+        self.draining = True
+        if self.slots is not None:
+            os.pwrite(self.slots[2].fd, b"1", 0)
+        else:  # not durable: nothing to checkpoint, hand it back as it is
+            self.stop_for_drain()
+
+    def stop_for_drain(self) -> None:
+        """The drain's deadline passed (or the run has no checkpoints): stop the child now."""
+        self.draining = True
+        if self.process is not None:
+            self.process.kill("drain")
+
+    def _hand_back(self) -> None:
+        """After a drain: the last checkpoint uploaded, the run given back with the usage so far
+        (checkpointed: the whole segment is billed; else only up to its last periodic checkpoint)."""
+        self.process_done.set()  # the child is gone: the uploader sends what is left, then ends
+        with self._checkpoint_ready:
+            self._checkpoint_ready.notify()
+        if self._uploader is not None:
+            self._uploader.join(60)
+        metrics = self.final_metrics or completion.metrics(None)
+        status = self.reporter.suspend(metrics, checkpointed=self._drain_uploaded)
+        log.info(
+            "run %s handed back (%s, checkpointed: %s)",
+            self.request.run_id,
+            status,
+            self._drain_uploaded,
+        )
+
     # -- cancel
 
     def _stop(self) -> None:
@@ -313,6 +443,7 @@ class RunManager:
         tls_context()  # the reports' TLS context, built once now rather than by the first run
         self.limit_overrides = limit_overrides or {}
         self._live: dict[str, _Run] = {}
+        self.draining = False  # SIGTERM: no new runs (drain())
         self._finished: OrderedDict[str, float] = OrderedDict()
         self._remember = (remember_finished, remember_seconds)
         self._lock = threading.Lock()
@@ -327,6 +458,8 @@ class RunManager:
                 return False, "running"
             if request.run_id in self._finished:
                 return False, "finished"
+            if self.draining:
+                raise AtCapacity("this worker is draining (shutting down): the run goes to another")
             places = min(request.workers, self.concurrency)  # a wider run takes every place
             if self._in_use() + places > self.concurrency:
                 raise AtCapacity(
@@ -337,6 +470,26 @@ class RunManager:
             self._live[request.run_id] = run
         run.thread.start()
         return True, "running"
+
+    def drain(self, seconds: float) -> None:
+        """SIGTERM: take no more runs; ask every run to checkpoint at its next generation boundary and
+        hand itself back; after ``seconds`` stop what is left (handed back from its last checkpoint);
+        return when every run is gone (docs/architecture.md, "Durable runs")."""
+        with self._lock:
+            self.draining = True
+            runs = list(self._live.values())
+        if runs:
+            log.info("draining %d run(s)", len(runs))
+        for run in runs:
+            run.drain()
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and self.active_runs:
+            time.sleep(0.05)
+        with self._lock:
+            left = list(self._live.values())
+        for run in left:
+            run.stop_for_drain()
+        self.wait_idle(30.0)
 
     def state(self, run_id: str) -> RunState | None:
         """ "running", "finished" (recently), or None for an unknown run id."""

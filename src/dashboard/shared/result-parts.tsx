@@ -308,6 +308,15 @@ export function resultFacts(
               : "all satisfied",
           ],
         ] as [string, Child][])),
+    ...(r.resumes?.length
+      ? ([
+          [
+            "Resumed",
+            // docs/api.md#durable-runs: the run lost its worker and went on from its last checkpoint.
+            `${r.resumes.length} time${r.resumes.length === 1 ? "" : "s"} from a checkpoint after a lost worker (same result as uninterrupted)`,
+          ],
+        ] as [string, Child][])
+      : []),
     ["Warnings", total === 0 ? "none" : extra.warnings ? <a href="#warnings">{total.toLocaleString("en")}</a> : total.toLocaleString("en")],
     ["Created", <Time iso={r.createdAt} />],
   ];

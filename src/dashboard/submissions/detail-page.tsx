@@ -87,6 +87,18 @@ function ProgressLine(p: { d: Detail }) {
         <span data-field="fitness">{fitness.text}</span>
       </p>
       <progress data-field="bar" max={total ?? 1} value={run.generationsCompleted ?? 0} aria-label="Generations done"></progress>
+      {run.resumes?.length ? (
+        <p class="resumes" data-field="resumes">
+          Resumed {run.resumes.length} time{run.resumes.length === 1 ? "" : "s"} after a lost worker, from its last checkpoint (
+          {run.resumes.map((at, i) => (
+            <>
+              {i ? ", " : ""}
+              <Time iso={at} />
+            </>
+          ))}
+          ); the result is the same as an uninterrupted run's.
+        </p>
+      ) : null}
       {run.errorCode && (
         <p class="flash error" role="alert">
           The run failed: {run.errorMessage} [{run.errorCode}]

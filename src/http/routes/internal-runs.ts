@@ -3,15 +3,21 @@
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
+import { limitsFor } from "../../admission/admission";
+import { checkpointPlan } from "../../admission/limits";
+import { config } from "../../config";
 import { runDataFiles } from "../../domain/data-files";
-import { isStagedFile, POPULATION_FILE, STAGED_FILES, type StagedFile, stagedKey } from "../../domain/result-files";
-import { recordProgress, runToken, startPopulationFile } from "../../domain/runs";
+import { checkpointKey, isStagedFile, POPULATION_FILE, STAGED_FILES, type StagedFile, stagedKey } from "../../domain/result-files";
+import { runMessage } from "../../domain/run-queue";
+import { recordCheckpoint, recordProgress, resumeRun, runToken, startPopulationFile } from "../../domain/runs";
 import { endRun, type RunOutcome } from "../../domain/transitions";
+import { runsQueue } from "../../env";
 import { ApiError } from "../../errors";
 import { constantTimeEqual } from "../../lib/crypto";
+import { getAccount } from "../../storage/accounts";
 import { getBlob } from "../../storage/data-files";
 import { getDb } from "../../storage/db";
-import { getRun } from "../../storage/submissions";
+import { getRun, type RunRow } from "../../storage/submissions";
 import { bearerToken } from "../../surface/caller";
 import type { AppEnv } from "../context";
 
@@ -97,6 +103,8 @@ const completeBody = z.object({
     .optional(),
 });
 
+const suspendBody = z.object({ metrics, checkpointed: z.boolean() });
+
 const runAuth = createMiddleware<AppEnv>(async (c, next) => {
   const presented = bearerToken(c.req.header("Authorization"));
   const expected = await runToken(c.env, c.req.param("id")!);
@@ -163,6 +171,51 @@ export const internalRunsRoutes = new Hono<AppEnv>()
     if (!isStagedFile(name) || name === POPULATION_FILE) throw new ApiError("not_found", "The GA worker uploads no such file.");
     return stage(c.env, c.req.raw, c.req.param("id"), name);
   })
+  // A durable run's checkpoint (docs/architecture.md#durable-runs-issue-28): streamed to R2 unread under
+  // the one key the server chose for this run (the latest replaces the one before), then recorded with
+  // its generation and what the worker had measured of the run's segment by then.
+  .put("/:id/checkpoint", async (c) => {
+    const runId = c.req.param("id");
+    const run = await liveRun(c.env, runId);
+    const generation = headerCount(c.req.header("X-Allele-Generation"));
+    const length = headerCount(c.req.header("Content-Length"));
+    const limits = checkpointPlan(await runLimits(c.env, run), config(c.env).checkpointSeconds);
+    if (generation === null || length === null || length === 0 || !c.req.raw.body)
+      throw new ApiError("validation_failed", "A checkpoint needs X-Allele-Generation and a Content-Length.");
+    if (length > limits.max_bytes) throw new ApiError("validation_failed", "The checkpoint is past the run's cap.");
+    // An older checkpoint arriving late (a retried upload) never replaces a newer one.
+    if (run.checkpointGeneration !== null && generation < run.checkpointGeneration) throw notLive();
+    await c.env.FILES.put(checkpointKey(runId), c.req.raw.body, { httpMetadata: { contentType: "application/octet-stream" } });
+    const usage = {
+      generation,
+      cpuSeconds: headerNumber(c.req.header("X-Allele-Cpu-Seconds")) ?? 0,
+      wallMs: Math.round(headerNumber(c.req.header("X-Allele-Wall-Ms")) ?? 0),
+      peakMb: Math.round(headerNumber(c.req.header("X-Allele-Peak-Mb")) ?? 0),
+    };
+    if (!(await recordCheckpoint(c.env, runId, usage))) throw notLive();
+    return c.body(null, 204);
+  })
+  // The checkpoint a resumed run goes on from, streamed from R2 to the GA worker (which hands it to the run unread).
+  .get("/:id/checkpoint", async (c) => {
+    await liveRun(c.env, c.req.param("id"));
+    const object = await c.env.FILES.get(checkpointKey(c.req.param("id")));
+    if (!object) throw new ApiError("not_found", "This run has no checkpoint.");
+    return new Response(object.body, { headers: { "Content-Type": "application/octet-stream", "Content-Length": String(object.size) } });
+  })
+  // A drained GA worker hands the run back (SIGTERM: docs/architecture.md#durable-runs-issue-28): it goes
+  // back in line at once to go on from its last checkpoint. `checkpointed`: one was stored at the drain,
+  // so the segment's measured usage is billed whole; else only up to its last periodic checkpoint.
+  .post("/:id/suspend", async (c) => {
+    const body = await parse(c.req.raw, suspendBody);
+    if (!body) throw unreadable();
+    const run = await liveRun(c.env, c.req.param("id"));
+    const segment = body.checkpointed
+      ? { cpuSeconds: body.metrics.cpu_seconds_used, wallMs: body.metrics.execution_duration_ms, peakMb: body.metrics.peak_memory_mb }
+      : undefined;
+    if (!(await resumeRun(c.env, run, segment))) throw notLive();
+    await runsQueue(c.env).send(runMessage(run));
+    return c.body(null, 204);
+  })
   .post("/:id/complete", async (c) => {
     const body = await parse(c.req.raw, completeBody);
     const runId = c.req.param("id");
@@ -179,6 +232,24 @@ async function stage(env: AppEnv["Bindings"], req: Request, runId: string, name:
   const body = req.headers.get("Content-Length") && req.body ? req.body : await req.arrayBuffer();
   await env.FILES.put(stagedKey(runId, name), body, { httpMetadata: { contentType: STAGED_FILES[name] } });
   return new Response(null, { status: 204 });
+}
+
+/** A header holding a whole number ≥ 0, else null. */
+function headerCount(value: string | undefined): number | null {
+  return value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : null;
+}
+
+/** A header holding a finite number ≥ 0, else null. */
+function headerNumber(value: string | undefined): number | null {
+  if (value === undefined || !/^\d{1,15}(\.\d{1,9})?$/.test(value)) return null;
+  return Number(value);
+}
+
+/** The caps of the run as it was started (how it is paid: docs/api.md#payment). */
+async function runLimits(env: AppEnv["Bindings"], run: RunRow) {
+  const account = await getAccount(getDb(env.DB), run.accountId);
+  if (!account) throw notLive();
+  return limitsFor(env, account, run.paidWithCredits ? "credits" : "plan");
 }
 
 const UNREADABLE = {

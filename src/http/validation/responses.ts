@@ -21,6 +21,16 @@ const url = z.string().meta({ description: "absolute URL" });
 const runStatus = z.enum(RUN_STATUSES);
 const parameters = z.record(z.string(), z.unknown()).meta({ description: "the GA parameters (docs/api.md#creation-parameters)" });
 const errorObject = z.strictObject({ code: z.string(), message: z.string() });
+const resumes = z
+  .strictObject({
+    count: z.number().meta({ description: "how many times the run was resumed after its worker was lost" }),
+    at: z.array(timestamp).meta({ description: "when, one time per resume" }),
+  })
+  .meta({
+    id: "RunResumes",
+    description:
+      "the run's resumes from its last checkpoint after a lost worker (docs/api.md#durable-runs); the result equals an uninterrupted run's",
+  });
 const warnings = z
   .array(z.strictObject({ message: z.string(), count: z.number() }).meta({ id: "RunWarning" }))
   .meta({ description: "the run's Python warnings, deduplicated with counts, in order of first appearance (docs/api.md#warnings)" });
@@ -150,6 +160,11 @@ export const Submission = z
       kind: z.enum(RUN_KINDS),
       status: runStatus,
       parent_result_id: id.nullable(),
+      resumes,
+      checkpoint: z
+        .strictObject({ generation: z.number(), at: timestamp.nullable() })
+        .nullable()
+        .meta({ description: "the run's last checkpoint: the generation a resume goes on from, and when it was stored; null: none yet" }),
     }),
     error: errorObject.nullable(),
     cpu_seconds_used: z.number().nullable(),
@@ -232,6 +247,7 @@ export const Result = z
         description:
           "genes of best_solution their gene_constraint refuses; [] when none; null without a gene_constraint (and for an import)",
       }),
+    resumes,
     warnings,
     engine: z
       .string()
@@ -553,6 +569,17 @@ export const FailedData = z
 export const CancelledData = z
   .strictObject({ submission_id: id, status: z.literal("cancelled"), execution_duration_ms: z.number(), cpu_seconds_used: z.number() })
   .meta({ id: "CancelledData" });
+export const ResumedData = z
+  .strictObject({
+    submission_id: id,
+    run_id: id,
+    status: z.literal("queued"),
+    resumes: z.number().meta({ description: "how many times the run was resumed so far, this time included" }),
+    from_generation: z.number().nullable().meta({
+      description: "the generation its last checkpoint resumes it at; null: no checkpoint yet, it starts again from generation 0",
+    }),
+  })
+  .meta({ id: "ResumedData" });
 export const SweepCompletedData = z
   .strictObject({
     sweep_id: id,
@@ -575,6 +602,7 @@ export const EVENT_DATA = {
   "submission.failed": FailedData,
   "submission.cancelled": CancelledData,
   "result.completed": ResultCompletedData,
+  "run.resumed": ResumedData,
   "sweep.completed": SweepCompletedData,
   "webhook.test": TestData,
 } as const satisfies Record<(typeof EVENT_TYPES)[number], z.ZodType>;
