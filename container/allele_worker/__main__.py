@@ -4,7 +4,8 @@ Environment: ``HOST`` (default 127.0.0.1), ``PORT`` (default 8788), ``SANDBOX_UI
 of the per-run users when running as root, default 1000000; each worker claims a block of 1000),
 ``ALLELE_LOCK_DIR`` (where the uid block locks live, default /run/allele), ``WORKER_CONCURRENCY``
 (runs at once, default the number of CPUs; more starts are refused with 503 at_capacity),
-``ALLELE_REQUIRE_ISOLATION`` (``all``: refuse to start unless every sandbox measure holds),
+``ALLELE_REQUIRE_ISOLATION`` (``all``: refuse to start unless every sandbox measure holds;
+``all-except:<measure>,…``: every one but those named — docs/deploy.md#isolation-per-measure),
 ``ALLELE_FORK_SERVER`` (``0``: start each run's child as a fresh interpreter instead of a fork of the
 warm fork server), ``ALLELE_RUN_DIR`` (parent directory of the runs' temporary directories, default a
 fresh one under the system temp dir), ``ALLELE_DATA_CACHE_DIR`` (the cache of runs' data files, default

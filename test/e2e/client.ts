@@ -3,12 +3,13 @@ import { inject } from "vitest";
 
 export const baseUrl = () => inject("baseUrl");
 
-export async function call(path: string, opts: { method?: string; key?: string; body?: unknown; token?: string } = {}) {
+/** A request to the service (`base`: another service's URL than the global setup's, e.g. one a test starts itself). */
+export async function call(path: string, opts: { method?: string; key?: string; body?: unknown; token?: string; base?: string } = {}) {
   const headers: Record<string, string> = {};
   const bearer = opts.key ?? opts.token;
   if (bearer) headers.Authorization = `Bearer ${bearer}`;
   if (opts.body !== undefined) headers["Content-Type"] = "application/json";
-  const res = await fetch(`${baseUrl()}${path}`, {
+  const res = await fetch(`${opts.base ?? baseUrl()}${path}`, {
     method: opts.method ?? (opts.body !== undefined ? "POST" : "GET"),
     headers,
     body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,

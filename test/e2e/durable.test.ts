@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error -- a plain ESM script, without types
 import { freePort, startLocalService } from "../../scripts/lib.mjs";
+import { call as callService } from "./client";
 
 const ADMIN = "durable-admin-token-0123456789";
 let service: { baseUrl: string; children: ChildProcess[]; log: string[]; stop: () => Promise<void> };
@@ -20,25 +21,9 @@ let receiver: Server;
 const received: { type: string; data: any }[] = [];
 let receiverUrl = "";
 
-async function call(path: string, opts: { method?: string; key?: string; body?: unknown; token?: string } = {}) {
-  const headers: Record<string, string> = {};
-  const bearer = opts.key ?? opts.token;
-  if (bearer) headers.Authorization = `Bearer ${bearer}`;
-  if (opts.body !== undefined) headers["Content-Type"] = "application/json";
-  const res = await fetch(`${service.baseUrl}${path}`, {
-    method: opts.method ?? (opts.body !== undefined ? "POST" : "GET"),
-    headers,
-    body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
-  });
-  const text = await res.text();
-  let body: any = null;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    body = text;
-  }
-  return { status: res.status, body, text };
-}
+/** A request to the service this file starts (npm start's supervisor), not the global setup's. */
+const call = (path: string, opts: Omit<Parameters<typeof callService>[1] & {}, "base"> = {}) =>
+  callService(path, { ...opts, base: service.baseUrl });
 
 /** One query's rows from the local D1 database (the ledger and the progress trail: no API shows them). */
 function d1(query: string, params: string[]): any[] {

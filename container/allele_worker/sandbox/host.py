@@ -8,8 +8,10 @@ stack's fork server — the same with the scientific stack imported (``forks.STA
 runs whose code names it (``forks_for``) — is started in the background when the first such run comes
 (unless ``ALLELE_FORK_SERVER_STACK=0``), so a worker that never sees one never pays its start; until it
 is ready those runs are forked from the first one and import what they need themselves.
-``ALLELE_REQUIRE_ISOLATION=all`` (set in the image) makes it refuse to start when any measure is
-missing, so production fails closed.
+``ALLELE_REQUIRE_ISOLATION`` says which measures the worker refuses to start without, so production
+fails closed: ``all`` (set in the image) every one; ``all-except:<measure>,…`` every one but those
+named, for a deployment that runs one run per instance (docs/deploy.md#isolation-per-measure says which
+may go and what is lost); unset, none (a developer's machine).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from ..wire import ChildJob
 from . import cgroups as cgroup_support
 from .cgroups import CgroupSupport
 from .forks import STACK_MODULES, ForkServer, ForkServerGone, names_the_stack
-from .plan import Isolation
+from .plan import MEASURES, RLIMITS, Isolation
 from .process import probe_isolation
 from .uids import UidBlock
 
@@ -34,7 +36,28 @@ DEFAULT_LOCK_DIR = "/run/allele"
 
 
 class IsolationMissing(RuntimeError):
-    """ALLELE_REQUIRE_ISOLATION=all and the machine does not enforce every measure."""
+    """The machine does not enforce a measure ALLELE_REQUIRE_ISOLATION requires (or the setting is wrong)."""
+
+
+def required_gaps(missing: list[str], setting: str) -> list[str]:
+    """The measures of ``missing`` that ``setting`` (ALLELE_REQUIRE_ISOLATION's value) requires:
+    ``all`` every one, ``all-except:a,b`` every one but a and b (each a name of ``MEASURES`` or
+    ``rlimit:<name>``), empty none. Any other value is refused, so a typo never weakens the sandbox."""
+    if setting == "":
+        return []
+    if setting == "all":
+        return list(missing)
+    prefix = "all-except:"
+    if not setting.startswith(prefix):
+        raise IsolationMissing(f"ALLELE_REQUIRE_ISOLATION must be all or all-except:<measure>,…, not {setting!r}")
+    allowed = {name.strip() for name in setting[len(prefix) :].split(",") if name.strip()}
+    known = set(MEASURES) | {f"rlimit:{name}" for name in RLIMITS}
+    unknown = sorted(allowed - known)
+    if unknown:
+        raise IsolationMissing(
+            f"ALLELE_REQUIRE_ISOLATION names no such measure: {', '.join(unknown)} (one of {', '.join(sorted(known))})"
+        )
+    return [gap for gap in missing if gap not in allowed]
 
 
 @dataclass
@@ -52,9 +75,7 @@ class Host:
     _stack_settled: threading.Event = field(default_factory=threading.Event, repr=False)
 
     @classmethod
-    def setup(
-        cls, *, uid_base: int | None = None, lock_dir: str | None = None, require_all: bool | None = None
-    ) -> Host:
+    def setup(cls, *, uid_base: int | None = None, lock_dir: str | None = None, require: str | None = None) -> Host:
         root = os.geteuid() == 0
         support, note = cgroup_support.detect() if root else (None, "the worker is not root")
         uids = None
@@ -79,14 +100,17 @@ class Host:
         if host.forks is None or os.environ.get("ALLELE_FORK_SERVER_STACK", "1") == "0":
             host._stack_started = True  # never: runs that name the stack come from the plain server
             host._stack_settled.set()
-        if require_all is None:
-            require_all = os.environ.get("ALLELE_REQUIRE_ISOLATION", "") == "all"
-        missing = isolation.missing()
-        if require_all and missing:
+        setting = os.environ.get("ALLELE_REQUIRE_ISOLATION", "") if require is None else require
+        try:
+            gaps = required_gaps(isolation.missing(), setting)
+        except IsolationMissing:
+            host.close()
+            raise
+        if gaps:
             host.close()
             raise IsolationMissing(
-                "ALLELE_REQUIRE_ISOLATION=all but this machine does not enforce: "
-                + ", ".join(missing)
+                f"ALLELE_REQUIRE_ISOLATION={setting} but this machine does not enforce: "
+                + ", ".join(gaps)
                 + " ("
                 + "; ".join(isolation.notes)
                 + ")"
