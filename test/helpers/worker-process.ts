@@ -35,7 +35,7 @@ function workerParameters(): string {
  * global setup runs in vitest's main process, so they meet on globalThis. The last project's teardown
  * stops the process.
  */
-type SharedWorker = { url: Promise<string>; users: number; stop: () => void };
+type SharedWorker = { url: Promise<string>; users: number; stop: () => Promise<void> };
 const global = globalThis as { __alleleGaWorkers?: Map<number, SharedWorker>; __alleleGaParameters?: string };
 global.__alleleGaWorkers ??= new Map();
 const shared = global.__alleleGaWorkers;
@@ -54,7 +54,15 @@ function gaWorker(places: number): SharedWorker {
         return url;
       }),
       users: 0,
-      stop: () => void started.then(({ child }) => child.kill("SIGTERM")),
+      // SIGTERM drains (a run still reporting to nowhere could keep the worker for minutes), so a
+      // worker not gone within a second is killed, as startLocalService stops its own.
+      stop: async () => {
+        const { child } = await started;
+        const gone = new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve())));
+        child.kill("SIGTERM");
+        await Promise.race([gone, new Promise((r) => setTimeout(r, 1_000))]);
+        if (child.exitCode === null) child.kill("SIGKILL");
+      },
     };
     shared.set(places, worker);
   }
@@ -69,9 +77,9 @@ export default async function setup(project: TestProject) {
   project.provide("runnerUrl", await worker.url);
   global.__alleleGaParameters ??= workerParameters();
   project.provide("workerParameters", global.__alleleGaParameters);
-  return () => {
+  return async () => {
     if (--worker.users > 0) return;
     shared.delete(places);
-    worker.stop();
+    await worker.stop();
   };
 }
