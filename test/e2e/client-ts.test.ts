@@ -44,7 +44,7 @@ describe("the TypeScript client", () => {
     expect(result.best_solution).toHaveLength(4);
     expect(result.generations_completed).toBe(15);
     const csv = await (await client.results.download(result.id, "fitness_history.csv")).text();
-    expect(csv.split("\n")[0]).toBe("generation,best_fitness");
+    expect(csv.split("\n")[0]).toBe("generation,best_fitness,mean_fitness,median_fitness,worst_fitness");
     const summary = (await (await client.results.download(result.id, "result.json")).json()) as { result_id: string };
     expect(summary.result_id).toBe(result.id);
     await expect(client.results.download(result.id, "nope.txt")).rejects.toMatchObject({ status: 404, code: "not_found" });
