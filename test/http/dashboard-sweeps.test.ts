@@ -69,6 +69,17 @@ describe("the sweep form", () => {
     expect((await json(await call("/api/v1/sweeps", { key: a.key }))).results).toEqual([]);
   });
 
+  it("shows a refusal of the creation (an entry symbol the code does not define) next to its field", async () => {
+    const a = await newAccount();
+    const web = await signedIn(a.key);
+    const res = await web.post("/sweeps/new", sweepForm({ fitness_func_entry: "nowhere" }));
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).toContain('id="f-fitness_func_entry-error"');
+    expect(text(html)).toContain("nowhere");
+    expect((await json(await call("/api/v1/sweeps", { key: a.key }))).results).toEqual([]);
+  });
+
   it("refuses more children than the cap above the form, with the figures", async () => {
     const a = await newAccount("free");
     const web = await signedIn(a.key);

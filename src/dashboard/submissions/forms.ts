@@ -558,12 +558,15 @@ export const initialValues = (): FormValues =>
       .concat([["fitness_func_entry", "fitness"]]),
   );
 
-/** A refusal of the form's fields (an entry symbol, a size, the schema) by field, or null: a refusal of the whole form (a gate). */
-export function refusalByField(err: ApiError): Record<string, string> | null {
+/**
+ * A refusal of the form's fields (an entry symbol, a size, the schema) by field, or null: a refusal of
+ * the whole form (a gate). `toForm` names the API's fields as the form does (the sweep form's grid rows).
+ */
+export function refusalByField(err: ApiError, toForm?: (fields: FieldError[]) => Record<string, string>): Record<string, string> | null {
   const fields = refusedFields(err);
-  if (fields?.length) return formErrors(fields);
+  if (fields?.length) return (toForm ?? formErrors)(fields);
   const field = refusedField(err);
-  if (field) return { [field]: err.message };
+  if (field) return toForm ? toForm([{ field, message: err.message }]) : { [field]: err.message };
   return null;
 }
 

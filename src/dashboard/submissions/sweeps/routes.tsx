@@ -18,7 +18,7 @@ import { formOf } from "../../shared/form";
 import { listQueryOf } from "../../shared/lists";
 import { protectChange, requireSession } from "../../shared/session";
 import { checkedFiles, offeredFiles, withFileErrors } from "../data-file-choice";
-import { type FormValues, initialValues } from "../forms";
+import { type FormValues, initialValues, refusalByField } from "../forms";
 import { SweepDetailPage } from "./detail-page";
 import { initialSweepValues, sweepFormErrors, sweepFormToBody } from "./forms";
 import { SweepListPage } from "./list-page";
@@ -78,10 +78,7 @@ async function create(c: Ctx) {
     return c.redirect(`/sweeps/${row.id}`, 303);
   } catch (err) {
     if (!(err instanceof ApiError) || err.status >= 500) throw err;
-    const fields = Array.isArray(err.details.fields) ? sweepFormErrors(err.details.fields as never, values) : null;
-    const field =
-      typeof err.details.field === "string" ? sweepFormErrors([{ field: err.details.field, message: err.message }], values) : null;
-    const byField = fields ?? field;
+    const byField = refusalByField(err, (fields) => sweepFormErrors(fields, values));
     // A refusal of a field (an entry symbol) goes next to it; a gate's refusal (with its figures) above the form.
     return again(byField ?? {}, byField ? undefined : refusalText(err), err.status);
   }
