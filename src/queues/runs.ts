@@ -14,8 +14,12 @@ import { getRunner, WorkerFull } from "../runner/runner";
 import { getDb } from "../storage/db";
 import { getRun } from "../storage/submissions";
 
-/** Start attempts before a run fails with worker_unavailable (the queue's max_retries is higher). */
-export const MAX_START_ATTEMPTS = 5;
+/**
+ * Start attempts before a run fails with worker_unavailable (the queue's max_retries is 10): with the
+ * delays below, a run waits about six minutes for a worker — a deploy rolling every instance, or a
+ * platform restarting a lost one, is over by then.
+ */
+export const MAX_START_ATTEMPTS = 10;
 const retryDelay = (attempts: number) => Math.min(60, 5 * 2 ** (attempts - 1));
 
 export async function handleRunMessage(env: Bindings, message: Message<RunMessage>): Promise<void> {
@@ -72,7 +76,12 @@ export async function handleRunMessage(env: Bindings, message: Message<RunMessag
     if (message.attempts >= MAX_START_ATTEMPTS) {
       await endRun(env, run.id, {
         status: "failed",
-        error: { code: "worker_unavailable", message: "No worker could take the run; it was not started and is not billed." },
+        error: {
+          code: "worker_unavailable",
+          message: run.resumes?.length
+            ? "No worker could take the run to resume it from its checkpoint; only its earlier segments are billed."
+            : "No worker could take the run; it was not started and is not billed.",
+        },
       });
       return message.ack();
     }

@@ -20,6 +20,7 @@ let state: string;
 let receiver: Server;
 const received: { type: string; data: any }[] = [];
 let receiverUrl = "";
+let workerPort = 0;
 
 /** A request to the service this file starts (npm start's supervisor), not the global setup's. */
 const call = (path: string, opts: Omit<Parameters<typeof callService>[1] & {}, "base"> = {}) =>
@@ -144,9 +145,10 @@ beforeAll(async () => {
   const receiverPort = await freePort();
   await new Promise<void>((r) => receiver.listen(receiverPort, "127.0.0.1", r));
   receiverUrl = `http://127.0.0.1:${receiverPort}/hook`;
+  workerPort = await freePort();
   service = await startLocalService({
     port: await freePort(),
-    workerPort: await freePort(),
+    workerPort,
     persistTo: state,
     quiet: true,
     vars: {
@@ -349,8 +351,14 @@ describe("chaos", () => {
     };
     let kills = 0;
     while (kills < 10) {
-      // The supervisor gives up after 5 crashes within a minute: a kill every 13 to 18 s.
-      await sleep(13_000 + Math.random() * 5_000);
+      // The supervisor gives up after 5 crashes within a minute: a kill every 13 to 18 s, and only once
+      // a new worker answers and has run for a few seconds (a worker down most of the time tests the
+      // supervisor's pauses, not a resume).
+      const pause = sleep(13_000 + Math.random() * 5_000);
+      await until("the new GA worker to answer", async () =>
+        (await fetch(`http://127.0.0.1:${workerPort}/health`).catch(() => null))?.ok ? true : undefined,
+      );
+      await Promise.all([pause, sleep(3_000 + Math.random() * 5_000)]);
       if ((await live()) < 2) await submitNext();
       try {
         gaWorker().kill("SIGKILL");

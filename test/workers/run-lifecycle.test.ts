@@ -99,7 +99,14 @@ describe("runs queue consumer", () => {
     expect(retry).toHaveBeenCalledWith({ delaySeconds: 5 });
     expect(await run(runId)).toMatchObject({ status: "queued", attempts: 1 });
 
-    const last = createMessageBatch("allele-runs", [{ id: "m2", timestamp: new Date(), attempts: 5, body: { run_id: runId } }]);
+    // Until the last attempt the delays grow to a minute: about six minutes in all.
+    const later = createMessageBatch("allele-runs", [{ id: "m2", timestamp: new Date(), attempts: 9, body: { run_id: runId } }]);
+    const laterRetry = vi.spyOn(later.messages[0]!, "retry");
+    await handleRunMessage(down, later.messages[0]!);
+    expect(laterRetry).toHaveBeenCalledWith({ delaySeconds: 60 });
+    expect(await run(runId)).toMatchObject({ status: "queued" });
+
+    const last = createMessageBatch("allele-runs", [{ id: "m3", timestamp: new Date(), attempts: 10, body: { run_id: runId } }]);
     await handleRunMessage(down, last.messages[0]!);
     expect(await run(runId)).toMatchObject({ status: "failed", error_code: "worker_unavailable" });
   });
