@@ -23,8 +23,9 @@ import { resultsRoutes } from "./http/routes/results";
 import { submissionsRoutes } from "./http/routes/submissions";
 import { sweepsRoutes } from "./http/routes/sweeps";
 import { webhooksRoutes } from "./http/routes/webhooks";
-import { EnvironmentBody, Health, OpenApiDocument } from "./http/validation/responses";
+import { EnvironmentBody, Health, OpenApiDocument, SubmissionTypesBody } from "./http/validation/responses";
 import { ENVIRONMENT } from "./model/environment";
+import { submissionTypes } from "./operations/submissions";
 import { requestId } from "./surface/request-id";
 
 /** Paths of the machine interfaces (JSON errors); everything else is the dashboard (HTML pages). */
@@ -83,6 +84,19 @@ export function newApp() {
       success: { 200: EnvironmentBody },
     }),
     (c) => c.json(ENVIRONMENT),
+  );
+  // The submission types (docs/api.md#quick-submission-types): each with its inputs as JSON Schema, made
+  // from the zod schemas creation validates with. No key, as the environment.
+  app.get(
+    "/api/v1/submission-types",
+    describe({
+      operationId: "listSubmissionTypes",
+      tag: "Submissions",
+      summary: "The submission types: `new` and each quick type, with its inputs (JSON Schema), GA defaults and a description",
+      noKey: true,
+      success: { 200: SubmissionTypesBody },
+    }),
+    (c) => c.json(submissionTypes()),
   );
   // The OpenAPI documents, generated from these routes (src/http/openapi/; docs/architecture.md#openapi).
   app.get(

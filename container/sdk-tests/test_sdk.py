@@ -119,6 +119,39 @@ def test_code_uploads_and_a_submission_that_references_one(client):
     assert isinstance(result.best_fitness, float)
 
 
+def test_quick_subset_sum_with_generated_integers(client):
+    """The SDK's quick call as its README shows it: the server generates the integers and echoes them."""
+    created = client.submissions.create(submission_type="quick_binary_subset_sum", num_integers=20)
+    assert created.submission_type == "quick_binary_subset_sum" and created.status == "queued"
+    integers = created.generated["integers"]
+    assert len(integers) == 20 and all(isinstance(n, int) for n in integers)
+    result = client.results.wait_for(created.id, timeout=180, poll_interval=0.5)
+    chosen = [integers[i] for i, gene in enumerate(result.best_solution) if gene > 0.5]
+    interpretation = result.raw["interpretation"]
+    assert interpretation["chosen_integers"] == chosen and interpretation["sum"] == sum(chosen)
+    assert interpretation["target"] == created.generated["target"]
+    got = client.submissions.get(created.id)
+    assert got.submission_type == "quick_binary_subset_sum"
+
+
+def test_quick_knapsack(client):
+    """The SDK README's knapsack call, unmodified: the answer packs within the capacity."""
+    created = client.submissions.create(
+        submission_type="quick_knapsack",
+        item_names=["map", "compass", "water", "rope"],
+        item_values=[5, 8, 3, 4],
+        item_weights=[[2], [1], [3], [2]],
+        dimension_names=["weight"],
+        dimension_capacities=[5],
+    )
+    assert created.submission_type == "quick_knapsack" and created.generated == {}
+    result = client.results.wait_for(created.id, timeout=180, poll_interval=0.5)
+    interpretation = result.raw["interpretation"]
+    assert interpretation["within_capacity"] is True
+    assert sorted(interpretation["items"]) == ["compass", "map", "rope"] and interpretation["total_value"] == 17
+    assert result.best_fitness == 17
+
+
 def test_webhooks_list_and_health(client):
     assert isinstance(client.webhooks.list(), list)
     assert client.health()["status"] == "ok"

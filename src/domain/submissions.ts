@@ -31,6 +31,8 @@ const runInProgress = () => new ApiError("invalid_state", "A run of this submiss
 export interface CreateInput {
   name: string;
   description?: string;
+  /** `new`, or the quick type it was made by (docs/api.md#quick-submission-types). */
+  submissionType?: string;
   parameters: GaParameters;
   source?: SubmissionSource;
   /** Website runs may be paid by the plan (docs/api.md#payment); API runs are always paid with credits. */
@@ -85,6 +87,7 @@ async function insertNewSubmission(
         name: input.name,
         nameLower: input.name.toLowerCase(),
         description: input.description ?? "",
+        submissionType: input.submissionType ?? "new",
         source: input.source ?? "api",
         status: "queued",
         parameters: input.parameters,

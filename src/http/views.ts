@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { limitsFor } from "../admission/admission";
 import { balancesOf } from "../billing/prices";
 import type { Bindings } from "../env";
+import { interpretation } from "../model/quick-types";
 import type { AccountRow } from "../storage/accounts";
 import type { ResultFileRow, ResultRow } from "../storage/results";
 import type { RunRow, SubmissionRow } from "../storage/submissions";
@@ -26,6 +27,8 @@ export function submissionAccepted(
   origin: string,
   s: Pick<SubmissionRow, "id" | "name" | "description" | "submissionType" | "createdAt">,
   requestId: string,
+  /** A quick type's creation: the inputs the server generated (`{}` when none); absent for any other answer. */
+  generated?: Record<string, unknown>,
 ) {
   return {
     id: s.id,
@@ -33,6 +36,7 @@ export function submissionAccepted(
     name: s.name,
     description: s.description,
     submission_type: s.submissionType,
+    ...(generated ? { generated } : {}),
     created_at: s.createdAt,
     ...submissionUrls(origin, s.id),
     request_id: requestId,
@@ -142,6 +146,7 @@ export function resultFull(origin: string, r: ResultRow, files: ResultFileRow[])
     warnings: r.warnings,
     engine: r.engine,
     parameters: r.parameters,
+    interpretation: interpretation(r.parameters, r.bestSolution, r.numObjectives > 1 ? null : r.bestSolutionFitness),
     files: files.map((f) => ({
       name: f.name,
       content_type: f.contentType,

@@ -2,7 +2,6 @@
 // REST API (http/routes) and the dashboard (dashboard/): the same entry-symbol checks, the same admission
 // (every gate, in order) and the same domain calls, whoever presses the button (docs/dashboard.md).
 
-import type { z } from "zod";
 import { withAdmission } from "../admission/admission";
 import type { Payment } from "../admission/limits";
 import type { DeferredRate } from "../admission/rate-limit";
@@ -16,12 +15,13 @@ import { ApiError, validationError } from "../errors";
 import { checkEntrySymbols } from "../model/entry-symbols";
 import { mergeParameters } from "../model/parameter-rules";
 import { CODE_FIELDS, type GaParameters } from "../model/parameters";
+import { isQuickType, QUICK_FIXED_FIELDS } from "../model/quick-types";
 import type { AccountRow } from "../storage/accounts";
 import { isForeignKeyFailure, submissionDataFilesOf } from "../storage/data-files";
 import { getDb } from "../storage/db";
 import { getResultFile, type ResultRow } from "../storage/results";
 import { getSubmission, type SubmissionRow } from "../storage/submissions";
-import { type createSubmissionSchema, creationParameters, refuseUnsupported } from "./submissions";
+import { type CreationBody, creationParameters, refuseUnsupported } from "./submissions";
 
 /** Who starts the run and how: the account (as read at the start of the request), where it comes from and how it is paid. */
 export interface Starter {
@@ -35,14 +35,12 @@ export interface Starter {
   waitUntil: (p: Promise<unknown>) => void;
 }
 
-export type CreateBody = z.output<typeof createSubmissionSchema>;
-
 /** Creates a submission and its first run (queued). */
 export async function startSubmission(
   env: Bindings,
   who: Starter,
-  validated: CreateBody,
-): Promise<{ id: string; runId: string; createdAt: string }> {
+  validated: CreationBody,
+): Promise<{ id: string; runId: string; createdAt: string; generated: Record<string, unknown> }> {
   const accountId = who.account.id;
   const body = await resolveCodeUploads(getDb(env.DB), accountId, validated, CODE_FIELDS);
   refuseUnsupported(body);
@@ -60,6 +58,7 @@ export async function startSubmission(
         createSubmission(env, accountId, runId, {
           name,
           description,
+          submissionType: body.quick?.type ?? "new",
           parameters,
           source: who.source,
           paidWithCredits: who.payment === "credits",
@@ -70,7 +69,7 @@ export async function startSubmission(
     who.payment,
   );
   who.waitUntil(enqueueRun(env, { id: created.runId, accountId, parameters }));
-  return created;
+  return { ...created, generated: body.quick?.generated ?? {} };
 }
 
 /**
@@ -116,9 +115,24 @@ async function admitRun(
 /** What a start population given at creation fixes: a reexecute cannot change them (they are its shape and types). */
 const FIXED_BY_POPULATION = ["sol_per_pop", "num_genes", "gene_type"] as const;
 
+/**
+ * 400 for overrides of what a quick submission's type sets (its built-in fitness function, its genes):
+ * they cannot be edited (docs/api.md#quick-submission-types).
+ */
+function refuseQuickEdits(submission: Pick<SubmissionRow, "submissionType">, overrides: Partial<GaParameters>): void {
+  if (!isQuickType(submission.submissionType)) return;
+  const type = submission.submissionType;
+  const edited = QUICK_FIXED_FIELDS.filter((field) => overrides[field] !== undefined);
+  if (edited.length)
+    throw validationError(
+      edited.map((field) => ({ field, message: `is set by the submission's quick type (${type}): it cannot be edited` })),
+    );
+}
+
 /** Runs a submission again with its creation parameters and `overrides` (from its start population, if it has one). */
 export async function reexecuteSubmission(env: Bindings, who: Starter, submission: SubmissionRow, overrides: Partial<GaParameters>) {
   assertNoLiveRun(submission);
+  refuseQuickEdits(submission, overrides);
   const fixed = submission.initialPopulationKey ? FIXED_BY_POPULATION.filter((field) => overrides[field] !== undefined) : [];
   if (fixed.length)
     throw validationError(
@@ -133,6 +147,7 @@ export async function continueResult(env: Bindings, who: Starter, result: Result
   const submission = await getSubmission(db, who.account.id, result.submissionId);
   if (!submission) throw new ApiError("invalid_state", "The submission of this result was deleted; it cannot be continued.");
   assertNoLiveRun(submission);
+  refuseQuickEdits(submission, overrides);
   if (!(await getResultFile(db, result.id, POPULATION_FILE))) {
     throw new ApiError("invalid_state", "This result has no stored population to continue from.");
   }

@@ -7,6 +7,17 @@ import { ApiError, validationError } from "../errors";
 import { text } from "../model/fields";
 import { withCrossFieldRules } from "../model/parameter-rules";
 import { CODE_FIELDS, type CodeField, code, type GaParameters, gaShape } from "../model/parameters";
+import {
+  buildQuick,
+  isQuickType,
+  QUICK_FIXED_FIELDS,
+  QUICK_TYPES,
+  type QuickType,
+  quickInputNames,
+  quickInputs,
+  quickTypeListing,
+  randomSource,
+} from "../model/quick-types";
 import { isRunStatus, RUN_STATUSES, type RunStatus, SUBMISSION_SOURCES } from "../model/runs";
 import { populationProblems } from "../model/start-population";
 import { getDb } from "../storage/db";
@@ -92,15 +103,131 @@ export function creationParameters(body: CreateBody): { parameters: GaParameters
     logger: _logger,
     initial_population: initialPopulation,
     fitness_func,
+    quick: _quick,
     ...rest
-  } = body;
+  } = body as CreationBody;
   if (fitness_func === undefined)
     throw validationError([{ field: "fitness_func", message: "is required (or fitness_func_id, a code upload)" }]);
   return { parameters: { ...rest, fitness_func }, initialPopulation };
 }
 
-/** The submission types Allele runs (the Vilvik interface also names quick types it does not have). */
-export const SUBMISSION_TYPES = ["new"] as const;
+/** The submission types Allele runs: `new` (a job of your own code) and the quick types (docs/api.md#quick-submission-types). */
+export const SUBMISSION_TYPES = ["new", ...QUICK_TYPES] as const;
+
+/** A quick body's fields beside its type's inputs: the submission's own, and the GA parameters the type does not set. */
+const quickCommonShape = (() => {
+  const { fitness_func: _f, fitness_func_entry: _e, num_genes: _n, gene_space: _s, gene_type: _t, data_files: _d, ...ga } = gaShape;
+  const optional = Object.fromEntries(
+    Object.entries(ga).map(([name, schema]) => [name, schema instanceof z.ZodDefault ? schema.unwrap().optional() : schema.optional()]),
+  ) as unknown as { [K in keyof typeof ga]: z.ZodOptional<z.ZodType<z.output<(typeof ga)[K]>>> };
+  return {
+    name: text(200).default(""),
+    description: text(2000).default(""),
+    submission_type: z.enum(QUICK_TYPES),
+    webhook_url: z.unknown().optional(),
+    notification_email: z.unknown().optional(),
+    logger: refusedLogger,
+    ...optional,
+  };
+})();
+const quickCommon = z.strictObject(quickCommonShape);
+
+/** The body of POST /submissions of each quick type, as documented (the type's inputs and the fields every quick body takes). */
+export const quickBodySchemas = QUICK_TYPES.map((type) =>
+  z
+    .strictObject({
+      ...quickCommonShape,
+      submission_type: z.literal(type),
+      ...(quickInputs(type) as unknown as { shape: z.ZodRawShape }).shape,
+    })
+    .meta({ id: `Create_${type}`, description: `A ${type} submission (docs/api.md#quick-submission-types).` }),
+);
+
+/** `GET /api/v1/submission-types`: `new` (its inputs: the creation body) and each quick type (its inputs, defaults and an example). */
+export function submissionTypes() {
+  return {
+    results: [
+      {
+        name: "new",
+        description: "A job of your own code: fitness_func (or fitness_func_id) and the GA parameters (docs/api.md#creation-parameters).",
+        inputs: z.toJSONSchema(createSubmissionSchema, { io: "input", target: "draft-2020-12", unrepresentable: "any" }) as Record<
+          string,
+          unknown
+        >,
+        defaults: {},
+        example: {},
+        fixed_parameters: [],
+      },
+      ...quickTypeListing(),
+    ],
+  };
+}
+
+/** What a quick type made of a creation: its type and the inputs the server generated (echoed as `generated`). */
+export interface QuickCreation {
+  type: QuickType;
+  generated: Record<string, unknown>;
+}
+export type CreationBody = CreateBody & { quick?: QuickCreation };
+
+type Issue = { path: PropertyKey[]; message: string };
+const issuesOf = (error: z.ZodError): Issue[] =>
+  error.issues.flatMap((issue) =>
+    issue.code === "unrecognized_keys"
+      ? issue.keys.map((key) => ({ path: [...issue.path, key], message: "is not a known field" }))
+      : [{ path: issue.path, message: issue.message }],
+  );
+
+/**
+ * A creation body, whatever its type: a `new` one as createSubmissionSchema reads it; a quick one (docs/api.md#quick-submission-types) as its
+ * type's inputs and the GA parameters it may give, turned into the parameters of its job (the built-in
+ * fitness source, the genes, the type's defaults under what it gave) and checked by the same rules.
+ */
+export const creationBodySchema = z.unknown().transform(async (raw, ctx): Promise<CreationBody> => {
+  const fail = (issues: Issue[]) => {
+    for (const issue of issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+    return z.NEVER;
+  };
+  const type = raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>).submission_type : undefined;
+  if (!isQuickType(type)) {
+    const parsed = await createSubmissionSchema.safeParseAsync(raw);
+    return parsed.success ? parsed.data : fail(issuesOf(parsed.error));
+  }
+  const body = raw as Record<string, unknown>;
+  const names = new Set(quickInputNames(type));
+  const inputs = Object.fromEntries(Object.entries(body).filter(([k]) => names.has(k)));
+  const rest = Object.fromEntries(Object.entries(body).filter(([k]) => !names.has(k)));
+  const issues: Issue[] = [];
+  for (const field of [...QUICK_FIXED_FIELDS, "fitness_func_id", "initial_population"]) {
+    if (!(field in rest)) continue;
+    delete rest[field];
+    issues.push({
+      path: [field],
+      message:
+        field === "fitness_func" || field === "fitness_func_id"
+          ? `is built into ${type} and cannot be given (its source is shown on the submission)`
+          : `is set by ${type} from its inputs and cannot be given`,
+    });
+  }
+  const parsedInputs = await quickInputs(type).safeParseAsync(inputs);
+  const parsedRest = await quickCommon.safeParseAsync(rest);
+  if (!parsedInputs.success) issues.push(...issuesOf(parsedInputs.error));
+  if (!parsedRest.success) issues.push(...issuesOf(parsedRest.error));
+  if (issues.length || !parsedInputs.success || !parsedRest.success) return fail(issues);
+  const { name, description, submission_type: _type, webhook_url, notification_email, logger: _logger, ...given } = parsedRest.data;
+  const seed = given.random_seed ?? crypto.getRandomValues(new Uint32Array(1))[0]!;
+  const { parameters, generated } = buildQuick(type, parsedInputs.data, given as Partial<GaParameters>, randomSource(seed));
+  const full = await createSubmissionSchema.safeParseAsync({
+    name,
+    description,
+    submission_type: type,
+    webhook_url,
+    notification_email,
+    ...parameters,
+  });
+  if (!full.success) return fail(issuesOf(full.error));
+  return { ...full.data, quick: { type, generated } };
+});
 
 /**
  * 422 for what the body names but Allele does not do: another submission type, or a per-submission
@@ -110,7 +237,7 @@ export function refuseUnsupported(body: { submission_type?: string; webhook_url?
   if (body.submission_type !== undefined && !(SUBMISSION_TYPES as readonly string[]).includes(body.submission_type)) {
     throw new ApiError(
       "unsupported_submission_type",
-      `submission_type "${body.submission_type}" is not supported; the supported value is: ${SUBMISSION_TYPES.join(", ")}.`,
+      `submission_type "${body.submission_type}" is not supported; the supported values are: ${SUBMISSION_TYPES.join(", ")}.`,
       {
         field: "submission_type",
         supported: [...SUBMISSION_TYPES],

@@ -63,7 +63,19 @@ describe("submission_type, description and the fields Allele does not do", () =>
       422,
       "unsupported_submission_type",
     );
-    expect(err.details).toEqual({ field: "submission_type", supported: ["new"] });
+    expect(err.details).toEqual({
+      field: "submission_type",
+      supported: [
+        "new",
+        "quick_binary_subset_sum",
+        "quick_knapsack",
+        "quick_sklearn_rfc_hyperparameters",
+        "quick_sklearn_svc_hyperparameters",
+        "quick_sklearn_knn_hyperparameters",
+        "quick_sklearn_logreg_hyperparameters",
+        "quick_keras_xor_training",
+      ],
+    });
     expect(err.message).toContain("new");
     expect((await json(await call("/api/v1/submissions?limit=100", { key: a.key }))).results.length).toBe(before);
   });

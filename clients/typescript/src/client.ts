@@ -31,6 +31,7 @@ const OPERATIONS = {
   deleteSubmission: ["delete", "/submissions/{id}", false],
   cancelSubmission: ["post", "/submissions/{id}/cancel", false],
   reexecuteSubmission: ["post", "/submissions/{id}/reexecute", true],
+  listSubmissionTypes: ["get", "/submission-types", false],
   listSweeps: ["get", "/sweeps", false],
   createSweep: ["post", "/sweeps", true],
   getSweep: ["get", "/sweeps/{id}", false],
@@ -285,6 +286,8 @@ export class Allele {
     cancel: (id: string) => this.call("cancelSubmission", { path: { id } }),
     reexecute: (id: string, overrides?: RequestBody<"reexecuteSubmission">, options?: CallOptions) =>
       this.call("reexecuteSubmission", { path: { id }, body: overrides, ...options }),
+    /** The submission types: `new` and the quick types, each with its inputs (JSON Schema) and defaults (no key needed). */
+    types: () => this.call("listSubmissionTypes"),
   };
 
   /** Parameter sweeps: one submission per combination × seed, with statistics (docs/api.md#sweeps). */

@@ -299,6 +299,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/submission-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The submission types: `new` and each quick type, with its inputs (JSON Schema), GA defaults and a description */
+        get: operations["listSubmissionTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/submissions": {
         parameters: {
             query?: never;
@@ -314,7 +331,7 @@ export interface paths {
         put?: never;
         /**
          * Create a submission (a GA job)
-         * @description Answers 202 at once and queues the first run. A write: every gate applies (docs/api.md#gates). A code field may be given inline or as `<field>_id`, a code upload.
+         * @description Answers 202 at once and queues the first run. A write: every gate applies (docs/api.md#gates). A code field may be given inline or as `<field>_id`, a code upload. `submission_type` names a quick type (its inputs in place of a fitness function: docs/api.md#quick-submission-types, `GET /api/v1/submission-types`); inputs the server generated are echoed under `generated`.
          */
         post: operations["createSubmission"];
         delete?: never;
@@ -819,6 +836,654 @@ export interface components {
             is_expired: boolean;
             content: string;
         };
+        /** @description A quick_binary_subset_sum submission (docs/api.md#quick-submission-types). */
+        Create_quick_binary_subset_sum: {
+            /** @default  */
+            name: string;
+            /** @default  */
+            description: string;
+            /** @constant */
+            submission_type: "quick_binary_subset_sum";
+            webhook_url?: unknown;
+            notification_email?: unknown;
+            /** @description not taken (a run's log is its captured output): 400 naming it */
+            logger?: unknown;
+            num_generations?: number;
+            num_parents_mating?: number;
+            sol_per_pop?: number;
+            init_range_low?: number | number[];
+            init_range_high?: number | number[];
+            sample_size?: number;
+            mutation_type?: string | null;
+            mutation_probability?: number | [
+                number,
+                number
+            ];
+            mutation_percent_genes?: "default" | number | [
+                number,
+                number
+            ];
+            mutation_num_genes?: number | [
+                number,
+                number
+            ];
+            mutation_by_replacement?: boolean;
+            random_mutation_min_val?: number | number[];
+            random_mutation_max_val?: number | number[];
+            crossover_type?: string | null;
+            crossover_probability?: number;
+            /** @description one of PyGAD's names (sss, rws, sus, rank, random, tournament, nsga2, tournament_nsga2, nsga3, tournament_nsga3), or the Python source of a custom operator with parent_selection_type_entry */
+            parent_selection_type?: string;
+            K_tournament?: number;
+            nsga3_num_divisions?: number;
+            sbx_crossover_eta?: number;
+            polynomial_mutation_eta?: number;
+            keep_parents?: number;
+            keep_elitism?: number;
+            gene_categorical?: (boolean | boolean[]) | null;
+            allow_duplicate_genes?: boolean;
+            suppress_warnings?: boolean;
+            stop_criteria?: string | string[];
+            random_seed?: number;
+            fitness_batch_size?: number;
+            save_solutions?: boolean;
+            save_best_solutions?: boolean;
+            parallel_processing?: (number | [
+                "process" | "thread",
+                number
+            ]) | null;
+            gene_constraint?: string;
+            gene_constraint_entry?: string;
+            on_start?: string;
+            on_start_entry?: string;
+            on_fitness?: string;
+            on_fitness_entry?: string;
+            on_parents?: string;
+            on_parents_entry?: string;
+            on_crossover?: string;
+            on_crossover_entry?: string;
+            on_mutation?: string;
+            on_mutation_entry?: string;
+            on_generation?: string;
+            on_generation_entry?: string;
+            on_stop?: string;
+            on_stop_entry?: string;
+            parent_selection_type_entry?: string;
+            crossover_type_entry?: string;
+            mutation_type_entry?: string;
+            /** @description the integers to choose from (or num_integers: the server generates them) */
+            integers?: number[];
+            /** @description how many integers the server generates (1 to 100 each), echoed as generated.integers */
+            num_integers?: number;
+            /** @description the sum to reach; required with integers; with num_integers, optional (the server then picks a reachable one, echoed as generated.target) and reachable by the generated integers */
+            target?: number;
+        };
+        /** @description A quick_keras_xor_training submission (docs/api.md#quick-submission-types). */
+        Create_quick_keras_xor_training: {
+            /** @default  */
+            name: string;
+            /** @default  */
+            description: string;
+            /** @constant */
+            submission_type: "quick_keras_xor_training";
+            webhook_url?: unknown;
+            notification_email?: unknown;
+            /** @description not taken (a run's log is its captured output): 400 naming it */
+            logger?: unknown;
+            num_generations?: number;
+            num_parents_mating?: number;
+            sol_per_pop?: number;
+            init_range_low?: number | number[];
+            init_range_high?: number | number[];
+            sample_size?: number;
+            mutation_type?: string | null;
+            mutation_probability?: number | [
+                number,
+                number
+            ];
+            mutation_percent_genes?: "default" | number | [
+                number,
+                number
+            ];
+            mutation_num_genes?: number | [
+                number,
+                number
+            ];
+            mutation_by_replacement?: boolean;
+            random_mutation_min_val?: number | number[];
+            random_mutation_max_val?: number | number[];
+            crossover_type?: string | null;
+            crossover_probability?: number;
+            /** @description one of PyGAD's names (sss, rws, sus, rank, random, tournament, nsga2, tournament_nsga2, nsga3, tournament_nsga3), or the Python source of a custom operator with parent_selection_type_entry */
+            parent_selection_type?: string;
+            K_tournament?: number;
+            nsga3_num_divisions?: number;
+            sbx_crossover_eta?: number;
+            polynomial_mutation_eta?: number;
+            keep_parents?: number;
+            keep_elitism?: number;
+            gene_categorical?: (boolean | boolean[]) | null;
+            allow_duplicate_genes?: boolean;
+            suppress_warnings?: boolean;
+            stop_criteria?: string | string[];
+            random_seed?: number;
+            fitness_batch_size?: number;
+            save_solutions?: boolean;
+            save_best_solutions?: boolean;
+            parallel_processing?: (number | [
+                "process" | "thread",
+                number
+            ]) | null;
+            gene_constraint?: string;
+            gene_constraint_entry?: string;
+            on_start?: string;
+            on_start_entry?: string;
+            on_fitness?: string;
+            on_fitness_entry?: string;
+            on_parents?: string;
+            on_parents_entry?: string;
+            on_crossover?: string;
+            on_crossover_entry?: string;
+            on_mutation?: string;
+            on_mutation_entry?: string;
+            on_generation?: string;
+            on_generation_entry?: string;
+            on_stop?: string;
+            on_stop_entry?: string;
+            parent_selection_type_entry?: string;
+            crossover_type_entry?: string;
+            mutation_type_entry?: string;
+        };
+        /** @description A quick_knapsack submission (docs/api.md#quick-submission-types). */
+        Create_quick_knapsack: {
+            /** @default  */
+            name: string;
+            /** @default  */
+            description: string;
+            /** @constant */
+            submission_type: "quick_knapsack";
+            webhook_url?: unknown;
+            notification_email?: unknown;
+            /** @description not taken (a run's log is its captured output): 400 naming it */
+            logger?: unknown;
+            num_generations?: number;
+            num_parents_mating?: number;
+            sol_per_pop?: number;
+            init_range_low?: number | number[];
+            init_range_high?: number | number[];
+            sample_size?: number;
+            mutation_type?: string | null;
+            mutation_probability?: number | [
+                number,
+                number
+            ];
+            mutation_percent_genes?: "default" | number | [
+                number,
+                number
+            ];
+            mutation_num_genes?: number | [
+                number,
+                number
+            ];
+            mutation_by_replacement?: boolean;
+            random_mutation_min_val?: number | number[];
+            random_mutation_max_val?: number | number[];
+            crossover_type?: string | null;
+            crossover_probability?: number;
+            /** @description one of PyGAD's names (sss, rws, sus, rank, random, tournament, nsga2, tournament_nsga2, nsga3, tournament_nsga3), or the Python source of a custom operator with parent_selection_type_entry */
+            parent_selection_type?: string;
+            K_tournament?: number;
+            nsga3_num_divisions?: number;
+            sbx_crossover_eta?: number;
+            polynomial_mutation_eta?: number;
+            keep_parents?: number;
+            keep_elitism?: number;
+            gene_categorical?: (boolean | boolean[]) | null;
+            allow_duplicate_genes?: boolean;
+            suppress_warnings?: boolean;
+            stop_criteria?: string | string[];
+            random_seed?: number;
+            fitness_batch_size?: number;
+            save_solutions?: boolean;
+            save_best_solutions?: boolean;
+            parallel_processing?: (number | [
+                "process" | "thread",
+                number
+            ]) | null;
+            gene_constraint?: string;
+            gene_constraint_entry?: string;
+            on_start?: string;
+            on_start_entry?: string;
+            on_fitness?: string;
+            on_fitness_entry?: string;
+            on_parents?: string;
+            on_parents_entry?: string;
+            on_crossover?: string;
+            on_crossover_entry?: string;
+            on_mutation?: string;
+            on_mutation_entry?: string;
+            on_generation?: string;
+            on_generation_entry?: string;
+            on_stop?: string;
+            on_stop_entry?: string;
+            parent_selection_type_entry?: string;
+            crossover_type_entry?: string;
+            mutation_type_entry?: string;
+            /** @description one name per item */
+            item_names: string[];
+            /** @description one value per item */
+            item_values: number[];
+            /** @description one list per item, one weight per dimension */
+            item_weights: number[][];
+            /** @description one name per capacity dimension */
+            dimension_names: string[];
+            /** @description one capacity per dimension */
+            dimension_capacities: number[];
+        };
+        /** @description A quick_sklearn_knn_hyperparameters submission (docs/api.md#quick-submission-types). */
+        Create_quick_sklearn_knn_hyperparameters: {
+            /** @default  */
+            name?: string;
+            /** @default  */
+            description?: string;
+            /** @constant */
+            submission_type: "quick_sklearn_knn_hyperparameters";
+            webhook_url?: unknown;
+            notification_email?: unknown;
+            /** @description not taken (a run's log is its captured output): 400 naming it */
+            logger?: unknown;
+            num_generations?: number;
+            num_parents_mating?: number;
+            sol_per_pop?: number;
+            init_range_low?: number | number[];
+            init_range_high?: number | number[];
+            sample_size?: number;
+            mutation_type?: string | null;
+            mutation_probability?: number | [
+                number,
+                number
+            ];
+            mutation_percent_genes?: "default" | number | [
+                number,
+                number
+            ];
+            mutation_num_genes?: number | [
+                number,
+                number
+            ];
+            mutation_by_replacement?: boolean;
+            random_mutation_min_val?: number | number[];
+            random_mutation_max_val?: number | number[];
+            crossover_type?: string | null;
+            crossover_probability?: number;
+            /** @description one of PyGAD's names (sss, rws, sus, rank, random, tournament, nsga2, tournament_nsga2, nsga3, tournament_nsga3), or the Python source of a custom operator with parent_selection_type_entry */
+            parent_selection_type?: string;
+            K_tournament?: number;
+            nsga3_num_divisions?: number;
+            sbx_crossover_eta?: number;
+            polynomial_mutation_eta?: number;
+            keep_parents?: number;
+            keep_elitism?: number;
+            gene_categorical?: (boolean | boolean[]) | null;
+            allow_duplicate_genes?: boolean;
+            suppress_warnings?: boolean;
+            stop_criteria?: string | string[];
+            random_seed?: number;
+            fitness_batch_size?: number;
+            save_solutions?: boolean;
+            save_best_solutions?: boolean;
+            parallel_processing?: (number | [
+                "process" | "thread",
+                number
+            ]) | null;
+            gene_constraint?: string;
+            gene_constraint_entry?: string;
+            on_start?: string;
+            on_start_entry?: string;
+            on_fitness?: string;
+            on_fitness_entry?: string;
+            on_parents?: string;
+            on_parents_entry?: string;
+            on_crossover?: string;
+            on_crossover_entry?: string;
+            on_mutation?: string;
+            on_mutation_entry?: string;
+            on_generation?: string;
+            on_generation_entry?: string;
+            on_stop?: string;
+            on_stop_entry?: string;
+            parent_selection_type_entry?: string;
+            crossover_type_entry?: string;
+            mutation_type_entry?: string;
+            /**
+             * @description scikit-learn's iris or breast_cancer, or random (make_classification seeded by the run's random_seed)
+             * @enum {string}
+             */
+            dataset_name?: "iris" | "breast_cancer" | "random";
+            /** @description instead of dataset_name: a data file id (a CSV with a header row), with target_column */
+            data_file?: string;
+            /** @description with data_file: the CSV column holding the class labels */
+            target_column?: string;
+            /** @description each hyperparameter by name (n_neighbors, p, leaf_size, weights): {"tune": true, "min": a, "max": b} or {"fixed": value}; at least one tuned */
+            hyperparameters: {
+                [key: string]: {
+                    /** @constant */
+                    tune: true;
+                    min: number;
+                    max: number;
+                } | {
+                    fixed: number | string | boolean | null;
+                };
+            };
+            /**
+             * @description folds of the stratified cross-validation (shuffled, random_state=0)
+             * @default 5
+             */
+            cv_folds?: number;
+        };
+        /** @description A quick_sklearn_logreg_hyperparameters submission (docs/api.md#quick-submission-types). */
+        Create_quick_sklearn_logreg_hyperparameters: {
+            /** @default  */
+            name?: string;
+            /** @default  */
+            description?: string;
+            /** @constant */
+            submission_type: "quick_sklearn_logreg_hyperparameters";
+            webhook_url?: unknown;
+            notification_email?: unknown;
+            /** @description not taken (a run's log is its captured output): 400 naming it */
+            logger?: unknown;
+            num_generations?: number;
+            num_parents_mating?: number;
+            sol_per_pop?: number;
+            init_range_low?: number | number[];
+            init_range_high?: number | number[];
+            sample_size?: number;
+            mutation_type?: string | null;
+            mutation_probability?: number | [
+                number,
+                number
+            ];
+            mutation_percent_genes?: "default" | number | [
+                number,
+                number
+            ];
+            mutation_num_genes?: number | [
+                number,
+                number
+            ];
+            mutation_by_replacement?: boolean;
+            random_mutation_min_val?: number | number[];
+            random_mutation_max_val?: number | number[];
+            crossover_type?: string | null;
+            crossover_probability?: number;
+            /** @description one of PyGAD's names (sss, rws, sus, rank, random, tournament, nsga2, tournament_nsga2, nsga3, tournament_nsga3), or the Python source of a custom operator with parent_selection_type_entry */
+            parent_selection_type?: string;
+            K_tournament?: number;
+            nsga3_num_divisions?: number;
+            sbx_crossover_eta?: number;
+            polynomial_mutation_eta?: number;
+            keep_parents?: number;
+            keep_elitism?: number;
+            gene_categorical?: (boolean | boolean[]) | null;
+            allow_duplicate_genes?: boolean;
+            suppress_warnings?: boolean;
+            stop_criteria?: string | string[];
+            random_seed?: number;
+            fitness_batch_size?: number;
+            save_solutions?: boolean;
+            save_best_solutions?: boolean;
+            parallel_processing?: (number | [
+                "process" | "thread",
+                number
+            ]) | null;
+            gene_constraint?: string;
+            gene_constraint_entry?: string;
+            on_start?: string;
+            on_start_entry?: string;
+            on_fitness?: string;
+            on_fitness_entry?: string;
+            on_parents?: string;
+            on_parents_entry?: string;
+            on_crossover?: string;
+            on_crossover_entry?: string;
+            on_mutation?: string;
+            on_mutation_entry?: string;
+            on_generation?: string;
+            on_generation_entry?: string;
+            on_stop?: string;
+            on_stop_entry?: string;
+            parent_selection_type_entry?: string;
+            crossover_type_entry?: string;
+            mutation_type_entry?: string;
+            /**
+             * @description scikit-learn's iris or breast_cancer, or random (make_classification seeded by the run's random_seed)
+             * @enum {string}
+             */
+            dataset_name?: "iris" | "breast_cancer" | "random";
+            /** @description instead of dataset_name: a data file id (a CSV with a header row), with target_column */
+            data_file?: string;
+            /** @description with data_file: the CSV column holding the class labels */
+            target_column?: string;
+            /** @description each hyperparameter by name (C, max_iter, tol, solver): {"tune": true, "min": a, "max": b} or {"fixed": value}; at least one tuned */
+            hyperparameters: {
+                [key: string]: {
+                    /** @constant */
+                    tune: true;
+                    min: number;
+                    max: number;
+                } | {
+                    fixed: number | string | boolean | null;
+                };
+            };
+            /**
+             * @description folds of the stratified cross-validation (shuffled, random_state=0)
+             * @default 5
+             */
+            cv_folds?: number;
+        };
+        /** @description A quick_sklearn_rfc_hyperparameters submission (docs/api.md#quick-submission-types). */
+        Create_quick_sklearn_rfc_hyperparameters: {
+            /** @default  */
+            name?: string;
+            /** @default  */
+            description?: string;
+            /** @constant */
+            submission_type: "quick_sklearn_rfc_hyperparameters";
+            webhook_url?: unknown;
+            notification_email?: unknown;
+            /** @description not taken (a run's log is its captured output): 400 naming it */
+            logger?: unknown;
+            num_generations?: number;
+            num_parents_mating?: number;
+            sol_per_pop?: number;
+            init_range_low?: number | number[];
+            init_range_high?: number | number[];
+            sample_size?: number;
+            mutation_type?: string | null;
+            mutation_probability?: number | [
+                number,
+                number
+            ];
+            mutation_percent_genes?: "default" | number | [
+                number,
+                number
+            ];
+            mutation_num_genes?: number | [
+                number,
+                number
+            ];
+            mutation_by_replacement?: boolean;
+            random_mutation_min_val?: number | number[];
+            random_mutation_max_val?: number | number[];
+            crossover_type?: string | null;
+            crossover_probability?: number;
+            /** @description one of PyGAD's names (sss, rws, sus, rank, random, tournament, nsga2, tournament_nsga2, nsga3, tournament_nsga3), or the Python source of a custom operator with parent_selection_type_entry */
+            parent_selection_type?: string;
+            K_tournament?: number;
+            nsga3_num_divisions?: number;
+            sbx_crossover_eta?: number;
+            polynomial_mutation_eta?: number;
+            keep_parents?: number;
+            keep_elitism?: number;
+            gene_categorical?: (boolean | boolean[]) | null;
+            allow_duplicate_genes?: boolean;
+            suppress_warnings?: boolean;
+            stop_criteria?: string | string[];
+            random_seed?: number;
+            fitness_batch_size?: number;
+            save_solutions?: boolean;
+            save_best_solutions?: boolean;
+            parallel_processing?: (number | [
+                "process" | "thread",
+                number
+            ]) | null;
+            gene_constraint?: string;
+            gene_constraint_entry?: string;
+            on_start?: string;
+            on_start_entry?: string;
+            on_fitness?: string;
+            on_fitness_entry?: string;
+            on_parents?: string;
+            on_parents_entry?: string;
+            on_crossover?: string;
+            on_crossover_entry?: string;
+            on_mutation?: string;
+            on_mutation_entry?: string;
+            on_generation?: string;
+            on_generation_entry?: string;
+            on_stop?: string;
+            on_stop_entry?: string;
+            parent_selection_type_entry?: string;
+            crossover_type_entry?: string;
+            mutation_type_entry?: string;
+            /**
+             * @description scikit-learn's iris or breast_cancer, or random (make_classification seeded by the run's random_seed)
+             * @enum {string}
+             */
+            dataset_name?: "iris" | "breast_cancer" | "random";
+            /** @description instead of dataset_name: a data file id (a CSV with a header row), with target_column */
+            data_file?: string;
+            /** @description with data_file: the CSV column holding the class labels */
+            target_column?: string;
+            /** @description each hyperparameter by name (n_estimators, max_depth, min_samples_split, min_samples_leaf, max_features, criterion, bootstrap): {"tune": true, "min": a, "max": b} or {"fixed": value}; at least one tuned */
+            hyperparameters: {
+                [key: string]: {
+                    /** @constant */
+                    tune: true;
+                    min: number;
+                    max: number;
+                } | {
+                    fixed: number | string | boolean | null;
+                };
+            };
+            /**
+             * @description folds of the stratified cross-validation (shuffled, random_state=0)
+             * @default 5
+             */
+            cv_folds?: number;
+        };
+        /** @description A quick_sklearn_svc_hyperparameters submission (docs/api.md#quick-submission-types). */
+        Create_quick_sklearn_svc_hyperparameters: {
+            /** @default  */
+            name?: string;
+            /** @default  */
+            description?: string;
+            /** @constant */
+            submission_type: "quick_sklearn_svc_hyperparameters";
+            webhook_url?: unknown;
+            notification_email?: unknown;
+            /** @description not taken (a run's log is its captured output): 400 naming it */
+            logger?: unknown;
+            num_generations?: number;
+            num_parents_mating?: number;
+            sol_per_pop?: number;
+            init_range_low?: number | number[];
+            init_range_high?: number | number[];
+            sample_size?: number;
+            mutation_type?: string | null;
+            mutation_probability?: number | [
+                number,
+                number
+            ];
+            mutation_percent_genes?: "default" | number | [
+                number,
+                number
+            ];
+            mutation_num_genes?: number | [
+                number,
+                number
+            ];
+            mutation_by_replacement?: boolean;
+            random_mutation_min_val?: number | number[];
+            random_mutation_max_val?: number | number[];
+            crossover_type?: string | null;
+            crossover_probability?: number;
+            /** @description one of PyGAD's names (sss, rws, sus, rank, random, tournament, nsga2, tournament_nsga2, nsga3, tournament_nsga3), or the Python source of a custom operator with parent_selection_type_entry */
+            parent_selection_type?: string;
+            K_tournament?: number;
+            nsga3_num_divisions?: number;
+            sbx_crossover_eta?: number;
+            polynomial_mutation_eta?: number;
+            keep_parents?: number;
+            keep_elitism?: number;
+            gene_categorical?: (boolean | boolean[]) | null;
+            allow_duplicate_genes?: boolean;
+            suppress_warnings?: boolean;
+            stop_criteria?: string | string[];
+            random_seed?: number;
+            fitness_batch_size?: number;
+            save_solutions?: boolean;
+            save_best_solutions?: boolean;
+            parallel_processing?: (number | [
+                "process" | "thread",
+                number
+            ]) | null;
+            gene_constraint?: string;
+            gene_constraint_entry?: string;
+            on_start?: string;
+            on_start_entry?: string;
+            on_fitness?: string;
+            on_fitness_entry?: string;
+            on_parents?: string;
+            on_parents_entry?: string;
+            on_crossover?: string;
+            on_crossover_entry?: string;
+            on_mutation?: string;
+            on_mutation_entry?: string;
+            on_generation?: string;
+            on_generation_entry?: string;
+            on_stop?: string;
+            on_stop_entry?: string;
+            parent_selection_type_entry?: string;
+            crossover_type_entry?: string;
+            mutation_type_entry?: string;
+            /**
+             * @description scikit-learn's iris or breast_cancer, or random (make_classification seeded by the run's random_seed)
+             * @enum {string}
+             */
+            dataset_name?: "iris" | "breast_cancer" | "random";
+            /** @description instead of dataset_name: a data file id (a CSV with a header row), with target_column */
+            data_file?: string;
+            /** @description with data_file: the CSV column holding the class labels */
+            target_column?: string;
+            /** @description each hyperparameter by name (C, gamma, kernel, degree, coef0): {"tune": true, "min": a, "max": b} or {"fixed": value}; at least one tuned */
+            hyperparameters: {
+                [key: string]: {
+                    /** @constant */
+                    tune: true;
+                    min: number;
+                    max: number;
+                } | {
+                    fixed: number | string | boolean | null;
+                };
+            };
+            /**
+             * @description folds of the stratified cross-validation (shuffled, random_state=0)
+             * @default 5
+             */
+            cv_folds?: number;
+        };
         DataFile: {
             /** @description 12 base62 characters */
             id: string;
@@ -1102,6 +1767,10 @@ export interface components {
             parameters: {
                 [key: string]: unknown;
             };
+            /** @description what the best solution's genes mean, for a quick type's run (docs/api.md#interpretation): its `submission_type` and the chosen subset or items with their totals, the tuned hyperparameters by name with the cross-validated accuracy, or the network's answers; null for any other run */
+            interpretation: {
+                [key: string]: unknown;
+            } | null;
             files: {
                 name: string;
                 content_type: string;
@@ -1253,6 +1922,10 @@ export interface components {
             name: string;
             description: string;
             submission_type: string;
+            /** @description only when creating a quick type (docs/api.md#quick-submission-types): the inputs the server generated, e.g. `{"integers": […]}` for quick_binary_subset_sum with num_integers, `{}` when none */
+            generated?: {
+                [key: string]: unknown;
+            };
             /**
              * @description ISO 8601 UTC with milliseconds and Z
              * @example 2026-05-01T12:34:56.123Z
@@ -1277,6 +1950,27 @@ export interface components {
              * @example 2026-05-01T12:34:56.123Z
              */
             created_at: string;
+        };
+        SubmissionTypes: {
+            results: {
+                /** @description the value of submission_type */
+                name: string;
+                description: string;
+                /** @description the type's own fields as JSON Schema (draft 2020-12), from the schemas creation validates with */
+                inputs: {
+                    [key: string]: unknown;
+                };
+                /** @description the GA parameters the type applies when the body leaves them out */
+                defaults: {
+                    [key: string]: unknown;
+                };
+                /** @description inputs to start from */
+                example: {
+                    [key: string]: unknown;
+                };
+                /** @description GA parameters the type sets itself: a body, a reexecute or a continue cannot give them */
+                fixed_parameters: string[];
+            }[];
         };
         SucceededData: {
             /** @description 12 base62 characters */
@@ -4549,6 +5243,70 @@ export interface operations {
             };
         };
     };
+    listSubmissionTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionTypes"];
+                };
+            };
+            /** @description Error: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
     listSubmissions: {
         parameters: {
             query?: {
@@ -4809,7 +5567,7 @@ export interface operations {
                     initial_population?: number[][];
                     /** @description not taken (a run's log is its captured output): 400 naming it */
                     logger?: unknown;
-                };
+                } | components["schemas"]["Create_quick_binary_subset_sum"] | components["schemas"]["Create_quick_knapsack"] | components["schemas"]["Create_quick_sklearn_rfc_hyperparameters"] | components["schemas"]["Create_quick_sklearn_svc_hyperparameters"] | components["schemas"]["Create_quick_sklearn_knn_hyperparameters"] | components["schemas"]["Create_quick_sklearn_logreg_hyperparameters"] | components["schemas"]["Create_quick_keras_xor_training"];
             };
         };
         responses: {

@@ -1,12 +1,20 @@
 // /api/v1/submissions: list, create, get, delete, cancel, reexecute.
 
 import { Hono } from "hono";
+import { z } from "zod";
 import { ADMISSION_ERRORS, CREATION_ERRORS } from "../../admission/admission";
 import { DATA_FILES_ERRORS } from "../../domain/data-files";
 import { cancelSubmission, deleteSubmission } from "../../domain/submissions";
 import { ApiError, notFound } from "../../errors";
 import { reexecuteSubmission, startSubmission } from "../../operations/runs";
-import { createSubmissionSchema, MAX_CREATE_BYTES, submissionsListQuery, submissionsPage } from "../../operations/submissions";
+import {
+  createSubmissionSchema,
+  creationBodySchema,
+  MAX_CREATE_BYTES,
+  quickBodySchemas,
+  submissionsListQuery,
+  submissionsPage,
+} from "../../operations/submissions";
 import { getDb } from "../../storage/db";
 import { getSubmission, getSubmissionWithRun } from "../../storage/submissions";
 import type { AppEnv } from "../context";
@@ -43,12 +51,13 @@ export const submissionsRoutes = new Hono<AppEnv>()
       tag: "Submissions",
       summary: "Create a submission (a GA job)",
       description:
-        "Answers 202 at once and queues the first run. A write: every gate applies (docs/api.md#gates). A code field may be given inline or as `<field>_id`, a code upload.",
+        "Answers 202 at once and queues the first run. A write: every gate applies (docs/api.md#gates). A code field may be given inline or as `<field>_id`, a code upload. `submission_type` names a quick type (its inputs in place of a fitness function: docs/api.md#quick-submission-types, `GET /api/v1/submission-types`); inputs the server generated are echoed under `generated`.",
       success: { 202: SubmissionAccepted },
       errors: [...CREATION_ERRORS, ...DATA_FILES_ERRORS],
     }),
     requireScope("submissions:write"),
-    jsonBody(createSubmissionSchema, {
+    jsonBody(creationBodySchema, {
+      documentAs: z.union([createSubmissionSchema, ...quickBodySchemas]),
       maxBytes: MAX_CREATE_BYTES,
       tooLarge: "A creation body's size is mostly initial_population (a start population): give a smaller one, or none.",
     }),
@@ -61,12 +70,13 @@ export const submissionsRoutes = new Hono<AppEnv>()
         throw new ApiError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES} bytes.`, {
           limit_bytes: MAX_BODY_BYTES,
         });
-      const { id, createdAt } = await startSubmission(c.env, apiStarter(c), body);
+      const { id, createdAt, generated } = await startSubmission(c.env, apiStarter(c), body);
       return c.json(
         submissionAccepted(
           origin(c),
-          { id, name: body.name, description: body.description, submissionType: "new", createdAt },
+          { id, name: body.name, description: body.description, submissionType: body.quick?.type ?? "new", createdAt },
           c.get("requestId"),
+          body.quick ? generated : undefined,
         ),
         202,
       );

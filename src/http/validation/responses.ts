@@ -117,6 +117,27 @@ export const Account = z
   })
   .meta({ id: "Account" });
 
+export const SubmissionTypesBody = z
+  .strictObject({
+    results: z.array(
+      z.strictObject({
+        name: z.string().meta({ description: "the value of submission_type" }),
+        description: z.string(),
+        inputs: z
+          .record(z.string(), z.unknown())
+          .meta({ description: "the type's own fields as JSON Schema (draft 2020-12), from the schemas creation validates with" }),
+        defaults: z
+          .record(z.string(), z.unknown())
+          .meta({ description: "the GA parameters the type applies when the body leaves them out" }),
+        example: z.record(z.string(), z.unknown()).meta({ description: "inputs to start from" }),
+        fixed_parameters: z
+          .array(z.string())
+          .meta({ description: "GA parameters the type sets itself: a body, a reexecute or a continue cannot give them" }),
+      }),
+    ),
+  })
+  .meta({ id: "SubmissionTypes" });
+
 export const SubmissionAccepted = z
   .strictObject({
     id,
@@ -124,6 +145,10 @@ export const SubmissionAccepted = z
     name: z.string(),
     description: z.string(),
     submission_type: z.string(),
+    generated: z.record(z.string(), z.unknown()).optional().meta({
+      description:
+        'only when creating a quick type (docs/api.md#quick-submission-types): the inputs the server generated, e.g. `{"integers": […]}` for quick_binary_subset_sum with num_integers, `{}` when none',
+    }),
     created_at: timestamp,
     status_url: url,
     result_url: url,
@@ -254,6 +279,10 @@ export const Result = z
       .nullable()
       .meta({ description: "the engine path that ran (docs/engine.md); null for imports and results made before it was kept" }),
     parameters,
+    interpretation: z.record(z.string(), z.unknown()).nullable().meta({
+      description:
+        "what the best solution's genes mean, for a quick type's run (docs/api.md#interpretation): its `submission_type` and the chosen subset or items with their totals, the tuned hyperparameters by name with the cross-validated accuracy, or the network's answers; null for any other run",
+    }),
     files: z.array(z.strictObject({ name: z.string(), content_type: z.string(), size_bytes: z.number(), url })),
     updated_at: timestamp,
   })

@@ -53,7 +53,15 @@ type JsonValidator<T extends z.ZodType> = MiddlewareHandler<AppEnv, string, { in
  */
 export function jsonBody<T extends z.ZodType>(
   schema: T,
-  { maxBytes = MAX_BODY_BYTES, tooLarge }: { maxBytes?: number; tooLarge?: string } = {},
+  {
+    maxBytes = MAX_BODY_BYTES,
+    tooLarge,
+    documentAs = schema,
+  }: {
+    maxBytes?: number;
+    tooLarge?: string /** the body's schema in the OpenAPI document, when `schema` transforms (a transform has no JSON Schema) */;
+    documentAs?: z.ZodType;
+  } = {},
 ): JsonValidator<T> {
   const validate = createMiddleware<AppEnv>(async (c, next) => {
     const parsed = await schema.safeParseAsync(parseJsonBody(await c.req.text()));
@@ -63,7 +71,7 @@ export function jsonBody<T extends z.ZodType>(
   });
   // `every` runs them in order; the validator's input/output types come back through this cast.
   return documented(every(requireJsonContentType, limitBody(maxBytes, tooLarge), validate), {
-    "x-allele-body": { schema, required: true },
+    "x-allele-body": { schema: documentAs, required: true },
     "x-allele-errors": BODY_ERRORS,
   }) as unknown as JsonValidator<T>;
 }
