@@ -233,14 +233,18 @@ export const creationBodySchema = z.unknown().transform(async (raw, ctx): Promis
  * 422 for what the body names but Allele does not do: another submission type, or a per-submission
  * webhook URL or notification e-mail (the Vilvik SDK forwards them when its caller sets them).
  */
-export function refuseUnsupported(body: { submission_type?: string; webhook_url?: unknown; notification_email?: unknown }): void {
-  if (body.submission_type !== undefined && !(SUBMISSION_TYPES as readonly string[]).includes(body.submission_type)) {
+export function refuseUnsupported(
+  body: { submission_type?: string; webhook_url?: unknown; notification_email?: unknown },
+  /** The types this request takes: every one for a creation (a quick body is read before), `new` for a sweep's base. */
+  supported: readonly string[] = SUBMISSION_TYPES,
+): void {
+  if (body.submission_type !== undefined && !supported.includes(body.submission_type)) {
     throw new ApiError(
       "unsupported_submission_type",
-      `submission_type "${body.submission_type}" is not supported; the supported values are: ${SUBMISSION_TYPES.join(", ")}.`,
+      `submission_type "${body.submission_type}" is not supported here; the supported ${supported.length > 1 ? "values are" : "value is"}: ${supported.join(", ")}.`,
       {
         field: "submission_type",
-        supported: [...SUBMISSION_TYPES],
+        supported: [...supported],
       },
     );
   }

@@ -210,7 +210,7 @@ export async function startSweep(env: Bindings, who: Starter, body: CreateSweepB
   let dataFiles: RunDataFile[];
   try {
     base = await resolveCodeUploads(db, account.id, body.base as Record<string, unknown>, CODE_FIELDS);
-    refuseUnsupported(base);
+    refuseUnsupported(base, ["new"]); // a sweep varies a job of your own code (docs/api.md#sweeps), not a quick type
     checkEntrySymbols(base);
     dataFiles = await resolveDataFiles(env, account, body.base.data_files);
   } catch (err) {

@@ -17,6 +17,7 @@ import {
   newRoomyAccount,
   type TestAccount,
 } from "../helpers/api";
+import { sweepBody } from "../helpers/sweeps";
 
 let a: TestAccount;
 beforeAll(async () => {
@@ -184,6 +185,19 @@ describe("refusing bad quick bodies, naming every field", () => {
     expect(await refused({ ...KNAPSACK, num_genes: 3, gene_space: [0, 1] })).toEqual(["gene_space", "num_genes"]);
     expect(await refused({ ...KNAPSACK, sol_per_pop: 4, num_parents_mating: 9 })).toEqual(["num_parents_mating"]);
     expect(await refused({ ...KNAPSACK, num_generations: 0 })).toEqual(["num_generations"]);
+  });
+
+  it("a sweep's base of a quick type is 422: a sweep varies a job of your own code", async () => {
+    const body = sweepBody();
+    const err = await expectError(
+      await call("/api/v1/sweeps", {
+        key: a.key,
+        body: { ...body, base: { ...(body.base as object), submission_type: "quick_knapsack" } },
+      }),
+      422,
+      "unsupported_submission_type",
+    );
+    expect(err.details.supported).toEqual(["new"]);
   });
 
   it("an unknown type is still 422 naming the supported ones", async () => {
