@@ -2,7 +2,7 @@
 // runs them; docs/api.md#quick-submission-types): each built-in fitness function runs in the sandbox and
 // comes to a sensible answer, read from the result's interpretation.
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, newAccount, waitForStatus } from "./client";
+import { baseUrl, call, newAccount, waitForStatus } from "./client";
 
 let key: string;
 
@@ -68,4 +68,134 @@ describe("quick submission types end to end", () => {
     expect([...it.items].sort()).toEqual(["compass", "map", "tent"]);
     expect(result.best_solution_fitness).toBe(24);
   });
+
+  it("trains the XOR network: all four answers right, and the interpretation's forward pass agrees with the fitness", async () => {
+    const { result } = await run({ submission_type: "quick_keras_xor_training", random_seed: 1 }, 300_000);
+    const it = result.interpretation;
+    expect(it.correct).toBe(4);
+    for (const p of it.predictions) expect(p.predicted).toBe(p.expected);
+    // The fitness the GA worker computed with Keras, from the outputs the interpretation computes from the genes.
+    const mse = it.predictions.reduce((s: number, p: { output: number; expected: number }) => s + (p.output - p.expected) ** 2, 0) / 4;
+    expect(Math.abs(4 + 1 - mse - result.best_solution_fitness)).toBeLessThan(1e-4);
+  }, 320_000);
+
+  it("tunes the SVC, k-NN and logistic regression on iris to a high cross-validated accuracy", async () => {
+    const runs = await Promise.all(
+      [
+        [
+          "quick_sklearn_svc_hyperparameters",
+          { C: { tune: true, min: 0.1, max: 10 }, gamma: { fixed: "scale" }, kernel: { fixed: "rbf" } },
+        ],
+        ["quick_sklearn_knn_hyperparameters", { n_neighbors: { tune: true, min: 1, max: 15 }, weights: { fixed: "distance" } }],
+        ["quick_sklearn_logreg_hyperparameters", { C: { tune: true, min: 0.01, max: 10 }, max_iter: { fixed: 1000 } }],
+      ].map(([type, hyperparameters]) =>
+        run({ submission_type: type, dataset_name: "iris", hyperparameters, num_generations: 3, sol_per_pop: 4, random_seed: 4 }, 300_000),
+      ),
+    );
+    for (const { result } of runs) {
+      const it = result.interpretation;
+      expect(it.cv_accuracy).toBeGreaterThan(0.9);
+      expect(it.cv_accuracy).toBe(result.best_solution_fitness);
+      expect(it.tuned).toHaveLength(1);
+    }
+    expect(runs[1]!.result.interpretation.hyperparameters).toMatchObject({ weights: "distance" });
+    expect(Number.isInteger(runs[1]!.result.interpretation.hyperparameters.n_neighbors)).toBe(true);
+  }, 320_000);
+
+  it("tunes a k-NN on a data file (a CSV with a target column) and on a random dataset", async () => {
+    const rows = ["x,y,colour,label"];
+    for (let i = 0; i < 60; i++) {
+      const label = i % 2;
+      rows.push(`${label * 4 + (i % 5) * 0.3},${label * 3 - (i % 7) * 0.2},${label ? "red" : "blue"},${label ? "b" : "a"}`);
+    }
+    const form = new FormData();
+    form.append("file", new Blob([`${rows.join("\n")}\n`], { type: "text/csv" }), "points.csv");
+    const uploaded = await (
+      await fetch(`${baseUrl()}/api/v1/data-files`, { method: "POST", headers: { Authorization: `Bearer ${key}` }, body: form })
+    ).json();
+    const hyperparameters = { n_neighbors: { tune: true, min: 1, max: 9 } };
+    const [file, random] = await Promise.all([
+      run(
+        {
+          submission_type: "quick_sklearn_knn_hyperparameters",
+          data_file: uploaded.id,
+          target_column: "label",
+          hyperparameters,
+          num_generations: 2,
+          sol_per_pop: 4,
+        },
+        300_000,
+      ),
+      run(
+        {
+          submission_type: "quick_sklearn_knn_hyperparameters",
+          dataset_name: "random",
+          hyperparameters,
+          num_generations: 2,
+          sol_per_pop: 4,
+          random_seed: 9,
+        },
+        300_000,
+      ),
+    ]);
+    expect(file.submission.parameters.data_files).toEqual([uploaded.id]);
+    expect(file.result.interpretation.dataset).toEqual({ data_file: uploaded.id, target_column: "label" });
+    expect(file.result.interpretation.cv_accuracy).toBe(1); // two well-separated groups
+    expect(random.result.interpretation.dataset).toBe("random");
+    expect(random.result.interpretation.cv_accuracy).toBeGreaterThan(0.5);
+  }, 320_000);
+
+  it("tunes a random forest on breast_cancer past the default hyperparameters' cross-validated accuracy", async () => {
+    // The default forest's accuracy with the same folds and seed, computed by a plain submission's fitness.
+    const DEFAULT = `from sklearn.datasets import load_breast_cancer
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+X, y = load_breast_cancer(return_X_y=True)
+ACCURACY = float(cross_val_score(RandomForestClassifier(random_state=0, n_jobs=1), X, y, cv=StratifiedKFold(n_splits=5, shuffle=True, random_state=0)).mean())
+
+
+def fitness(ga, solution, idx):
+    return ACCURACY
+`;
+    const [tuned, baseline] = await Promise.all([
+      run(
+        {
+          submission_type: "quick_sklearn_rfc_hyperparameters",
+          dataset_name: "breast_cancer",
+          hyperparameters: {
+            n_estimators: { tune: true, min: 10, max: 60 },
+            max_features: { tune: true, min: 0.05, max: 0.3 },
+            min_samples_leaf: { tune: true, min: 1, max: 3 },
+          },
+          random_seed: 3,
+        },
+        600_000,
+      ),
+      (async () => {
+        const created = await call("/api/v1/submissions/", {
+          key,
+          body: {
+            name: "default forest",
+            fitness_func: DEFAULT,
+            fitness_func_entry: "fitness",
+            num_genes: 1,
+            num_generations: 1,
+            sol_per_pop: 2,
+            num_parents_mating: 1,
+          },
+        });
+        expect(created.status, created.text).toBe(202);
+        const done = await waitForStatus(key, created.body.id, undefined, 600_000);
+        expect(done.status, JSON.stringify(done.error)).toBe("succeeded");
+        return done.best_solution_fitness as number;
+      })(),
+    ]);
+    const it = tuned.result.interpretation;
+    expect(baseline).toBeGreaterThan(0.9);
+    expect(it.cv_accuracy).toBeGreaterThan(baseline);
+    expect(it.cv_folds).toBe(5);
+    expect(Object.keys(it.hyperparameters)).toEqual(["n_estimators", "max_features", "min_samples_leaf"]);
+    expect(Number.isInteger(it.hyperparameters.n_estimators)).toBe(true);
+  }, 620_000);
 });
