@@ -8,6 +8,7 @@ import type { RunRow } from "../../storage/submissions";
 import { compareHref } from "../shared/compare";
 import { ActionButton, Csrf, Facts, Layout, money } from "../shared/layout";
 import { Chart, ConstraintNotice, resultFacts, Warnings } from "../shared/result-parts";
+import { Interpretation } from "./interpretation";
 import { type Drawn, FrontSection, Genes, historyCaption, ParameterFacts } from "./parts";
 
 /** Rename, share (with the public link to copy) or stop sharing, and delete. */
@@ -162,6 +163,7 @@ export function DetailPage(p: {
         {!p.submissionExists && " (deleted)"} · <a href={compareHref([r.runId])}>compare with other runs</a>
       </p>
       {p.run && p.run.kind !== "import" && <KeyNumbers run={p.run} />}
+      <Interpretation r={r} />
       {/* The key numbers and the chart come first (on a phone's first screen too); the facts after. */}
       {r.numObjectives <= 1 && <Chart id="result-chart" data={p.drawn.chart} caption={historyCaption(r, chainShown)} />}
       <Facts items={resultFacts(r, p.drawn.inf, { warnings: true, front: p.drawn.front })} />

@@ -134,6 +134,10 @@ export function NewSubmissionPage(p: {
   return (
     <Layout title="New submission" session={p.session} section="new" scripts={["editor"]}>
       <h1>New submission</h1>
+      <p>
+        Or start a built-in problem without code: a <a href="/submissions/new/quick">quick submission type</a> (subset sum, knapsack,
+        scikit-learn tuners, a Keras XOR network).
+      </p>
       <FormErrors errors={p.errors} formError={p.formError} />
       <form method="post" action="/submissions/new" class="submission-form" novalidate>
         <Csrf session={p.session} />

@@ -7,8 +7,9 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { cancelSubmission, deleteSubmission } from "../../domain/submissions";
 import { ApiError, notFound } from "../../errors";
 import { fieldErrors } from "../../model/fields";
+import { isQuickType, QUICK_TYPES, type QuickType } from "../../model/quick-types";
 import { reexecuteSubmission, startSubmission } from "../../operations/runs";
-import { createSubmissionSchema, submissionsListQuery, submissionsPage } from "../../operations/submissions";
+import { createSubmissionSchema, creationBodySchema, submissionsListQuery, submissionsPage } from "../../operations/submissions";
 import { submissionDataFilesOf } from "../../storage/data-files";
 import { getDb } from "../../storage/db";
 import { resultsOfSubmission } from "../../storage/results";
@@ -25,6 +26,7 @@ import { bodyToForm, type FormValues, formErrors, formToBody, initialValues, ref
 import { ListPage } from "./list-page";
 import { liveView } from "./live";
 import { NewSubmissionPage } from "./new-page";
+import { QuickSubmissionPage, quickExampleValues, quickFormToBody } from "./quick-page";
 
 type Ctx = Context<DashboardEnv>;
 
@@ -108,6 +110,64 @@ async function loadDetail(c: Ctx, id: string): Promise<Detail> {
   return { s: row.submission, run: row.run, runs, results, files };
 }
 
+/** The quick-type form (`?type=`, the first type by default), filled with the type's example inputs. */
+async function quickForm(c: Ctx) {
+  const asked = c.req.query("type");
+  const type: QuickType = isQuickType(asked) ? asked : QUICK_TYPES[0];
+  return c.html(
+    <QuickSubmissionPage
+      env={c.env}
+      session={c.get("session")!}
+      type={type}
+      values={quickExampleValues(type)}
+      errors={{}}
+      payment="plan"
+    />,
+  );
+}
+
+/** A quick type's form sent: its body, the API's schema, then the create operation; a refusal shows the form again. */
+async function createQuick(c: Ctx) {
+  const session = c.get("session")!;
+  const values = await formOf(c);
+  const type: QuickType = isQuickType(values.type) ? values.type : QUICK_TYPES[0];
+  const payment = paymentOf(values.payment);
+  const again = (errors: Record<string, string>, formError?: string, status: ContentfulStatusCode = 400) =>
+    c.html(
+      <QuickSubmissionPage
+        env={c.env}
+        session={session}
+        type={type}
+        values={values}
+        errors={errors}
+        formError={formError}
+        payment={payment}
+      />,
+      status,
+    );
+  const { body, errors } = quickFormToBody(type, values);
+  if (Object.keys(errors).length) return again(errors);
+  const parsed = await creationBodySchema.safeParseAsync(body);
+  if (!parsed.success) {
+    // Each error beside its field (its first segment: item_weights.1 → item_weights), the full path in the message.
+    const byField: Record<string, string> = {};
+    for (const { field, message } of fieldErrors(parsed.error)) {
+      const [top, ...rest] = field.split(".");
+      const key = top ?? field;
+      byField[key] = [byField[key], rest.length ? `${rest.join(".")}: ${message}` : message].filter(Boolean).join("; ");
+    }
+    return again(byField);
+  }
+  try {
+    const { id } = await startSubmission(c.env, webStarter(c, payment), parsed.data);
+    return c.redirect(`/submissions/${id}`, 303);
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status >= 500) throw err;
+    const fields = refusalByField(err);
+    return again(fields ?? {}, fields ? undefined : refusalText(err), err.status);
+  }
+}
+
 /** The session's submission `id`, or 404. */
 async function ownSubmission(c: Ctx, id: string) {
   const s = await getSubmission(getDb(c.env.DB), c.get("session")!.account.id, id);
@@ -121,6 +181,8 @@ export const submissionRoutes = new Hono<DashboardEnv>()
   .get("/submissions", requireScope("submissions:read"), list)
   .get("/submissions/new", requireScope("submissions:write"), newForm)
   .post("/submissions/new", requireScope("submissions:write"), protectChange, create)
+  .get("/submissions/new/quick", requireScope("submissions:write"), quickForm)
+  .post("/submissions/new/quick", requireScope("submissions:write"), protectChange, createQuick)
   .get("/submissions/:id", requireScope("submissions:read"), async (c) =>
     c.html(<DetailPage env={c.env} session={c.get("session")!} d={await loadDetail(c, c.req.param("id"))} />),
   )
