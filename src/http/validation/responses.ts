@@ -526,7 +526,12 @@ export const AdminAccountWithKeys = z.strictObject({
 export const AdminAccountOnly = z.strictObject({ account: AdminAccount });
 export const AdminBalances = z.strictObject({ balances });
 export const AdminKeyIssued = z.strictObject({ key: z.string().meta({ description: "the key: shown once" }), ...keyFields });
-export const AdminKeyRevoked = z.strictObject({ prefix: z.string(), revoked: z.literal(true) });
+export const AdminKeyRevoked = z.strictObject({
+  prefix: z.string(),
+  revoked: z.literal(true),
+  /** The keys made from it (and from those) that this call revoked with it: none when it was revoked already. */
+  revoked_dependents: z.array(z.string()),
+});
 export const AdminSignInLink = z.strictObject({
   url: url.meta({ description: "the one-time dashboard sign-in link: its token is shown once, only its hash is stored" }),
   expires_at: timestamp,
