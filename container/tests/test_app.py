@@ -360,7 +360,8 @@ def test_cancel_while_fetching_the_start_population(client, fake_worker):
     started = time.monotonic()
     answer = client.post(f"/runs/{run_id}/cancel")
     assert answer.status_code == 200 and answer.json()["metrics"]["cpu_seconds_used"] == 0
-    assert time.monotonic() - started < 1 and client.manager.wait_idle(5)
+    # The cancel does not wait out the fetch's retry window (60 s): far under it, however loaded.
+    assert time.monotonic() - started < 20 and client.manager.wait_idle(5)
     assert not any(p.endswith(("/complete", "/population")) for p in fake_worker.paths())
 
 
