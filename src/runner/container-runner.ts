@@ -2,12 +2,27 @@
 import { Container } from "@cloudflare/containers";
 import type { Bindings } from "../env";
 import { type GaParameters, parallelWorkers } from "../model/parameters";
-import { type RunMetrics, type Runner, RunnerUnavailable, type RunToStop, readCancel, readStart, type StartRequest } from "./protocol";
+import { latestIsolation, observeIsolation } from "./isolation";
+import {
+  type RunMetrics,
+  type Runner,
+  type RunnerHealth,
+  RunnerUnavailable,
+  type RunToStop,
+  readCancel,
+  readStart,
+  type StartRequest,
+} from "./protocol";
 
 /** The host name the container uses to report back; routed to the Worker by the outbound handler. */
 export const INTERNAL_HOST = "allele.internal";
 
+/** The container classes (wrangler.toml [[containers]]), each keeping its latest isolation observation. */
+export const CONTAINER_CLASSES = ["GaRunner", "GaRunnerWide"] as const;
+
 export class GaRunner extends Container<Bindings> {
+  /** Which container class this is, by name (the isolation observation is kept per class). */
+  readonly containerClass: (typeof CONTAINER_CLASSES)[number] = "GaRunner";
   defaultPort = 8080;
   sleepAfter = "2m";
   // User code runs in here: no internet. Reports reach the Worker through the outbound handler only.
@@ -30,13 +45,17 @@ export class GaRunner extends Container<Bindings> {
   async startRun(request: StartRequest): Promise<"started" | "already"> {
     await this.ctx.storage.put("run_id", request.run_id);
     await this.startAndWaitForPorts();
-    return readStart(
+    const started = await readStart(
       await this.containerFetch("http://container/runs", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify(request),
       }),
     );
+    // Its sandbox measures, kept as its class's latest observation for GET /api/v1/health
+    // (docs/deploy.md#isolation-per-measure); a missed one never fails the start.
+    await observeIsolation(() => this.containerFetch("http://container/health"), this.env.FILES, this.containerClass);
+    return started;
   }
 
   async cancelRun(runId: string): Promise<RunMetrics | null> {
@@ -52,12 +71,15 @@ export class GaRunner extends Container<Bindings> {
  * The same worker on a 4-vCPU instance (wrangler.toml), for the runs that evaluate their fitness in
  * parallel (`parallel_processing` N > 1, at most 4 by plan): such a run takes N places, one per vCPU.
  */
-export class GaRunnerWide extends GaRunner {}
+export class GaRunnerWide extends GaRunner {
+  override readonly containerClass = "GaRunnerWide";
+}
 
 export class ContainerRunner implements Runner {
   constructor(
     private readonly namespace: DurableObjectNamespace<GaRunner>,
     private readonly wide: DurableObjectNamespace<GaRunner>,
+    private readonly files: R2Bucket,
   ) {}
 
   /** The class a run goes to: the wide instances for parallel fitness, else the standard ones. */
@@ -77,8 +99,12 @@ export class ContainerRunner implements Runner {
     return this.classFor(run.parameters).getByName(run.id).cancelRun(run.id);
   }
 
-  /** Each run starts its own container instance: there is no standing worker to ask. */
-  async health(): Promise<{ status: "on_demand" }> {
-    return { status: "on_demand" };
+  /**
+   * Each run starts its own container instance: there is no standing worker to ask. The flags are the
+   * latest an instance reported once started (of either class); none before any has started.
+   */
+  async health(): Promise<RunnerHealth> {
+    const seen = await latestIsolation(this.files, [...CONTAINER_CLASSES]).catch(() => null);
+    return seen ? { status: "on_demand", ...seen } : { status: "on_demand" };
   }
 }
