@@ -27,7 +27,8 @@ export class LocalRunner implements Runner {
     }
   }
 
-  async start(request: StartRequest): Promise<"started" | "already"> {
+  /** `attempt` is not needed here: a standing worker has no stop signal (the silent-run sweep finds its losses). */
+  async start(request: StartRequest, _attempt: number): Promise<"started" | "already"> {
     return readStart(await this.call("/runs", request));
   }
 

@@ -43,8 +43,12 @@ export interface StartRequest {
 export type RunToStop = { id: string; parameters: GaParameters };
 
 export interface Runner {
-  /** Starts the run; "already" when the worker already has this run id (a duplicate message). */
-  start(request: StartRequest): Promise<"started" | "already">;
+  /**
+   * Starts the run; "already" when the worker already has this run id (a duplicate message). `attempt`
+   * is the claim's (the run's `attempts`): a container instance whose stop loses this segment hands back
+   * this attempt only (src/runner/segment.ts).
+   */
+  start(request: StartRequest, attempt: number): Promise<"started" | "already">;
   /** Stops the run's process at once and returns its usage, or null when the worker has no such live run. */
   cancel(run: RunToStop): Promise<RunMetrics | null>;
   /** Whether the worker answers now, with its sandbox measures (docs/api.md#health). */
