@@ -1,6 +1,7 @@
 import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ServiceStatus } from "../../src/dashboard/account/page";
+import { Health } from "../../src/http/validation/responses";
 import worker from "../../src/index";
 import { type IsolationFlags, isolationKey, observeIsolation } from "../../src/runner/isolation";
 import { call, env, json, newAccount } from "../helpers/api";
@@ -36,6 +37,8 @@ describe("health, request ids, 404 and 405", () => {
     // They are the worker's own, as its /health reports them.
     const own = (await (await fetch(new URL("/health", env.RUNNER_URL))).json()) as { isolation: unknown };
     expect(body.checks.runner.isolation).toEqual(own.isolation);
+    // The body is what the OpenAPI document says (docs/openapi.json's Health).
+    expect(Health.safeParse(body).error).toBeUndefined();
     expect(res.headers.get("X-Request-Id")).toMatch(/^req_[0-9a-f]{32}$/);
   });
 
@@ -87,6 +90,8 @@ describe("health, request ids, 404 and 405", () => {
       observed_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
       class: "GaRunnerWide",
     });
+    expect(Health.safeParse(after).error).toBeUndefined();
+    expect(Health.safeParse(before).error).toBeUndefined();
     // A later observation of the other class is the one shown; one with a measure missing shows it missing.
     const missing = { ...(own as { isolation: Record<string, unknown> }).isolation, cgroup: null, minimal_root: false };
     const body = JSON.stringify({ status: "ok", isolation: missing });
