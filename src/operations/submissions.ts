@@ -121,8 +121,9 @@ const quickCommonShape = (() => {
     Object.entries(ga).map(([name, schema]) => [name, schema instanceof z.ZodDefault ? schema.unwrap().optional() : schema.optional()]),
   ) as unknown as { [K in keyof typeof ga]: z.ZodOptional<z.ZodType<z.output<(typeof ga)[K]>>> };
   return {
-    name: text(200).default(""),
-    description: text(2000).default(""),
+    // Optional here (the creation body's defaults fill them): the documented body does not require them.
+    name: text(200).optional(),
+    description: text(2000).optional(),
     submission_type: z.enum(QUICK_TYPES),
     webhook_url: z.unknown().optional(),
     notification_email: z.unknown().optional(),

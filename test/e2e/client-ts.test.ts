@@ -50,6 +50,21 @@ describe("the TypeScript client", () => {
     await expect(client.results.download(result.id, "nope.txt")).rejects.toMatchObject({ status: 404, code: "not_found" });
   });
 
+  it("a quick type: the types listed, a subset sum created with its generated integers, its interpretation typed", async () => {
+    const { results: types } = await client.submissions.types();
+    expect(types.map((t) => t.name)).toContain("quick_binary_subset_sum");
+    const created = await client.submissions.create({ submission_type: "quick_binary_subset_sum", num_integers: 12, random_seed: 2 });
+    expect(created.submission_type).toBe("quick_binary_subset_sum");
+    const integers = created.generated?.integers as number[];
+    expect(integers).toHaveLength(12);
+    const result = await client.waitFor(created.id, { timeoutMs: 120_000, intervalMs: 200 });
+    expect(result.interpretation).toMatchObject({
+      submission_type: "quick_binary_subset_sum",
+      target: created.generated?.target,
+      reaches_target: true,
+    });
+  });
+
   it("waitFor throws the run's own error when the run fails", async () => {
     const created = await client.submissions.create({ ...JOB, fitness_func: "def fitness(ga, solution, idx):\n    return 1 / 0\n" });
     const failure = await client.waitFor(created.id, { timeoutMs: 120_000, intervalMs: 200 }).catch((e: unknown) => e);

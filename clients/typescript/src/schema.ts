@@ -838,10 +838,8 @@ export interface components {
         };
         /** @description A quick_binary_subset_sum submission (docs/api.md#quick-submission-types). */
         Create_quick_binary_subset_sum: {
-            /** @default  */
-            name: string;
-            /** @default  */
-            description: string;
+            name?: string;
+            description?: string;
             /** @constant */
             submission_type: "quick_binary_subset_sum";
             webhook_url?: unknown;
@@ -920,10 +918,8 @@ export interface components {
         };
         /** @description A quick_keras_xor_training submission (docs/api.md#quick-submission-types). */
         Create_quick_keras_xor_training: {
-            /** @default  */
-            name: string;
-            /** @default  */
-            description: string;
+            name?: string;
+            description?: string;
             /** @constant */
             submission_type: "quick_keras_xor_training";
             webhook_url?: unknown;
@@ -996,10 +992,8 @@ export interface components {
         };
         /** @description A quick_knapsack submission (docs/api.md#quick-submission-types). */
         Create_quick_knapsack: {
-            /** @default  */
-            name: string;
-            /** @default  */
-            description: string;
+            name?: string;
+            description?: string;
             /** @constant */
             submission_type: "quick_knapsack";
             webhook_url?: unknown;
@@ -1082,9 +1076,7 @@ export interface components {
         };
         /** @description A quick_sklearn_knn_hyperparameters submission (docs/api.md#quick-submission-types). */
         Create_quick_sklearn_knn_hyperparameters: {
-            /** @default  */
             name?: string;
-            /** @default  */
             description?: string;
             /** @constant */
             submission_type: "quick_sklearn_knn_hyperparameters";
@@ -1183,9 +1175,7 @@ export interface components {
         };
         /** @description A quick_sklearn_logreg_hyperparameters submission (docs/api.md#quick-submission-types). */
         Create_quick_sklearn_logreg_hyperparameters: {
-            /** @default  */
             name?: string;
-            /** @default  */
             description?: string;
             /** @constant */
             submission_type: "quick_sklearn_logreg_hyperparameters";
@@ -1284,9 +1274,7 @@ export interface components {
         };
         /** @description A quick_sklearn_rfc_hyperparameters submission (docs/api.md#quick-submission-types). */
         Create_quick_sklearn_rfc_hyperparameters: {
-            /** @default  */
             name?: string;
-            /** @default  */
             description?: string;
             /** @constant */
             submission_type: "quick_sklearn_rfc_hyperparameters";
@@ -1385,9 +1373,7 @@ export interface components {
         };
         /** @description A quick_sklearn_svc_hyperparameters submission (docs/api.md#quick-submission-types). */
         Create_quick_sklearn_svc_hyperparameters: {
-            /** @default  */
             name?: string;
-            /** @default  */
             description?: string;
             /** @constant */
             submission_type: "quick_sklearn_svc_hyperparameters";
