@@ -45,6 +45,12 @@ function Header(p: { session: Session; s: SubmissionRow }) {
           </>
         )}
         {s.description && <> · {s.description}</>}
+        {s.submissionType !== "new" && (
+          <>
+            {" "}
+            · quick type <code data-submission-type>{s.submissionType}</code> (its built-in fitness function, below, is not editable)
+          </>
+        )}
       </p>
       <div class="actions">
         {isLive(s.status) && (
