@@ -10,6 +10,7 @@ import type { Bindings } from "../env";
 import { ApiError, type ErrorCode } from "../errors";
 import { newId } from "../lib/ids";
 import { type GaParameters, parallelWorkers } from "../model/parameters";
+import { quickMinMemoryMb, quickOf } from "../model/quick-types";
 import type { AccountRow } from "../storage/accounts";
 import { isPlatformAtCapacity } from "../storage/platform-queue";
 import { apiRunLimits, type Limits, type Payment, planRunLimits } from "./limits";
@@ -23,8 +24,21 @@ export function limitsFor(env: Bindings, account: AccountRow, payment: Payment =
 /** PLATFORM_QUEUE_CAP: queued runs on the whole platform before writes are refused. */
 export const platformQueueCap = (env: Bindings) => config(env).platformQueueCap;
 
-/** 403 tier_limit_exceeded when num_generations, num_genes or the parallel workers are over the caps in force. */
+/**
+ * 403 tier_limit_exceeded when num_generations, num_genes or the parallel workers are over the caps in
+ * force, or when a quick type's code needs a larger run memory cap than the one in force (the XOR
+ * network's TensorFlow: refused here rather than failing at its import).
+ */
 export function parameterCapFailure(limits: Limits, params: GaParameters): GateError | null {
+  const memory = quickMinMemoryMb(params);
+  if (memory !== null && limits.run_memory_mb < memory) {
+    const type = quickOf(params)?.type;
+    return {
+      code: "tier_limit_exceeded",
+      message: `${type} needs a run memory cap of at least ${memory} MB (TensorFlow); yours is ${limits.run_memory_mb} MB for runs paid this way: run it through the API paid with credits, or on a larger plan.`,
+      details: { parameter: "run_memory_mb", limit: limits.run_memory_mb, requested: memory },
+    };
+  }
   const caps = [
     ["num_generations", params.num_generations, limits.max_num_generations],
     ["num_genes", params.num_genes, limits.max_num_genes],

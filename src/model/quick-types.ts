@@ -6,6 +6,7 @@
 // opens with the type and the inputs, so a result's interpretation is read back from the run's own
 // parameters (and only when the source is exactly the one this module builds).
 import { z } from "zod";
+import { ENVIRONMENT } from "./environment";
 import type { GaParameters } from "./parameters";
 
 export const QUICK_TYPES = [
@@ -426,6 +427,8 @@ interface QuickDefinition<S extends z.ZodType> {
   genes: (stored: Record<string, unknown>) => Partial<GaParameters> & Pick<GaParameters, "num_genes">;
   body: string;
   interpret: (stored: Record<string, unknown>, solution: number[], fitness: number | null) => Record<string, unknown>;
+  /** The smallest run memory cap its code runs under (TensorFlow's: docs/environment.md#memory); none: any. */
+  minMemoryMb?: number;
 }
 
 const define = <S extends z.ZodType>(d: QuickDefinition<S>) => d;
@@ -592,6 +595,7 @@ export const QUICK = {
       stop_criteria: "reach_4.75",
     },
     example: {},
+    minMemoryMb: ENVIRONMENT.memory.tensorflow_min_memory_mb,
     normalize: () => ({ stored: { network: [2, 4, 1] }, generated: {} }),
     genes: () => ({ num_genes: 17 }),
     body: XOR_BODY,
@@ -696,8 +700,15 @@ export function quickTypeListing() {
       defaults: def.defaults as Record<string, unknown>,
       example: def.example,
       fixed_parameters: [...QUICK_FIXED_FIELDS],
+      min_memory_mb: def.minMemoryMb ?? null,
     };
   });
+}
+
+/** The smallest run memory cap a quick submission's runs need (null: any), from its stored parameters. */
+export function quickMinMemoryMb(parameters: Pick<GaParameters, "fitness_func">): number | null {
+  const quick = quickOf(parameters);
+  return quick ? ((QUICK[quick.type] as QuickDefinition<z.ZodType>).minMemoryMb ?? null) : null;
 }
 
 /** A quick type's inputs schema (its body's own fields). */

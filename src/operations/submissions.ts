@@ -158,6 +158,7 @@ export function submissionTypes() {
         defaults: {},
         example: {},
         fixed_parameters: [],
+        min_memory_mb: null,
       },
       ...quickTypeListing(),
     ],

@@ -18,6 +18,7 @@ import {
   type TestAccount,
 } from "../helpers/api";
 import { sweepBody } from "../helpers/sweeps";
+import { WebClient } from "../helpers/web";
 
 let a: TestAccount;
 beforeAll(async () => {
@@ -221,6 +222,22 @@ describe("gates, reexecute and continue of quick submissions", () => {
     expect((await create(KNAPSACK, free.key)).status).toBe(202);
   });
 
+  it("refuses the XOR network on the free plan's 512 MB (a website run paid on the plan): TensorFlow needs 1024", async () => {
+    const free = await newRoomyAccount("free");
+    const web = new WebClient();
+    await web.signInWithKey(free.key);
+    const form = { type: "quick_keras_xor_training", payment: "plan" };
+    const refused = await web.post("/submissions/new/quick", form);
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain("quick_keras_xor_training needs a run memory cap of at least 1024 MB");
+    expect(await dbSubmissionCount(free.id)).toBe(0);
+    // Paid with credits (the premium caps: 2048 MB) it runs; so does another type on the plan.
+    expect((await web.post("/submissions/new/quick", { ...form, payment: "credits" })).status).toBe(303);
+    expect((await web.post("/submissions/new/quick", { type: "quick_binary_subset_sum", num_integers: "8", payment: "plan" })).status).toBe(
+      303,
+    );
+  });
+
   it("needs submissions:write", async () => {
     const key = await newKey(a, ["submissions:read"]);
     await expectError(await create(KNAPSACK, key), 403, "scope_required");
@@ -345,5 +362,7 @@ describe("GET /api/v1/submission-types", () => {
     expect(knapsack.defaults).toMatchObject({ num_generations: 100, sol_per_pop: 50 });
     const rfc = results.find((t: { name: string }) => t.name === "quick_sklearn_rfc_hyperparameters");
     expect(rfc.inputs.properties.dataset_name.enum).toEqual(["iris", "breast_cancer", "random"]);
+    expect(results.find((t: { name: string }) => t.name === "quick_keras_xor_training").min_memory_mb).toBe(1024);
+    expect(rfc.min_memory_mb).toBeNull();
   });
 });

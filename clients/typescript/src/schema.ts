@@ -2012,6 +2012,8 @@ export interface components {
                 };
                 /** @description GA parameters the type sets itself: a body, a reexecute or a continue cannot give them */
                 fixed_parameters: string[];
+                /** @description the smallest run memory cap the type's code runs under (quick_keras_xor_training: TensorFlow's), null for any; under a smaller cap in force its creation is 403 tier_limit_exceeded */
+                min_memory_mb: number | null;
             }[];
         };
         SucceededData: {

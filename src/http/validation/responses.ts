@@ -175,6 +175,10 @@ export const SubmissionTypesBody = z
         fixed_parameters: z
           .array(z.string())
           .meta({ description: "GA parameters the type sets itself: a body, a reexecute or a continue cannot give them" }),
+        min_memory_mb: z.number().nullable().meta({
+          description:
+            "the smallest run memory cap the type's code runs under (quick_keras_xor_training: TensorFlow's), null for any; under a smaller cap in force its creation is 403 tier_limit_exceeded",
+        }),
       }),
     ),
   })
