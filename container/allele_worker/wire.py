@@ -86,6 +86,8 @@ __all__ = [
     "OutcomeMessage",
     "OutcomeResult",
     "ParetoFront",
+    "ParetoHistory",
+    "ParetoSnapshot",
     "Population",
     "PopulationMessage",
     "PopulationPoint",
@@ -150,7 +152,7 @@ SUMMARY_BYTES = 1024 * 1024  # the CollectedOutcome in the store (warnings, erro
 # /data/<name> in the run (the Worker's MAX_DATA_FILES, src/model/parameters.ts).
 MAX_DATA_FILES = 100
 # The data too large for a report, uploaded as files before it (worker.runs, child.staged_files).
-STAGED_FILES = ("pareto_front.json", "pareto_front.csv", "solutions.json", "best_solutions.json")
+STAGED_FILES = ("pareto_front.json", "pareto_front.csv", "pareto_history.json", "solutions.json", "best_solutions.json")
 
 # The GA parameter names of ``params`` (docs/api.md#creation-parameters; the Worker's own list,
 # src/http/validation/submission.ts, is held to these by test/workers/parameters.test.ts).
@@ -421,6 +423,16 @@ class HttpError(TypedDict):
 # included), and at most POPULATION_HISTORY_VALUES numbers in all (fewer generations with many objectives).
 POPULATION_HISTORY_POINTS = 2000
 POPULATION_HISTORY_VALUES = 200_000
+# A multi-objective run's history of fronts (``pareto_history.json``, docs/api.md#result-files;
+# docs/decisions.md says why these numbers): at most PARETO_HISTORY_SNAPSHOTS snapshots of the population
+# (every generation while few, then every 2nd, 4th, … — the stride doubles whenever they would be more —
+# generation 0 and the last always among them), each of the first PARETO_HISTORY_OBJECTIVES objectives of
+# at most PARETO_HISTORY_POINTS solutions (front first, the rest evenly spread over the population), and at
+# most PARETO_HISTORY_VALUES objective values in all (fewer solutions per snapshot with more objectives).
+PARETO_HISTORY_SNAPSHOTS = 50
+PARETO_HISTORY_OBJECTIVES = 6
+PARETO_HISTORY_POINTS = 500
+PARETO_HISTORY_VALUES = 60_000
 
 
 class PopulationPoint(TypedDict):
@@ -449,6 +461,26 @@ class Progress(TypedDict):
     # One objective: the population's [best, mean, median, worst] fitness at this generation (null where
     # not finite); the live chart's band and lines (docs/runner-protocol.md).
     population: NotRequired[list[float | None]]
+
+
+class ParetoSnapshot(TypedDict):
+    """One generation of ``pareto_history``: the objective vectors (the first PARETO_HISTORY_OBJECTIVES
+    objectives; a value not finite is null) of its population's non-dominated solutions (``front``, judged
+    on every objective) and of the others (``dominated``); ``population_size`` solutions in all, of which
+    these are all or, past PARETO_HISTORY_POINTS, a sample (the front first)."""
+
+    generation: int
+    population_size: int
+    front: list[list[float | None]]
+    dominated: list[list[float | None]]
+
+
+class ParetoHistory(TypedDict):
+    """``pareto_history.json``: the population's fronts over the run, generation 0 first."""
+
+    num_objectives: int
+    objectives_shown: int  # min(num_objectives, PARETO_HISTORY_OBJECTIVES)
+    snapshots: list[ParetoSnapshot]
 
 
 class RunError(TypedDict):
@@ -524,6 +556,7 @@ class ResultBody(ResultFacts):
     best_solution_generation: int
     population: NotRequired[list[Genes]]
     pareto_front: NotRequired[ParetoFront]
+    pareto_history: NotRequired[ParetoHistory]  # several objectives (``pareto_history.json``)
     solutions: NotRequired[list[SavedGeneration]]
     best_solutions: NotRequired[list[SavedBest]]
 
@@ -656,6 +689,7 @@ class OutcomeResult(ResultFacts):
     best_solution_generation: JSON
     population: JSON
     pareto_front: NotRequired[JSONObject]
+    pareto_history: NotRequired[ParetoHistory]
     solutions: NotRequired[list[JSONObject]]
     best_solutions: NotRequired[list[JSONObject]]
 

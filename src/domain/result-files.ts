@@ -48,6 +48,7 @@ export const STAGED_FILES = {
   [POPULATION_FILE]: "application/json",
   "pareto_front.json": "application/json",
   "pareto_front.csv": "text/csv",
+  "pareto_history.json": "application/json",
   "solutions.json": "application/json",
   "best_solutions.json": "application/json",
 } as const satisfies Record<string, string>;

@@ -1,14 +1,26 @@
 // The Pareto front of a multi-objective result. Two objectives: a scatter plot (uPlot, points only,
-// sorted along objective 0) whose legend shows the hovered solution's two values. More: parallel
+// sorted along objective 0) whose legend shows the hovered solution's two values; with the run's history
+// of fronts, a generation slider picks the population drawn with it (its front in colour, the rest grey). More: parallel
 // coordinates in SVG, one vertical axis per objective scaled to the front's own range (better is up,
 // every objective is maximised); hovering a line shows that solution's values (the page's table lists them
 // all for keyboards and screen readers).
 import uPlot from "uplot";
 
+/** One snapshot of the run's history of fronts (pareto_history.json; null where a value was not finite). */
+export interface Snapshot {
+  generation: number;
+  population_size: number;
+  front: (number | null)[][];
+  dominated: (number | null)[][];
+}
+
 export interface Front {
   objectives: number[][];
   /** The objectives of the result's best solution (PyGAD's best_solution()), marked on the chart. */
   best: number[] | null;
+  /** Two objectives: the population's fronts over the run, and the id of the slider that picks one. */
+  history?: Snapshot[];
+  slider?: string;
 }
 
 /** A scale's range with 5 % of room on each side, so no point sits on the frame. */
@@ -56,6 +68,77 @@ function scatter(el: HTMLElement, objectives: number[][], best: number[] | null)
     [order.map((p) => p.o[0]!), order.map((p) => p.o[1]!), order.map((p, i) => (i === bestAt ? p.o[1]! : null))],
     el,
   );
+  new ResizeObserver(() => plot.setSize({ width: width(), height: 320 })).observe(el);
+}
+
+const finite = (v: (number | null)[]): v is [number, number] => Number.isFinite(v[0]) && Number.isFinite(v[1]);
+
+/**
+ * Two objectives with the run's history: the population at the slider's snapshot (its front in blue, the
+ * rest in grey) over the final front (ringed in red throughout) and the best solution (an orange ring).
+ * The chart element says what it shows (data-generation, data-front-points, data-dominated-points).
+ */
+function historyScatter(el: HTMLElement, front: Front, history: Snapshot[], slider: HTMLInputElement) {
+  const box = slider.closest<HTMLElement>(".front-slider");
+  const readout = box?.querySelector("output") ?? null;
+  const dot = (label: string, colour: string, size: number, fill: string) => ({
+    label,
+    stroke: colour,
+    width: 1.5,
+    paths: () => null,
+    points: { show: true, size, fill },
+    value: (_u: uPlot, v: number | null) => (v == null ? "--" : fmt(v)),
+  });
+  const data = (at: number): uPlot.AlignedData => {
+    const snapshot = history[at]!;
+    const points: { x: number; y: number; series: number }[] = [];
+    for (const o of snapshot.dominated.filter(finite)) points.push({ x: o[0], y: o[1], series: 1 });
+    for (const o of snapshot.front.filter(finite)) points.push({ x: o[0], y: o[1], series: 2 });
+    for (const o of front.objectives) points.push({ x: o[0]!, y: o[1]!, series: 3 });
+    if (front.best) points.push({ x: front.best[0]!, y: front.best[1]!, series: 4 });
+    points.sort((a, b) => a.x - b.x || a.series - b.series);
+    const column = (series: number) => points.map((p) => (p.series === series ? p.y : null));
+    return [points.map((p) => p.x), column(1), column(2), column(3), column(4)];
+  };
+  const width = () => Math.max(280, el.clientWidth || 600);
+  const plot = new uPlot(
+    {
+      width: width(),
+      height: 320,
+      scales: { x: { time: false, range: (_u, min, max) => padded(min, max) }, y: { range: (_u, min, max) => padded(min, max) } },
+      axes: [{ label: "objective 0" }, { label: "objective 1", size: 70 }],
+      cursor: { drag: { x: true, y: false } },
+      series: [
+        { label: "objective 0", value: (_u, v) => (v == null ? "--" : fmt(v)) },
+        dot("dominated at this generation", "#9ca3af", 6, "#9ca3af"),
+        dot("front at this generation", "#2563eb", 8, "#2563eb"),
+        dot("final front", "#dc2626", 12, "rgba(0,0,0,0)"),
+        dot("best solution", "#d97706", 16, "rgba(0,0,0,0)"),
+      ],
+    },
+    data(history.length - 1),
+    el,
+  );
+  const show = () => {
+    const at = Math.max(0, Math.min(history.length - 1, Number(slider.value) || 0));
+    const snapshot = history[at]!;
+    const drawn = data(at);
+    plot.setData(drawn);
+    const front = snapshot.front.filter(finite).length;
+    const dominated = snapshot.dominated.filter(finite).length;
+    const shown = snapshot.front.length + snapshot.dominated.length;
+    const text =
+      `generation ${snapshot.generation}: ${front} on its front, ${dominated} dominated` +
+      (shown < snapshot.population_size ? ` (a sample of ${shown} of ${snapshot.population_size})` : "");
+    el.dataset.generation = String(snapshot.generation);
+    el.dataset.frontPoints = String(front);
+    el.dataset.dominatedPoints = String(dominated);
+    slider.setAttribute("aria-valuetext", `generation ${snapshot.generation}`);
+    if (readout) readout.textContent = text;
+  };
+  slider.addEventListener("input", show);
+  if (box) box.hidden = false;
+  show();
   new ResizeObserver(() => plot.setSize({ width: width(), height: 320 })).observe(el);
 }
 
@@ -143,6 +226,8 @@ function parallel(el: HTMLElement, objectives: number[][], best: number[] | null
 
 export function drawFront(el: HTMLElement, front: Front) {
   const count = front.objectives[0]?.length ?? 0;
-  if (count === 2) scatter(el, front.objectives, front.best);
+  const slider = front.slider ? document.getElementById(front.slider) : null;
+  if (count === 2 && front.history?.length && slider instanceof HTMLInputElement) historyScatter(el, front, front.history, slider);
+  else if (count === 2) scatter(el, front.objectives, front.best);
   else if (count > 2) parallel(el, front.objectives, front.best);
 }

@@ -55,12 +55,16 @@ from ..wire import (
     FailedOutcome,
     GaParams,
     OutcomeMessage,
+    ParetoSnapshot,
     Population,
     Progress,
     ProgressMessage,
     StoppedReason,
     SucceededOutcome,
     size_param,
+)
+from ..wire import (
+    ParetoHistory as ParetoHistoryFile,
 )
 from .ga_result import jsonable
 from .warning_tally import WarningTally
@@ -358,6 +362,7 @@ class GenerationGuard:
         self.objective_history: list[list[float]] | None = None
         self.population = PopulationHistory()
         self.population_history = self.population.rows
+        self.fronts = ParetoHistory()
         self.time_before = 0.0  # a resumed run: its run time up to the checkpoint (the time cap counts it)
 
     def _record_objectives(self, ga: GA) -> None:
@@ -376,6 +381,8 @@ class GenerationGuard:
             os._exit(0)
         self._record_objectives(ga)
         self.population.record(ga)
+        if self.objective_history is not None:
+            self.fronts.record(ga)
         if self.user_callback is not None:
             answer = self.user_callback(ga)
             if isinstance(answer, str) and answer.lower() == "stop":
@@ -423,6 +430,88 @@ class PopulationHistory:
             if first is not None and getattr(first, "shape", None) == getattr(fitness, "shape", ()):
                 self.rows.append(population_stats(first))
         self.rows.append(population_stats(fitness))
+
+
+class ParetoHistory:
+    """A multi-objective run's bounded history of fronts (``pareto_history.json``, wire.PARETO_HISTORY_*):
+    at generation 0 and every ``stride``-th generation after it, the population's objective vectors with
+    a front flag (``objectives.snapshot_rows``); whenever that would be more than
+    PARETO_HISTORY_SNAPSHOTS - 1 snapshots the stride doubles and the snapshots off it are dropped (so they
+    stay evenly spread over the run); the last generation is added at the end (``snapshots``).  Part of a
+    checkpoint (``state``/``restore``), so a resumed run's history is its twin's.  Nothing is drawn."""
+
+    def __init__(self) -> None:
+        self.stride = 1
+        self.kept: list[tuple[int, int, Any]] = []  # (generation, population size, snapshot_rows)
+
+    def record(self, ga: GA) -> None:
+        fitness = ga.last_generation_fitness
+        if getattr(fitness, "ndim", 0) != 2:
+            return
+        generation = int(ga.generations_completed)
+        if not self.kept and generation == 1:  # generation 0: the population the first generation started from
+            first = ga.previous_generation_fitness
+            if getattr(first, "shape", None) == fitness.shape:
+                self._add(0, first)
+        if generation % self.stride == 0:
+            self._add(generation, fitness)
+
+    def _add(self, generation: int, fitness: Any) -> None:
+        from ..wire import PARETO_HISTORY_SNAPSHOTS
+        from .objectives import snapshot_rows
+
+        self.kept.append((generation, len(fitness), snapshot_rows(fitness)))
+        while len(self.kept) > PARETO_HISTORY_SNAPSHOTS - 1:
+            self.stride *= 2
+            self.kept = [entry for entry in self.kept if entry[0] % self.stride == 0]
+
+    def snapshots(self, ga: GA, objectives: int) -> ParetoHistoryFile:
+        """The history as ``pareto_history.json`` holds it, the GA's last generation last."""
+        from .objectives import snapshot_rows
+
+        entries = list(self.kept)
+        generation = int(ga.generations_completed)
+        fitness = ga.last_generation_fitness
+        if (not entries or entries[-1][0] != generation) and getattr(fitness, "ndim", 0) == 2:
+            entries.append((generation, len(fitness), snapshot_rows(fitness)))
+        shown = entries[0][2].shape[1] - 1 if entries else 0
+        snapshots: list[ParetoSnapshot] = []
+        for at, size, rows in entries:
+            values = [[_finite_or_none(v) for v in row] for row in rows[:, :-1].tolist()]
+            count = int(rows[:, -1].sum())
+            snapshots.append(
+                {"generation": at, "population_size": size, "front": values[:count], "dominated": values[count:]}
+            )
+        return {"num_objectives": objectives, "objectives_shown": shown, "snapshots": snapshots}
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "stride": self.stride,
+            "generations": [entry[0] for entry in self.kept],
+            "sizes": [entry[1] for entry in self.kept],
+            "rows": [entry[2] for entry in self.kept],
+        }
+
+    def restore(self, state: object) -> None:
+        import numpy as np
+
+        if not isinstance(state, dict):
+            return
+        stride, generations, sizes, rows = (state.get(k) for k in ("stride", "generations", "sizes", "rows"))
+        if not (
+            type(stride) is int
+            and stride >= 1
+            and isinstance(generations, list)
+            and isinstance(sizes, list)
+            and isinstance(rows, list)
+            and len(generations) == len(sizes) == len(rows)
+            and all(type(g) is int for g in generations)
+            and all(type(n) is int for n in sizes)
+            and all(isinstance(r, np.ndarray) and r.ndim == 2 for r in rows)
+        ):
+            raise ValueError("malformed front history")
+        self.stride = stride
+        self.kept = list(zip(generations, sizes, rows))
 
 
 def population_stats(fitness: Any) -> Any:
@@ -695,6 +784,7 @@ class _Checkpointing:
             "generation": state.next_generation,
             "objective_history": self.guard.objective_history,
             "population_history": self.guard.population.rows,
+            "pareto_history": self.guard.fronts.state(),
             "warnings": self.tally.state(),
             "elapsed": now - self.spec.started_at + self.guard.time_before,
         }
@@ -735,6 +825,8 @@ def _resume(ga: GA, spec: JobSpec, guard: GenerationGuard, tally: WarningTally) 
         statistics = extra.get("population_history")
         if isinstance(statistics, list):  # the same list the result reads (guard.population_history)
             guard.population.rows[:] = [row for row in statistics if isinstance(row, np.ndarray)]
+        if extra.get("pareto_history") is not None:
+            guard.fronts.restore(extra["pareto_history"])
         tally.restore(extra.get("warnings"))
         elapsed = extra.get("elapsed")
         guard.time_before = float(elapsed) if type(elapsed) is float and 0 <= elapsed < 1e7 else 0.0
@@ -843,6 +935,7 @@ def _execute(
             stopped_reason=stop_reason,
             objective_history=guard.objective_history,
             population_history=guard.population_history,
+            fronts=guard.fronts.snapshots,
             constraints=constraints_of(code),
             note=tally.add,
         )
