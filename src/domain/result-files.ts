@@ -186,6 +186,7 @@ export function reportFiles(result: GaResult, output: string | null = null): Res
       body: fitnessPlot(result.best_solutions_fitness, result.num_objectives, {
         imported: result.stopped_reason === IMPORTED,
         maxima: result.objective_maxima,
+        population: result.population_history,
       }),
     },
   ];

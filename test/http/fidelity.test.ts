@@ -153,6 +153,37 @@ describe("population statistics per generation", () => {
     expect((await fileText(item.id, "fitness_history.csv")).split("\n")[0]).toBe("generation,best_fitness");
   });
 
+  it("fitness.svg draws the population's band from worst to best, its mean and median, only when the result has them", async () => {
+    const full = [
+      { generation: 0, best: -3, mean: -9.5, median: -8, worst: -21 },
+      { generation: 1, best: -1, mean: -4.25, median: -3.5, worst: -9 },
+      { generation: 2, best: -0.5, mean: -0.75, median: -0.6, worst: -1.5 },
+      { generation: 3, best: -0.5, mean: -0.7, median: -0.6, worst: -1 },
+    ];
+    const { submissionId, runId } = await runningRun();
+    expect((await completeRun(runId, { result: { population_history: full } })).status).toBe(204);
+    const [item] = (await json(await call(`/api/v1/results/?submission_id=${submissionId}`, { key: a.key }))).results;
+    const svg = await fileText(item.id, "fitness.svg");
+    expect(svg.match(/<path class="band" [^>]*>/g)).toHaveLength(1);
+    expect(svg.match(/<polyline class="mean" /g)).toHaveLength(1);
+    expect(svg.match(/<polyline class="median" /g)).toHaveLength(1);
+    expect(svg).toContain("population worst to best");
+    // The band spans the worst value: the y axis reaches -21.
+    expect(svg).toContain(">-21<");
+    // A generation without a finite worst breaks the band (here: two pieces of one point each, so none).
+    const { submissionId: s2, runId: r2 } = await runningRun();
+    expect((await completeRun(r2, { result: { population_history: history } })).status).toBe(204);
+    const [gapped] = (await json(await call(`/api/v1/results/?submission_id=${s2}`, { key: a.key }))).results;
+    expect(await fileText(gapped.id, "fitness.svg")).not.toContain('class="band"');
+    // Without statistics (an older worker's report): no band, no mean or median, no legend.
+    const { submissionId: s3, runId: r3 } = await runningRun();
+    expect((await completeRun(r3)).status).toBe(204);
+    const [plain] = (await json(await call(`/api/v1/results/?submission_id=${s3}`, { key: a.key }))).results;
+    const old = await fileText(plain.id, "fitness.svg");
+    expect(old).not.toMatch(/class="(band|mean|median)"/);
+    expect(old).not.toContain("population worst to best");
+  });
+
   it("a malformed population_history makes the report unreadable (the run still ends)", async () => {
     const { runId } = await runningRun();
     const bad = [{ generation: 0, best: "x", mean: 1, median: 1, worst: 1 }];
