@@ -45,6 +45,9 @@ __all__ = [
     "STAGED_FILES",
     "STOPPED_REASONS",
     "SUMMARY_BYTES",
+    "TRAIL_OBJECTIVES",
+    "TRAIL_POINTS_PER_MESSAGE",
+    "TRAIL_POINTS_PER_REPORT",
     "WARNING_MESSAGE_LIMIT",
     "WARNING_TEMPLATES",
     "Cancelled",
@@ -109,15 +112,18 @@ __all__ = [
     "SavedGeneration",
     "StoppedReason",
     "SucceededOutcome",
+    "TrailPoint",
     "Violation",
     "WarningEntry",
     "checked_checkpoint",
     "checked_progress",
+    "downsample",
     "is_count",
     "is_finite_number",
     "is_number",
     "size_param",
     "to_json",
+    "trail_point",
 ]
 
 # JSON as read (a list or an object, narrowed by isinstance) and as written (any sequence or mapping).
@@ -246,7 +252,75 @@ def checked_progress(message: Mapping[str, object]) -> Progress | None:
             finite = [v for v in objectives if is_finite_number(v)]
             if len(finite) == len(objectives):
                 progress[key] = finite
+    points = message.get("points")
+    if isinstance(points, list) and 0 < len(points) <= TRAIL_POINTS_PER_MESSAGE:
+        checked = [trail_point(p) for p in points]
+        if all(p is not None for p in checked):
+            progress["points"] = [p for p in checked if p is not None]
     return progress
+
+
+def _values(value: object, size: int | None) -> list[float | None] | bool | None:
+    """A trail point's list: numbers (non-finite as null), at most TRAIL_OBJECTIVES (or exactly
+    ``size``); None for null; False for anything else."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value or len(value) > (size or TRAIL_OBJECTIVES):
+        return False
+    if size is not None and len(value) != size:
+        return False
+    if not all(v is None or is_number(v) for v in value):
+        return False
+    return [v if is_finite_number(v) else None for v in value]
+
+
+def _extremes_first(points: list[TrailPoint]) -> list[int]:
+    """The indices every downsampling keeps: the first, the last, and the best's extremes."""
+
+    def key(point: TrailPoint) -> float | None:
+        value = point[1] if point[1] is not None else (point[2][0] if isinstance(point[2], list) else None)
+        return value if isinstance(value, float | int) else None
+
+    valued = [(key(p), i) for i, p in enumerate(points) if key(p) is not None]
+    kept = {0, len(points) - 1}
+    if valued:
+        kept.add(max(valued)[1])
+        kept.add(min(valued)[1])
+    return sorted(kept)
+
+
+def downsample(points: list[TrailPoint], limit: int) -> list[TrailPoint]:
+    """At most ``limit`` (≥ 4) of ``points`` in order: the first, the last and the best's extremes, the
+    rest evenly spread over them."""
+    if len(points) <= limit:
+        return points
+    kept = set(_extremes_first(points))
+    room = limit - len(kept)
+    if room > 0:
+        step = len(points) / room
+        kept.update(min(len(points) - 1, int(i * step)) for i in range(room))
+    while len(kept) > limit:  # evenly spread ones that met an extreme: drop from the middle out
+        extra = sorted(kept - set(_extremes_first(points)))
+        kept.discard(extra[len(extra) // 2])
+    return [points[i] for i in sorted(kept)]
+
+
+def trail_point(value: object) -> TrailPoint | None:
+    """One trail point as the job may send it (``Progress.points``), checked and made finite; None if it
+    is not one."""
+    if not isinstance(value, list) or not 2 <= len(value) <= 5 or not is_count(value[0]):
+        return None
+    best = value[1]
+    if not (best is None or is_number(best)):
+        return None
+    point: TrailPoint = [value[0], best if is_finite_number(best) else None]
+    for index, size in ((2, None), (3, None), (4, 4)):
+        if len(value) > index:
+            item = _values(value[index], size)
+            if item is False:
+                return None
+            point.append(item)
+    return point
 
 
 def size_param(params: GaParams, name: str) -> int:
@@ -447,6 +521,19 @@ class PopulationPoint(TypedDict):
     worst: list[float | None] | float | None
 
 
+# Live progress of every generation (docs/runner-protocol.md, ``points``): a progress message carries the
+# trail points of the generations since the job's previous one, at most TRAIL_POINTS_PER_MESSAGE (past it
+# downsampled: first, last, the best's extremes, the rest evenly spread) of the first TRAIL_OBJECTIVES
+# objectives; the worker sends those since its previous report, at most TRAIL_POINTS_PER_REPORT.
+TRAIL_POINTS_PER_MESSAGE = 100
+TRAIL_POINTS_PER_REPORT = 2000
+TRAIL_OBJECTIVES = 6
+# One trail point: [generation, best fitness (one objective) or null, each objective's population maximum
+# or null, the best solution's objective values or null, the population's [best, mean, median, worst]
+# (one objective) or null]; non-finite values null.
+TrailPoint: TypeAlias = list[object]
+
+
 class Progress(TypedDict):
     """``POST {report.url}/progress``, and how far a failed run got (the completion report's
     ``progress``)."""
@@ -461,6 +548,9 @@ class Progress(TypedDict):
     # One objective: the population's [best, mean, median, worst] fitness at this generation (null where
     # not finite); the live chart's band and lines (docs/runner-protocol.md).
     population: NotRequired[list[float | None]]
+    # The generations since the previous progress (the last one this report's own generation), as trail
+    # points (TRAIL_POINTS_PER_MESSAGE in a message, TRAIL_POINTS_PER_REPORT in a report).
+    points: NotRequired[list[TrailPoint]]
 
 
 class ParetoSnapshot(TypedDict):

@@ -145,6 +145,41 @@ describe("population statistics per generation", () => {
     );
   });
 
+  it("a report's points (every generation since the last report) are appended to the trail as they are, bounded", async () => {
+    const { runId } = await runningRun();
+    const trail = async () =>
+      JSON.parse(
+        (await env.DB.prepare("SELECT progress_trail FROM runs WHERE id = ?").bind(runId).first<{ progress_trail: string }>())!
+          .progress_trail,
+      );
+    const point = (g: number) => [g, 1 - g, null, null, [1 - g, -1 - g, -1 - g, -2 - g]];
+    const report = (from: number, to: number) =>
+      reportProgress(runId, {
+        generations_completed: to,
+        best_solution_fitness: 1 - to,
+        population: [1 - to, -1 - to, -1 - to, -2 - to],
+        points: Array.from({ length: to - from + 1 }, (_, i) => point(from + i)),
+      });
+    expect((await report(0, 3)).status).toBe(204); // generation 0 first
+    expect((await report(4, 7)).status).toBe(204);
+    expect(await trail()).toEqual(Array.from({ length: 8 }, (_, g) => point(g)));
+    // A heartbeat without points (an older worker's report) appends its own generation's point as before.
+    expect((await reportProgress(runId, { generations_completed: 8, best_solution_fitness: -8 })).status).toBe(204);
+    expect((await trail()).at(-1)).toEqual([8, -8]);
+    // Past 2,000 points the older ones are thinned evenly (the first kept), the newest 500 kept whole.
+    for (let from = 9; from < 9 + 3 * 2000; from += 2000) expect((await report(from, from + 1999)).status).toBe(204);
+    const bounded: number[][] = await trail();
+    expect(bounded.length).toBeLessThanOrEqual(2000);
+    expect(bounded[0]![0]).toBe(0);
+    expect(bounded.at(-1)![0]).toBe(6008);
+    expect(bounded.slice(-500).map((p) => p[0])).toEqual(Array.from({ length: 500 }, (_, i) => 5509 + i));
+    const generations = bounded.map((p) => p[0]!);
+    expect(generations).toEqual([...generations].sort((a, b) => a - b));
+    // More than a report may carry, or a malformed point: unreadable, nothing appended.
+    expect((await reportProgress(runId, { generations_completed: 9, best_solution_fitness: 1, points: [["x", 1]] })).status).toBe(400);
+    expect((await trail()).length).toBe(bounded.length);
+  });
+
   it("a report without it (an older worker) stores null, and the CSV keeps its old columns", async () => {
     const { submissionId, runId } = await runningRun();
     expect((await completeRun(runId)).status).toBe(204);
