@@ -266,7 +266,7 @@ describe("the front's history", () => {
     await eventuallyIn30s(drawn).toEqual(expected(15));
     // The points uPlot draws are that snapshot's: grey the dominated, blue the front, red rings the final front.
     const series = await chart.evaluate((el) => [...el.querySelectorAll(".u-legend .u-series th")].map((th) => th.textContent?.trim()));
-    expect(series).toEqual(["objective 0", "dominated at this generation", "front at this generation", "final front", "best solution"]);
+    expect(series).toEqual(["objective 0", "final front", "dominated at this generation", "front at this generation", "best solution"]);
     // The summary: the last snapshot whose front differs from the one before it.
     const key = (s: { front: number[][] }) => [...new Set(s.front.map((v) => JSON.stringify(v)))].sort().join(";");
     let changed = 0;
@@ -317,6 +317,22 @@ describe("a three-objective front", () => {
     await eventuallyIn30s(() => page.locator(".front-readout").textContent()).toMatch(
       /^Solution \d+: objective 0 = -?[\d.e-]+, objective 1 = -?[\d.e-]+, objective 2 = -?[\d.e-]+$/,
     );
+    // The generation slider drives the parallel coordinates too: that generation's population under the final front.
+    const slider = page.getByRole("slider", { name: "Generation" });
+    await eventuallyIn30s(() => slider.isVisible()).toBe(true);
+    const chart = page.locator(".front-chart");
+    expect(await chart.getAttribute("data-generation")).toBe("15");
+    await slider.focus();
+    await page.keyboard.press("Home");
+    await eventuallyIn30s(() => chart.getAttribute("data-generation")).toBe("0");
+    const resultId = page.url().split("/").pop();
+    const api = (await call(`/api/v1/results/${resultId}`, { key: account.key })).body;
+    const file = api.files.find((f: { name: string }) => f.name === "pareto_history.json");
+    const history = await (await fetch(file.url, { headers: { Authorization: `Bearer ${account.key}` } })).json();
+    expect(history.objectives_shown).toBe(3);
+    expect(await page.locator("svg.parallel polyline.population-line.front").count()).toBe(history.snapshots[0].front.length);
+    expect(await page.locator("svg.parallel polyline.population-line.dominated").count()).toBe(history.snapshots[0].dominated.length);
+    expect(await lines.count()).toBe(Number((await fact(page, "Pareto front"))!.split(" ")[0])); // the final front stays
     await shot(page, "result-parallel");
     expect(errors).toEqual([]);
   });

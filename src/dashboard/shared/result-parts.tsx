@@ -76,11 +76,12 @@ export function FrontChart(p: {
   objectives: number[][] | null;
   best: number[] | null;
   svgUrl: string | null;
-  /** The run's history of fronts (pareto_history.json): with two objectives, a generation slider over the scatter. */
+  /** The run's history of fronts (pareto_history.json): a generation slider over the scatter or parallel coordinates (≤ 6 objectives). */
   history?: ParetoHistory | null;
 }) {
   const interactive = p.objectives !== null && p.objectives.length > 0 && p.count <= MAX_FRONT_AXES;
-  const snapshots = interactive && p.count === 2 && p.history?.objectives_shown === 2 ? p.history.snapshots : [];
+  // The history holds the first 6 objectives: a front of up to 6 has a slider (scatter or parallel coordinates).
+  const snapshots = interactive && p.history?.objectives_shown === p.count ? p.history.snapshots : [];
   const last = snapshots.at(-1);
   const sliderId = `${p.id}-generation`;
   const solutions = `${p.size ?? "?"} solution${p.size === 1 ? "" : "s"}`;
@@ -129,7 +130,9 @@ export function FrontChart(p: {
             ? last
               ? `Move the slider through the ${snapshots.length} recorded generations: that generation's population, its front in blue and the rest in grey; the final front stays ringed in red throughout. Hover a point for its values (the orange ring is the best solution); drag across to zoom, double-click to zoom out.`
               : "Hover a point for its values (the ringed one is the best solution); drag across to zoom, double-click to zoom out."
-            : "Each line is a solution, each axis an objective scaled to the front's range (higher is better); hover a line for its values.")}
+            : last
+              ? `Each line is a solution, each axis an objective (higher is better). Move the slider through the ${snapshots.length} recorded generations: that generation's population, its front in blue and the rest in grey, under the final front in red; hover a line of the final front for its values.`
+              : "Each line is a solution, each axis an objective scaled to the front's range (higher is better); hover a line for its values.")}
       </figcaption>
       {p.objectives && p.objectives.length > 0 && (
         <details>
