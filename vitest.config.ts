@@ -29,14 +29,14 @@ writeFileSync(
 /**
  * Files of the workerd projects that run alone, each in a Worker of its own (fresh D1, R2, Durable
  * Objects and modules): they run the cron's reconciliation (reconcileRuns, the scheduled handler), which
- * takes the first 100 stale runs of the whole database and whose tests count what it re-enqueued, so
- * runs left by files before them could crowd theirs out or be counted with them. Every other file shares
+ * takes the first 100 stale runs of the whole database and whose tests count what it re-enqueued or
+ * compare a run it resumed, so runs left by files before them could crowd theirs out or be counted with them. Every other file shares
  * its project's Worker with the files before it (isolate: false; each test makes accounts of its own,
  * and what scans the whole database — the platform queue count, requeueDueDeliveries — is compared with
  * itself before and after or looked up by id): that saves a Worker start and the load of the module
  * graph per file, most of the projects' time (docs/testing.md).
  */
-const WORKERD_ALONE = ["test/http/submissions.errors.test.ts", "test/workers/run-lifecycle.test.ts"];
+const WORKERD_ALONE = ["test/http/submissions.errors.test.ts", "test/workers/run-lifecycle.test.ts", "test/workers/container-stop.test.ts"];
 
 /** Files at once in the workerd projects: the machine's CPUs, at least 2 (their tests wait on I/O much of the time). */
 const WORKERS = Math.max(2, availableParallelism());

@@ -1,8 +1,11 @@
 // `npm run deploy:smoke -- --url <deployed URL> --key <API key> [--webhook-url <a receiver that answers 2xx>]`
 // (docs/deploy.md#smoke): knows that a deployment can run at all — its health (the database, the files
-// bucket, the GA worker), one job end to end with the key, and one webhook delivered to a receiver the
-// operator gives. Fails loudly, naming what is missing; exit status 1.
+// bucket, the GA worker), one job end to end with the key, one webhook delivered to a receiver the
+// operator gives, and — after the job, so an instance has started — the GA worker's sandbox measures
+// (each printed; one that may never be absent fails, one that may be absent warns:
+// scripts/smoke-isolation.mjs). Fails loudly, naming what is missing; exit status 1.
 import { parseArgs } from "node:util";
+import { isolationVerdict } from "./smoke-isolation.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -25,7 +28,7 @@ function done() {
     console.error(`deploy:smoke FAILED (${failures.length}): ${failures.join("; ")}`);
     process.exit(1);
   }
-  say("OK: healthy, a job ran end to end, and a webhook was delivered");
+  say("OK: healthy, a job ran end to end, the sandbox measures hold, and a webhook was delivered");
   process.exit(0);
 }
 
@@ -129,4 +132,11 @@ if (created.status !== 202) {
   }
 }
 if (webhook) await call(`/api/v1/webhooks/${webhook.id}`, { method: "DELETE" });
+
+// 5. The sandbox measures, read now that the job's instance has started and reported them.
+const after = await call("/api/v1/health");
+const verdict = isolationVerdict(after.body);
+for (const line of verdict.lines) say(line);
+for (const warning of verdict.warnings) console.warn(`deploy:smoke: WARNING: ${warning}`);
+for (const failure of verdict.failures) fail(failure);
 done();

@@ -16,6 +16,12 @@ export interface RunMessage {
    * D1 read first; a message without them (sent by an older build) has them read from the run. */
   account_id?: string;
   places?: number;
+  /**
+   * Sent by a GaRunner instance whose container stopped while the run's segment (claim `attempt`) was
+   * live: the run is resumed as the silent-run sweep resumes it, if it still is running that attempt
+   * (src/runner/segment.ts, src/domain/lost-runs.ts).
+   */
+  lost?: { attempt: number };
 }
 
 /** A delivery message names the delivery to attempt. */

@@ -229,6 +229,26 @@ def is_finite_number(value: object) -> TypeGuard[int | float]:
     return is_number(value) and math.isfinite(value)
 
 
+def population_problem(population: object, name: str = "initial_population") -> str | None:
+    """What is wrong with a start population (a non-empty list of equally long, non-empty lists of
+    finite numbers), or None: the worker checks an inline one, the job one it fetched."""
+    if (
+        not isinstance(population, list)
+        or not population
+        or not all(isinstance(row, list) and row and all(is_finite_number(v) for v in row) for row in population)
+    ):
+        return f"{name} must be null or a non-empty list of number lists"
+    if len({len(row) for row in population}) != 1:
+        return f"{name} rows must all have the same length"
+    return None
+
+
+# A start population fetched for a continue (or a submission's own) that is not one: the run fails
+# with internal_error and this message (the worker when it cannot fetch it, the job when it cannot
+# parse it).
+POPULATION_NOT_LOADED = "the start population could not be loaded"
+
+
 def is_count(value: object, low: int = 0) -> TypeGuard[int]:
     """An int (not a bool) of at least ``low``."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= low
@@ -713,11 +733,15 @@ class CheckpointSpec(TypedDict):
 
 
 class ChildJob(TypedDict):
-    """What the worker runs in a child: no report URL, no token (the start population is fetched)."""
+    """What the worker runs in a child: no report URL, no token (the start population is fetched).
+    ``initial_population_bytes``: a fetched start population's JSON follows the spec in the child's
+    spec file, after its newline, this long, unread by the worker: the job parses and checks it under
+    the run's caps (``initial_population`` is then null)."""
 
     run_id: NotRequired[str]
     params: GaParams
     initial_population: Population | None
+    initial_population_bytes: NotRequired[int]
     caps: ChildCaps
     checkpoint: NotRequired[CheckpointSpec | None]
 

@@ -4,6 +4,7 @@ and the start-population fetch."""
 from __future__ import annotations
 
 import json
+import os
 import ssl
 import time
 
@@ -103,15 +104,37 @@ def _transport(answers: list):
     return httpx.MockTransport(handle), seen
 
 
+def _fetched(fd: int, size: int) -> bytes:
+    return os.pread(fd, size, 0)
+
+
 def test_fetch_population_retries_5xx_and_connection_errors():
     transport, seen = _transport([503, httpx.ConnectError("down"), [[1.5, 2.5]]])
     reporter = Reporter("http://w/r", "tok", first_delay=0.01, transport=transport)
-    assert reporter.fetch_population("http://w/r/initial-population") == [[1.5, 2.5]]
+    fd = os.memfd_create("test")
+    try:
+        size = reporter.fetch_population("http://w/r/initial-population", fd, 1000)
+        assert _fetched(fd, size) == b"[[1.5, 2.5]]"
+    finally:
+        os.close(fd)
     assert len(seen) == 3 and all(r.method == "GET" for r in seen)
     assert seen[0].headers["authorization"] == "Bearer tok"
 
 
-@pytest.mark.parametrize("answers", [[404], [503] * 50, [b"nope"]], ids=["4xx", "gives-up", "not-json"])
+def test_fetch_population_leaves_it_unread():
+    """The worker never parses a start population (the job does, under the run's caps): bytes that
+    are no JSON at all are fetched as they are."""
+    answer = b'[[1, 2]]], "sandbox": null, "x": [[1'
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, content=answer))
+    reporter = Reporter("http://w/r", "tok", transport=transport)
+    fd = os.memfd_create("test")
+    try:
+        assert _fetched(fd, reporter.fetch_population("http://w/r/initial-population", fd, 1000)) == answer
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("answers", [[404], [503] * 50, [b"x" * 101]], ids=["4xx", "gives-up", "past-the-cap"])
 def test_fetch_population_failures(answers):
     answers = [httpx.Response(200, content=a) if isinstance(a, bytes) else a for a in answers]
 
@@ -127,11 +150,19 @@ def test_fetch_population_failures(answers):
         fetch_for_seconds=0.1,
         transport=httpx.MockTransport(handle),
     )
-    with pytest.raises(LookupError):
-        reporter.fetch_population("http://w/r/initial-population")
+    fd = os.memfd_create("test")
+    try:
+        with pytest.raises(LookupError):
+            reporter.fetch_population("http://w/r/initial-population", fd, 100)
+    finally:
+        os.close(fd)
 
 
 def test_fetch_population_cancelled():
     reporter = Reporter("http://w/r", "tok", transport=httpx.MockTransport(lambda r: httpx.Response(503)))
     reporter.stopped.set()
-    assert reporter.fetch_population("http://w/r/initial-population") is None
+    fd = os.memfd_create("test")
+    try:
+        assert reporter.fetch_population("http://w/r/initial-population", fd, 100) == 0
+    finally:
+        os.close(fd)

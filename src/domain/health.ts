@@ -1,16 +1,18 @@
 // Readiness, as GET /api/v1/health reports it: the database, the files bucket and the GA worker (a
-// standing one: locally; in production each run starts its own container). Cheap: one query, one
-// object lookup, one small request, each with a short time limit.
+// standing one: locally; in production each run starts its own container) with its sandbox measures
+// (docs/api.md#health). Cheap: one query, one object lookup, one small request (in production: the
+// latest isolation observation, one small object per container class), each with a short time limit.
 
 import type { Bindings } from "../env";
-import { getRunner } from "../runner/runner";
+import { getRunner, type RunnerHealth } from "../runner/runner";
 import { probeDatabase } from "../storage/db";
 
-export type Check = { status: "ok" | "on_demand" } | { status: "down"; reason: string };
+export type Check = { status: "ok" } | { status: "down"; reason: string };
 
 export interface Readiness {
   ready: boolean;
-  checks: { database: Check; files: Check; runner: Check };
+  /** The runner's check carries the GA worker's sandbox measures (`isolation`) when they are known. */
+  checks: { database: Check; files: Check; runner: RunnerHealth };
 }
 
 const within = async (ms: number, work: () => Promise<unknown>, what: string): Promise<Check> => {
@@ -29,4 +31,9 @@ export async function readiness(env: Bindings): Promise<Readiness> {
     getRunner(env).health(),
   ]);
   return { ready: [database, files, runner].every((c) => c.status !== "down"), checks: { database, files, runner } };
+}
+
+/** The GA worker's check alone, with its sandbox measures: what the dashboard's account page shows. */
+export function runnerHealth(env: Bindings): Promise<RunnerHealth> {
+  return getRunner(env).health();
 }

@@ -141,7 +141,7 @@ export async function startRun(env: Bindings, { run, account }: ClaimedRun): Pro
     // A resumed run with a checkpoint goes on from it; without one it starts again from generation 0.
     checkpoint_url: run.checkpointGeneration !== null ? `${reportUrl(env, run.id)}/checkpoint` : null,
   };
-  return getRunner(env).start(request);
+  return getRunner(env).start(request, run.attempts);
 }
 
 /**

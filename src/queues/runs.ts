@@ -2,9 +2,11 @@
 // (queued → running) and started on a worker. A message is only a pointer (with the run's account and
 // places as hints for the offer); D1 decides. A duplicate or late message, or one whose submission was
 // deleted or cancelled, finds nothing to claim and is acknowledged (giving back the place or turn it held).
+// A `lost` message (a container's stop signal) resumes its run instead, if it still runs that claim.
 
 import { givePlaceBack, offerPlace, releasePlace } from "../do/dispatcher/client";
 import type { Offer } from "../do/dispatcher/object";
+import { recoverLostSegment } from "../domain/lost-runs";
 import { claimRun, MissingInput, startRun, unclaimRun } from "../domain/runs";
 import { endRun } from "../domain/transitions";
 import type { Bindings, RunMessage } from "../env";
@@ -27,6 +29,17 @@ export async function handleRunMessage(env: Bindings, message: Message<RunMessag
   if (typeof runId !== "string") {
     console.error("runs queue: malformed message dropped", message.id);
     return message.ack();
+  }
+  if (message.body.lost) {
+    // A container's stop signal: the run's segment was lost, and goes on from its last checkpoint at once
+    // (the silent-run sweep's resume for this one run; src/runner/segment.ts).
+    try {
+      await recoverLostSegment(env, runId, message.body.lost.attempt);
+      return message.ack();
+    } catch (err) {
+      console.error("runs queue: a lost run's resume failed; tried again", runId, err);
+      return message.retry({ delaySeconds: 5 });
+    }
   }
   const db = getDb(env.DB);
   if (message.body.granted !== true) {

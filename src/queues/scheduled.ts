@@ -1,14 +1,12 @@
 // The cron handler: nothing stays stuck. Safe to run twice (every change is conditional).
 
-import { MAX_RESUMES } from "../admission/limits";
 import { config } from "../config";
 import { accountGate } from "../do/account-gate/client";
 import { collectDataFiles } from "../domain/data-files";
+import { recoverLostRun } from "../domain/lost-runs";
 import { runMessage } from "../domain/run-queue";
-import { resumeRun } from "../domain/runs";
 import { admitWaiting, finishSweep } from "../domain/sweep-progress";
 import { deleteSweep } from "../domain/sweeps";
-import { endRun } from "../domain/transitions";
 import type { Bindings } from "../env";
 import { runsQueue } from "../env";
 import { nowIso } from "../lib/ids";
@@ -32,24 +30,10 @@ export async function reconcileRuns(env: Bindings, now = Date.now()): Promise<{ 
 
   const silent = await silentRuns(db, new Date(now - (config(env).heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS)).toISOString(), BATCH);
   for (const run of silent) {
-    if ((run.resumes?.length ?? 0) >= MAX_RESUMES) {
-      const ended = await endRun(env, run.id, {
-        status: "failed",
-        error: {
-          code: "worker_lost",
-          message: `The worker running this job was lost ${MAX_RESUMES + 1} times; the run was abandoned.`,
-        },
-      });
-      if (ended) lost++;
-      continue;
-    }
-    // A lost worker: the run goes back in line and goes on from its last checkpoint on any worker (from
-    // generation 0 without one; docs/architecture.md#durable-runs-issue-28); its submission shows
-    // `queued` again, as after any other unclaim.
-    if (await resumeRun(env, run)) {
-      await runsQueue(env).send(runMessage(run));
-      requeued++;
-    }
+    // A lost worker: the run goes on from its last checkpoint, or fails past MAX_RESUMES (domain/lost-runs.ts).
+    const outcome = await recoverLostRun(env, run);
+    if (outcome === "failed") lost++;
+    if (outcome === "resumed") requeued++;
   }
 
   const waiting = await staleQueuedRuns(db, new Date(now - QUEUED_TIMEOUT_MS).toISOString(), BATCH);

@@ -1,5 +1,15 @@
 // Runner for a GA worker process reached by URL (RUNNER_URL): `npm start` and the tests.
-import { type RunMetrics, type Runner, RunnerUnavailable, type RunToStop, readCancel, readStart, type StartRequest } from "./protocol";
+import { readIsolation } from "./isolation";
+import {
+  type RunMetrics,
+  type Runner,
+  type RunnerHealth,
+  RunnerUnavailable,
+  type RunToStop,
+  readCancel,
+  readStart,
+  type StartRequest,
+} from "./protocol";
 
 export class LocalRunner implements Runner {
   constructor(private readonly baseUrl: string) {}
@@ -17,7 +27,8 @@ export class LocalRunner implements Runner {
     }
   }
 
-  async start(request: StartRequest): Promise<"started" | "already"> {
+  /** `attempt` is not needed here: a standing worker has no stop signal (the silent-run sweep finds its losses). */
+  async start(request: StartRequest, _attempt: number): Promise<"started" | "already"> {
     return readStart(await this.call("/runs", request));
   }
 
@@ -25,10 +36,12 @@ export class LocalRunner implements Runner {
     return readCancel(await this.call(`/runs/${run.id}/cancel`, {}));
   }
 
-  async health(): Promise<{ status: "ok" } | { status: "down"; reason: string }> {
+  async health(): Promise<RunnerHealth> {
     try {
       const res = await fetch(new URL("/health", this.baseUrl), { signal: AbortSignal.timeout(2_000) });
-      return res.ok ? { status: "ok" } : { status: "down", reason: `GA worker answered ${res.status}` };
+      if (!res.ok) return { status: "down", reason: `GA worker answered ${res.status}` };
+      const isolation = readIsolation(((await res.json().catch(() => null)) as { isolation?: unknown } | null)?.isolation);
+      return isolation ? { status: "ok", isolation } : { status: "ok" };
     } catch (err) {
       return { status: "down", reason: `GA worker unreachable (${err instanceof Error ? err.name : "error"})` };
     }

@@ -1,6 +1,7 @@
 // The one interface through which the Worker reaches the Python GA worker (docs/runner-protocol.md),
 // and how its answers are read; implemented by container-runner.ts and local-runner.ts.
 import type { GaParameters } from "../model/parameters";
+import type { IsolationFlags } from "./isolation";
 
 export interface RunMetrics {
   cpu_seconds_used: number;
@@ -42,13 +43,27 @@ export interface StartRequest {
 export type RunToStop = { id: string; parameters: GaParameters };
 
 export interface Runner {
-  /** Starts the run; "already" when the worker already has this run id (a duplicate message). */
-  start(request: StartRequest): Promise<"started" | "already">;
+  /**
+   * Starts the run; "already" when the worker already has this run id (a duplicate message). `attempt`
+   * is the claim's (the run's `attempts`): a container instance whose stop loses this segment hands back
+   * this attempt only (src/runner/segment.ts).
+   */
+  start(request: StartRequest, attempt: number): Promise<"started" | "already">;
   /** Stops the run's process at once and returns its usage, or null when the worker has no such live run. */
   cancel(run: RunToStop): Promise<RunMetrics | null>;
-  /** Whether the worker answers now: "ok", "down" (with why), or "on_demand" (a container per run starts when needed). */
-  health(): Promise<{ status: "ok" | "on_demand" } | { status: "down"; reason: string }>;
+  /** Whether the worker answers now, with its sandbox measures (docs/api.md#health). */
+  health(): Promise<RunnerHealth>;
 }
+
+/**
+ * "ok" with the standing worker's `isolation` (local), "down" with why, or "on_demand" (a container per
+ * run starts when needed: production) with the latest flags an instance reported once started, when, and
+ * of which container class — none before any instance has started.
+ */
+export type RunnerHealth =
+  | { status: "ok"; isolation?: IsolationFlags }
+  | { status: "on_demand"; isolation?: IsolationFlags; observed_at?: string; class?: string }
+  | { status: "down"; reason: string };
 
 export class RunnerUnavailable extends Error {}
 

@@ -6,11 +6,12 @@ import { ContainerRunner } from "./container-runner";
 import { LocalRunner } from "./local-runner";
 import type { Runner } from "./protocol";
 
-export type { RunMetrics, Runner, StartRequest } from "./protocol";
+export type { IsolationFlags, IsolationObservation } from "./isolation";
+export type { RunMetrics, Runner, RunnerHealth, StartRequest } from "./protocol";
 export { RunnerUnavailable, WorkerFull } from "./protocol";
 
 export function getRunner(env: Bindings): Runner {
   const url = config(env).runnerUrl;
   if (url) return new LocalRunner(url);
-  return new ContainerRunner(env.GA_RUNNER, env.GA_RUNNER_WIDE);
+  return new ContainerRunner(env.GA_RUNNER, env.GA_RUNNER_WIDE, env.FILES);
 }

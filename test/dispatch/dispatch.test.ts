@@ -233,6 +233,9 @@ describe("runs wait for a place and start when one frees", () => {
       (s) => s.placed.includes(waiting.runId),
     );
     expect(state.placed).toEqual([waiting.runId]);
+    // The Worker's books free the holder's place at its cancel; the GA worker once its child is gone
+    // (on a loaded machine, later): the granted start comes when it has room, as the queue's would.
+    await workerIdle();
     await deliver([waiting.runId], env, true);
     expect(await runRow(waiting.runId)).toMatchObject({ status: "running", error_code: null });
     await completeRun(waiting.runId);

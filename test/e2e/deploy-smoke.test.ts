@@ -7,6 +7,8 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error -- a plain ESM script, without types
 import { freePort, ROOT } from "../../scripts/lib.mjs";
+// @ts-expect-error -- a plain ESM script, without types
+import { isolationVerdict } from "../../scripts/smoke-isolation.mjs";
 import { baseUrl, newAccount } from "./client";
 
 const run = promisify(execFile);
@@ -22,7 +24,7 @@ async function smoke(args: string[]): Promise<{ code: number; out: string }> {
 }
 
 describe("npm run deploy:smoke", () => {
-  it("passes against a working service: health, a job end to end, a webhook delivered", async () => {
+  it("passes against a working service: health, a job end to end, a webhook delivered, the sandbox measures printed", async () => {
     const { key } = await newAccount();
     let received = 0;
     const receiver = createServer((req, res) => {
@@ -36,9 +38,19 @@ describe("npm run deploy:smoke", () => {
     await new Promise<void>((r) => receiver.listen(port, "127.0.0.1", r));
     try {
       const result = await smoke(["--url", baseUrl(), "--key", key, "--webhook-url", `http://127.0.0.1:${port}/hook`]);
-      expect(result.code, result.out).toBe(0);
+      // The local GA worker's own measures decide, as a deployment's would (all of them hold where the
+      // tests run as root; a machine without some fails the smoke test, naming them).
+      const health = await (await fetch(`${baseUrl()}/api/v1/health`)).json();
+      const verdict = isolationVerdict(health) as { failures: string[]; warnings: string[] };
+      expect(result.code, result.out).toBe(verdict.failures.length ? 1 : 0);
       expect(result.out).toContain("webhook delivered");
       expect(received).toBeGreaterThanOrEqual(1);
+      // Each measure is printed after the job ran, with its state.
+      expect(result.out).toContain("isolation flags reported by the standing GA worker:");
+      for (const m of ["user", "network", "syscall_filter", "pid_namespace", "minimal_root", "cgroup", "rlimit:cpu", "rlimit:nproc"])
+        expect(result.out).toMatch(new RegExp(`deploy:smoke: {3}${m}: (enforced|absent|ABSENT)`));
+      for (const failure of verdict.failures) expect(result.out).toContain(`MISSING: ${failure}`);
+      for (const warning of verdict.warnings) expect(result.out).toContain(`WARNING: ${warning}`);
     } finally {
       receiver.close();
     }

@@ -237,7 +237,7 @@ describe("keys: create with scopes and expiry, revoke", () => {
     const prefix = acc.key.slice(0, 12);
     const res = await admin(`/keys/${prefix}/revoke`, { method: "POST" });
     expect(res.status).toBe(200);
-    expect(await json(res)).toEqual({ prefix, revoked: true });
+    expect(await json(res)).toEqual({ prefix, revoked: true, revoked_dependents: [] });
     const denied = await call("/api/v1/submissions/", { key: acc.key });
     await expectError(denied, 401, "unauthorized");
     expect(denied.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);

@@ -87,8 +87,12 @@ describe("keys made from a key are revoked with it", () => {
     await web.signInWithKey(parent);
     const child = await makeKey(web, "child");
     const login = await deviceLogin(web);
-    expect((await admin(`/keys/${parent.slice(0, 12)}/revoke`, { method: "POST" })).status).toBe(200);
+    const revoked = await admin(`/keys/${parent.slice(0, 12)}/revoke`, { method: "POST" });
+    expect(revoked.status).toBe(200);
+    expect(await json(revoked)).toEqual({ prefix: parent.slice(0, 12), revoked: true, revoked_dependents: [child.slice(0, 12)] });
     expect(await works(child)).toBe(401);
+    const again = await admin(`/keys/${parent.slice(0, 12)}/revoke`, { method: "POST" });
+    expect(await json(again)).toEqual({ prefix: parent.slice(0, 12), revoked: true, revoked_dependents: [] });
     const before = (await json(await admin(`/accounts/${account.id}`))).keys.length;
     const polled = await login.poll();
     expect(polled.status).toBe(400);

@@ -1026,9 +1026,40 @@ export interface components {
             /** @description the parts that are down (503 only) */
             failing?: string[];
             checks: {
-                [key: string]: {
-                    /** @enum {string} */
-                    status: "ok" | "on_demand";
+                database: {
+                    /** @constant */
+                    status: "ok";
+                } | {
+                    /** @constant */
+                    status: "down";
+                    reason: string;
+                };
+                files: {
+                    /** @constant */
+                    status: "ok";
+                } | {
+                    /** @constant */
+                    status: "down";
+                    reason: string;
+                };
+                /** @description the GA worker: `ok` (a standing worker, local), `on_demand` (a container per run, production) or `down`; with its sandbox measures when known */
+                runner: {
+                    /** @constant */
+                    status: "ok";
+                    /** @description the standing GA worker's measures (local) */
+                    isolation?: components["schemas"]["IsolationFlags"];
+                } | {
+                    /** @constant */
+                    status: "on_demand";
+                    /** @description the latest measures an instance reported once started; absent before any instance has started */
+                    isolation?: components["schemas"]["IsolationFlags"];
+                    /**
+                     * @description when that instance reported them
+                     * @example 2026-05-01T12:34:56.123Z
+                     */
+                    observed_at?: string;
+                    /** @description its container class (GaRunner, GaRunnerWide) */
+                    class?: string;
                 } | {
                     /** @constant */
                     status: "down";
@@ -1049,6 +1080,31 @@ export interface components {
             status_url: string;
             /** @description absolute URL */
             result_url: string;
+        };
+        /** @description the sandbox measures the GA worker enforces, as its own GET /health reports them (docs/deploy.md#isolation-per-measure: which may be absent) */
+        IsolationFlags: {
+            /** @description the run as an unprivileged uid of its own */
+            user: boolean;
+            /** @description an empty network namespace */
+            network: boolean;
+            /** @description the run sees its own processes only */
+            pid_namespace: boolean;
+            /** @description a minimal read-only root */
+            minimal_root: boolean;
+            /** @description a seccomp filter */
+            syscall_filter: boolean;
+            /** @description "v1" or "v2": a control group per run; null without */
+            cgroup: string | null;
+            /** @description memory measured and capped over the run's whole process tree */
+            memory_tree: boolean;
+            /** @description CPU billed over the run's whole process tree */
+            cpu_tree: boolean;
+            /** @description the run's process count capped */
+            pids: boolean;
+            /** @description the per-process caps set (cpu, as, fsize, nofile, nproc, core) */
+            rlimits: string[];
+            /** @description why a measure is missing */
+            notes: string[];
         };
         Result: {
             /** @description 12 base62 characters */

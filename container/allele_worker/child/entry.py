@@ -11,20 +11,25 @@ once at worker start).
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
 from collections.abc import Callable
+from typing import cast
 
 from ..sandbox.confine import CLONE_NEWUSER, confine, load_libc
 from ..wire import (
     MESSAGE_BYTES,
+    POPULATION_NOT_LOADED,
     ChannelLimits,
     ChildMessage,
     ChildSpec,
     FailedOutcome,
+    Population,
     ProbeAnswer,
     SandboxPlan,
+    population_problem,
     to_json,
 )
 from . import libraries
@@ -101,12 +106,16 @@ def run(spec_fd: int, channel_fd: int, store_fd: int, slot_fds: tuple[int, ...] 
     returns in the job), run the job.  Before the relay exists, a failure is collected here.
     ``slot_fds``: a durable run's two checkpoint slots (memfds), which only the job keeps."""
     relay = os.getpid()
+    # The spec is its file's first line; a fetched start population follows it, read by the job.
+    spec_file = os.fdopen(spec_fd, "rb")
     try:
-        with os.fdopen(spec_fd, "rb") as handle:
-            spec: ChildSpec = json.load(handle)
+        spec: ChildSpec = json.loads(spec_file.readline())
     except Exception as exc:  # noqa: BLE001 - nothing of the user's has run yet
+        spec_file.close()
         Collector(-1, channel_fd, store_fd, _NO_JOB).collect_own(_internal_error(f"the job could not be read: {exc}"))
         return INTERNAL_EXIT
+    if "initial_population_bytes" not in spec:
+        spec_file.close()
     job_r, job_w = os.pipe()
     collector = Collector(job_r, channel_fd, store_fd, spec["channel"], sources=spec["params"])
     emit = _writer(job_w)
@@ -123,6 +132,12 @@ def run(spec_fd: int, channel_fd: int, store_fd: int, slot_fds: tuple[int, ...] 
         os.close(fd)
     main_pid = os.getpid()  # the job's (confine forks): a process forked by user code never reports
     libraries.prepare(places=spec["places"], memory_mb=int(spec["caps"]["memory_mb"]))
+    if "initial_population_bytes" in spec:
+        population = _start_population(spec_file, spec["initial_population_bytes"])
+        if population is None:
+            emit(_internal_error(POPULATION_NOT_LOADED))
+            return INTERNAL_EXIT
+        spec["initial_population"] = population
     from . import jobs
 
     job = jobs.JobSpec.from_dict(spec, emit, slot_fds)
@@ -142,6 +157,22 @@ def run(spec_fd: int, channel_fd: int, store_fd: int, slot_fds: tuple[int, ...] 
         emit(_internal_error("the result could not be encoded"))
     sys.stdout.flush()
     return 0
+
+
+def _start_population(spec_file: io.BufferedReader, size: int) -> Population | None:
+    """The start population after the spec (``size`` bytes of JSON), parsed and checked here, in the
+    job, under the run's caps (a population too large for its memory cap fails as that); None when
+    it is not one (the worker fetched it unread)."""
+    with spec_file:
+        raw = spec_file.read(size)
+    if len(raw) != size:
+        return None
+    try:
+        population: object = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    del raw
+    return cast(Population, population) if population_problem(population) is None else None
 
 
 def _internal_error(message: str) -> FailedOutcome:

@@ -268,6 +268,18 @@ def _tree_rss_mb(uid: int) -> float:
     return sum(_read_rss_mb(pid) or 0.0 for pid in pids_of_uids(uid, 1))
 
 
+def _copy(source: int, target: int, size: int) -> None:
+    """The first ``size`` bytes of ``source`` appended to ``target``, a MiB at a time."""
+    at = 0
+    while at < size:
+        piece = memoryview(os.pread(source, min(MIB, size - at), at))
+        if not piece:
+            raise OSError("the start population is shorter than it was")
+        at += len(piece)
+        while piece:
+            piece = piece[os.write(target, piece) :]
+
+
 class SandboxedProcess:
     """One run's child: spawn, watch, kill, measure.  ``wait()`` blocks until it is gone.
 
@@ -292,8 +304,12 @@ class SandboxedProcess:
         slots: tuple[Store, Store, Store] | None = None,
         on_checkpoint: Callable[[CheckpointMessage], None] | None = None,
         places: int = 1,
+        start_population: Store | None = None,
     ) -> None:
         self.job, self.limits, self.isolation = job, limits, isolation
+        # A fetched start population's JSON (``job["initial_population_bytes"]`` long): copied after
+        # the spec, unread (the job parses it).
+        self.start_population = start_population
         self.data_files = data_files or []  # bound read-only at /data/<name> in the run's minimal root
         self.places = places  # the CPUs the run takes: its thread pools' size
         self.workdir, self.uid = workdir, uid
@@ -350,9 +366,12 @@ class SandboxedProcess:
         spec_fd = memory_file("allele-job")
         self.store = Store()
         try:
-            data = memoryview(json.dumps(spec).encode())
+            # One line of JSON (json.dumps writes no newline), then the start population's bytes.
+            data = memoryview(json.dumps(spec).encode() + b"\n")
             while data:
                 data = data[os.write(spec_fd, data) :]
+            if self.start_population is not None:
+                _copy(self.start_population.fd, spec_fd, self.job.get("initial_population_bytes", 0))
             os.lseek(spec_fd, 0, os.SEEK_SET)
         except BaseException:
             os.close(spec_fd)

@@ -12,7 +12,6 @@ ends the retries.  The start population and a data file (``GET``) are retried th
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import math
 import os
@@ -25,7 +24,7 @@ from typing import BinaryIO
 import httpx
 
 from ..sandbox.store import Part, payload_chunks, payload_length
-from ..wire import JSON, CompleteReport, Metrics, Progress, to_json
+from ..wire import CompleteReport, Metrics, Progress, to_json
 
 __all__ = ["Reporter", "population_json", "tls_context"]
 
@@ -201,6 +200,15 @@ class Reporter:
         """``GET url`` (the run's last checkpoint) streamed into ``fd`` (the child's first checkpoint
         slot), unread; its length.  ``LookupError`` when refused, past ``max_bytes`` or not had within
         ``fetch_for_seconds``; 0 when a cancel stopped it."""
+        return self._fetch_into(url, fd, max_bytes, "checkpoint")
+
+    def fetch_population(self, url: str, fd: int, max_bytes: int) -> int:
+        """``GET url`` (a continue's start population) streamed into ``fd`` unread: the job parses it,
+        under the run's caps (a Premium population is tens of MB of JSON; parsed here it would cost the
+        worker, outside every run's cgroup, several times that).  As ``fetch_checkpoint``."""
+        return self._fetch_into(url, fd, max_bytes, "start population")
+
+    def _fetch_into(self, url: str, fd: int, max_bytes: int, what: str) -> int:
         deadline = time.monotonic() + self.fetch_for_seconds
         delay = self.first_delay
         while not self.stopped.is_set():
@@ -213,7 +221,7 @@ class Reporter:
                         size = 0
                         for piece in answer.iter_bytes(1 << 20):
                             if size + len(piece) > max_bytes:
-                                raise LookupError("the checkpoint is past the run's cap")
+                                raise LookupError(f"the {what} is past the run's cap")
                             view = memoryview(piece)
                             while view:
                                 written = os.pwrite(fd, view, size)
@@ -221,31 +229,13 @@ class Reporter:
                                 view = view[written:]
                         return size
             except httpx.HTTPError as exc:
-                log.warning("checkpoint fetch failed (%s)", type(exc).__name__)
+                log.warning("%s fetch failed (%s)", what, type(exc).__name__)
             if time.monotonic() + delay > deadline:
                 raise LookupError("gave up")
             if self.stopped.wait(delay):
                 break
             delay = min(delay * 2, self.max_delay)
         return 0
-
-    def fetch_population(self, url: str) -> JSON:
-        """``GET url`` (the continue's start population) as parsed JSON.
-
-        Raises ``LookupError`` when it is refused (4xx), could not be had within
-        ``fetch_for_seconds``, or is not JSON; returns None when a cancel stopped it."""
-        answer = self._retry("start population fetch", lambda: self._client.get(url), self.fetch_for_seconds)
-        if answer is None:
-            if self.stopped.is_set():
-                return None
-            raise LookupError("gave up")
-        if not 200 <= answer.status_code < 300:
-            raise LookupError(f"answered {answer.status_code}")
-        try:
-            value: JSON = json.loads(answer.content)
-            return value
-        except (ValueError, RecursionError) as exc:
-            raise LookupError(f"not JSON ({type(exc).__name__})") from None
 
     def fetch_file(self, url: str, sink: BinaryIO, max_bytes: int) -> bool:
         """``GET url`` (a data file) streamed into ``sink``, at most ``max_bytes`` of it; each attempt

@@ -1,10 +1,11 @@
 """A ``POST /runs`` body (``wire.RunRequestBody``, docs/runner-protocol.md) checked into the worker's
-``RunRequest``, and the check of a start population (inline, or fetched for a continue)."""
+``RunRequest``, and the check of an inline start population (a fetched one is checked by the job)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import cast
 
 from ..errors import InvalidRequest
 from ..wire import (
@@ -17,6 +18,7 @@ from ..wire import (
     RunRequestBody,
     is_count,
     is_finite_number,
+    population_problem,
 )
 
 __all__ = [
@@ -78,16 +80,11 @@ def check_data_files(files: object, scope: object) -> list[DataFileRef]:
 
 
 def check_population(population: object, name: str = "initial_population") -> Population:
-    """A start population is a non-empty list of equally long, non-empty lists of finite numbers."""
-    if (
-        not isinstance(population, list)
-        or not population
-        or not all(isinstance(row, list) and row and all(is_finite_number(v) for v in row) for row in population)
-    ):
-        raise InvalidRequest(f"{name} must be null or a non-empty list of number lists")
-    if len({len(row) for row in population}) != 1:
-        raise InvalidRequest(f"{name} rows must all have the same length")
-    return population
+    """An inline start population (``wire.population_problem``), else ``InvalidRequest``."""
+    problem = population_problem(population, name)
+    if problem is not None:
+        raise InvalidRequest(problem)
+    return cast(Population, population)
 
 
 def _http_url(value: object) -> bool:
@@ -209,15 +206,18 @@ class RunRequest:
         count = value[1] if isinstance(value, list) and len(value) == 2 else value
         return count if is_count(count, 2) else 1
 
-    def child_job(self, initial_population: Population | None = None, resume_bytes: int | None = None) -> ChildJob:
-        """What the child receives: no report URL, no token (the population and the checkpoint to
-        resume from, ``resume_bytes`` long in the child's first checkpoint slot, are fetched already)."""
+    def child_job(self, population_bytes: int | None = None, resume_bytes: int | None = None) -> ChildJob:
+        """What the child receives: no report URL, no token (a fetched start population,
+        ``population_bytes`` long, follows its spec unread; the checkpoint to resume from is
+        ``resume_bytes`` long in the child's first checkpoint slot: both fetched already)."""
         job: ChildJob = {
             "run_id": self.run_id,
             "params": self.params,
-            "initial_population": initial_population if initial_population is not None else self.initial_population,
+            "initial_population": self.initial_population,
             "caps": {"time_seconds": self.time_seconds, "memory_mb": self.memory_mb},
         }
+        if population_bytes is not None:
+            job["initial_population_bytes"] = population_bytes
         if self.checkpoint is not None:
             job["checkpoint"] = {**self.checkpoint, "resume_bytes": resume_bytes}
         return job

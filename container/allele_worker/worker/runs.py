@@ -21,15 +21,16 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 
-from ..errors import AtCapacity, InvalidRequest, UnknownRun
+from ..errors import AtCapacity, UnknownRun
 from ..sandbox import Host, Limits, SandboxedProcess
+from ..sandbox.plan import MIB
 from ..sandbox.store import Part, Store
 from ..wire import (
+    POPULATION_NOT_LOADED,
     TRAIL_POINTS_PER_REPORT,
     CheckpointMessage,
     DataMount,
     Metrics,
-    Population,
     Progress,
     RunState,
     TrailPoint,
@@ -40,14 +41,13 @@ from . import completion
 from .completion import Completion
 from .data_cache import DataCache, DataFileRefused, DataFileUnavailable
 from .reporter import Reporter, tls_context
-from .run_request import RunRequest, check_population
+from .run_request import RunRequest
 
-__all__ = ["DATA_CACHE_BYTES", "POPULATION_NOT_LOADED", "RunManager"]
+__all__ = ["DATA_CACHE_BYTES", "RunManager"]
 
 log = logging.getLogger("allele.runs")
 
 SUSPENDED_EXIT = 75  # child/entry.py: a drained run, checkpointed and stopped without an outcome
-POPULATION_NOT_LOADED = "the start population could not be loaded"
 CHECKPOINT_NOT_LOADED = "the run's checkpoint could not be loaded"
 # A final population up to this much JSON (and all finite) rides inside the completion report: one
 # request fewer for most runs; a larger one is PUT before the report (it may be hundreds of MB, more
@@ -55,6 +55,14 @@ CHECKPOINT_NOT_LOADED = "the run's checkpoint could not be loaded"
 INLINE_POPULATION_BYTES = 256 * 1024
 # The data cache's bound by default (ALLELE_DATA_CACHE_BYTES): files live runs hold may pass it.
 DATA_CACHE_BYTES = 2 * 1024 * 1024 * 1024
+
+
+def _count(fd: int, byte: bytes, size: int) -> int:
+    """How many times ``byte`` occurs in the first ``size`` bytes of ``fd``, read a MiB at a time."""
+    found = 0
+    for at in range(0, size, MIB):
+        found += os.pread(fd, min(MIB, size - at), at).count(byte)
+    return found
 
 
 class _Cancelled(Exception):
@@ -66,7 +74,7 @@ class _CheckpointNotLoaded(Exception):
 
 
 class _PopulationNotLoaded(Exception):
-    """The continue's start population could not be fetched or is not a population."""
+    """The continue's start population could not be fetched (the job checks what it is)."""
 
 
 class _DataFilesNotLoaded(Exception):
@@ -76,7 +84,8 @@ class _DataFilesNotLoaded(Exception):
 class _Run:
     def __init__(self, manager: RunManager, request: RunRequest, places: int) -> None:
         self.manager, self.request, self.places = manager, request, places
-        self.limits = self._limits(request.initial_population)
+        population = request.initial_population
+        self.limits = self._limits(len(population) * len(population[0]) if population else 0)
         self.reporter = manager.reporter_factory(request.report_url, request.report_token)
         self._cancel = threading.Event()  # set by a cancel, read from the supervisor thread
         self._disowned = False  # stopped because the Worker no longer had it live (a 409 to its progress)
@@ -102,9 +111,11 @@ class _Run:
         self._checkpoint_ready = threading.Condition()
         self.thread = threading.Thread(target=self._supervise, name=f"run-{request.run_id}", daemon=True)
 
-    def _limits(self, population: Population | None) -> Limits:
+    def _limits(self, start_values: int) -> Limits:
+        """The run's caps; ``start_values``: the numbers in its start population (0: none), which may
+        hold more solutions than ``sol_per_pop`` says."""
         request = self.request
-        size = len(population or []) * max(1, len((population or [[0]])[0]))
+        size = start_values
         params = request.params
         genes = size_param(params, "num_genes")
         size = max(size, size_param(params, "sol_per_pop") * genes)
@@ -126,24 +137,28 @@ class _Run:
 
     # -- supervisor thread
 
-    def _start_population(self) -> Population | None:
-        """The inline population, else the one at ``initial_population_url`` (fetched here, in the
-        parent, with the run's token: the child never sees the token nor has a network)."""
+    def _start_population(self) -> Store | None:
+        """The population at ``initial_population_url``, when the request has no inline one: fetched
+        here, in the parent, with the run's token (the child never sees the token nor has a network),
+        into a memfd, unread — the job parses and checks it under the run's caps.  At most the run's
+        memory cap of JSON (it could not be parsed within it)."""
         request = self.request
         if request.initial_population is not None or request.initial_population_url is None:
             return None
+        fetched = Store()
         try:
-            fetched = self.reporter.fetch_population(request.initial_population_url)
+            size = self.reporter.fetch_population(request.initial_population_url, fetched.fd, request.memory_mb * MIB)
         except LookupError as exc:
+            fetched.close()
             log.warning("run %s: start population not loaded: %s", request.run_id, exc)
             raise _PopulationNotLoaded from None
-        if fetched is None:  # a cancel stopped the fetch
+        if self._cancel.is_set() or self.reporter.stopped.is_set():
+            fetched.close()
             raise _Cancelled
-        try:
-            return check_population(fetched)
-        except InvalidRequest as exc:
-            log.warning("run %s: start population rejected: %s", request.run_id, exc)
-            raise _PopulationNotLoaded from None
+        # Its values for the caps, unparsed: a list of number lists has one comma fewer than numbers,
+        # whatever else it holds (what is not one fails in the job).
+        self.limits = self._limits(_count(fetched.fd, b",", size) + 1)
+        return fetched
 
     def _data_files(self) -> list[DataMount]:
         """The run's data files, each from the cache or fetched into it now (with the run's token, in the
@@ -235,18 +250,17 @@ class _Run:
         workdir = tempfile.mkdtemp(prefix=f"run-{self.request.run_id}-", dir=self.manager.run_root)
         done: Completion | None = None
         store: Store | None = None
+        population: Store | None = None
         try:
             # the heartbeat runs from the start, a long population fetch included
             threading.Thread(target=self._send_progress, args=(self.manager.progress_seconds,), daemon=True).start()
             population = self._start_population()
-            if population is not None:
-                self.limits = self._limits(population)
             data_files = self._data_files()
             resume_bytes = self._resume_checkpoint()
             if self.slots is not None:
                 self._uploader = threading.Thread(target=self._upload_checkpoints, daemon=True)
                 self._uploader.start()
-            job = self.request.child_job(population, resume_bytes)
+            job = self.request.child_job(population.size() if population is not None else None, resume_bytes)
             self.process = SandboxedProcess(
                 job=job,
                 slots=self.slots,
@@ -261,6 +275,7 @@ class _Run:
                 on_progress=self._on_progress,
                 data_files=data_files,
                 places=self.places,
+                start_population=population,
             )
             if self._cancel.is_set():
                 raise _Cancelled
@@ -304,6 +319,8 @@ class _Run:
             self.final_metrics = done.body["metrics"]
         finally:
             self.process_done.set()
+            if population is not None:
+                population.close()  # copied into the child's spec when it started
             self._release_data_files()
             shutil.rmtree(workdir, ignore_errors=True)
             host.give_uid(uid)

@@ -1,11 +1,13 @@
 /** @jsxImportSource hono/jsx */
 // The account page (docs/dashboard.md#account): plan and balances, the limits in force for each way of
 // paying and the usage, the person's API keys (create, revoke) and the credit ledger.
+import type { Child } from "hono/jsx";
 import type { Limits } from "../../admission/limits";
 import type { balancesOf } from "../../billing/prices";
 import type { Usage } from "../../do/account-gate/object";
 import type { Session } from "../../domain/sessions";
 import { hasEveryScope, SCOPES } from "../../model/accounts";
+import type { RunnerHealth } from "../../runner/runner";
 import type { ApiKeyRow } from "../../storage/keys";
 import type { LedgerRow } from "../../storage/ledger";
 import { ActionButton, Csrf, Facts, Layout, money, Pager, Time } from "../shared/layout";
@@ -57,6 +59,64 @@ function LimitsSection(p: { session: Session; plan: Limits; credits: Limits; usa
           ["Overrides by an operator", Object.keys(overrides).length ? JSON.stringify(overrides) : "none"],
         ]}
       />
+    </section>
+  );
+}
+
+/** The sandbox measures by name, as docs/deploy.md#isolation-per-measure's table names them. */
+const MEASURES = [
+  ["user", "the run as an unprivileged uid"],
+  ["network", "an empty network namespace"],
+  ["syscall_filter", "the seccomp filter"],
+  ["pid_namespace", "a PID namespace"],
+  ["minimal_root", "a minimal root"],
+  ["cgroup", "a control group per run"],
+] as const;
+
+/**
+ * The service's state (docs/dashboard.md#service-status): whether the GA worker answers, and which sandbox
+ * measures it enforces, an absent one named (the standing worker's locally; in production the latest an
+ * instance reported once started).
+ */
+export function ServiceStatus(p: { runner: RunnerHealth }) {
+  const r = p.runner;
+  const state = r.status === "down" ? `down: ${r.reason}` : r.status === "ok" ? "answering" : "a container per run, started on demand";
+  const flags = r.status === "down" ? undefined : r.isolation;
+  const absent = flags ? MEASURES.filter(([name]) => !flags[name]) : [];
+  const reported: [string, Child][] =
+    r.status === "on_demand" && r.observed_at
+      ? [
+          [
+            "Reported",
+            <>
+              by a {r.class} instance at <Time iso={r.observed_at} />
+            </>,
+          ],
+        ]
+      : [];
+  return (
+    <section aria-labelledby="service-h">
+      <h2 id="service-h">Service status</h2>
+      <Facts
+        items={[
+          ["GA worker", state],
+          [
+            "Sandbox measures",
+            !flags ? (
+              "not reported yet (no run's instance has started since the deployment)"
+            ) : absent.length === 0 ? (
+              "all enforced"
+            ) : (
+              <strong class="absent-measures">absent: {absent.map(([name, what]) => `${name} (${what})`).join(", ")}</strong>
+            ),
+          ],
+          ...reported,
+        ]}
+      />
+      <p class="hint">
+        Which measures may be absent, and what is lost without each: <code>docs/deploy.md</code> ("When the platform refuses a sandbox
+        measure").
+      </p>
     </section>
   );
 }
@@ -283,6 +343,7 @@ export function AccountPage(p: {
   allKeys: ApiKeyRow[];
   newKey?: { key: string; prefix: string };
   errors: Record<string, string>;
+  runner: RunnerHealth;
 }) {
   const { account } = p.session;
   return (
@@ -306,6 +367,7 @@ export function AccountPage(p: {
         <CreateKeyForm session={p.session} errors={p.errors} all={p.allKeys} />
       </section>
       <Ledger ledger={p.ledger} next={p.next} previous={p.previous} />
+      <ServiceStatus runner={p.runner} />
     </Layout>
   );
 }

@@ -7,6 +7,7 @@ import { limitsFor } from "../../admission/admission";
 import { balancesOf } from "../../billing/prices";
 import { accountGate } from "../../do/account-gate/client";
 import { rateLimits } from "../../do/rate-window";
+import { runnerHealth } from "../../domain/health";
 import { issueKey } from "../../domain/keys";
 import { ApiError, notFound } from "../../errors";
 import { nowIso } from "../../lib/ids";
@@ -33,10 +34,11 @@ async function render(
   const db = getDb(c.env.DB);
   const account = session.account;
   const parsedCursor = cursor.safeParse(c.req.query("cursor"));
-  const [usage, page, keys] = await Promise.all([
+  const [usage, page, keys, runner] = await Promise.all([
     accountGate(c.env, account.id).usage(`session:${session.row.id}`, rateLimits(c.env)),
     pageLedger(db, account.id, 20, await openCursor(c.env, account.id, parsedCursor.success ? parsedCursor.data : undefined)),
     listKeys(db, account.id),
+    runnerHealth(c.env),
   ]);
   const links = await pageLinks(c.env, account.id, c.req.url, page);
   return c.html(
@@ -52,6 +54,7 @@ async function render(
       allKeys={keys}
       newKey={extra.newKey}
       errors={extra.errors ?? {}}
+      runner={runner}
     />,
     status,
   );

@@ -231,7 +231,8 @@ export const adminRoutes = new Hono<AppEnv>()
     }),
     async (c) => {
       const prefix = c.req.param("prefix");
-      if (!(await revokeKey(getDb(c.env.DB), prefix, nowIso()))) throw notFound("key");
-      return c.json({ prefix, revoked: true as const } satisfies Body<typeof AdminKeyRevoked>);
+      const revoked = await revokeKey(getDb(c.env.DB), prefix, nowIso());
+      if (!revoked) throw notFound("key");
+      return c.json({ prefix, revoked: true as const, revoked_dependents: revoked.dependents } satisfies Body<typeof AdminKeyRevoked>);
     },
   );

@@ -35,14 +35,56 @@ const warnings = z
   .array(z.strictObject({ message: z.string(), count: z.number() }).meta({ id: "RunWarning" }))
   .meta({ description: "the run's Python warnings, deduplicated with counts, in order of first appearance (docs/api.md#warnings)" });
 
+const down = z.strictObject({ status: z.literal("down"), reason: z.string() });
+const measure = (description: string) => z.boolean().meta({ description });
+const IsolationFlags = z
+  .strictObject({
+    user: measure("the run as an unprivileged uid of its own"),
+    network: measure("an empty network namespace"),
+    pid_namespace: measure("the run sees its own processes only"),
+    minimal_root: measure("a minimal read-only root"),
+    syscall_filter: measure("a seccomp filter"),
+    cgroup: z.union([z.string(), z.null()]).meta({ description: '"v1" or "v2": a control group per run; null without' }),
+    memory_tree: measure("memory measured and capped over the run's whole process tree"),
+    cpu_tree: measure("CPU billed over the run's whole process tree"),
+    pids: measure("the run's process count capped"),
+    rlimits: z.array(z.string()).meta({ description: "the per-process caps set (cpu, as, fsize, nofile, nproc, core)" }),
+    notes: z.array(z.string()).meta({ description: "why a measure is missing" }),
+  })
+  .meta({
+    id: "IsolationFlags",
+    description:
+      "the sandbox measures the GA worker enforces, as its own GET /health reports them (docs/deploy.md#isolation-per-measure: which may be absent)",
+  });
+const ok = z.strictObject({ status: z.literal("ok") });
 export const Health = z
   .strictObject({
     status: z.enum(["ok", "unavailable"]),
     failing: z.array(z.string()).optional().meta({ description: "the parts that are down (503 only)" }),
-    checks: z.record(
-      z.enum(["database", "files", "runner"]),
-      z.union([z.strictObject({ status: z.enum(["ok", "on_demand"]) }), z.strictObject({ status: z.literal("down"), reason: z.string() })]),
-    ),
+    checks: z.strictObject({
+      database: z.union([ok, down]),
+      files: z.union([ok, down]),
+      runner: z
+        .union([
+          z.strictObject({
+            status: z.literal("ok"),
+            isolation: IsolationFlags.optional().meta({ description: "the standing GA worker's measures (local)" }),
+          }),
+          z.strictObject({
+            status: z.literal("on_demand"),
+            isolation: IsolationFlags.optional().meta({
+              description: "the latest measures an instance reported once started; absent before any instance has started",
+            }),
+            observed_at: timestamp.optional().meta({ description: "when that instance reported them" }),
+            class: z.string().optional().meta({ description: "its container class (GaRunner, GaRunnerWide)" }),
+          }),
+          down,
+        ])
+        .meta({
+          description:
+            "the GA worker: `ok` (a standing worker, local), `on_demand` (a container per run, production) or `down`; with its sandbox measures when known",
+        }),
+    }),
   })
   .meta({ id: "Health" });
 
@@ -526,7 +568,12 @@ export const AdminAccountWithKeys = z.strictObject({
 export const AdminAccountOnly = z.strictObject({ account: AdminAccount });
 export const AdminBalances = z.strictObject({ balances });
 export const AdminKeyIssued = z.strictObject({ key: z.string().meta({ description: "the key: shown once" }), ...keyFields });
-export const AdminKeyRevoked = z.strictObject({ prefix: z.string(), revoked: z.literal(true) });
+export const AdminKeyRevoked = z.strictObject({
+  prefix: z.string(),
+  revoked: z.literal(true),
+  /** The keys made from it (and from those) that this call revoked with it: none when it was revoked already. */
+  revoked_dependents: z.array(z.string()),
+});
 export const AdminSignInLink = z.strictObject({
   url: url.meta({ description: "the one-time dashboard sign-in link: its token is shown once, only its hash is stored" }),
   expires_at: timestamp,
