@@ -18,6 +18,10 @@ from .wire import (
     CODE_FIELDS,
     ERROR_CODES,
     MAX_OBJECTIVES,
+    PARETO_HISTORY_OBJECTIVES,
+    PARETO_HISTORY_POINTS,
+    PARETO_HISTORY_SNAPSHOTS,
+    PARETO_HISTORY_VALUES,
     POPULATION_HISTORY_POINTS,
     STOPPED_REASONS,
     WARNING_MESSAGE_LIMIT,
@@ -161,6 +165,44 @@ def _population_ok(value: object, objectives: int) -> bool:
 
 
 _POINT_KEYS = {"generation", "best", "mean", "median", "worst"}
+_HISTORY_KEYS = {"num_objectives", "objectives_shown", "snapshots"}
+_SNAPSHOT_KEYS = {"generation", "population_size", "front", "dominated"}
+
+
+def _vectors(value: object, width: int) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(v, list) and len(v) == width and all(x is None or _number(x) for x in v) for v in value
+    )
+
+
+def _pareto_history_ok(value: object, objectives: int) -> bool:
+    """``pareto_history`` (several objectives only): the documented shape within its bounds
+    (wire.PARETO_HISTORY_*), generations rising."""
+    if value is None:
+        return True
+    if objectives == 1 or not isinstance(value, dict) or set(value) != _HISTORY_KEYS:
+        return False
+    shown = value["objectives_shown"]
+    snapshots = value["snapshots"]
+    if value["num_objectives"] != objectives or shown != min(objectives, PARETO_HISTORY_OBJECTIVES):
+        return False
+    if not isinstance(snapshots, list) or len(snapshots) > PARETO_HISTORY_SNAPSHOTS:
+        return False
+    last, total = -1, 0
+    for snapshot in snapshots:
+        if not isinstance(snapshot, dict) or set(snapshot) != _SNAPSHOT_KEYS:
+            return False
+        generation, front, dominated = snapshot["generation"], snapshot["front"], snapshot["dominated"]
+        if not is_count(generation) or generation <= last or not is_count(snapshot["population_size"]):
+            return False
+        last = generation
+        if not (_vectors(front, shown) and _vectors(dominated, shown)):
+            return False
+        count = len(front) + len(dominated)
+        if count > PARETO_HISTORY_POINTS or count > snapshot["population_size"]:
+            return False
+        total += count * shown
+    return total <= PARETO_HISTORY_VALUES
 
 
 def _saved_ok(value: object, objectives: int, *, many: bool) -> bool:
@@ -311,6 +353,7 @@ def validate_outcome(message: object) -> ValidOutcome | None:
         result.get("stopped_reason") in STOPPED_REASONS,
         _violations_ok(result.get("constraint_violations")),
         _front_ok(result.get("pareto_front"), objectives),
+        _pareto_history_ok(result.get("pareto_history"), objectives),
         _saved_ok(result.get("solutions"), objectives, many=True),
         _saved_ok(result.get("best_solutions"), objectives, many=False),
     )
@@ -333,6 +376,8 @@ def validate_outcome(message: object) -> ValidOutcome | None:
     }
     if result.get("pareto_front") is not None:
         clean["pareto_front"] = finite_in_place(result["pareto_front"])
+    if result.get("pareto_history") is not None:
+        clean["pareto_history"] = finite_in_place(result["pareto_history"])
     if result.get("solutions") is not None:
         clean["solutions"] = finite_in_place(result["solutions"])
     if result.get("best_solutions") is not None:

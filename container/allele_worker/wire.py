@@ -45,6 +45,9 @@ __all__ = [
     "STAGED_FILES",
     "STOPPED_REASONS",
     "SUMMARY_BYTES",
+    "TRAIL_OBJECTIVES",
+    "TRAIL_POINTS_PER_MESSAGE",
+    "TRAIL_POINTS_PER_REPORT",
     "WARNING_MESSAGE_LIMIT",
     "WARNING_TEMPLATES",
     "Cancelled",
@@ -86,6 +89,8 @@ __all__ = [
     "OutcomeMessage",
     "OutcomeResult",
     "ParetoFront",
+    "ParetoHistory",
+    "ParetoSnapshot",
     "Population",
     "PopulationMessage",
     "PopulationPoint",
@@ -107,15 +112,18 @@ __all__ = [
     "SavedGeneration",
     "StoppedReason",
     "SucceededOutcome",
+    "TrailPoint",
     "Violation",
     "WarningEntry",
     "checked_checkpoint",
     "checked_progress",
+    "downsample",
     "is_count",
     "is_finite_number",
     "is_number",
     "size_param",
     "to_json",
+    "trail_point",
 ]
 
 # JSON as read (a list or an object, narrowed by isinstance) and as written (any sequence or mapping).
@@ -150,7 +158,7 @@ SUMMARY_BYTES = 1024 * 1024  # the CollectedOutcome in the store (warnings, erro
 # /data/<name> in the run (the Worker's MAX_DATA_FILES, src/model/parameters.ts).
 MAX_DATA_FILES = 100
 # The data too large for a report, uploaded as files before it (worker.runs, child.staged_files).
-STAGED_FILES = ("pareto_front.json", "pareto_front.csv", "solutions.json", "best_solutions.json")
+STAGED_FILES = ("pareto_front.json", "pareto_front.csv", "pareto_history.json", "solutions.json", "best_solutions.json")
 
 # The GA parameter names of ``params`` (docs/api.md#creation-parameters; the Worker's own list,
 # src/http/validation/submission.ts, is held to these by test/workers/parameters.test.ts).
@@ -264,7 +272,75 @@ def checked_progress(message: Mapping[str, object]) -> Progress | None:
             finite = [v for v in objectives if is_finite_number(v)]
             if len(finite) == len(objectives):
                 progress[key] = finite
+    points = message.get("points")
+    if isinstance(points, list) and 0 < len(points) <= TRAIL_POINTS_PER_MESSAGE:
+        checked = [trail_point(p) for p in points]
+        if all(p is not None for p in checked):
+            progress["points"] = [p for p in checked if p is not None]
     return progress
+
+
+def _values(value: object, size: int | None) -> list[float | None] | bool | None:
+    """A trail point's list: numbers (non-finite as null), at most TRAIL_OBJECTIVES (or exactly
+    ``size``); None for null; False for anything else."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value or len(value) > (size or TRAIL_OBJECTIVES):
+        return False
+    if size is not None and len(value) != size:
+        return False
+    if not all(v is None or is_number(v) for v in value):
+        return False
+    return [v if is_finite_number(v) else None for v in value]
+
+
+def _extremes_first(points: list[TrailPoint]) -> list[int]:
+    """The indices every downsampling keeps: the first, the last, and the best's extremes."""
+
+    def key(point: TrailPoint) -> float | None:
+        value = point[1] if point[1] is not None else (point[2][0] if isinstance(point[2], list) else None)
+        return value if isinstance(value, float | int) else None
+
+    valued = [(key(p), i) for i, p in enumerate(points) if key(p) is not None]
+    kept = {0, len(points) - 1}
+    if valued:
+        kept.add(max(valued)[1])
+        kept.add(min(valued)[1])
+    return sorted(kept)
+
+
+def downsample(points: list[TrailPoint], limit: int) -> list[TrailPoint]:
+    """At most ``limit`` (≥ 4) of ``points`` in order: the first, the last and the best's extremes, the
+    rest evenly spread over them."""
+    if len(points) <= limit:
+        return points
+    kept = set(_extremes_first(points))
+    room = limit - len(kept)
+    if room > 0:
+        step = len(points) / room
+        kept.update(min(len(points) - 1, int(i * step)) for i in range(room))
+    while len(kept) > limit:  # evenly spread ones that met an extreme: drop from the middle out
+        extra = sorted(kept - set(_extremes_first(points)))
+        kept.discard(extra[len(extra) // 2])
+    return [points[i] for i in sorted(kept)]
+
+
+def trail_point(value: object) -> TrailPoint | None:
+    """One trail point as the job may send it (``Progress.points``), checked and made finite; None if it
+    is not one."""
+    if not isinstance(value, list) or not 2 <= len(value) <= 5 or not is_count(value[0]):
+        return None
+    best = value[1]
+    if not (best is None or is_number(best)):
+        return None
+    point: TrailPoint = [value[0], best if is_finite_number(best) else None]
+    for index, size in ((2, None), (3, None), (4, 4)):
+        if len(value) > index:
+            item = _values(value[index], size)
+            if item is False:
+                return None
+            point.append(item)
+    return point
 
 
 def size_param(params: GaParams, name: str) -> int:
@@ -441,6 +517,16 @@ class HttpError(TypedDict):
 # included), and at most POPULATION_HISTORY_VALUES numbers in all (fewer generations with many objectives).
 POPULATION_HISTORY_POINTS = 2000
 POPULATION_HISTORY_VALUES = 200_000
+# A multi-objective run's history of fronts (``pareto_history.json``, docs/api.md#result-files;
+# docs/decisions.md says why these numbers): at most PARETO_HISTORY_SNAPSHOTS snapshots of the population
+# (every generation while few, then every 2nd, 4th, … — the stride doubles whenever they would be more —
+# generation 0 and the last always among them), each of the first PARETO_HISTORY_OBJECTIVES objectives of
+# at most PARETO_HISTORY_POINTS solutions (front first, the rest evenly spread over the population), and at
+# most PARETO_HISTORY_VALUES objective values in all (fewer solutions per snapshot with more objectives).
+PARETO_HISTORY_SNAPSHOTS = 50
+PARETO_HISTORY_OBJECTIVES = 6
+PARETO_HISTORY_POINTS = 500
+PARETO_HISTORY_VALUES = 60_000
 
 
 class PopulationPoint(TypedDict):
@@ -453,6 +539,19 @@ class PopulationPoint(TypedDict):
     mean: list[float | None] | float | None
     median: list[float | None] | float | None
     worst: list[float | None] | float | None
+
+
+# Live progress of every generation (docs/runner-protocol.md, ``points``): a progress message carries the
+# trail points of the generations since the job's previous one, at most TRAIL_POINTS_PER_MESSAGE (past it
+# downsampled: first, last, the best's extremes, the rest evenly spread) of the first TRAIL_OBJECTIVES
+# objectives; the worker sends those since its previous report, at most TRAIL_POINTS_PER_REPORT.
+TRAIL_POINTS_PER_MESSAGE = 100
+TRAIL_POINTS_PER_REPORT = 2000
+TRAIL_OBJECTIVES = 6
+# One trail point: [generation, best fitness (one objective) or null, each objective's population maximum
+# or null, the best solution's objective values or null, the population's [best, mean, median, worst]
+# (one objective) or null]; non-finite values null.
+TrailPoint: TypeAlias = list[object]
 
 
 class Progress(TypedDict):
@@ -469,6 +568,29 @@ class Progress(TypedDict):
     # One objective: the population's [best, mean, median, worst] fitness at this generation (null where
     # not finite); the live chart's band and lines (docs/runner-protocol.md).
     population: NotRequired[list[float | None]]
+    # The generations since the previous progress (the last one this report's own generation), as trail
+    # points (TRAIL_POINTS_PER_MESSAGE in a message, TRAIL_POINTS_PER_REPORT in a report).
+    points: NotRequired[list[TrailPoint]]
+
+
+class ParetoSnapshot(TypedDict):
+    """One generation of ``pareto_history``: the objective vectors (the first PARETO_HISTORY_OBJECTIVES
+    objectives; a value not finite is null) of its population's non-dominated solutions (``front``, judged
+    on every objective) and of the others (``dominated``); ``population_size`` solutions in all, of which
+    these are all or, past PARETO_HISTORY_POINTS, a sample (the front first)."""
+
+    generation: int
+    population_size: int
+    front: list[list[float | None]]
+    dominated: list[list[float | None]]
+
+
+class ParetoHistory(TypedDict):
+    """``pareto_history.json``: the population's fronts over the run, generation 0 first."""
+
+    num_objectives: int
+    objectives_shown: int  # min(num_objectives, PARETO_HISTORY_OBJECTIVES)
+    snapshots: list[ParetoSnapshot]
 
 
 class RunError(TypedDict):
@@ -544,6 +666,7 @@ class ResultBody(ResultFacts):
     best_solution_generation: int
     population: NotRequired[list[Genes]]
     pareto_front: NotRequired[ParetoFront]
+    pareto_history: NotRequired[ParetoHistory]  # several objectives (``pareto_history.json``)
     solutions: NotRequired[list[SavedGeneration]]
     best_solutions: NotRequired[list[SavedBest]]
 
@@ -680,6 +803,7 @@ class OutcomeResult(ResultFacts):
     best_solution_generation: JSON
     population: JSON
     pareto_front: NotRequired[JSONObject]
+    pareto_history: NotRequired[ParetoHistory]
     solutions: NotRequired[list[JSONObject]]
     best_solutions: NotRequired[list[JSONObject]]
 

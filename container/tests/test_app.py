@@ -134,8 +134,11 @@ def test_run_reports_progress_and_complete(client, fake_worker):
     progress = [r for r in fake_worker.requests if r["path"].endswith("/progress")]
     assert progress, fake_worker.paths()
     assert progress[0]["authorization"] == f"Bearer {TOKEN}"
-    # one objective: the population's [best, mean, median, worst] too, once a generation has ended
-    assert set(progress[0]["body"]) - {"population"} == {"generations_completed", "best_solution_fitness"}
+    # one objective: the population's [best, mean, median, worst] too, once a generation has ended, and
+    # the trail points of the generations since the last report
+    assert set(progress[0]["body"]) - {"population", "points"} == {"generations_completed", "best_solution_fitness"}
+    # Together (the last report just before the completion's), every generation once, from generation 0.
+    assert [p[0] for r in progress for p in r["body"].get("points", [])] == list(range(31))
     assert sum(p.endswith("/complete") for p in fake_worker.paths()) == 1
 
 

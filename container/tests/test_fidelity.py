@@ -577,7 +577,13 @@ def test_report_and_staged_files_of_a_multi_objective_run():
     assert checked is not None, "the report must pass the parent's validation"
     result = checked["result"]
     files = staged_files.take_files(result)
-    assert set(files) == {"pareto_front.json", "pareto_front.csv", "solutions.json", "best_solutions.json"}
+    assert set(files) == {
+        "pareto_front.json",
+        "pareto_front.csv",
+        "pareto_history.json",
+        "solutions.json",
+        "best_solutions.json",
+    }
     assert result["pareto_front"]["size"] == len(result["pareto_front"]["objectives"])
     assert "solutions" not in result and "best_solutions" not in result
     csv = files["pareto_front.csv"].decode().splitlines()

@@ -77,3 +77,37 @@ export function frontSummary(front: number[][]): {
   }
   return { size: front.length, spread, reference, hypervolume };
 }
+
+/** One snapshot of a run's history of fronts (pareto_history.json, docs/api.md#result-files). */
+export interface ParetoSnapshot {
+  generation: number;
+  population_size: number;
+  /** The objective vectors (the first objectives_shown objectives; null where not finite) of its non-dominated solutions. */
+  front: (number | null)[][];
+  /** …and of the others (all of them, or a sample past the file's bound). */
+  dominated: (number | null)[][];
+}
+
+export interface ParetoHistory {
+  num_objectives: number;
+  objectives_shown: number;
+  snapshots: ParetoSnapshot[];
+}
+
+const frontKey = (front: (number | null)[][]) => [...new Set(front.map((v) => JSON.stringify(v)))].sort().join(";");
+
+/**
+ * The generation in which the front last changed (docs/dashboard.md#results): the last snapshot whose
+ * front (its set of objective vectors, on the objectives the file shows) differs from the snapshot's
+ * before it; the first snapshot's generation when it never changed. At the history's resolution: the
+ * change happened after the snapshot before it and by that generation. Null without snapshots.
+ */
+export function frontLastChanged(history: ParetoHistory): number | null {
+  const { snapshots } = history;
+  if (!snapshots.length) return null;
+  let changed = snapshots[0]!.generation;
+  for (let i = 1; i < snapshots.length; i++) {
+    if (frontKey(snapshots[i]!.front) !== frontKey(snapshots[i - 1]!.front)) changed = snapshots[i]!.generation;
+  }
+  return changed;
+}

@@ -1,5 +1,6 @@
 // The SVG plots of a result (docs/api.md#result-files): fitness.svg and, for several objectives,
 // pareto_front.svg. Plain SVG text, no fonts or scripts, the same frame and style for every plot.
+import type { PopulationPoint } from "../model/runs";
 
 /** One objective's fitness as the GA worker reports it: JSON has no infinity (docs/runner-protocol.md). */
 export type Fitness = number | "inf" | "-inf" | null;
@@ -105,8 +106,78 @@ function seriesLines(runs: { x: number; y: number }[][], sx: Scale, sy: Scale, c
   );
 }
 
-function historyPanel(f: Frame, history: Fitness[], yLabel: string, maxima: Fitness[] | null = null): string[] {
-  const points = [...history, ...(maxima ?? [])].filter(finite);
+/** One objective's population statistics at one generation (a point of population_history). */
+interface Statistics {
+  generation: number;
+  best: number | null;
+  mean: number | null;
+  median: number | null;
+  worst: number | null;
+}
+
+/** Objective `i`'s statistics of `population_history` (one objective: i = null). */
+function statisticsOf(points: PopulationPoint[], i: number | null): Statistics[] {
+  const pick = (v: PopulationPoint["best"]) => {
+    const x = i === null ? v : Array.isArray(v) ? v[i] : null;
+    return typeof x === "number" && Number.isFinite(x) ? x : null;
+  };
+  return points.map((p) => ({
+    generation: p.generation,
+    best: pick(p.best),
+    mean: pick(p.mean),
+    median: pick(p.median),
+    worst: pick(p.worst),
+  }));
+}
+
+/** Runs of consecutive points (in the list's order) where `ok` holds. */
+function runsOf<T>(items: T[], ok: (item: T) => boolean): T[][] {
+  const runs: T[][] = [];
+  let open = false;
+  for (const item of items) {
+    if (!ok(item)) {
+      open = false;
+      continue;
+    }
+    if (open) runs.at(-1)!.push(item);
+    else runs.push([item]);
+    open = true;
+  }
+  return runs;
+}
+
+/**
+ * The population's band from worst to best (a filled path, class "band") and its mean (dashed) and
+ * median (dotted) lines, in `color`, under the best curve.
+ */
+function statisticsLayers(stats: Statistics[], sx: Scale, sy: Scale, color: string): string[] {
+  const bands = runsOf(stats, (s) => s.best !== null && s.worst !== null)
+    .filter((run) => run.length > 1)
+    .map((run) => {
+      const top = run.map((s) => `${px(sx(s.generation))},${px(sy(s.best!))}`);
+      const bottom = run.map((s) => `${px(sx(s.generation))},${px(sy(s.worst!))}`).reverse();
+      return `<path class="band" d="M${[...top, ...bottom].join(" L")} Z" fill="${color}" fill-opacity="0.15" stroke="none"/>`;
+    });
+  const line = (key: "mean" | "median", dash: string) =>
+    runsOf(stats, (s) => s[key] !== null)
+      .filter((run) => run.length > 1)
+      .map(
+        (run) =>
+          `<polyline class="${key}" fill="none" stroke="${color}" stroke-width="1.5" stroke-opacity="0.8" stroke-dasharray="${dash}" points="${run
+            .map((s) => `${px(sx(s.generation))},${px(sy(s[key]!))}`)
+            .join(" ")}"/>`,
+      );
+  return [...bands, ...line("mean", "6 3"), ...line("median", "2 3")];
+}
+
+function historyPanel(
+  f: Frame,
+  history: Fitness[],
+  yLabel: string,
+  maxima: Fitness[] | null = null,
+  stats: Statistics[] | null = null,
+): string[] {
+  const points = [...history, ...(maxima ?? []), ...(stats ?? []).flatMap((s) => [s.best, s.mean, s.median, s.worst])].filter(finite);
   const runs = finiteRuns(history);
   const range = span(points);
   const lastX = Math.max(history.length - 1, 1);
@@ -122,6 +193,7 @@ function historyPanel(f: Frame, history: Fitness[], yLabel: string, maxima: Fitn
   });
   return [
     ...axes(f, sy, range, xTicks, "generation", yLabel),
+    ...(stats?.length ? statisticsLayers(stats, sx, sy, COLOR) : []),
     ...(maxima ? seriesLines(finiteRuns(maxima), sx, sy, MAXIMA_COLOR, true) : []),
     ...seriesLines(runs, sx, sy, COLOR, false),
     ...infinite,
@@ -140,32 +212,51 @@ export const IMPORTED_HISTORY_TITLE = "Objective values of the best solution per
  * fitness.svg: the best fitness per generation (one objective), or one panel per objective (several; the
  * first MAX_PANELS of them) with the best solution's value per generation — PyGAD's history, a solid
  * line — and, when the result has them, the objective's maximum over the population (`maxima`, dashed).
+ * With the result's population_history (`population`), each panel also has the population's band from
+ * worst to best (filled) and its mean (dashed) and median (dotted), as the dashboard's chart draws them.
  * An import's title says its history is imported (`imported`).
  */
 export function fitnessPlot(
   history: (Fitness | number[])[],
   numObjectives = 1,
-  { imported = false, maxima = null }: { imported?: boolean; maxima?: number[][] | null } = {},
+  {
+    imported = false,
+    maxima = null,
+    population = null,
+  }: { imported?: boolean; maxima?: number[][] | null; population?: PopulationPoint[] | null } = {},
 ): string {
+  const statistics = population?.length ? population : null;
+  const statisticsLegend = (y: number, color: string) => [
+    `<rect x="90" y="${y - 6}" width="30" height="10" fill="${color}" fill-opacity="0.15"/><text x="126" y="${y + 4}">population worst to best</text>`,
+    `<line x1="290" x2="320" y1="${y}" y2="${y}" stroke="${color}" stroke-width="1.5" stroke-dasharray="6 3"/><text x="326" y="${y + 4}">mean</text>`,
+    `<line x1="380" x2="410" y1="${y}" y2="${y}" stroke="${color}" stroke-width="1.5" stroke-dasharray="2 3"/><text x="416" y="${y + 4}">median</text>`,
+  ];
   if (numObjectives <= 1) {
-    const f = { left: 80, top: 30, width: WIDTH - 100, height: 280 };
-    return svg(360, "Best fitness per generation", historyPanel(f, history as Fitness[], "best fitness"));
+    const top = statistics ? 48 : 30;
+    const f = { left: 80, top, width: WIDTH - 100, height: 280 };
+    const stats = statistics ? statisticsOf(statistics, null) : null;
+    return svg(top + 330, "Best fitness per generation", [
+      ...(statistics ? statisticsLegend(36, COLOR) : []),
+      ...historyPanel(f, history as Fitness[], "best fitness", null, stats),
+    ]);
   }
   const shown = Math.min(numObjectives, MAX_PANELS);
   const panel = 170;
-  const top = maxima ? 48 : 30;
+  const top = (maxima ? 48 : 30) + (statistics ? 18 : 0);
   const legend = maxima
     ? [
         `<line x1="90" x2="120" y1="36" y2="36" stroke="${COLOR}" stroke-width="2"/><text x="126" y="40">best solution (PyGAD's history)</text>`,
         `<line x1="340" x2="370" y1="36" y2="36" stroke="${MAXIMA_COLOR}" stroke-width="2" stroke-dasharray="6 4"/><text x="376" y="40">population maximum</text>`,
       ]
     : [];
+  if (statistics) legend.push(...statisticsLegend(maxima ? 54 : 36, COLOR));
   const body = Array.from({ length: shown }, (_, i) =>
     historyPanel(
       { left: 80, top: top + i * panel, width: WIDTH - 100, height: panel - 60 },
       history.map((row) => (Array.isArray(row) ? (row[i] ?? null) : null)),
       `objective ${i}`,
       maxima ? maxima.map((row) => row[i] ?? null) : null,
+      statistics ? statisticsOf(statistics, i) : null,
     ),
   ).flat();
   const which = numObjectives > shown ? ` (objectives 0–${shown - 1} of ${numObjectives})` : "";

@@ -48,6 +48,7 @@ export const STAGED_FILES = {
   [POPULATION_FILE]: "application/json",
   "pareto_front.json": "application/json",
   "pareto_front.csv": "text/csv",
+  "pareto_history.json": "application/json",
   "solutions.json": "application/json",
   "best_solutions.json": "application/json",
 } as const satisfies Record<string, string>;
@@ -185,6 +186,7 @@ export function reportFiles(result: GaResult, output: string | null = null): Res
       body: fitnessPlot(result.best_solutions_fitness, result.num_objectives, {
         imported: result.stopped_reason === IMPORTED,
         maxima: result.objective_maxima,
+        population: result.population_history,
       }),
     },
   ];

@@ -164,6 +164,18 @@ export function recordCheckpoint(
 
 /** Objectives a progress trail point keeps: as many as the charts draw (fitness.svg's panels). */
 const TRAIL_OBJECTIVES = MAX_PANELS;
+/** Trail points one progress report may carry (the GA worker's wire.TRAIL_POINTS_PER_REPORT). */
+export const TRAIL_POINTS_PER_REPORT = 2000;
+
+/** A trail point as the run row keeps it: the first TRAIL_OBJECTIVES objectives of each list. */
+function keptPoint(p: TrailPoint): TrailPoint {
+  const [generation, best, maxima, objectives, population] = p;
+  const cut = (v: (number | null)[] | null | undefined) => (v ? v.slice(0, TRAIL_OBJECTIVES) : v);
+  if (p.length <= 2) return [generation, best];
+  if (p.length === 3) return [generation, best, cut(maxima)];
+  if (p.length === 4) return [generation, best, cut(maxima), cut(objectives)];
+  return [generation, best, cut(maxima), cut(objectives), population];
+}
 
 /** Live progress from the worker; also the run's heartbeat. False when the run is not running. */
 export async function recordProgress(
@@ -175,6 +187,8 @@ export async function recordProgress(
     best_solution_objectives?: number[] | null;
     best_objectives?: number[] | null;
     population?: PopulationStats | null;
+    /** The generations since the previous report (docs/runner-protocol.md), appended to the trail as they are. */
+    points?: TrailPoint[] | null;
   },
 ): Promise<boolean> {
   const { generations_completed: generation, best_solution_fitness: best, best_objectives: maxima } = progress;
@@ -186,5 +200,6 @@ export async function recordProgress(
     : progress.population
       ? [generation, best, null, null, progress.population]
       : [generation, best];
-  return recordRunProgress(getDb(env.DB), runId, progress, point, nowIso());
+  const points = progress.points?.length ? progress.points.map(keptPoint) : null;
+  return recordRunProgress(getDb(env.DB), runId, progress, points ?? point, nowIso());
 }

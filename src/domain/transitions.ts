@@ -104,10 +104,10 @@ export async function endRun(env: Bindings, runId: string, outcome: RunOutcome):
   // it was too large to ride inline, a front's solutions, saved solutions) is looked up, and the files
   // built from the report alone are written (files first: a caller that finds the run ended, or loses
   // the race below, removes them again). result.json needs the run's row: it is written after.
-  // (Not looked for: a population that rode inline, a front's files when the result has no front.)
+  // (Not looked for: a population that rode inline, a front's files and history when the result has no front.)
   const stagedNames = result
     ? STAGED_NAMES.filter(
-        (name) => !(name === POPULATION_FILE && result.population) && !(name.startsWith("pareto_front.") && !result.pareto_front),
+        (name) => !(name === POPULATION_FILE && result.population) && !(name.startsWith("pareto_") && !result.pareto_front),
       )
     : [];
   const fromReport = result ? reportFiles(result, outcome.output ?? null) : [];

@@ -42,7 +42,7 @@ export interface ConstraintViolation {
  * One objective: a fifth item (the third and fourth null), the population's [best, mean, median, worst]
  * fitness at that generation (trails kept before migration 0010 lack it).
  */
-export type TrailPoint = [number, number | null, (number[] | null)?, (number[] | null)?, PopulationStats?];
+export type TrailPoint = [number, number | null, ((number | null)[] | null)?, ((number | null)[] | null)?, (PopulationStats | null)?];
 
 /** The population's [best, mean, median, worst] fitness at one generation (null where not finite). */
 export type PopulationStats = [number | null, number | null, number | null, number | null];

@@ -139,16 +139,55 @@ export async function resumeRunningRun(
 }
 
 /**
+ * The most points a run's progress trail keeps (docs/dashboard.md#live-progress): past it, the older
+ * points (all but the newest TRAIL_KEEP_NEWEST) are thinned evenly, the first kept, so the trail is
+ * TRAIL_THINNED_TO points again and the live chart still spans the whole run.
+ */
+export const TRAIL_POINTS = 2000;
+const TRAIL_KEEP_NEWEST = 500;
+const TRAIL_THINNED_TO = 1500;
+
+/** `trail` within TRAIL_POINTS (see there). */
+export function boundTrail(trail: TrailPoint[]): TrailPoint[] {
+  if (trail.length <= TRAIL_POINTS) return trail;
+  const newest = trail.slice(-TRAIL_KEEP_NEWEST);
+  const older = trail.slice(0, -TRAIL_KEEP_NEWEST);
+  const room = TRAIL_THINNED_TO - TRAIL_KEEP_NEWEST;
+  const kept = Array.from({ length: room }, (_, i) => older[Math.floor((i * older.length) / room)]!);
+  return [...kept, ...newest];
+}
+
+/**
  * A running run's progress report (also its heartbeat): how far it got, and `point` appended to its
- * trail when it moved to a new generation. False when the run is not running.
+ * trail when it moved to a new generation — or, from a GA worker that sends them, `point` is the list of
+ * every generation's point since its previous report, appended as they are (the trail bounded:
+ * boundTrail). False when the run is not running.
  */
 export async function recordRunProgress(
   db: Db,
   runId: string,
   progress: { generations_completed: number; best_solution_fitness: number | null },
-  point: TrailPoint,
+  point: TrailPoint | TrailPoint[],
   now: string,
 ): Promise<boolean> {
+  if (isPointList(point)) {
+    const [row] = await db
+      .select({ trail: runs.progressTrail })
+      .from(runs)
+      .where(and(eq(runs.id, runId), eq(runs.status, "running")));
+    if (!row) return false;
+    const moved = await db
+      .update(runs)
+      .set({
+        generationsCompleted: progress.generations_completed,
+        bestSolutionFitness: progress.best_solution_fitness,
+        heartbeatAt: now,
+        progressTrail: boundTrail([...(row.trail ?? []), ...point]),
+      })
+      .where(and(eq(runs.id, runId), eq(runs.status, "running")))
+      .returning({ id: runs.id });
+    return moved.length === 1;
+  }
   const updated = await db
     .update(runs)
     .set({
@@ -168,6 +207,8 @@ export async function recordRunProgress(
     .returning({ id: runs.id });
   return updated.length === 1;
 }
+
+const isPointList = (p: TrailPoint | TrailPoint[]): p is TrailPoint[] => Array.isArray(p[0]);
 
 /** Running runs whose worker has not reported since `heartbeatBefore` (or never). */
 export function silentRuns(db: Db, heartbeatBefore: string, limit: number): Promise<RunRow[]> {

@@ -211,6 +211,78 @@ describe("an imported two-objective run", () => {
   });
 });
 
+describe("the front's history", () => {
+  it("a generation slider draws that generation's population, its front in colour and the rest in grey; the summary says when the front last changed", async () => {
+    const two =
+      "import numpy\n\ndef fitness(ga, solution, idx):\n    return [-float(numpy.sum(solution ** 2)), -float(numpy.sum((solution - 1) ** 2))]\n";
+    const created = await call("/api/v1/submissions/", {
+      key: account.key,
+      body: {
+        name: "front history",
+        num_generations: 60,
+        sol_per_pop: 20,
+        num_parents_mating: 10,
+        num_genes: 3,
+        random_seed: 4,
+        parent_selection_type: "nsga2",
+        fitness_func: two,
+        fitness_func_entry: "fitness",
+      },
+    });
+    expect((await waitForStatus(account.key, created.body.id)).status).toBe("succeeded");
+    const resultId = await openResult(page, created.body.id);
+    const api = (await call(`/api/v1/results/${resultId}`, { key: account.key })).body;
+    const file = api.files.find((f: { name: string }) => f.name === "pareto_history.json");
+    const history = await (await fetch(file.url, { headers: { Authorization: `Bearer ${account.key}` } })).json();
+    // 60 generations: every 2nd (the stride doubled past 49 snapshots), 0 and the last kept.
+    const generations = history.snapshots.map((s: { generation: number }) => s.generation);
+    expect(generations).toEqual(Array.from({ length: 31 }, (_, i) => 2 * i));
+    const slider = page.getByRole("slider", { name: "Generation" });
+    await eventuallyIn30s(() => slider.isVisible()).toBe(true);
+    expect(await slider.getAttribute("max")).toBe("30");
+    const chart = page.locator(".front-chart");
+    const drawn = async () => ({
+      generation: await chart.getAttribute("data-generation"),
+      front: Number(await chart.getAttribute("data-front-points")),
+      dominated: Number(await chart.getAttribute("data-dominated-points")),
+    });
+    const expected = (i: number) => ({
+      generation: String(generations[i]),
+      front: history.snapshots[i].front.length,
+      dominated: history.snapshots[i].dominated.length,
+    });
+    await eventuallyIn30s(drawn).toEqual(expected(30)); // the last generation first
+    // By keyboard: Home is generation 0, each arrow one snapshot on.
+    await slider.focus();
+    await page.keyboard.press("Home");
+    await eventuallyIn30s(drawn).toEqual(expected(0));
+    expect(await slider.getAttribute("aria-valuetext")).toBe("generation 0");
+    expect(await page.locator(".front-slider output").textContent()).toBe(
+      `generation 0: ${expected(0).front} on its front, ${expected(0).dominated} dominated`,
+    );
+    await page.keyboard.press("ArrowRight");
+    await eventuallyIn30s(drawn).toEqual(expected(1));
+    await slider.fill("15");
+    await eventuallyIn30s(drawn).toEqual(expected(15));
+    // The points uPlot draws are that snapshot's: grey the dominated, blue the front, red rings the final front.
+    const series = await chart.evaluate((el) => [...el.querySelectorAll(".u-legend .u-series th")].map((th) => th.textContent?.trim()));
+    expect(series).toEqual(["objective 0", "final front", "dominated at this generation", "front at this generation", "best solution"]);
+    // The summary: the last snapshot whose front differs from the one before it.
+    const key = (s: { front: number[][] }) => [...new Set(s.front.map((v) => JSON.stringify(v)))].sort().join(";");
+    let changed = 0;
+    history.snapshots.forEach((s: { generation: number; front: number[][] }, i: number) => {
+      if (i > 0 && key(s) !== key(history.snapshots[i - 1])) changed = s.generation;
+    });
+    expect(await fact(page, "Front last changed")).toBe(
+      changed === 0
+        ? "in generation 0"
+        : `in generation ${changed} (between generations ${changed - 1} and ${changed}: the history holds 31 snapshots)`,
+    );
+    await shot(page, "result-front-history");
+    expect(errors).toEqual([]);
+  });
+});
+
 describe("a three-objective front", () => {
   it("is drawn as parallel coordinates, one line per solution of the front; hovering a line says its values", async () => {
     const three =
@@ -245,6 +317,22 @@ describe("a three-objective front", () => {
     await eventuallyIn30s(() => page.locator(".front-readout").textContent()).toMatch(
       /^Solution \d+: objective 0 = -?[\d.e-]+, objective 1 = -?[\d.e-]+, objective 2 = -?[\d.e-]+$/,
     );
+    // The generation slider drives the parallel coordinates too: that generation's population under the final front.
+    const slider = page.getByRole("slider", { name: "Generation" });
+    await eventuallyIn30s(() => slider.isVisible()).toBe(true);
+    const chart = page.locator(".front-chart");
+    expect(await chart.getAttribute("data-generation")).toBe("15");
+    await slider.focus();
+    await page.keyboard.press("Home");
+    await eventuallyIn30s(() => chart.getAttribute("data-generation")).toBe("0");
+    const resultId = page.url().split("/").pop();
+    const api = (await call(`/api/v1/results/${resultId}`, { key: account.key })).body;
+    const file = api.files.find((f: { name: string }) => f.name === "pareto_history.json");
+    const history = await (await fetch(file.url, { headers: { Authorization: `Bearer ${account.key}` } })).json();
+    expect(history.objectives_shown).toBe(3);
+    expect(await page.locator("svg.parallel polyline.population-line.front").count()).toBe(history.snapshots[0].front.length);
+    expect(await page.locator("svg.parallel polyline.population-line.dominated").count()).toBe(history.snapshots[0].dominated.length);
+    expect(await lines.count()).toBe(Number((await fact(page, "Pareto front"))!.split(" ")[0])); // the final front stays
     await shot(page, "result-parallel");
     expect(errors).toEqual([]);
   });

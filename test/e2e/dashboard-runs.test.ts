@@ -218,6 +218,37 @@ describe("the new-submission form and a live run", () => {
   });
 });
 
+describe("the live trail", () => {
+  it("holds every generation of a finished run, from generation 0, as the page's poll gets it", async () => {
+    const created = await call("/api/v1/submissions/", {
+      key: account.key,
+      body: {
+        name: "every generation",
+        num_generations: 300,
+        sol_per_pop: 10,
+        num_parents_mating: 4,
+        num_genes: 3,
+        random_seed: 2,
+        // ~10 ms a generation: ~25 generations between the GA's progress messages, ~150 between reports
+        fitness_func: SLOW.replace("time.sleep(0.01)", "time.sleep(0.001)"),
+        fitness_func_entry: "fitness",
+      },
+    });
+    expect((await waitForStatus(account.key, created.body.id)).status).toBe("succeeded");
+    const res = await page.request.get(`/submissions/${created.body.id}/live`, { headers: { Accept: "application/json" } });
+    expect(res.status()).toBe(200);
+    const live = await res.json();
+    expect(live.points).toBe(301);
+    const [best, mean, median, worst] = live.panels[0].series;
+    expect(best.points.map((p: [number, number]) => p[0])).toEqual(Array.from({ length: 301 }, (_, g) => g));
+    for (const curve of [mean, median, worst]) expect(curve.points).toHaveLength(301); // the population's statistics too
+    // The trail's points are the result's own history: its best fitness per generation.
+    const listed = (await call(`/api/v1/results/?submission_id=${created.body.id}`, { key: account.key })).body.results[0];
+    const result = (await call(`/api/v1/results/${listed.id}`, { key: account.key })).body;
+    expect(best.points.map((p: [number, number]) => p[1])).toEqual(result.best_solutions_fitness);
+  });
+});
+
 describe("results", () => {
   let resultId: string;
 

@@ -114,6 +114,22 @@ describe("a multi-objective run (nsga2)", () => {
       expect(dominated).toBe(false);
     }
     expect((await download(result, "pareto_front.csv")).split("\n")[0]).toBe("index,objective_0,objective_1,gene_0,gene_1,gene_2,gene_3");
+    // The population's fronts over the run (docs/api.md#result-files): 30 generations, so every one of them.
+    const history = JSON.parse(await download(result, "pareto_history.json"));
+    expect(Object.keys(history).sort()).toEqual(["num_objectives", "objectives_shown", "snapshots"]);
+    expect(history).toMatchObject({ num_objectives: 2, objectives_shown: 2 });
+    expect(history.snapshots.map((s: { generation: number }) => s.generation)).toEqual(Array.from({ length: 31 }, (_, g) => g));
+    for (const s of history.snapshots as { population_size: number; front: number[][]; dominated: number[][] }[]) {
+      expect(Object.keys(s).sort()).toEqual(["dominated", "front", "generation", "population_size"]);
+      expect(s.population_size).toBe(16);
+      expect(s.front.length + s.dominated.length).toBe(16); // at most 500 (PARETO_HISTORY_POINTS): all of them
+      expect([...s.front, ...s.dominated].every((v) => v.length === 2)).toBe(true);
+      const beats = (b: number[], a: number[]) => b[0]! >= a[0]! && b[1]! >= a[1]! && (b[0]! > a[0]! || b[1]! > a[1]!);
+      expect(s.front.some((a) => s.front.some((b) => beats(b, a)))).toBe(false);
+      expect(s.dominated.every((a) => s.front.some((b) => beats(b, a)))).toBe(true);
+    }
+    const lastFront = new Set(history.snapshots.at(-1).front.map((v: number[]) => v.join(",")));
+    expect(front.objectives.every((v: number[]) => lastFront.has(v.join(",")))).toBe(true);
     expect(await download(result, "pareto_front.svg")).toContain("Pareto front");
     expect((await download(result, "fitness_history.csv")).split("\n")[0]).toBe(
       "generation,objective_0,objective_1,max_objective_0,max_objective_1," +

@@ -145,12 +145,78 @@ describe("population statistics per generation", () => {
     );
   });
 
+  it("a report's points (every generation since the last report) are appended to the trail as they are, bounded", async () => {
+    const { runId } = await runningRun();
+    const trail = async () =>
+      JSON.parse(
+        (await env.DB.prepare("SELECT progress_trail FROM runs WHERE id = ?").bind(runId).first<{ progress_trail: string }>())!
+          .progress_trail,
+      );
+    const point = (g: number) => [g, 1 - g, null, null, [1 - g, -1 - g, -1 - g, -2 - g]];
+    const report = (from: number, to: number) =>
+      reportProgress(runId, {
+        generations_completed: to,
+        best_solution_fitness: 1 - to,
+        population: [1 - to, -1 - to, -1 - to, -2 - to],
+        points: Array.from({ length: to - from + 1 }, (_, i) => point(from + i)),
+      });
+    expect((await report(0, 3)).status).toBe(204); // generation 0 first
+    expect((await report(4, 7)).status).toBe(204);
+    expect(await trail()).toEqual(Array.from({ length: 8 }, (_, g) => point(g)));
+    // A heartbeat without points (an older worker's report) appends its own generation's point as before.
+    expect((await reportProgress(runId, { generations_completed: 8, best_solution_fitness: -8 })).status).toBe(204);
+    expect((await trail()).at(-1)).toEqual([8, -8]);
+    // Past 2,000 points the older ones are thinned evenly (the first kept), the newest 500 kept whole.
+    for (let from = 9; from < 9 + 3 * 2000; from += 2000) expect((await report(from, from + 1999)).status).toBe(204);
+    const bounded: number[][] = await trail();
+    expect(bounded.length).toBeLessThanOrEqual(2000);
+    expect(bounded[0]![0]).toBe(0);
+    expect(bounded.at(-1)![0]).toBe(6008);
+    expect(bounded.slice(-500).map((p) => p[0])).toEqual(Array.from({ length: 500 }, (_, i) => 5509 + i));
+    const generations = bounded.map((p) => p[0]!);
+    expect(generations).toEqual([...generations].sort((a, b) => a - b));
+    // More than a report may carry, or a malformed point: unreadable, nothing appended.
+    expect((await reportProgress(runId, { generations_completed: 9, best_solution_fitness: 1, points: [["x", 1]] })).status).toBe(400);
+    expect((await trail()).length).toBe(bounded.length);
+  });
+
   it("a report without it (an older worker) stores null, and the CSV keeps its old columns", async () => {
     const { submissionId, runId } = await runningRun();
     expect((await completeRun(runId)).status).toBe(204);
     const [item] = (await json(await call(`/api/v1/results/?submission_id=${submissionId}`, { key: a.key }))).results;
     expect((await result(item.id)).population_history).toBeNull();
     expect((await fileText(item.id, "fitness_history.csv")).split("\n")[0]).toBe("generation,best_fitness");
+  });
+
+  it("fitness.svg draws the population's band from worst to best, its mean and median, only when the result has them", async () => {
+    const full = [
+      { generation: 0, best: -3, mean: -9.5, median: -8, worst: -21 },
+      { generation: 1, best: -1, mean: -4.25, median: -3.5, worst: -9 },
+      { generation: 2, best: -0.5, mean: -0.75, median: -0.6, worst: -1.5 },
+      { generation: 3, best: -0.5, mean: -0.7, median: -0.6, worst: -1 },
+    ];
+    const { submissionId, runId } = await runningRun();
+    expect((await completeRun(runId, { result: { population_history: full } })).status).toBe(204);
+    const [item] = (await json(await call(`/api/v1/results/?submission_id=${submissionId}`, { key: a.key }))).results;
+    const svg = await fileText(item.id, "fitness.svg");
+    expect(svg.match(/<path class="band" [^>]*>/g)).toHaveLength(1);
+    expect(svg.match(/<polyline class="mean" /g)).toHaveLength(1);
+    expect(svg.match(/<polyline class="median" /g)).toHaveLength(1);
+    expect(svg).toContain("population worst to best");
+    // The band spans the worst value: the y axis reaches -21.
+    expect(svg).toContain(">-21<");
+    // A generation without a finite worst breaks the band (here: two pieces of one point each, so none).
+    const { submissionId: s2, runId: r2 } = await runningRun();
+    expect((await completeRun(r2, { result: { population_history: history } })).status).toBe(204);
+    const [gapped] = (await json(await call(`/api/v1/results/?submission_id=${s2}`, { key: a.key }))).results;
+    expect(await fileText(gapped.id, "fitness.svg")).not.toContain('class="band"');
+    // Without statistics (an older worker's report): no band, no mean or median, no legend.
+    const { submissionId: s3, runId: r3 } = await runningRun();
+    expect((await completeRun(r3)).status).toBe(204);
+    const [plain] = (await json(await call(`/api/v1/results/?submission_id=${s3}`, { key: a.key }))).results;
+    const old = await fileText(plain.id, "fitness.svg");
+    expect(old).not.toMatch(/class="(band|mean|median)"/);
+    expect(old).not.toContain("population worst to best");
   });
 
   it("a malformed population_history makes the report unreadable (the run still ends)", async () => {

@@ -2,7 +2,7 @@
 // maximised; a solution is on the front when no other is at least as good on every objective and better
 // on one; a repeated gene row counts once (its first occurrence); the front keeps population order.
 import { describe, expect, it } from "vitest";
-import { frontSummary, paretoFront } from "../../src/domain/pareto";
+import { frontLastChanged, frontSummary, type ParetoSnapshot, paretoFront } from "../../src/domain/pareto";
 
 /** The definition, compared pair by pair over the whole population (what paretoFront's shortcut must equal). */
 function bruteForceFront(objectives: number[][], population: number[][]) {
@@ -172,5 +172,45 @@ describe("frontSummary: a front in numbers", () => {
     ).toBeCloseTo(0.55 * 0.55, 12);
     expect(frontSummary([[1, 2, 3]])!.hypervolume).toBeNull();
     expect(frontSummary([])).toBeNull();
+  });
+});
+
+describe("frontLastChanged", () => {
+  const snap = (generation: number, front: number[][], dominated: number[][] = []): ParetoSnapshot => ({
+    generation,
+    population_size: front.length + dominated.length,
+    front,
+    dominated,
+  });
+  const history = (snapshots: ParetoSnapshot[]) => ({ num_objectives: 2, objectives_shown: 2, snapshots });
+
+  it("is the last snapshot whose front differs from the one before it (as a set of vectors)", () => {
+    const h = history([
+      snap(0, [[1, 1]], [[0, 0]]),
+      snap(4, [
+        [2, 1],
+        [1, 2],
+      ]),
+      snap(
+        8,
+        [
+          [1, 2],
+          [2, 1],
+          [2, 1],
+        ],
+        [[0, 0]],
+      ), // the same set: order, repeats and the dominated ones do not count
+      snap(12, [
+        [1, 2],
+        [2, 1],
+      ]),
+    ]);
+    expect(frontLastChanged(h)).toBe(4);
+    expect(frontLastChanged(history([...h.snapshots, snap(13, [[3, 3]])]))).toBe(13);
+  });
+
+  it("is the first generation for a front that never changed, and null without snapshots", () => {
+    expect(frontLastChanged(history([snap(0, [[1, 1]]), snap(5, [[1, 1]])]))).toBe(0);
+    expect(frontLastChanged(history([]))).toBeNull();
   });
 });

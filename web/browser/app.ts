@@ -58,6 +58,7 @@ function initLive() {
     if (el && el.textContent !== text) el.textContent = text;
   };
   let points = 0;
+  let drawnAt: number | null = null;
   const tick = async () => {
     try {
       const res = await fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
@@ -78,8 +79,10 @@ function initLive() {
         bar.max = live.num_generations ?? 1;
         bar.value = live.generations_completed ?? 0;
       }
-      if (chart && live.points !== points) {
+      // A bounded trail can keep its length while it moves on (docs/dashboard.md#live-progress): the generation says so.
+      if (chart && (live.points !== points || live.generations_completed !== drawnAt)) {
         points = live.points;
+        drawnAt = live.generations_completed;
         chart.setPanels(live.panels);
       }
       panel.dataset.points = String(points);

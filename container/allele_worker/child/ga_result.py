@@ -10,7 +10,8 @@ objective vector of PyGAD's ``best_solution()`` (front 0, largest crowding dista
 generation's best solution's objective vector); beside it ``objective_maxima`` holds per generation
 each objective's maximum over the population (the values may come from different solutions, kept by
 ``jobs.GenerationGuard``), and ``pareto_front`` the distinct non-dominated solutions of the final
-population with their objective vectors.
+population with their objective vectors, and ``pareto_history`` the population's fronts over the run
+(``jobs.ParetoHistory``; the worker moves it to ``pareto_history.json``).
 
 Also: ``constraint_violations`` (genes of the best solution that their ``gene_constraint`` refuses),
 and the data of ``save_solutions`` / ``save_best_solutions``.
@@ -30,6 +31,7 @@ from ..wire import (
     Fitness,
     JSONObject,
     OutcomeResult,
+    ParetoHistory,
     PopulationPoint,
     StoppedReason,
     Violation,
@@ -234,6 +236,7 @@ def collect(
     constraints: Sequence[Callable[..., object] | None] | None,
     note: Callable[[str], object],
     population_history: Sequence[Any] = (),
+    fronts: Callable[[Any, int], ParetoHistory] | None = None,
 ) -> OutcomeResult:
     """The ``result`` of a succeeded outcome (raises ``UserCodeError`` for numbers JSON cannot carry)."""
     import numpy as np
@@ -281,6 +284,8 @@ def collect(
     }
     if front is not None:
         result["pareto_front"] = front
+        if fronts is not None:
+            result["pareto_history"] = fronts(ga, count)
     if ga.save_solutions:
         result["solutions"] = _saved(
             list(ga.solutions_generations), list(ga._saved_population_sizes), ga.solutions, ga.solutions_fitness

@@ -55,12 +55,18 @@ from ..wire import (
     FailedOutcome,
     GaParams,
     OutcomeMessage,
+    ParetoSnapshot,
     Population,
     Progress,
     ProgressMessage,
     StoppedReason,
     SucceededOutcome,
+    TrailPoint,
     size_param,
+    to_json,
+)
+from ..wire import (
+    ParetoHistory as ParetoHistoryFile,
 )
 from .ga_result import jsonable
 from .warning_tally import WarningTally
@@ -336,6 +342,7 @@ class GenerationGuard:
     often), so a fast generation does not pay a read of /proc for each of thousands of generations."""
 
     MEMORY_EVERY = 0.05
+    PROGRESS_EVERY = 0.25  # between progress messages (the worker reports every 1.5 s)
 
     def __init__(
         self,
@@ -358,7 +365,9 @@ class GenerationGuard:
         self.objective_history: list[list[float]] | None = None
         self.population = PopulationHistory()
         self.population_history = self.population.rows
+        self.fronts = ParetoHistory()
         self.time_before = 0.0  # a resumed run: its run time up to the checkpoint (the time cap counts it)
+        self.sent_generation = -1  # the last generation a progress message's points carried
 
     def _record_objectives(self, ga: GA) -> None:
         fitness = ga.last_generation_fitness
@@ -376,26 +385,16 @@ class GenerationGuard:
             os._exit(0)
         self._record_objectives(ga)
         self.population.record(ga)
+        if self.objective_history is not None:
+            self.fronts.record(ga)
         if self.user_callback is not None:
             answer = self.user_callback(ga)
             if isinstance(answer, str) and answer.lower() == "stop":
                 self.stop_reason = "callback_stop"
         now = self.clock()
-        if now - self._last_emit >= 0.25:
+        if now - self._last_emit >= self.PROGRESS_EVERY:
             self._last_emit = now
-            _, fitness, _ = ga.best_solution(pop_fitness=ga.last_generation_fitness)
-            message: ProgressMessage = {
-                "type": "progress",
-                "generations_completed": int(ga.generations_completed),
-                "best_solution_fitness": scalar_fitness(fitness),
-            }
-            if self.objective_history:  # several objectives: the two series' points (the live chart)
-                values = fitness.tolist() if hasattr(fitness, "tolist") else list(fitness)
-                message["best_solution_objectives"] = [float(v) for v in values]
-                message["best_objectives"] = self.objective_history[-1]
-            elif self.population.rows and self.population.rows[-1].ndim == 1:
-                message["population"] = [_finite_or_none(v) for v in self.population.rows[-1].tolist()]
-            self.emit(message)
+            self.send_progress(ga)
         if self.stop_reason is None:
             if now - self.spec.started_at + self.time_before >= self.spec.time_seconds:
                 self.stop_reason = "time_cap"
@@ -404,6 +403,70 @@ class GenerationGuard:
                 if self.rss_mb() >= self.spec.memory_mb:
                     self.stop_reason = "memory_cap"
         return "stop" if self.stop_reason is not None else None
+
+    def send_progress(self, ga: GA) -> None:
+        """A progress message: the latest generation, and the trail points of every generation since the
+        previous message (``points``; downsampled past wire.TRAIL_POINTS_PER_MESSAGE and the message's
+        bound, wire.MESSAGE_BYTES).  Also called once when the run ends, for the generations after the
+        last message (nothing is sent when there are none)."""
+        generation = int(ga.generations_completed)
+        if generation <= self.sent_generation:
+            return
+        _, fitness, _ = ga.best_solution(pop_fitness=ga.last_generation_fitness)
+        message: ProgressMessage = {
+            "type": "progress",
+            "generations_completed": generation,
+            "best_solution_fitness": scalar_fitness(fitness),
+        }
+        objectives: list[float] | None = None
+        if self.objective_history:  # several objectives: the two series' points (the live chart)
+            values = fitness.tolist() if hasattr(fitness, "tolist") else list(fitness)
+            objectives = [float(v) for v in values]
+            message["best_solution_objectives"] = objectives
+            message["best_objectives"] = self.objective_history[-1]
+        elif self.population.rows and self.population.rows[-1].ndim == 1:
+            message["population"] = [_finite_or_none(v) for v in self.population.rows[-1].tolist()]
+        points = self.trail_points(generation, objectives)
+        self.sent_generation = generation
+        if points:
+            message["points"] = fit_points(points, len(to_json(message)))
+        self.emit(message)
+
+    def trail_points(self, generation: int, objectives: list[float] | None) -> list[TrailPoint]:
+        """The trail points of the generations after ``sent_generation`` up to ``generation`` (the
+        histories' last row is ``generation``; the current one also with the best solution's objectives)."""
+        from ..wire import TRAIL_OBJECTIVES
+
+        points: list[TrailPoint] = []
+        maxima = self.objective_history
+        rows = self.population.rows
+        for at in range(max(self.sent_generation + 1, 0), generation + 1):
+            back = generation - at
+            if maxima:
+                if back >= len(maxima):
+                    continue
+                point: TrailPoint = [at, None, [_finite_or_none(v) for v in maxima[-1 - back][:TRAIL_OBJECTIVES]]]
+                if back == 0 and objectives is not None:
+                    point.append([_finite_or_none(v) for v in objectives[:TRAIL_OBJECTIVES]])
+                points.append(point)
+            elif back < len(rows) and rows[-1 - back].ndim == 1:
+                stats = [_finite_or_none(v) for v in rows[-1 - back].tolist()]
+                points.append([at, stats[0], None, None, stats])
+        return points
+
+
+def fit_points(points: list[TrailPoint], other_bytes: int) -> list[TrailPoint]:
+    """``points`` downsampled to at most wire.TRAIL_POINTS_PER_MESSAGE and to what fits beside
+    ``other_bytes`` of the message within wire.MESSAGE_BYTES (with room to spare)."""
+    from ..wire import MESSAGE_BYTES, TRAIL_POINTS_PER_MESSAGE, downsample
+
+    kept = downsample(points, TRAIL_POINTS_PER_MESSAGE)
+    budget = MESSAGE_BYTES - 1024 - other_bytes
+    size = len(to_json(kept))
+    while size > budget and len(kept) > 4:
+        kept = downsample(kept, max(4, int(len(kept) * budget / size) - 1))
+        size = len(to_json(kept))
+    return kept if size <= budget else kept[-1:]
 
 
 class PopulationHistory:
@@ -423,6 +486,88 @@ class PopulationHistory:
             if first is not None and getattr(first, "shape", None) == getattr(fitness, "shape", ()):
                 self.rows.append(population_stats(first))
         self.rows.append(population_stats(fitness))
+
+
+class ParetoHistory:
+    """A multi-objective run's bounded history of fronts (``pareto_history.json``, wire.PARETO_HISTORY_*):
+    at generation 0 and every ``stride``-th generation after it, the population's objective vectors with
+    a front flag (``objectives.snapshot_rows``); whenever that would be more than
+    PARETO_HISTORY_SNAPSHOTS - 1 snapshots the stride doubles and the snapshots off it are dropped (so they
+    stay evenly spread over the run); the last generation is added at the end (``snapshots``).  Part of a
+    checkpoint (``state``/``restore``), so a resumed run's history is its twin's.  Nothing is drawn."""
+
+    def __init__(self) -> None:
+        self.stride = 1
+        self.kept: list[tuple[int, int, Any]] = []  # (generation, population size, snapshot_rows)
+
+    def record(self, ga: GA) -> None:
+        fitness = ga.last_generation_fitness
+        if getattr(fitness, "ndim", 0) != 2:
+            return
+        generation = int(ga.generations_completed)
+        if not self.kept and generation == 1:  # generation 0: the population the first generation started from
+            first = ga.previous_generation_fitness
+            if getattr(first, "shape", None) == fitness.shape:
+                self._add(0, first)
+        if generation % self.stride == 0:
+            self._add(generation, fitness)
+
+    def _add(self, generation: int, fitness: Any) -> None:
+        from ..wire import PARETO_HISTORY_SNAPSHOTS
+        from .objectives import snapshot_rows
+
+        self.kept.append((generation, len(fitness), snapshot_rows(fitness)))
+        while len(self.kept) > PARETO_HISTORY_SNAPSHOTS - 1:
+            self.stride *= 2
+            self.kept = [entry for entry in self.kept if entry[0] % self.stride == 0]
+
+    def snapshots(self, ga: GA, objectives: int) -> ParetoHistoryFile:
+        """The history as ``pareto_history.json`` holds it, the GA's last generation last."""
+        from .objectives import snapshot_rows
+
+        entries = list(self.kept)
+        generation = int(ga.generations_completed)
+        fitness = ga.last_generation_fitness
+        if (not entries or entries[-1][0] != generation) and getattr(fitness, "ndim", 0) == 2:
+            entries.append((generation, len(fitness), snapshot_rows(fitness)))
+        shown = entries[0][2].shape[1] - 1 if entries else 0
+        snapshots: list[ParetoSnapshot] = []
+        for at, size, rows in entries:
+            values = [[_finite_or_none(v) for v in row] for row in rows[:, :-1].tolist()]
+            count = int(rows[:, -1].sum())
+            snapshots.append(
+                {"generation": at, "population_size": size, "front": values[:count], "dominated": values[count:]}
+            )
+        return {"num_objectives": objectives, "objectives_shown": shown, "snapshots": snapshots}
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "stride": self.stride,
+            "generations": [entry[0] for entry in self.kept],
+            "sizes": [entry[1] for entry in self.kept],
+            "rows": [entry[2] for entry in self.kept],
+        }
+
+    def restore(self, state: object) -> None:
+        import numpy as np
+
+        if not isinstance(state, dict):
+            return
+        stride, generations, sizes, rows = (state.get(k) for k in ("stride", "generations", "sizes", "rows"))
+        if not (
+            type(stride) is int
+            and stride >= 1
+            and isinstance(generations, list)
+            and isinstance(sizes, list)
+            and isinstance(rows, list)
+            and len(generations) == len(sizes) == len(rows)
+            and all(type(g) is int for g in generations)
+            and all(type(n) is int for n in sizes)
+            and all(isinstance(r, np.ndarray) and r.ndim == 2 for r in rows)
+        ):
+            raise ValueError("malformed front history")
+        self.stride = stride
+        self.kept = list(zip(generations, sizes, rows))
 
 
 def population_stats(fitness: Any) -> Any:
@@ -695,6 +840,7 @@ class _Checkpointing:
             "generation": state.next_generation,
             "objective_history": self.guard.objective_history,
             "population_history": self.guard.population.rows,
+            "pareto_history": self.guard.fronts.state(),
             "warnings": self.tally.state(),
             "elapsed": now - self.spec.started_at + self.guard.time_before,
         }
@@ -735,6 +881,9 @@ def _resume(ga: GA, spec: JobSpec, guard: GenerationGuard, tally: WarningTally) 
         statistics = extra.get("population_history")
         if isinstance(statistics, list):  # the same list the result reads (guard.population_history)
             guard.population.rows[:] = [row for row in statistics if isinstance(row, np.ndarray)]
+        if extra.get("pareto_history") is not None:
+            guard.fronts.restore(extra["pareto_history"])
+        guard.sent_generation = len(guard.population.rows) - 1  # the trail had these before the checkpoint
         tally.restore(extra.get("warnings"))
         elapsed = extra.get("elapsed")
         guard.time_before = float(elapsed) if type(elapsed) is float and 0 <= elapsed < 1e7 else 0.0
@@ -833,6 +982,7 @@ def _execute(
         raise failure.with_engine(engine.engine_label(ga)) from None
     if os.getpid() != guard.pid:
         os._exit(0)
+    guard.send_progress(ga)  # the generations after the last progress message (the live trail's end)
     stop_reason = guard.stop_reason
     if stop_reason is None:
         planned = size_param(spec.params, "num_generations")
@@ -843,6 +993,7 @@ def _execute(
             stopped_reason=stop_reason,
             objective_history=guard.objective_history,
             population_history=guard.population_history,
+            fronts=guard.fronts.snapshots,
             constraints=constraints_of(code),
             note=tally.add,
         )

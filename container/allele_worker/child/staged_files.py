@@ -4,6 +4,9 @@ docs/runner-protocol.md): the data too large for a report.
 
 - ``pareto_front.json`` ``{"num_objectives", "objectives": [[...]], "solutions": [[...]]}`` and
   ``pareto_front.csv`` ``index,objective_0..,gene_0..`` (several objectives);
+- ``pareto_history.json`` ``{"num_objectives", "objectives_shown", "snapshots": [{"generation",
+  "population_size", "front", "dominated"}]}`` (several objectives: the population's fronts over the run,
+  ``jobs.ParetoHistory``);
 - ``solutions.json`` ``[{"generation", "solutions", "fitness"}]`` (``save_solutions``);
 - ``best_solutions.json`` ``[{"generation", "solution", "fitness"}]`` (``save_best_solutions``).
 
@@ -43,6 +46,9 @@ def take_files(result: ResultBody) -> dict[str, bytes]:
         )
         files["pareto_front.csv"] = _front_csv(objectives, solutions)
         result["pareto_front"] = {"size": len(objectives), "objectives": objectives}
+    history = result.pop("pareto_history", None)
+    if history is not None:
+        files["pareto_history.json"] = to_json(history)
     solutions_saved = result.pop("solutions", None)
     if solutions_saved is not None:
         files["solutions.json"] = to_json(solutions_saved)

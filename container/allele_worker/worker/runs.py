@@ -25,7 +25,18 @@ from ..errors import AtCapacity, UnknownRun
 from ..sandbox import Host, Limits, SandboxedProcess
 from ..sandbox.plan import MIB
 from ..sandbox.store import Part, Store
-from ..wire import POPULATION_NOT_LOADED, CheckpointMessage, DataMount, Metrics, Progress, RunState, size_param
+from ..wire import (
+    POPULATION_NOT_LOADED,
+    TRAIL_POINTS_PER_REPORT,
+    CheckpointMessage,
+    DataMount,
+    Metrics,
+    Progress,
+    RunState,
+    TrailPoint,
+    downsample,
+    size_param,
+)
 from . import completion
 from .completion import Completion
 from .data_cache import DataCache, DataFileRefused, DataFileUnavailable
@@ -82,6 +93,10 @@ class _Run:
         self.final_metrics: Metrics | None = None
         self.process_done = threading.Event()
         self._progress: Progress | None = None
+        # Trail points of the generations since the last progress report (wire.TRAIL_POINTS_PER_REPORT)
+        self._points: list[TrailPoint] = []
+        self._points_lock = threading.Lock()  # the heartbeat thread and the supervisor's last report
+        self._reported = False  # a progress report was sent (a run that ends before its first sends none)
         self._held: list[str] = []  # sha256 of the data files this run holds in the cache
         # A durable run: its two checkpoint slots, and the latest checkpoint waiting to be uploaded.
         # (the third: its drain byte, set to b"1" by drain())
@@ -320,6 +335,8 @@ class _Run:
                     body["status"],
                     f" ({body['error']['code']})" if body["error"] else "",
                 )
+                if body["status"] == "succeeded":
+                    self._report_progress(final=True)  # the trail's last generations (docs/runner-protocol.md)
                 result = self._upload_files(done)
                 self.reporter.complete(body, result)
         finally:
@@ -367,7 +384,31 @@ class _Run:
             )
 
     def _on_progress(self, message: Progress) -> None:
+        points = message.pop("points", None)
         self._progress = message
+        if points:
+            with self._points_lock:
+                self._points.extend(points)
+                if len(self._points) > TRAIL_POINTS_PER_REPORT:
+                    self._points = downsample(self._points, TRAIL_POINTS_PER_REPORT)
+
+    def _report_progress(self, *, final: bool = False) -> int | None:
+        """One progress report: the latest progress with the trail points since the last report (kept
+        for the next one when the report got no answer).  ``final``: only when points are left (the
+        generations after the last heartbeat, sent just before the completion report of a run that sent
+        progress before)."""
+        with self._points_lock:
+            points, self._points = self._points, []
+            if final and not (points and self._reported):
+                return None
+            self._reported = True
+            progress: Progress = dict(self._progress or {"generations_completed": 0, "best_solution_fitness": None})  # type: ignore[assignment]
+            if points:
+                progress["points"] = points
+            status = self.reporter.progress(progress)
+            if status is None and not final:
+                self._points = downsample(points + self._points, TRAIL_POINTS_PER_REPORT)
+            return status
 
     def _send_progress(self, interval: float) -> None:
         """Progress is also the run's heartbeat: sent every ``interval`` while the run lives (generation
@@ -375,8 +416,7 @@ class _Run:
         first goes one interval after the start: the Worker's claim stamped the heartbeat as it started
         the run, and a run that ends sooner sends none (no request racing its start for the CPU)."""
         while not self.process_done.wait(interval) and not self._cancel.is_set():
-            progress: Progress = self._progress or {"generations_completed": 0, "best_solution_fitness": None}
-            if self.reporter.progress(progress) == 409:
+            if self._report_progress() == 409:
                 # The Worker ended the run (cancelled or deleted while its start was on the way, or its
                 # cancel never reached this worker), or put it back in line (a start it saw fail): stopped
                 # as by a cancel, its place freed, and not remembered, so a later start of it runs.

@@ -166,7 +166,7 @@ export function DetailPage(p: {
       <Interpretation r={r} />
       {/* The key numbers and the chart come first (on a phone's first screen too); the facts after. */}
       {r.numObjectives <= 1 && <Chart id="result-chart" data={p.drawn.chart} caption={historyCaption(r, chainShown)} />}
-      <Facts items={resultFacts(r, p.drawn.inf, { warnings: true, front: p.drawn.front })} />
+      <Facts items={resultFacts(r, p.drawn.inf, { warnings: true, front: p.drawn.front, history: p.drawn.history })} />
       <ConstraintNotice violations={r.constraintViolations} />
       <FrontSection id="front-chart" r={r} drawn={p.drawn} files={p.files} base="/results" />
       {r.numObjectives > 1 && <Chart id="result-chart" data={p.drawn.chart} caption={historyCaption(r, chainShown)} />}

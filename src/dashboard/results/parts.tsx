@@ -2,6 +2,7 @@
 // Pieces a result's own page and its public page share: what they draw (the history chart with its
 // infinite values marked, the Pareto front), the chart's caption, the front's section, the genes, and
 // the parameters without code.
+import type { ParetoHistory } from "../../domain/pareto";
 import { IMPORTED_HISTORY_TITLE, MULTI_HISTORY_TITLE } from "../../domain/plots";
 import { IMPORTED } from "../../domain/result-files";
 import type { Bindings } from "../../env";
@@ -9,7 +10,7 @@ import { holdsCode } from "../../model/parameters";
 import type { ResultFileRow, ResultRow } from "../../storage/results";
 import { type ChartData, markInfinite } from "../shared/charts";
 import { Facts, fmtNumber, plain } from "../shared/layout";
-import { frontObjectives, type Infinities, infinitiesOf } from "../shared/result-data";
+import { frontObjectives, type Infinities, infinitiesOf, paretoHistory } from "../shared/result-data";
 import { FrontChart } from "../shared/result-parts";
 
 /** What a result's page draws: its history chart (the continue chain on the owner's page), and its front. */
@@ -17,13 +18,20 @@ export interface Drawn {
   chart: ChartData;
   inf: Infinities | null;
   front: number[][] | null;
+  /** Several objectives: the run's history of fronts (pareto_history.json), when it has one. */
+  history: ParetoHistory | null;
 }
 
 /** The history chart of `chain` (ending at `r`) with r's infinite values marked, and r's Pareto front. */
 export async function drawn(env: Bindings, r: ResultRow, files: ResultFileRow[], chart: ChartData): Promise<Drawn> {
-  const [inf, front] = await Promise.all([infinitiesOf(env, r, files), r.numObjectives > 1 ? frontObjectives(env, files) : null]);
+  const several = r.numObjectives > 1;
+  const [inf, front, history] = await Promise.all([
+    infinitiesOf(env, r, files),
+    several ? frontObjectives(env, files) : null,
+    several ? paretoHistory(env, files) : null,
+  ]);
   if (inf) markInfinite(chart, r.id, inf.history);
-  return { chart, inf, front };
+  return { chart, inf, front, history };
 }
 
 const SEVERAL = `${MULTI_HISTORY_TITLE}; dashed, each objective's maximum over the population (the values may come from different solutions)`;
@@ -46,6 +54,7 @@ export function FrontSection(p: { id: string; r: ResultRow; drawn: Drawn; files:
         count={r.numObjectives}
         objectives={p.drawn.front}
         best={r.bestSolutionObjectives}
+        history={p.drawn.history}
         svgUrl={p.files.some((f) => f.name === "pareto_front.svg") ? `${p.base}/${r.id}/files/pareto_front.svg` : null}
       />
     </section>

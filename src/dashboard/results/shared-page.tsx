@@ -25,7 +25,7 @@ export function SharedPage(p: { r: ResultRow; drawn: Drawn; files: ResultFileRow
     <Layout title={r.name || "Shared result"} session={null}>
       <p class="muted">A result shared from Allele (read-only).</p>
       <h1>{r.name || "Shared result"}</h1>
-      <Facts items={resultFacts(r, p.drawn.inf, { warnings: false, front: p.drawn.front })} />
+      <Facts items={resultFacts(r, p.drawn.inf, { warnings: false, front: p.drawn.front, history: p.drawn.history })} />
       <ConstraintNotice violations={r.constraintViolations} />
       {r.warnings.length > 0 && (
         <p class="muted">The run gave Python warnings; their texts are not shared (they can quote the owner's code).</p>

@@ -141,7 +141,8 @@ export function historyChart(results: ResultRow[], runs: RunRow[], label: (r: Re
 }
 
 /**
- * The chart of a run's progress trail (one point per progress report that reached a new generation):
+ * The chart of a run's progress trail (a point per generation from a GA worker that sends them all, else
+ * one per progress report that reached a new generation):
  * the best fitness, or, when the reports carry several objectives, one panel per objective with the
  * best solution's value (PyGAD's history) and, dashed, the objective's maximum over the population
  * (a trail kept before migration 0007 has the maxima only).
@@ -154,7 +155,8 @@ export function trailChart(trail: TrailPoint[], label: string): Panel[] {
     series:
       count > 1
         ? [
-            ...(history ? [{ label, points: trail.map((p): Point => [p[0], p[3]?.[i] ?? null]) }] : []),
+            // The best solution's values come with each report's own generation only (docs/runner-protocol.md).
+            ...(history ? [{ label, points: trail.filter((p) => p[3]).map((p): Point => [p[0], p[3]?.[i] ?? null]) }] : []),
             { label: `${label} · ${MAXIMA_LABEL}`, dash: true, points: trail.map((p): Point => [p[0], p[2]?.[i] ?? null]) },
           ]
         : [

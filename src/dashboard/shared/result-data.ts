@@ -1,6 +1,7 @@
 // What a result's pages read from its files in R2 besides its row (docs/dashboard.md#results): the
 // objective vectors of the final Pareto front (pareto_front.json), and where a single objective's best
 // fitness was infinite (rows hold null there; result.json says "inf" or "-inf").
+import type { ParetoHistory } from "../../domain/pareto";
 import type { Bindings } from "../../env";
 import type { ResultFileRow, ResultRow } from "../../storage/results";
 
@@ -27,6 +28,36 @@ export async function frontObjectives(env: Bindings, files: ResultFileRow[]): Pr
     if (!whole && cut < 0) return null;
     const parsed = JSON.parse(whole ? text : `${text.slice(0, cut)}}`) as { objectives?: unknown };
     return isVectors(parsed.objectives) ? parsed.objectives : null;
+  } catch {
+    return null;
+  }
+}
+
+const isRows = (v: unknown, width: number): v is (number | null)[][] =>
+  Array.isArray(v) && v.every((o) => Array.isArray(o) && o.length === width && o.every((x) => x === null || typeof x === "number"));
+
+/**
+ * A run's history of fronts (pareto_history.json, several objectives), or null (none: an import, an older
+ * result, its upload failed, larger than READ_BYTES, or not the documented shape).
+ */
+export async function paretoHistory(env: Bindings, files: ResultFileRow[]): Promise<ParetoHistory | null> {
+  const file = files.find((f) => f.name === "pareto_history.json");
+  if (!file || file.sizeBytes > READ_BYTES) return null;
+  const text = await (await env.FILES.get(file.r2Key))?.text();
+  if (!text) return null;
+  try {
+    const parsed = JSON.parse(text) as Partial<ParetoHistory>;
+    const shown = parsed.objectives_shown;
+    if (typeof shown !== "number" || typeof parsed.num_objectives !== "number" || !Array.isArray(parsed.snapshots)) return null;
+    const ok = parsed.snapshots.every(
+      (s) =>
+        s &&
+        typeof s.generation === "number" &&
+        typeof s.population_size === "number" &&
+        isRows(s.front, shown) &&
+        isRows(s.dominated, shown),
+    );
+    return ok ? (parsed as ParetoHistory) : null;
   } catch {
     return null;
   }

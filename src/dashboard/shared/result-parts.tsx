@@ -3,7 +3,7 @@
 // chart, the Pareto front chart, warnings with their counts, the constraint-violation notice, the engine
 // path in words, and a best fitness shown as what it is (a number, infinite, or several objectives).
 import type { Child } from "hono/jsx";
-import { frontSummary } from "../../domain/pareto";
+import { frontLastChanged, frontSummary, type ParetoHistory } from "../../domain/pareto";
 import type { ConstraintViolation, RunWarning } from "../../model/runs";
 import type { ResultRow } from "../../storage/results";
 import { type ChartData, scriptJson } from "./charts";
@@ -76,8 +76,14 @@ export function FrontChart(p: {
   objectives: number[][] | null;
   best: number[] | null;
   svgUrl: string | null;
+  /** The run's history of fronts (pareto_history.json): a generation slider over the scatter or parallel coordinates (≤ 6 objectives). */
+  history?: ParetoHistory | null;
 }) {
   const interactive = p.objectives !== null && p.objectives.length > 0 && p.count <= MAX_FRONT_AXES;
+  // The history holds the first 6 objectives: a front of up to 6 has a slider (scatter or parallel coordinates).
+  const snapshots = interactive && p.history?.objectives_shown === p.count ? p.history.snapshots : [];
+  const last = snapshots.at(-1);
+  const sliderId = `${p.id}-generation`;
   const solutions = `${p.size ?? "?"} solution${p.size === 1 ? "" : "s"}`;
   const caption = `The final Pareto front: ${solutions} no other solution of the last population beats on every objective (all ${p.count} maximised).`;
   return (
@@ -88,8 +94,29 @@ export function FrontChart(p: {
           <script
             type="application/json"
             id={p.id}
-            dangerouslySetInnerHTML={{ __html: scriptJson({ objectives: p.objectives, best: p.best }) }}
+            dangerouslySetInnerHTML={{
+              __html: scriptJson({ objectives: p.objectives, best: p.best, ...(last ? { history: snapshots, slider: sliderId } : {}) }),
+            }}
           ></script>
+          {last && (
+            // Shown by the client script, which draws the population at the chosen snapshot (docs/dashboard.md#results).
+            <div class="front-slider" hidden>
+              <label for={sliderId}>Generation</label>
+              <input
+                type="range"
+                id={sliderId}
+                min={0}
+                max={snapshots.length - 1}
+                step={1}
+                value={snapshots.length - 1}
+                aria-valuetext={`generation ${last.generation}`}
+                aria-describedby={`${sliderId}-readout`}
+              />
+              <output id={`${sliderId}-readout`} for={sliderId} aria-live="polite">
+                generation {last.generation}
+              </output>
+            </div>
+          )}
         </>
       ) : p.svgUrl ? (
         <img src={p.svgUrl} alt={caption} class="front-svg" width={640} height={370} />
@@ -100,8 +127,12 @@ export function FrontChart(p: {
         {caption}{" "}
         {interactive &&
           (p.count === 2
-            ? "Hover a point for its values (the ringed one is the best solution); drag across to zoom, double-click to zoom out."
-            : "Each line is a solution, each axis an objective scaled to the front's range (higher is better); hover a line for its values.")}
+            ? last
+              ? `Move the slider through the ${snapshots.length} recorded generations: that generation's population, its front in blue and the rest in grey; the final front stays ringed in red throughout. Hover a point for its values (the orange ring is the best solution); drag across to zoom, double-click to zoom out.`
+              : "Hover a point for its values (the ringed one is the best solution); drag across to zoom, double-click to zoom out."
+            : last
+              ? `Each line is a solution, each axis an objective (higher is better). Move the slider through the ${snapshots.length} recorded generations: that generation's population, its front in blue and the rest in grey, under the final front in red; hover a line of the final front for its values.`
+              : "Each line is a solution, each axis an objective scaled to the front's range (higher is better); hover a line for its values.")}
       </figcaption>
       {p.objectives && p.objectives.length > 0 && (
         <details>
@@ -263,10 +294,13 @@ export function bestFitnessText(r: Pick<ResultRow, "bestSolutionFitness" | "numO
  * spread over the front and, for two objectives, the hypervolume against the reference point
  * (frontSummary; docs/dashboard.md#results).
  */
-function frontFacts(front: number[][] | null | undefined): [string, Child][] {
+function frontFacts(front: number[][] | null | undefined, history: ParetoHistory | null | undefined): [string, Child][] {
   const summary = front ? frontSummary(front) : null;
-  if (!summary) return [];
+  const changed = history ? frontLastChanged(history) : null;
+  const changedFacts: [string, Child][] = changed === null ? [] : [["Front last changed", frontChangedText(history!, changed)]];
+  if (!summary) return changedFacts;
   return [
+    ...changedFacts,
     ["Front spread", summary.spread.map((v, k) => `objective ${k}: ${fmtNumber(v)}`).join("; ")],
     ...(summary.hypervolume === null
       ? []
@@ -276,10 +310,22 @@ function frontFacts(front: number[][] | null | undefined): [string, Child][] {
   ];
 }
 
+/**
+ * "in generation G", and at the history's resolution when its snapshots are spread: the front changed
+ * after the snapshot before G's and by G (docs/dashboard.md#results).
+ */
+function frontChangedText(history: ParetoHistory, generation: number): string {
+  const at = history.snapshots.findIndex((s) => s.generation === generation);
+  const before = at > 0 ? history.snapshots[at - 1]!.generation : null;
+  return before === null || before === generation - 1
+    ? `in generation ${generation}`
+    : `in generation ${generation} (between generations ${before + 1} and ${generation}: the history holds ${history.snapshots.length} snapshots)`;
+}
+
 export function resultFacts(
   r: ResultRow,
   inf: Infinities | null,
-  extra: { warnings: boolean; front?: number[][] | null },
+  extra: { warnings: boolean; front?: number[][] | null; history?: ParetoHistory | null },
 ): [string, Child][] {
   const objectives: [string, Child][] =
     r.numObjectives > 1
@@ -293,7 +339,7 @@ export function resultFacts(
   return [
     ...objectives,
     ...(r.numObjectives > 1
-      ? frontFacts(extra.front)
+      ? frontFacts(extra.front, extra.history)
       : ([["Found in generation", r.bestSolutionGeneration === null ? "—" : String(r.bestSolutionGeneration)]] as [string, Child][])),
     ["Generations completed", String(r.generationsCompleted)],
     ["Stopped because", r.stoppedReason],

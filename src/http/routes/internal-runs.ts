@@ -9,7 +9,7 @@ import { config } from "../../config";
 import { runDataFiles } from "../../domain/data-files";
 import { checkpointKey, isStagedFile, POPULATION_FILE, STAGED_FILES, type StagedFile, stagedKey } from "../../domain/result-files";
 import { runMessage } from "../../domain/run-queue";
-import { recordCheckpoint, recordProgress, resumeRun, runToken, startPopulationFile } from "../../domain/runs";
+import { recordCheckpoint, recordProgress, resumeRun, runToken, startPopulationFile, TRAIL_POINTS_PER_REPORT } from "../../domain/runs";
 import { endRun, type RunOutcome } from "../../domain/transitions";
 import { runsQueue } from "../../env";
 import { ApiError } from "../../errors";
@@ -29,6 +29,16 @@ const vector = z.array(z.number()).min(1).max(1000);
 const single = (v: number | string | number[] | null) =>
   Array.isArray(v) ? (v.length === 1 ? v[0]! : null) : typeof v === "number" ? v : null;
 
+const stats4 = z.tuple([z.number().nullable(), z.number().nullable(), z.number().nullable(), z.number().nullable()]);
+const firstObjectives = z.array(z.number().nullable()).min(1).max(1000);
+/** One trail point: [generation, best, maxima, best solution's objectives, population statistics]. */
+const trailPoint = z.union([
+  z.tuple([z.number().int().min(0), z.number().nullable()]),
+  z.tuple([z.number().int().min(0), z.number().nullable(), firstObjectives.nullable()]),
+  z.tuple([z.number().int().min(0), z.number().nullable(), firstObjectives.nullable(), firstObjectives.nullable()]),
+  z.tuple([z.number().int().min(0), z.number().nullable(), firstObjectives.nullable(), firstObjectives.nullable(), stats4.nullable()]),
+]);
+
 const progressBody = z.object({
   generations_completed: z.number().int().min(0),
   best_solution_fitness: z.union([z.number(), z.string(), z.array(z.number())]).nullable(),
@@ -38,6 +48,9 @@ const progressBody = z.object({
   best_objectives: vector.nullable().optional(),
   // One objective: the population's [best, mean, median, worst] fitness (null where not finite).
   population: z.tuple([z.number().nullable(), z.number().nullable(), z.number().nullable(), z.number().nullable()]).nullable().optional(),
+  // The generations since the previous report as trail points, the last this report's own (a worker
+  // before issue 29's every-generation trail sends none; docs/runner-protocol.md).
+  points: z.array(trailPoint).min(1).max(TRAIL_POINTS_PER_REPORT).optional(),
 });
 
 // One value of population_history: a number or null; several objectives, one per objective.
@@ -140,6 +153,7 @@ export const internalRunsRoutes = new Hono<AppEnv>()
       best_solution_objectives: body.best_solution_objectives ?? null,
       best_objectives: body.best_objectives ?? null,
       population: body.population ?? null,
+      points: body.points ?? null,
     };
     if (!(await recordProgress(c.env, c.req.param("id"), progress))) throw notLive();
     return c.body(null, 204);
