@@ -51,7 +51,7 @@ import time
 import numpy as np
 import pygad
 
-from allele_worker.child.jobs import PopulationHistory
+from allele_worker.child.jobs import ParetoHistory, PopulationHistory
 from allele_worker.engine import build_ga, engine_label
 
 
@@ -129,17 +129,23 @@ def on_generation(ga):
 
 # What the service's own on_generation does at every generation of every run, on both engines, counted
 # as the engine's overhead (not user code): the population's statistics (child.jobs.PopulationHistory,
-# population_history). ALLELE_BENCH_NO_POPULATION=1 leaves it out, to measure its cost.
+# population_history) and, for several objectives, the history of fronts (child.jobs.ParetoHistory,
+# pareto_history.json). ALLELE_BENCH_NO_POPULATION=1 leaves both out, ALLELE_BENCH_NO_FRONTS=1 the
+# fronts only, to measure their cost.
 RECORD_POPULATION = os.environ.get("ALLELE_BENCH_NO_POPULATION") != "1"
+RECORD_FRONTS = os.environ.get("ALLELE_BENCH_NO_FRONTS") != "1"
 
 
 def service_hook(user_callback):
     if not RECORD_POPULATION:
         return user_callback
     history = PopulationHistory()
+    fronts = ParetoHistory()  # records only a fitness of several objectives
 
     def on_generation(ga):
         history.record(ga)
+        if RECORD_FRONTS:
+            fronts.record(ga)
         return user_callback(ga)
 
     return on_generation
