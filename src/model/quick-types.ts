@@ -639,11 +639,19 @@ export function buildQuick(type: QuickType, inputs: unknown, given: Partial<GaPa
   // The defaults that depend on the population stay within it (a smaller sol_per_pop given).
   if (defaults.num_parents_mating !== undefined) defaults.num_parents_mating = Math.min(defaults.num_parents_mating, population);
   if (defaults.keep_elitism !== undefined) defaults.keep_elitism = Math.min(defaults.keep_elitism, population);
+  const genes = def.genes(stored);
+  // PyGAD mutates ⌊num_genes × mutation_percent_genes / 100⌋ genes and warns when that is none (its
+  // default 10 % of fewer than 10 genes: a small knapsack): unless the body says how to mutate, at least one.
+  const mutationGiven = (["mutation_type", "mutation_percent_genes", "mutation_num_genes", "mutation_probability"] as const).some(
+    (name) => given[name] !== undefined,
+  );
+  if (!mutationGiven && defaults.mutation_percent_genes === undefined && genes.num_genes < 10)
+    defaults.mutation_percent_genes = Math.ceil(100 / genes.num_genes);
   return {
     parameters: {
       ...defaults,
       ...given,
-      ...def.genes(stored),
+      ...genes,
       fitness_func: quickSource(type, stored),
       fitness_func_entry: "fitness_func",
     },

@@ -43,8 +43,8 @@ describe("quick submission types end to end", () => {
     expect(result.interpretation).toMatchObject({ sum: 20, reaches_target: true });
   });
 
-  it("packs a knapsack within every capacity, at the best value", async () => {
-    const { result } = await run({
+  it("packs a knapsack within every capacity, at the best value, with no warning", async () => {
+    const { result, submission } = await run({
       submission_type: "quick_knapsack",
       item_names: ["map", "compass", "water", "rope", "tent", "stove"],
       item_values: [5, 8, 3, 4, 11, 6],
@@ -67,6 +67,8 @@ describe("quick submission types end to end", () => {
     expect(it.total_value).toBe(24);
     expect([...it.items].sort()).toEqual(["compass", "map", "tent"]);
     expect(result.best_solution_fitness).toBe(24);
+    // Six genes: the type mutates at least one (PyGAD's default 10 % would select none, and warn).
+    expect(submission.warnings).toEqual([]);
   });
 
   it("trains the XOR network: all four answers right, and the interpretation's forward pass agrees with the fitness", async () => {

@@ -97,7 +97,17 @@ describe("creating quick submissions", () => {
 
   it("makes a knapsack's genes one per item, and the ML types' one per tuned hyperparameter", async () => {
     const knapsack = await getSubmission(a.key, (await json(await create(KNAPSACK))).id);
-    expect(knapsack.parameters).toMatchObject({ num_genes: 4, gene_space: [0, 1], num_generations: 100, sol_per_pop: 50 });
+    // At least one gene mutated (PyGAD's default 10 % of 4 genes is none, and warns): 25 %, unless the body says how.
+    expect(knapsack.parameters).toMatchObject({
+      num_genes: 4,
+      gene_space: [0, 1],
+      num_generations: 100,
+      sol_per_pop: 50,
+      mutation_percent_genes: 25,
+    });
+    const own = await getSubmission(a.key, (await json(await create({ ...KNAPSACK, mutation_num_genes: 2 }))).id);
+    expect(own.parameters.mutation_num_genes).toBe(2);
+    expect(own.parameters.mutation_percent_genes).toBeUndefined();
     const rfc = await getSubmission(a.key, (await json(await create(RFC))).id);
     expect(rfc.submission_type).toBe("quick_sklearn_rfc_hyperparameters");
     expect(rfc.parameters).toMatchObject({
