@@ -171,6 +171,32 @@ export async function recordRunProgress(
   now: string,
 ): Promise<boolean> {
   if (isPointList(point)) {
+    const report = {
+      generationsCompleted: progress.generations_completed,
+      bestSolutionFitness: progress.best_solution_fitness,
+      heartbeatAt: now,
+    };
+    // Most reports fit: the points are appended in SQL, one statement (two JSON arrays' texts joined).
+    const added = JSON.stringify(point);
+    const appended = await db
+      .update(runs)
+      .set({
+        ...report,
+        progressTrail: sql`CASE
+          WHEN coalesce(${runs.progressTrail}, '[]') = '[]' THEN json(${added})
+          ELSE json(substr(${runs.progressTrail}, 1, length(${runs.progressTrail}) - 1) || ',' || substr(${added}, 2))
+        END`,
+      })
+      .where(
+        and(
+          eq(runs.id, runId),
+          eq(runs.status, "running"),
+          sql`json_array_length(coalesce(${runs.progressTrail}, '[]')) + ${point.length} <= ${TRAIL_POINTS}`,
+        ),
+      )
+      .returning({ id: runs.id });
+    if (appended.length === 1) return true;
+    // Past the bound (or not running): read, thin, write.
     const [row] = await db
       .select({ trail: runs.progressTrail })
       .from(runs)
@@ -178,12 +204,7 @@ export async function recordRunProgress(
     if (!row) return false;
     const moved = await db
       .update(runs)
-      .set({
-        generationsCompleted: progress.generations_completed,
-        bestSolutionFitness: progress.best_solution_fitness,
-        heartbeatAt: now,
-        progressTrail: boundTrail([...(row.trail ?? []), ...point]),
-      })
+      .set({ ...report, progressTrail: boundTrail([...(row.trail ?? []), ...point]) })
       .where(and(eq(runs.id, runId), eq(runs.status, "running")))
       .returning({ id: runs.id });
     return moved.length === 1;

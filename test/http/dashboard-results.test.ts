@@ -259,6 +259,40 @@ describe("a multi-objective result", () => {
       { title: "", yLabel: "best fitness", series: [{ label: `run ${one.runId} (live)`, points: [[2, -0.5]] }] },
     ]);
   });
+
+  it("a report's points (every generation since the last) are appended in order; past 2,000 the older ones are thinned", async () => {
+    const account = await newAccount();
+    const { runId } = await runningRun(account.key);
+    const points = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => [from + i, (from + i) / 2]);
+    const trail = async () =>
+      JSON.parse(
+        (await env.DB.prepare("SELECT progress_trail FROM runs WHERE id = ?").bind(runId).first<{ progress_trail: string }>())!
+          .progress_trail,
+      ) as number[][];
+    for (const [from, to] of [
+      [0, 3],
+      [3, 10],
+    ])
+      expect(
+        (await reportProgress(runId, { generations_completed: to - 1, best_solution_fitness: -(to - 1), points: points(from, to) })).status,
+      ).toBe(204);
+    expect(await trail()).toEqual(points(0, 10));
+    // 1,995 more: 2,005 in all, past the bound: the newest 500 as they are, the 1,505 older thinned to 1,000 (the first kept).
+    expect(
+      (await reportProgress(runId, { generations_completed: 2004, best_solution_fitness: -2004, points: points(10, 2005) })).status,
+    ).toBe(204);
+    const thinned = await trail();
+    expect(thinned).toHaveLength(1500);
+    expect(thinned[0]).toEqual([0, 0]);
+    expect(thinned.slice(-500)).toEqual(points(1505, 2005));
+    const older = thinned.slice(0, 1000).map((p) => p[0]!);
+    expect(older.every((g, i) => i === 0 || g > older[i - 1]!)).toBe(true);
+    // Appended again in SQL while it fits.
+    expect(
+      (await reportProgress(runId, { generations_completed: 2006, best_solution_fitness: -2006, points: points(2005, 2007) })).status,
+    ).toBe(204);
+    expect((await trail()).slice(-3)).toEqual(points(2004, 2007));
+  });
 });
 
 describe("warnings, constraint violations, the engine, infinite fitness and failed runs", () => {
