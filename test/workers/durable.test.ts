@@ -127,14 +127,20 @@ describe("resumes", () => {
     expect(await env.FILES.get(`checkpoints/${runId}`)).toBeNull();
   });
 
-  it("a cancel during a resume wins: the run is never resumed or started again, its reports are refused", async () => {
-    const { submissionId, runId } = await runningRun();
-    expect((await putCheckpoint(runId, new Uint8Array([7]), 15)).status).toBe(204);
+  /** A running run with a checkpoint, silent past the timeout: the sweep puts it back in line to resume. */
+  async function resumedRun() {
+    const started = await runningRun();
+    expect((await putCheckpoint(started.runId, new Uint8Array([7]), 15)).status).toBe(204);
     await env.DB.prepare("UPDATE runs SET heartbeat_at = ? WHERE id = ?")
-      .bind(new Date(Date.now() - 120_000).toISOString(), runId)
+      .bind(new Date(Date.now() - 120_000).toISOString(), started.runId)
       .run();
     await reconcileRuns(env);
-    expect((await run(runId))!.status).toBe("queued");
+    expect((await run(started.runId))!.status).toBe("queued");
+    return started;
+  }
+
+  it("a cancel during a resume wins: the run is never resumed or started again, its reports are refused", async () => {
+    const { submissionId, runId } = await resumedRun();
     const cancelled = await call(`/api/v1/submissions/${submissionId}/cancel`, { key: account.key, method: "POST" });
     expect(cancelled.status).toBe(202);
     expect((await run(runId))!.status).toBe("cancelled");
@@ -152,13 +158,7 @@ describe("resumes", () => {
   });
 
   it("a delete during a resume wins: the run and its checkpoint are gone", async () => {
-    const { submissionId, runId } = await runningRun();
-    expect((await putCheckpoint(runId, new Uint8Array([7]), 15)).status).toBe(204);
-    await env.DB.prepare("UPDATE runs SET heartbeat_at = ? WHERE id = ?")
-      .bind(new Date(Date.now() - 120_000).toISOString(), runId)
-      .run();
-    await reconcileRuns(env);
-    expect((await run(runId))!.status).toBe("queued");
+    const { submissionId, runId } = await resumedRun();
     const deleted = await call(`/api/v1/submissions/${submissionId}`, { key: account.key, method: "DELETE" });
     expect(deleted.status).toBeLessThan(300);
     expect(await run(runId)).toBeNull();
