@@ -2,22 +2,28 @@
 // defensively, and — in production, where no standing worker exists to ask — the latest observation of
 // each container class, kept as one small R2 object per class beside the health probe (no D1 table).
 // GET /api/v1/health shows it (docs/api.md#health; docs/deploy.md#isolation-per-measure).
+import { z } from "zod";
 
-/** What the GA worker's `/health` says about its sandbox (container/allele_worker/wire.py `IsolationHealth`). */
-export interface IsolationFlags {
-  user: boolean;
-  network: boolean;
-  pid_namespace: boolean;
-  minimal_root: boolean;
-  syscall_filter: boolean;
-  /** "v1" or "v2" when runs get a control group of their own, else null. */
-  cgroup: string | null;
-  memory_tree: boolean;
-  cpu_tree: boolean;
-  pids: boolean;
-  rlimits: string[];
-  notes: string[];
-}
+const measure = (description: string) => z.boolean().meta({ description });
+
+/**
+ * What the GA worker's `/health` says about its sandbox (container/allele_worker/wire.py `IsolationHealth`):
+ * what is read from it (keys a newer worker adds are dropped) and what GET /api/v1/health documents.
+ */
+export const isolationFlags = z.object({
+  user: measure("the run as an unprivileged uid of its own"),
+  network: measure("an empty network namespace"),
+  pid_namespace: measure("the run sees its own processes only"),
+  minimal_root: measure("a minimal read-only root"),
+  syscall_filter: measure("a seccomp filter"),
+  cgroup: z.union([z.string(), z.null()]).meta({ description: '"v1" or "v2": a control group per run; null without' }),
+  memory_tree: measure("memory measured and capped over the run's whole process tree"),
+  cpu_tree: measure("CPU billed over the run's whole process tree"),
+  pids: measure("the run's process count capped"),
+  rlimits: z.array(z.string()).meta({ description: "the per-process caps set (cpu, as, fsize, nofile, nproc, core)" }),
+  notes: z.array(z.string()).meta({ description: "why a measure is missing" }),
+});
+export type IsolationFlags = z.infer<typeof isolationFlags>;
 
 /** An instance's flags as one of them reported them once started, with when and which container class. */
 export interface IsolationObservation {
@@ -26,33 +32,14 @@ export interface IsolationObservation {
   class: string;
 }
 
-const FLAGS = ["user", "network", "pid_namespace", "minimal_root", "syscall_filter", "memory_tree", "cpu_tree", "pids"] as const;
-
-const strings = (value: unknown): string[] | null =>
-  Array.isArray(value) && value.every((v) => typeof v === "string") ? value.map((v) => v.slice(0, 500)).slice(0, 50) : null;
+const bounded = (values: string[]) => values.slice(0, 50).map((v) => v.slice(0, 500));
 
 /** The flags from a `/health` body's `isolation`, or null when it is not one (nothing is made up). */
 export function readIsolation(value: unknown): IsolationFlags | null {
-  if (typeof value !== "object" || value === null) return null;
-  const v = value as Record<string, unknown>;
-  if (!FLAGS.every((name) => typeof v[name] === "boolean")) return null;
-  if (v.cgroup !== null && typeof v.cgroup !== "string") return null;
-  const rlimits = strings(v.rlimits);
-  const notes = strings(v.notes);
-  if (!rlimits || !notes) return null;
-  return {
-    user: v.user as boolean,
-    network: v.network as boolean,
-    pid_namespace: v.pid_namespace as boolean,
-    minimal_root: v.minimal_root as boolean,
-    syscall_filter: v.syscall_filter as boolean,
-    cgroup: (v.cgroup as string | null)?.slice(0, 20) ?? null,
-    memory_tree: v.memory_tree as boolean,
-    cpu_tree: v.cpu_tree as boolean,
-    pids: v.pids as boolean,
-    rlimits,
-    notes,
-  };
+  const read = isolationFlags.safeParse(value);
+  if (!read.success) return null;
+  const flags = read.data;
+  return { ...flags, cgroup: flags.cgroup?.slice(0, 20) ?? null, rlimits: bounded(flags.rlimits), notes: bounded(flags.notes) };
 }
 
 /** Where a container class's latest observation is kept (the files bucket, beside `health/probe`). */

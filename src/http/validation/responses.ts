@@ -11,6 +11,7 @@ import { DELIVERY_STATUSES, EVENT_TYPES } from "../../model/events";
 import { RUN_KINDS, RUN_STATUSES, SUBMISSION_SOURCES } from "../../model/runs";
 import { SWEEP_STATUSES } from "../../model/sweeps";
 import type { sweepAccepted, sweepFull, sweepListItem } from "../../operations/sweeps";
+import { isolationFlags } from "../../runner/isolation";
 import type { FiredDelivery, inspectDelivery } from "../../webhooks/tools";
 import type { attemptView, deliveryView, webhookView } from "../../webhooks/views";
 import type { accountView, resultFull, resultListItem, submissionAccepted, submissionFull, submissionListItem } from "../views";
@@ -36,26 +37,11 @@ const warnings = z
   .meta({ description: "the run's Python warnings, deduplicated with counts, in order of first appearance (docs/api.md#warnings)" });
 
 const down = z.strictObject({ status: z.literal("down"), reason: z.string() });
-const measure = (description: string) => z.boolean().meta({ description });
-const IsolationFlags = z
-  .strictObject({
-    user: measure("the run as an unprivileged uid of its own"),
-    network: measure("an empty network namespace"),
-    pid_namespace: measure("the run sees its own processes only"),
-    minimal_root: measure("a minimal read-only root"),
-    syscall_filter: measure("a seccomp filter"),
-    cgroup: z.union([z.string(), z.null()]).meta({ description: '"v1" or "v2": a control group per run; null without' }),
-    memory_tree: measure("memory measured and capped over the run's whole process tree"),
-    cpu_tree: measure("CPU billed over the run's whole process tree"),
-    pids: measure("the run's process count capped"),
-    rlimits: z.array(z.string()).meta({ description: "the per-process caps set (cpu, as, fsize, nofile, nproc, core)" }),
-    notes: z.array(z.string()).meta({ description: "why a measure is missing" }),
-  })
-  .meta({
-    id: "IsolationFlags",
-    description:
-      "the sandbox measures the GA worker enforces, as its own GET /health reports them (docs/deploy.md#isolation-per-measure: which may be absent)",
-  });
+const IsolationFlags = isolationFlags.meta({
+  id: "IsolationFlags",
+  description:
+    "the sandbox measures the GA worker enforces, as its own GET /health reports them (docs/deploy.md#isolation-per-measure: which may be absent)",
+});
 const ok = z.strictObject({ status: z.literal("ok") });
 export const Health = z
   .strictObject({
