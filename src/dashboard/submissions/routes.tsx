@@ -4,6 +4,7 @@
 // new-submission form; cancel, delete and run again — through the same operations and gates as the API.
 import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { Payment } from "../../admission/limits";
 import { cancelSubmission, deleteSubmission } from "../../domain/submissions";
 import { ApiError, notFound } from "../../errors";
 import { fieldErrors } from "../../model/fields";
@@ -86,13 +87,25 @@ async function create(c: Ctx) {
   const schemaErrors = parsed.success ? {} : formErrors(fieldErrors(parsed.error));
   const all = { ...schemaErrors, ...errors };
   if (Object.keys(all).length || !parsed.success) return again(all);
+  return startFromForm(c, payment, parsed.data, again);
+}
+
+/**
+ * A form's checked body started as a submission (the create operation, every gate), then its page; a
+ * refusal shows the form `again`: a field's (entry symbol, size) next to it, a gate's above the form.
+ */
+async function startFromForm(
+  c: Ctx,
+  payment: Payment,
+  body: Parameters<typeof startSubmission>[2],
+  again: (errors: Record<string, string>, formError: string | undefined, status: ContentfulStatusCode) => Response | Promise<Response>,
+) {
   try {
-    const { id } = await startSubmission(c.env, webStarter(c, payment), parsed.data);
+    const { id } = await startSubmission(c.env, webStarter(c, payment), body);
     return c.redirect(`/submissions/${id}`, 303);
   } catch (err) {
     if (!(err instanceof ApiError) || err.status >= 500) throw err;
     const fields = refusalByField(err);
-    // A refusal of a field (entry symbol, size) goes next to it; a gate's refusal above the form.
     return again(fields ?? {}, fields ? undefined : refusalText(err), err.status);
   }
 }
@@ -158,14 +171,7 @@ async function createQuick(c: Ctx) {
     }
     return again(byField);
   }
-  try {
-    const { id } = await startSubmission(c.env, webStarter(c, payment), parsed.data);
-    return c.redirect(`/submissions/${id}`, 303);
-  } catch (err) {
-    if (!(err instanceof ApiError) || err.status >= 500) throw err;
-    const fields = refusalByField(err);
-    return again(fields ?? {}, fields ? undefined : refusalText(err), err.status);
-  }
+  return startFromForm(c, payment, parsed.data, again);
 }
 
 /** The session's submission `id`, or 404. */
